@@ -1,0 +1,71 @@
+//===- CAPI.cpp - C API of the thunky dialect -----------------*- C++ -*-===//
+//
+// The C functions that need C++ to reach the dialect: registration, types,
+// and TypeID-based op recognition.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ThunkyDialect.h"
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Registration.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace mlir::thunky;
+
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Thunky, thunky, ThunkyDialect)
+
+void thunkyContextLoadDialects(MlirContext ctx) {
+  unwrap(ctx)->loadDialect<ThunkyDialect, func::FuncDialect>();
+}
+
+// Getting a type of a dialect that is not loaded crashes in a release build,
+// so the getters load it.
+MlirType thunkyBufferTypeGet(MlirContext ctx, int64_t size) {
+  unwrap(ctx)->getOrLoadDialect<ThunkyDialect>();
+  return wrap(BufferType::get(unwrap(ctx), size));
+}
+
+bool thunkyTypeIsABuffer(MlirType type) { return isa<BufferType>(unwrap(type)); }
+
+int64_t thunkyBufferTypeGetSize(MlirType type) {
+  return cast<BufferType>(unwrap(type)).getSize();
+}
+
+MlirTypeID thunkyBufferTypeGetTypeID(void) {
+  return wrap(TypeID::get<BufferType>());
+}
+
+MlirType thunkyTokenTypeGet(MlirContext ctx) {
+  unwrap(ctx)->getOrLoadDialect<ThunkyDialect>();
+  return wrap(TokenType::get(unwrap(ctx)));
+}
+
+bool thunkyTypeIsAToken(MlirType type) { return isa<TokenType>(unwrap(type)); }
+
+int64_t thunkyValueGetBufferSize(MlirValue value) {
+  auto buffer = dyn_cast<BufferType>(unwrap(value).getType());
+  return buffer ? buffer.getSize() : -1;
+}
+
+ThunkyOpKind thunkyOpGetKind(MlirOperation op) {
+  static const TypeID ids[THUNKY_OP_COUNT] = {
+      TypeID(),
+#define THUNKY_OP_TYPEID(E, C, N) TypeID::get<C>(),
+      THUNKY_FOR_EACH_OP(THUNKY_OP_TYPEID)
+#undef THUNKY_OP_TYPEID
+  };
+  std::optional<RegisteredOperationName> name =
+      unwrap(op)->getName().getRegisteredInfo();
+  if (!name)
+    return THUNKY_OP_NONE;
+  TypeID id = name->getTypeID();
+  for (int kind = 1; kind < THUNKY_OP_COUNT; ++kind)
+    if (ids[kind] == id)
+      return static_cast<ThunkyOpKind>(kind);
+  return THUNKY_OP_NONE;
+}

@@ -1,0 +1,43 @@
+//===- ThunkyBase.td - thunky dialect and types -----------*- tablegen -*-===//
+//
+// The dialect and its two types. Names, parameters and assembly formats match
+// upstream JAX's thunky dialect so that text printed by either parses in both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef THUNKY_BASE_TD
+#define THUNKY_BASE_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+
+def Thunky_Dialect : Dialect {
+  let name = "thunky";
+  let cppNamespace = "::mlir::thunky";
+  let summary = "XLA:GPU thunk sequences over buffer allocations";
+  let description = [{
+    The thunk level of an XLA:GPU executable: device buffers (`!thunky.buffer<N>`)
+    and the thunks that read and write them (memsets, copies, kernel launches,
+    custom calls, collectives), with structured control flow (`cond`, `while`),
+    asynchronous regions (`async_start`/`async_done`) and sequential blocks.
+  }];
+  let useDefaultTypePrinterParser = 1;
+}
+
+class Thunky_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Thunky_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Thunky_Buffer : Thunky_Type<"Buffer", "buffer"> {
+  let summary = "Device buffer slice of a fixed byte size";
+  let parameters = (ins "int64_t":$size);
+  let assemblyFormat = "`<` $size `>`";
+  let genVerifyDecl = 1;
+}
+
+def Thunky_Token : Thunky_Type<"Token", "token"> {
+  let summary = "Token representing an in-flight asynchronous execution scope";
+}
+
+#endif // THUNKY_BASE_TD

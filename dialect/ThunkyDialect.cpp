@@ -1,0 +1,75 @@
+//===- ThunkyDialect.cpp - thunky dialect registration --------*- C++ -*-===//
+//
+// Registers ops, types and the inliner interface, and forwards every op
+// verifier to C (verify.c). Nothing here decides what is valid.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ThunkyDialect.h"
+#include "verify.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::thunky;
+
+#include "ThunkyOpsDialect.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "ThunkyOpsTypes.cpp.inc"
+#define GET_OP_CLASSES
+#include "ThunkyOps.cpp.inc"
+
+namespace {
+/// Thunky regions hold no symbols or block arguments, so anything may be
+/// inlined into them; upstream's front end splices callees with `inline`.
+struct ThunkyInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
+void ThunkyDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "ThunkyOpsTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "ThunkyOps.cpp.inc"
+      >();
+  addInterfaces<ThunkyInlinerInterface>();
+}
+
+LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t size) {
+  if (size < 0)
+    return emitError() << "buffer size must be >= 0, got " << size;
+  return success();
+}
+
+// Upstream's one canonicalization: a copy of a value onto itself does nothing.
+LogicalResult CopyOp::canonicalize(CopyOp op, PatternRewriter &rewriter) {
+  if (op.getSrc() != op.getDst())
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
+}
+
+#define THUNKY_FORWARD_VERIFIER(E, C)                                          \
+  LogicalResult C::verify() {                                                  \
+    return unwrap(thunkyVerifyOp(wrap(getOperation()), THUNKY_OP_##E));        \
+  }
+THUNKY_FOR_EACH_VERIFIED_OP(THUNKY_FORWARD_VERIFIER)

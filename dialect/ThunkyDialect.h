@@ -1,0 +1,36 @@
+//===- ThunkyDialect.h - thunky dialect C++ declarations ------*- C++ -*-===//
+//
+// The C++ face of the dialect, which MLIR requires: generated op and type
+// classes plus the two property-dictionary hooks they call. The dialect's
+// logic (verifiers, passes) is C on the MLIR C API.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef THUNKY_DIALECT_THUNKYDIALECT_H
+#define THUNKY_DIALECT_THUNKYDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::thunky {
+/// Parses an optional prop-dict in either spelling: `<{dict}>` or upstream's
+/// `<name = value, ...>` with stripped values. Absent: a null dictionary.
+ParseResult parsePropertyDict(OpAsmParser &parser, DictionaryAttr &result);
+/// Prints the properties as `<name = value, ...>` in `order`, skipping the
+/// `elided` ones and absent ones; prints nothing when none remain.
+void printPropertyDict(OpAsmPrinter &p, Attribute props,
+                       ArrayRef<StringRef> order, ArrayRef<StringRef> elided);
+} // namespace mlir::thunky
+
+#include "ThunkyOpsDialect.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "ThunkyOpsTypes.h.inc"
+#define GET_OP_CLASSES
+#include "ThunkyOps.h.inc"
+
+#endif // THUNKY_DIALECT_THUNKYDIALECT_H

@@ -1,0 +1,309 @@
+//===- ThunkyOps.td - thunky operations -------------------*- tablegen -*-===//
+//
+// Operations of the thunky dialect. Operands, attributes, regions and assembly
+// formats are those of upstream JAX's thunky dialect; `thunky.sequential` is
+// ours. Every op with something to check has a verifier (written in C, see
+// verify.c), and every op declares its memory effects so that MLIR's own
+// CSE, DCE and canonicalization can reason about it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef THUNKY_OPS_TD
+#define THUNKY_OPS_TD
+
+include "ThunkyBase.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Thunky_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Thunky_Dialect, mnemonic, traits>;
+
+// Ops whose format has a `prop-dict`. They print it as upstream's newest
+// printer does (`<name = value, ...>`, stripped values in declaration order)
+// and parse that, MLIR 22's `<{...}>` dictionary, and the older upstream
+// spelling that put these attributes into the trailing attribute dictionary.
+class Thunky_PropOp<string mnemonic, list<Trait> traits = []>
+    : Thunky_Op<mnemonic, traits> {
+  // Argument names in declaration order: MLIR sorts property names, but
+  // upstream prints them in the order the op declares them.
+  string declarationOrder = !interleave(
+      !foreach(i, !range(!size(arguments)), "\"" # !getdagname(arguments, i) # "\""),
+      ", ");
+  let extraClassDeclaration = [{
+    static ::llvm::ArrayRef<::llvm::StringRef> getDeclarationOrder() {
+      static const ::llvm::StringRef names[] = {}] # declarationOrder # [{};
+      return names;
+    }
+    static ::mlir::ParseResult parseProperties(::mlir::OpAsmParser &parser,
+                                               ::mlir::OperationState &result) {
+      ::mlir::DictionaryAttr dict;
+      if (::mlir::thunky::parsePropertyDict(parser, dict))
+        return ::mlir::failure();
+      // Absent: the older spelling may still give them in the attr-dict,
+      // and MLIR moves inherent attributes from there into properties.
+      if (!dict)
+        return ::mlir::success();
+      return setPropertiesFromParsedAttr(
+          result.getOrAddProperties<Properties>(), dict, [&]() {
+            return ::mlir::emitError(result.location)
+                   << "invalid properties for '" << result.name << "': ";
+          });
+    }
+    template <typename T>
+    static void printProperties(::mlir::MLIRContext *ctx,
+                                ::mlir::OpAsmPrinter &p, const T &props,
+                                ::llvm::ArrayRef<::llvm::StringRef> elided = {}) {
+      ::mlir::thunky::printPropertyDict(p, getPropertiesAsAttr(ctx, props),
+                                        getDeclarationOrder(), elided);
+    }
+  }];
+}
+
+def Thunky_BufferRead : Arg<Thunky_Buffer, "", [MemRead]>;
+def Thunky_BufferWrite : Arg<Thunky_Buffer, "", [MemWrite]>;
+def Thunky_BufferReadWrite : Arg<Variadic<Thunky_Buffer>, "", [MemRead, MemWrite]>;
+
+//===----------------------------------------------------------------------===//
+// Buffers and data movement
+//===----------------------------------------------------------------------===//
+
+def Thunky_SliceBufferOp : Thunky_Op<"slice_buffer", [Pure]> {
+  let summary = "Creates a sub-slice view of an existing GPU buffer";
+  let description = [{
+    `%r = thunky.slice_buffer %b offset = K : <N> -> <M>` names the bytes
+    `[K, K + M)` of `%b`. It allocates nothing; the slice must lie within its
+    parent.
+  }];
+  let arguments = (ins Thunky_Buffer:$buffer, I64Attr:$offset);
+  let results = (outs Thunky_Buffer:$result);
+  let assemblyFormat = "$buffer `offset` `=` $offset attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Thunky_MemzeroOp : Thunky_Op<"memzero"> {
+  let summary = "Zeroes out a device buffer";
+  let arguments = (ins Thunky_BufferWrite:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+}
+
+def Thunky_Memset32Op : Thunky_Op<"memset32"> {
+  let summary = "Fills a device buffer with a 32-bit pattern";
+  let description = [{
+    Writes the 32-bit `value` into every 4-byte word of the buffer, whose size
+    must be a multiple of 4.
+  }];
+  let arguments = (ins Thunky_BufferWrite:$buffer, I32Attr:$value);
+  let assemblyFormat = "$buffer `,` $value attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Thunky_CopyOp : Thunky_Op<"copy"> {
+  let summary = "Copies device-to-device memory from source to destination";
+  let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst);
+  let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)";
+  let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
+}
+
+def Thunky_ConstantOp : Thunky_PropOp<"constant", [Pure]> {
+  let summary = "Materializes a constant device buffer initialized with raw bytes";
+  let description = [{
+    `value` holds exactly as many bytes as the result buffer.
+  }];
+  let arguments = (ins StrAttr:$value);
+  let results = (outs Thunky_Buffer:$result);
+  let assemblyFormat = "prop-dict attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels and calls
+//===----------------------------------------------------------------------===//
+
+def Thunky_CallThunkProtoOp : Thunky_PropOp<"call_thunk_proto"> {
+  let summary = "Executes a serialized XLA ThunkProto on buffer slices";
+  let description = [{
+    `thunk_proto` is a serialized `xla.gpu.ThunkProto` whose buffer slices
+    index into `buffers` instead of the executable's allocations. `asm_text`
+    and `binary` carry the PTX and cubin its kernels come from.
+  }];
+  let arguments = (ins Thunky_BufferReadWrite:$buffers, StrAttr:$kernel_name,
+                       StrAttr:$thunk_proto, StrAttr:$asm_text, StrAttr:$binary);
+  let assemblyFormat = "($buffers^ `:` type($buffers))? `name` `=` $kernel_name prop-dict attr-dict";
+  let hasVerifier = 1;
+}
+
+def Thunky_PtxKernelOp : Thunky_PropOp<"ptx_kernel"> {
+  let summary = "Executes a GPU kernel from PTX assembly on buffer slices";
+  let description = [{
+    Launches `kernel_name` from `ptx` on a `grid_dim` x `block_dim` grid with
+    `shmem_bytes` of dynamic shared memory; `written[i]` says whether the
+    kernel writes `buffers[i]`.
+  }];
+  let arguments = (ins Thunky_BufferReadWrite:$buffers, StrAttr:$kernel_name,
+                       StrAttr:$ptx, DenseI64ArrayAttr:$grid_dim,
+                       DenseI64ArrayAttr:$block_dim, DenseBoolArrayAttr:$written,
+                       I64Attr:$shmem_bytes);
+  let assemblyFormat = "($buffers^ `:` type($buffers))? `name` `=` $kernel_name prop-dict attr-dict";
+  let hasVerifier = 1;
+}
+
+def Thunky_CustomCallOp : Thunky_PropOp<"custom_call"> {
+  let summary = "Executes an XLA FFI CustomCallThunk";
+  let description = [{
+    `buffers` holds the `num_operands` operands first, then the `num_results`
+    results. `operand_shapes` and `result_shapes`, when present, give one
+    type (a tensor or a scalar type) per operand and per result.
+  }];
+  let arguments = (ins Thunky_BufferReadWrite:$buffers, I64Attr:$num_operands,
+                       I64Attr:$num_results, StrAttr:$target_name,
+                       DictionaryAttr:$backend_config,
+                       OptionalAttr<ArrayAttr>:$operand_shapes,
+                       OptionalAttr<ArrayAttr>:$result_shapes);
+  let assemblyFormat = "($buffers^ `:` type($buffers))? `target` `=` $target_name prop-dict attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def Thunky_YieldOp : Thunky_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["CondOp", "WhileOp", "AsyncStartOp", "CollectiveGroupOp",
+                 "SequentialOp"]>]> {
+  let summary = "Terminator for thunky control flow regions";
+  let assemblyFormat = "attr-dict";
+}
+
+def Thunky_CondOp : Thunky_Op<"cond", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Executes branches[branch_index] (or branch 0 if true / branch 1 if false for bool predicate)";
+  let description = [{
+    A 1-byte (bool) predicate selects branch 0 when true and branch 1 when
+    false, so it needs exactly two branches. A 4-byte (s32) index selects that
+    branch; an index out of range runs the last branch, as XLA does.
+  }];
+  let arguments = (ins Thunky_BufferRead:$branch_index);
+  let regions = (region VariadicRegion<SizedRegion<1>>:$branches);
+  let assemblyFormat = "$branch_index `:` type($branch_index) $branches attr-dict";
+  let hasVerifier = 1;
+}
+
+def Thunky_WhileOp : Thunky_Op<"while", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Executes cond_region, and while condition_buffer is true, executes body_region";
+  let description = [{
+    Runs `cond_region`, which leaves the loop condition in `condition_buffer`
+    (a 1-byte bool, or a 4-byte s32 where nonzero means true), then
+    `body_region` as long as the condition holds.
+  }];
+  let arguments = (ins Thunky_BufferRead:$condition_buffer);
+  let regions = (region SizedRegion<1>:$cond_region, SizedRegion<1>:$body_region);
+  let assemblyFormat = "$condition_buffer `:` type($condition_buffer) `cond` $cond_region `body` $body_region attr-dict";
+  let hasVerifier = 1;
+}
+
+def Thunky_SequentialOp : Thunky_Op<"sequential", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Runs its body in order, as XLA's SequentialThunk";
+  let description = [{
+    Keeps the grouping of an XLA `SequentialThunk`. It has no semantics of its
+    own beyond running its body in order; `thunky-flatten-sequential` inlines
+    it into the parent block.
+  }];
+  let regions = (region SizedRegion<1>:$body_region);
+  let assemblyFormat = "$body_region attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous execution
+//===----------------------------------------------------------------------===//
+
+def Thunky_AsyncStartOp : Thunky_PropOp<"async_start", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Launches a nested thunk region asynchronously on a computation or communication stream";
+  let arguments = (ins I64Attr:$stream_id,
+                       DefaultValuedAttr<BoolAttr, "false">:$is_communication);
+  let results = (outs Thunky_Token:$token);
+  let regions = (region SizedRegion<1>:$body_region);
+  // Upstream's format is
+  //   `stream` `=` $stream_id $body_region prop-dict attr-dict `:` type($token)
+  // but MLIR 22's generated printer leaves a stray space where the whole
+  // prop-dict is elided (the common case here), so it is written by hand.
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Thunky_AsyncDoneOp : Thunky_Op<"async_done"> {
+  let summary = "Waits for an asynchronous execution scope to complete on the current stream";
+  let description = [{
+    The token must come from a `thunky.async_start`. Waiting makes the async
+    region's reads and writes visible, so this op keeps MLIR's default of
+    unknown memory effects.
+  }];
+  let arguments = (ins Thunky_Token:$token);
+  let assemblyFormat = "$token `:` type($token) attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+class Thunky_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Thunky_PropOp<mnemonic, traits> {
+  let assemblyFormat = "$src `,` $dst prop-dict attr-dict `:` type($src) `,` type($dst)";
+  let hasVerifier = 1;
+}
+
+def Thunky_AllReduceOp : Thunky_CollectiveOp<"all_reduce"> {
+  let summary = "Executes an XLA:GPU AllReduceThunk across participating devices";
+  let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst,
+                       StrAttr:$reduction_kind, TypeAttr:$element_type,
+                       ArrayAttr:$replica_groups, StrAttr:$group_mode);
+}
+
+def Thunky_AllGatherOp : Thunky_CollectiveOp<"all_gather"> {
+  let summary = "Executes an XLA:GPU AllGatherThunk across participating devices";
+  let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst,
+                       TypeAttr:$element_type, ArrayAttr:$replica_groups,
+                       StrAttr:$group_mode);
+}
+
+def Thunky_ReduceScatterOp : Thunky_CollectiveOp<"reduce_scatter"> {
+  let summary = "Executes an XLA:GPU ReduceScatterThunk across participating devices";
+  let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst,
+                       StrAttr:$reduction_kind, TypeAttr:$element_type,
+                       ArrayAttr:$replica_groups, StrAttr:$group_mode);
+}
+
+def Thunky_AllToAllOp : Thunky_CollectiveOp<"all_to_all", [SameVariadicOperandSize]> {
+  let summary = "Executes an XLA:GPU AllToAllThunk across participating devices";
+  let description = [{
+    The operand list is split in two equal halves: sources, then
+    destinations. With `has_split_dimension`, every buffer is cut into one
+    chunk per participant; without it, there is one buffer per participant.
+  }];
+  let arguments = (ins Arg<Variadic<Thunky_Buffer>, "", [MemRead]>:$src,
+                       Arg<Variadic<Thunky_Buffer>, "", [MemWrite]>:$dst,
+                       TypeAttr:$element_type, ArrayAttr:$replica_groups,
+                       StrAttr:$group_mode, BoolAttr:$has_split_dimension);
+  let assemblyFormat = "`(` $src `)` `,` `(` $dst `)` prop-dict attr-dict `:` `(` type($src) `)` `,` `(` type($dst) `)`";
+}
+
+def Thunky_CollectivePermuteOp : Thunky_CollectiveOp<"collective_permute"> {
+  let summary = "Executes an XLA:GPU CollectivePermuteThunk across participating devices";
+  let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst,
+                       TypeAttr:$element_type, ArrayAttr:$source_target_pairs,
+                       StrAttr:$group_mode, OptionalAttr<ArrayAttr>:$replica_groups);
+}
+
+def Thunky_CollectiveGroupOp : Thunky_Op<"collective_group", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Fuses nested collective or copy thunks into a single NCCL group dispatch (CollectiveGroupThunk)";
+  let regions = (region SizedRegion<1>:$body_region);
+  let assemblyFormat = "$body_region attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // THUNKY_OPS_TD

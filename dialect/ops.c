@@ -1,0 +1,25 @@
+/*===- ops.c - op kinds -------------------------------------------------===*/
+#include "thunky-c/Ops.h"
+
+const char *thunkyOpKindGetMnemonic(ThunkyOpKind kind) {
+  static const char *const names[THUNKY_OP_COUNT] = {
+      NULL,
+#define THUNKY_OP_MNEMONIC(E, C, N) N,
+      THUNKY_FOR_EACH_OP(THUNKY_OP_MNEMONIC)
+#undef THUNKY_OP_MNEMONIC
+  };
+  return kind > THUNKY_OP_NONE && kind < THUNKY_OP_COUNT ? names[kind] : NULL;
+}
+
+bool thunkyOpKindIsCollective(ThunkyOpKind kind) {
+  switch (kind) {
+  case THUNKY_OP_ALL_REDUCE:
+  case THUNKY_OP_ALL_GATHER:
+  case THUNKY_OP_REDUCE_SCATTER:
+  case THUNKY_OP_ALL_TO_ALL:
+  case THUNKY_OP_COLLECTIVE_PERMUTE:
+    return true;
+  default:
+    return false;
+  }
+}

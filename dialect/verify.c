@@ -1,0 +1,544 @@
+/*===- verify.c - the rules of every thunky op --------------------------===*
+ *
+ * ODS checks operand and attribute types; everything else that makes a
+ * program malformed is checked here, so that a bad module is refused at
+ * parse time with a message that names the op, instead of failing later in
+ * export or on a device. Each rule reports one error at the op.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "verify.h"
+
+#include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAIL(op, ...) thunkyEmitOpError((op), __VA_ARGS__)
+#define OK mlirLogicalResultSuccess()
+#define CHECK(expr)                                                            \
+  do {                                                                         \
+    MlirLogicalResult checked_ = (expr);                                       \
+    if (mlirLogicalResultIsFailure(checked_))                                  \
+      return checked_;                                                         \
+  } while (0)
+
+/*--- attribute access ----------------------------------------------------*/
+
+static MlirAttribute getAttr(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op,
+                                         mlirStringRefCreateFromCString(name));
+}
+
+static int64_t getInt(MlirOperation op, const char *name) {
+  return mlirIntegerAttrGetValueInt(getAttr(op, name));
+}
+
+static MlirStringRef getString(MlirOperation op, const char *name) {
+  return mlirStringAttrGetValue(getAttr(op, name));
+}
+
+static bool stringIs(MlirStringRef s, const char *literal) {
+  return s.length == strlen(literal) && memcmp(s.data, literal, s.length) == 0;
+}
+
+static bool stringIsOneOf(MlirStringRef s, const char *const *set) {
+  for (; *set; ++set)
+    if (stringIs(s, *set))
+      return true;
+  return false;
+}
+
+static int64_t operandSize(MlirOperation op, intptr_t i) {
+  return thunkyValueGetBufferSize(mlirOperationGetOperand(op, i));
+}
+
+/* A list of integers: a DenseI64ArrayAttr or an ArrayAttr of IntegerAttr,
+ * the two spellings upstream's producers and consumers use. Returns the
+ * length, or -1 when `list` is neither. */
+static intptr_t intListLength(MlirAttribute list) {
+  if (mlirAttributeIsADenseI64Array(list))
+    return mlirDenseArrayGetNumElements(list);
+  if (!mlirAttributeIsAArray(list))
+    return -1;
+  intptr_t n = mlirArrayAttrGetNumElements(list);
+  for (intptr_t i = 0; i < n; ++i)
+    if (!mlirAttributeIsAInteger(mlirArrayAttrGetElement(list, i)))
+      return -1;
+  return n;
+}
+
+static int64_t intListElement(MlirAttribute list, intptr_t i) {
+  if (mlirAttributeIsADenseI64Array(list))
+    return mlirDenseI64ArrayGetElement(list, i);
+  return mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(list, i));
+}
+
+/*--- data movement -------------------------------------------------------*/
+
+static MlirLogicalResult verifySliceBuffer(MlirOperation op) {
+  int64_t offset = getInt(op, "offset");
+  int64_t parent = operandSize(op, 0);
+  int64_t size = thunkyValueGetBufferSize(mlirOperationGetResult(op, 0));
+  if (offset < 0)
+    return FAIL(op, "offset must be >= 0, got %" PRId64, offset);
+  if (offset > parent || size > parent - offset)
+    return FAIL(op,
+                "slice [%" PRId64 ", %" PRId64 ") is out of bounds of its %" PRId64
+                "-byte parent",
+                offset, offset + size, parent);
+  return OK;
+}
+
+static MlirLogicalResult verifyMemset32(MlirOperation op) {
+  int64_t size = operandSize(op, 0);
+  if (size % 4 != 0)
+    return FAIL(op, "buffer size %" PRId64 " is not a multiple of 4", size);
+  return OK;
+}
+
+static MlirLogicalResult verifyCopy(MlirOperation op) {
+  int64_t src = operandSize(op, 0), dst = operandSize(op, 1);
+  if (src != dst)
+    return FAIL(op,
+                "source and destination sizes differ: %" PRId64 " vs %" PRId64
+                " bytes",
+                src, dst);
+  return OK;
+}
+
+static MlirLogicalResult verifyConstant(MlirOperation op) {
+  size_t bytes = getString(op, "value").length;
+  int64_t size = thunkyValueGetBufferSize(mlirOperationGetResult(op, 0));
+  if ((int64_t)bytes != size)
+    return FAIL(op,
+                "value holds %zu bytes but the result buffer has %" PRId64,
+                bytes, size);
+  return OK;
+}
+
+/*--- kernels and calls ---------------------------------------------------*/
+
+static MlirLogicalResult verifyCallThunkProto(MlirOperation op) {
+  if (getString(op, "thunk_proto").length == 0)
+    return FAIL(op, "thunk_proto is empty; it must hold a serialized ThunkProto");
+  return OK;
+}
+
+static MlirLogicalResult verifyDim3(MlirOperation op, const char *name) {
+  MlirAttribute dims = getAttr(op, name);
+  intptr_t n = mlirDenseArrayGetNumElements(dims);
+  if (n != 3)
+    return FAIL(op, "%s must have exactly 3 values (x, y, z), got %" PRIdPTR "", name,
+                n);
+  for (intptr_t i = 0; i < 3; ++i)
+    if (mlirDenseI64ArrayGetElement(dims, i) <= 0)
+      return FAIL(op, "%s values must be positive, got %" PRId64 " at index %" PRIdPTR "",
+                  name, mlirDenseI64ArrayGetElement(dims, i), i);
+  return OK;
+}
+
+static MlirLogicalResult verifyPtxKernel(MlirOperation op) {
+  CHECK(verifyDim3(op, "grid_dim"));
+  CHECK(verifyDim3(op, "block_dim"));
+  intptr_t written = mlirDenseArrayGetNumElements(getAttr(op, "written"));
+  intptr_t buffers = mlirOperationGetNumOperands(op);
+  if (written != buffers)
+    return FAIL(op, "written has %" PRIdPTR " entries for %" PRIdPTR " buffers", written,
+                buffers);
+  int64_t shmem = getInt(op, "shmem_bytes");
+  if (shmem < 0)
+    return FAIL(op, "shmem_bytes must be >= 0, got %" PRId64, shmem);
+  return OK;
+}
+
+static MlirLogicalResult verifyShapes(MlirOperation op, const char *name,
+                                      int64_t expected) {
+  MlirAttribute shapes = getAttr(op, name);
+  if (mlirAttributeIsNull(shapes))
+    return OK;
+  intptr_t n = mlirArrayAttrGetNumElements(shapes);
+  if (n != expected)
+    return FAIL(op, "%s has %" PRIdPTR " entries, expected %" PRId64, name, n,
+                expected);
+  for (intptr_t i = 0; i < n; ++i)
+    if (!mlirAttributeIsAType(mlirArrayAttrGetElement(shapes, i)))
+      return FAIL(op, "%s[%" PRIdPTR "] must be a type (tensor or scalar)", name,
+                  i);
+  return OK;
+}
+
+static MlirLogicalResult verifyCustomCall(MlirOperation op) {
+  int64_t operands = getInt(op, "num_operands");
+  int64_t results = getInt(op, "num_results");
+  intptr_t buffers = mlirOperationGetNumOperands(op);
+  if (operands < 0 || results < 0)
+    return FAIL(op, "num_operands and num_results must be >= 0, got %" PRId64
+                    " and %" PRId64,
+                operands, results);
+  if (operands > buffers || results != buffers - operands)
+    return FAIL(op,
+                "num_operands (%" PRId64 ") + num_results (%" PRId64
+                ") must equal the number of buffers (%" PRIdPTR ")",
+                operands, results, buffers);
+  CHECK(verifyShapes(op, "operand_shapes", operands));
+  return verifyShapes(op, "result_shapes", results);
+}
+
+/*--- control flow --------------------------------------------------------*/
+
+/* XLA reads a conditional's predicate as a bool (1 byte) or an s32 index
+ * (4 bytes). A while condition is a PRED; upstream's own tests also feed
+ * 4-byte ones, which mean "nonzero" as an s32. */
+static MlirLogicalResult verifyPredicate(MlirOperation op, const char *name,
+                                         int64_t size) {
+  if (size != 1 && size != 4)
+    return FAIL(op,
+                "%s must be a 1-byte bool or a 4-byte s32, got %" PRId64
+                " bytes",
+                name, size);
+  return OK;
+}
+
+static MlirLogicalResult verifyCond(MlirOperation op) {
+  intptr_t branches = mlirOperationGetNumRegions(op);
+  if (branches < 1)
+    return FAIL(op, "needs at least one branch");
+  int64_t size = operandSize(op, 0);
+  CHECK(verifyPredicate(op, "branch_index", size));
+  if (size == 1 && branches != 2)
+    return FAIL(op, "a bool predicate selects between exactly 2 branches, got %" PRIdPTR "",
+                branches);
+  return OK;
+}
+
+static MlirLogicalResult verifyWhile(MlirOperation op) {
+  return verifyPredicate(op, "condition_buffer", operandSize(op, 0));
+}
+
+static MlirLogicalResult verifyAsyncStart(MlirOperation op) {
+  int64_t stream = getInt(op, "stream_id");
+  if (stream < 0)
+    return FAIL(op, "stream_id must be >= 0, got %" PRId64, stream);
+  int waits = 0;
+  for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
+       !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
+    waits += thunkyOpGetKind(mlirOpOperandGetOwner(use)) == THUNKY_OP_ASYNC_DONE;
+  if (waits > 1)
+    return FAIL(op, "token is awaited by %d thunky.async_done ops; at most one may",
+                waits);
+  return OK;
+}
+
+static MlirLogicalResult verifyAsyncDone(MlirOperation op) {
+  MlirValue token = mlirOperationGetOperand(op, 0);
+  if (!mlirValueIsAOpResult(token) ||
+      thunkyOpGetKind(mlirOpResultGetOwner(token)) != THUNKY_OP_ASYNC_START)
+    return FAIL(op, "token must come from a thunky.async_start");
+  return OK;
+}
+
+/*--- collectives ---------------------------------------------------------*/
+
+/* Bytes per element of the types XLA's collectives accept, 0 otherwise. */
+static int elementSize(MlirType type) {
+  if (mlirTypeIsAInteger(type)) {
+    unsigned width = mlirIntegerTypeGetWidth(type);
+    if (width == 1)
+      return 1; /* PRED is stored as a byte */
+    return width == 8 || width == 16 || width == 32 || width == 64
+               ? (int)(width / 8)
+               : 0;
+  }
+  if (mlirTypeIsAFloat(type)) {
+    unsigned width = mlirFloatTypeGetWidth(type);
+    return width == 8 || width == 16 || width == 32 || width == 64
+               ? (int)(width / 8)
+               : 0;
+  }
+  if (mlirTypeIsAComplex(type)) {
+    MlirType part = mlirComplexTypeGetElementType(type);
+    if (mlirTypeIsAF32(part) || mlirTypeIsAF64(part))
+      return 2 * (int)(mlirFloatTypeGetWidth(part) / 8);
+  }
+  return 0;
+}
+
+static void appendToBuffer(MlirStringRef piece, void *userData) {
+  char *out = userData;
+  size_t used = strlen(out), room = 63 - used;
+  size_t n = piece.length < room ? piece.length : room;
+  memcpy(out + used, piece.data, n);
+  out[used + n] = '\0';
+}
+
+/* Checks element_type and that every buffer holds whole elements; returns
+ * the element size through *size. */
+static MlirLogicalResult verifyElementType(MlirOperation op, int *size) {
+  MlirType type = mlirTypeAttrGetValue(getAttr(op, "element_type"));
+  *size = elementSize(type);
+  if (*size == 0) {
+    char text[64] = "";
+    mlirTypePrint(type, appendToBuffer, text);
+    return FAIL(op, "element type %s is not supported by collectives", text);
+  }
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n; ++i) {
+    int64_t bytes = operandSize(op, i);
+    if (bytes % *size != 0)
+      return FAIL(op,
+                  "buffer %" PRIdPTR " holds %" PRId64
+                  " bytes, not a multiple of the %d-byte element type",
+                  i, bytes, *size);
+  }
+  return OK;
+}
+
+static MlirLogicalResult verifyGroupMode(MlirOperation op) {
+  static const char *const modes[] = {"cross_replica", "cross_partition",
+                                      "cross_replica_and_partition",
+                                      "flattened_id", NULL};
+  MlirStringRef mode = getString(op, "group_mode");
+  if (!stringIsOneOf(mode, modes))
+    return FAIL(op,
+                "unknown group_mode '%.*s' (expected cross_replica, "
+                "cross_partition, cross_replica_and_partition or flattened_id)",
+                (int)mode.length, mode.data);
+  return OK;
+}
+
+static MlirLogicalResult verifyReductionKind(MlirOperation op) {
+  static const char *const kinds[] = {"sum", "prod", "product", "min", "max",
+                                      NULL};
+  MlirStringRef kind = getString(op, "reduction_kind");
+  if (!stringIsOneOf(kind, kinds))
+    return FAIL(op,
+                "unknown reduction_kind '%.*s' (expected sum, prod, min or max)",
+                (int)kind.length, kind.data);
+  MlirType type = mlirTypeAttrGetValue(getAttr(op, "element_type"));
+  if (mlirTypeIsAComplex(type) && (stringIs(kind, "min") || stringIs(kind, "max")))
+    return FAIL(op, "%.*s is not defined for complex elements", (int)kind.length,
+                kind.data);
+  return OK;
+}
+
+static int compareIds(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Finds the first id that `count` ids hold twice; false when all differ. */
+static bool findDuplicate(int64_t *ids, intptr_t count, int64_t *duplicate) {
+  qsort(ids, (size_t)count, sizeof *ids, compareIds);
+  for (intptr_t i = 1; i < count; ++i)
+    if (ids[i] == ids[i - 1]) {
+      *duplicate = ids[i];
+      return true;
+    }
+  return false;
+}
+
+/* Checks `name` as replica groups: lists of distinct non-negative ids.
+ * *groupSize is the common size of the groups, or 0 when there are none or
+ * their sizes differ (then XLA decides from the device assignment). */
+static MlirLogicalResult verifyReplicaGroups(MlirOperation op, const char *name,
+                                             int64_t *groupSize) {
+  *groupSize = 0;
+  MlirAttribute groups = getAttr(op, name);
+  if (mlirAttributeIsNull(groups))
+    return OK;
+  intptr_t n = mlirArrayAttrGetNumElements(groups), total = 0;
+  for (intptr_t g = 0; g < n; ++g) {
+    intptr_t size = intListLength(mlirArrayAttrGetElement(groups, g));
+    if (size < 0)
+      return FAIL(op, "%s[%" PRIdPTR "] must be an array of integers", name, g);
+    if (size == 0)
+      return FAIL(op, "%s[%" PRIdPTR "] is empty", name, g);
+    *groupSize = g == 0 || *groupSize == size ? size : -1;
+    total += size;
+  }
+  if (*groupSize < 0)
+    *groupSize = 0;
+  int64_t *ids = malloc((size_t)(total ? total : 1) * sizeof *ids);
+  if (!ids)
+    return FAIL(op, "out of memory checking %s", name);
+  intptr_t k = 0;
+  for (intptr_t g = 0; g < n; ++g) {
+    MlirAttribute group = mlirArrayAttrGetElement(groups, g);
+    for (intptr_t i = 0, size = intListLength(group); i < size; ++i)
+      ids[k++] = intListElement(group, i);
+  }
+  MlirLogicalResult result = OK;
+  int64_t duplicate;
+  for (intptr_t i = 0; i < total; ++i)
+    if (ids[i] < 0) {
+      result = FAIL(op, "%s holds negative id %" PRId64, name, ids[i]);
+      break;
+    }
+  if (mlirLogicalResultIsSuccess(result) && findDuplicate(ids, total, &duplicate))
+    result = FAIL(op, "id %" PRId64 " appears twice in %s", duplicate, name);
+  free(ids);
+  return result;
+}
+
+/* The checks every collective shares; returns element and group sizes. */
+static MlirLogicalResult verifyCollectiveCommon(MlirOperation op, int *elemSize,
+                                                int64_t *groupSize) {
+  CHECK(verifyElementType(op, elemSize));
+  CHECK(verifyGroupMode(op));
+  return verifyReplicaGroups(op, "replica_groups", groupSize);
+}
+
+static MlirLogicalResult verifyAllReduce(MlirOperation op) {
+  int elem;
+  int64_t group;
+  CHECK(verifyCollectiveCommon(op, &elem, &group));
+  CHECK(verifyReductionKind(op));
+  return verifyCopy(op);
+}
+
+/* all_gather and reduce_scatter: the big side holds one small side per
+ * participant. */
+static MlirLogicalResult verifyGatherScatter(MlirOperation op, int64_t small,
+                                             int64_t big, int64_t group) {
+  const char *smallName = thunkyOpGetKind(op) == THUNKY_OP_ALL_GATHER
+                              ? "source"
+                              : "destination";
+  if (small == 0 ? big != 0 : big % small != 0)
+    return FAIL(op, "%s of %" PRId64 " bytes does not divide the %" PRId64
+                    "-byte other side",
+                smallName, small, big);
+  if (group > 0 && big != small * group)
+    return FAIL(op,
+                "expected %" PRId64 " bytes on the gathered side (%s %" PRId64
+                " x %" PRId64 " participants), got %" PRId64,
+                small * group, smallName, small, group, big);
+  return OK;
+}
+
+static MlirLogicalResult verifyAllGather(MlirOperation op) {
+  int elem;
+  int64_t group;
+  CHECK(verifyCollectiveCommon(op, &elem, &group));
+  return verifyGatherScatter(op, operandSize(op, 0), operandSize(op, 1), group);
+}
+
+static MlirLogicalResult verifyReduceScatter(MlirOperation op) {
+  int elem;
+  int64_t group;
+  CHECK(verifyCollectiveCommon(op, &elem, &group));
+  CHECK(verifyReductionKind(op));
+  return verifyGatherScatter(op, operandSize(op, 1), operandSize(op, 0), group);
+}
+
+static MlirLogicalResult verifyAllToAll(MlirOperation op) {
+  int elem;
+  int64_t group;
+  CHECK(verifyCollectiveCommon(op, &elem, &group));
+  intptr_t n = mlirOperationGetNumOperands(op) / 2;
+  if (n == 0)
+    return FAIL(op, "needs at least one source and one destination buffer");
+  for (intptr_t i = 0; i < n; ++i)
+    if (operandSize(op, i) != operandSize(op, n + i))
+      return FAIL(op,
+                  "source %" PRIdPTR " and destination %" PRIdPTR " sizes differ: %" PRId64
+                  " vs %" PRId64 " bytes",
+                  i, i, operandSize(op, i),
+                  operandSize(op, n + i));
+  bool split = mlirBoolAttrGetValue(getAttr(op, "has_split_dimension"));
+  if (group == 0)
+    return OK;
+  if (!split && n != group)
+    return FAIL(op,
+                "without a split dimension there is one buffer per participant: "
+                "%" PRIdPTR " buffers for %" PRId64 " participants",
+                n, group);
+  for (intptr_t i = 0; split && i < n; ++i)
+    if (operandSize(op, i) % (group * elem) != 0)
+      return FAIL(op,
+                  "with a split dimension buffer %" PRIdPTR " (%" PRId64
+                  " bytes) must split into %" PRId64 " chunks of whole elements",
+                  i, operandSize(op, i), group);
+  return OK;
+}
+
+/* One column of source_target_pairs must not name a device twice. */
+static MlirLogicalResult verifyPairColumn(MlirOperation op, MlirAttribute pairs,
+                                          intptr_t column, const char *role) {
+  intptr_t n = mlirArrayAttrGetNumElements(pairs);
+  int64_t *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
+  if (!ids)
+    return FAIL(op, "out of memory checking source_target_pairs");
+  for (intptr_t i = 0; i < n; ++i)
+    ids[i] = intListElement(mlirArrayAttrGetElement(pairs, i), column);
+  int64_t duplicate;
+  MlirLogicalResult result = OK;
+  if (findDuplicate(ids, n, &duplicate))
+    result = FAIL(op, "device %" PRId64 " is the %s of more than one pair",
+                  duplicate, role);
+  free(ids);
+  return result;
+}
+
+static MlirLogicalResult verifyCollectivePermute(MlirOperation op) {
+  int elem;
+  int64_t group;
+  CHECK(verifyCollectiveCommon(op, &elem, &group));
+  CHECK(verifyCopy(op));
+  MlirAttribute pairs = getAttr(op, "source_target_pairs");
+  intptr_t n = mlirArrayAttrGetNumElements(pairs);
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirAttribute pair = mlirArrayAttrGetElement(pairs, i);
+    intptr_t size = intListLength(pair);
+    if (size != 2)
+      return FAIL(op, "source_target_pairs[%" PRIdPTR "] must be a pair of two ids",
+                  i);
+    if (intListElement(pair, 0) < 0 || intListElement(pair, 1) < 0)
+      return FAIL(op, "source_target_pairs[%" PRIdPTR "] holds a negative id", i);
+  }
+  CHECK(verifyPairColumn(op, pairs, 0, "source"));
+  return verifyPairColumn(op, pairs, 1, "target");
+}
+
+/* An NCCL group can only batch communication; copies ride along upstream. */
+static MlirLogicalResult verifyCollectiveGroup(MlirOperation op) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (MlirOperation inner = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner)) {
+    ThunkyOpKind kind = thunkyOpGetKind(inner);
+    if (thunkyOpKindIsCollective(kind) || kind == THUNKY_OP_COPY ||
+        kind == THUNKY_OP_SLICE_BUFFER || kind == THUNKY_OP_YIELD)
+      continue;
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(inner));
+    return FAIL(op, "may hold only collectives, copies and slices, found '%.*s'",
+                (int)name.length, name.data);
+  }
+  return OK;
+}
+
+MlirLogicalResult thunkyVerifyOp(MlirOperation op, ThunkyOpKind kind) {
+  switch (kind) {
+  case THUNKY_OP_SLICE_BUFFER: return verifySliceBuffer(op);
+  case THUNKY_OP_MEMSET32: return verifyMemset32(op);
+  case THUNKY_OP_COPY: return verifyCopy(op);
+  case THUNKY_OP_CONSTANT: return verifyConstant(op);
+  case THUNKY_OP_CALL_THUNK_PROTO: return verifyCallThunkProto(op);
+  case THUNKY_OP_PTX_KERNEL: return verifyPtxKernel(op);
+  case THUNKY_OP_CUSTOM_CALL: return verifyCustomCall(op);
+  case THUNKY_OP_COND: return verifyCond(op);
+  case THUNKY_OP_WHILE: return verifyWhile(op);
+  case THUNKY_OP_ASYNC_START: return verifyAsyncStart(op);
+  case THUNKY_OP_ASYNC_DONE: return verifyAsyncDone(op);
+  case THUNKY_OP_ALL_REDUCE: return verifyAllReduce(op);
+  case THUNKY_OP_ALL_GATHER: return verifyAllGather(op);
+  case THUNKY_OP_REDUCE_SCATTER: return verifyReduceScatter(op);
+  case THUNKY_OP_ALL_TO_ALL: return verifyAllToAll(op);
+  case THUNKY_OP_COLLECTIVE_PERMUTE: return verifyCollectivePermute(op);
+  case THUNKY_OP_COLLECTIVE_GROUP: return verifyCollectiveGroup(op);
+  default: return OK;
+  }
+}

@@ -1,0 +1,31 @@
+/*===- thunky-c/Diagnostics.h - reporting errors from C -----------------===*
+ *
+ * C code reports every failure as an MLIR diagnostic at the location of what
+ * failed, so it shows up under --verify-diagnostics and in tools' output.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_DIAGNOSTICS_H
+#define THUNKY_C_DIAGNOSTICS_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Emits "'<op name>' op <message>" at op's location; returns failure. */
+MLIR_CAPI_EXPORTED MlirLogicalResult thunkyEmitOpError(MlirOperation op,
+                                                       const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Emits a printf-formatted error at `loc`; returns failure. */
+MLIR_CAPI_EXPORTED MlirLogicalResult thunkyEmitError(MlirLocation loc,
+                                                     const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_DIAGNOSTICS_H */

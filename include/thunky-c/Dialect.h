@@ -1,0 +1,44 @@
+/*===- thunky-c/Dialect.h - the thunky dialect from C -------------------===*
+ *
+ * Registration handle and the two types of the thunky dialect. Every getter
+ * loads the dialect into the context first, so it is safe on a fresh context.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_DIALECT_H
+#define THUNKY_C_DIALECT_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* mlirGetDialectHandle__thunky__(): insert or load the dialect with it. */
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Thunky, thunky);
+
+/* Loads the thunky dialect (and func, which @main lives in) into ctx. */
+MLIR_CAPI_EXPORTED void thunkyContextLoadDialects(MlirContext ctx);
+
+/* !thunky.buffer<size>: a device buffer of `size` bytes. */
+MLIR_CAPI_EXPORTED MlirType thunkyBufferTypeGet(MlirContext ctx, int64_t size);
+/* Whether `type` is a !thunky.buffer. */
+MLIR_CAPI_EXPORTED bool thunkyTypeIsABuffer(MlirType type);
+/* The byte size of a !thunky.buffer type. */
+MLIR_CAPI_EXPORTED int64_t thunkyBufferTypeGetSize(MlirType type);
+/* TypeID of the buffer type, for fast comparisons. */
+MLIR_CAPI_EXPORTED MlirTypeID thunkyBufferTypeGetTypeID(void);
+
+/* !thunky.token: an in-flight asynchronous region. */
+MLIR_CAPI_EXPORTED MlirType thunkyTokenTypeGet(MlirContext ctx);
+/* Whether `type` is a !thunky.token. */
+MLIR_CAPI_EXPORTED bool thunkyTypeIsAToken(MlirType type);
+
+/* Byte size of `value` if it is a buffer, -1 otherwise. */
+MLIR_CAPI_EXPORTED int64_t thunkyValueGetBufferSize(MlirValue value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_DIALECT_H */

@@ -1,0 +1,60 @@
+/*===- thunky-c/Ops.h - recognising thunky ops from C -------------------===*
+ *
+ * One enumerator per op, so that C code switches on an op's kind instead of
+ * comparing names. The kind is found by TypeID, not by string.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_OPS_H
+#define THUNKY_C_OPS_H
+
+#include "mlir-c/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(ENUM, CppClass, "mnemonic") for every op of the dialect. */
+#define THUNKY_FOR_EACH_OP(X)                                                 \
+  X(SLICE_BUFFER, SliceBufferOp, "slice_buffer")                              \
+  X(MEMZERO, MemzeroOp, "memzero")                                            \
+  X(MEMSET32, Memset32Op, "memset32")                                         \
+  X(COPY, CopyOp, "copy")                                                     \
+  X(CONSTANT, ConstantOp, "constant")                                         \
+  X(CALL_THUNK_PROTO, CallThunkProtoOp, "call_thunk_proto")                   \
+  X(PTX_KERNEL, PtxKernelOp, "ptx_kernel")                                    \
+  X(CUSTOM_CALL, CustomCallOp, "custom_call")                                 \
+  X(YIELD, YieldOp, "yield")                                                  \
+  X(COND, CondOp, "cond")                                                     \
+  X(WHILE, WhileOp, "while")                                                  \
+  X(SEQUENTIAL, SequentialOp, "sequential")                                   \
+  X(ASYNC_START, AsyncStartOp, "async_start")                                 \
+  X(ASYNC_DONE, AsyncDoneOp, "async_done")                                    \
+  X(ALL_REDUCE, AllReduceOp, "all_reduce")                                    \
+  X(ALL_GATHER, AllGatherOp, "all_gather")                                    \
+  X(REDUCE_SCATTER, ReduceScatterOp, "reduce_scatter")                        \
+  X(ALL_TO_ALL, AllToAllOp, "all_to_all")                                     \
+  X(COLLECTIVE_PERMUTE, CollectivePermuteOp, "collective_permute")            \
+  X(COLLECTIVE_GROUP, CollectiveGroupOp, "collective_group")
+
+typedef enum ThunkyOpKind {
+  THUNKY_OP_NONE = 0, /* not a thunky op */
+#define THUNKY_OP_ENUM(E, C, N) THUNKY_OP_##E,
+  THUNKY_FOR_EACH_OP(THUNKY_OP_ENUM)
+#undef THUNKY_OP_ENUM
+  THUNKY_OP_COUNT
+} ThunkyOpKind;
+
+/* The kind of `op`, or THUNKY_OP_NONE for ops of other dialects. */
+MLIR_CAPI_EXPORTED ThunkyOpKind thunkyOpGetKind(MlirOperation op);
+
+/* The op's mnemonic without the dialect prefix ("copy"), or NULL. */
+MLIR_CAPI_EXPORTED const char *thunkyOpKindGetMnemonic(ThunkyOpKind kind);
+
+/* Whether `kind` is one of the five collectives (all_reduce ... permute). */
+MLIR_CAPI_EXPORTED bool thunkyOpKindIsCollective(ThunkyOpKind kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_OPS_H */

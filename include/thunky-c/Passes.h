@@ -1,0 +1,30 @@
+/*===- thunky-c/Passes.h - thunky passes from C -------------------------===*/
+#ifndef THUNKY_C_PASSES_H
+#define THUNKY_C_PASSES_H
+
+#include "mlir-c/Pass.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A function that makes a fresh instance of one pass. */
+typedef MlirPass (*ThunkyPassFactory)(void);
+
+/* Registers a pass made by `factory` in MLIR's global pass registry, so that
+ * pipelines (`-p 'builtin.module(name)'`) and tools' flags can name it. The
+ * factory must return passes with the same TypeID every time. */
+MLIR_CAPI_EXPORTED void thunkyRegisterPass(ThunkyPassFactory factory);
+
+/* Registers every thunky pass; safe to call more than once. */
+MLIR_CAPI_EXPORTED void thunkyRegisterPasses(void);
+
+/* thunky-flatten-sequential: inlines thunky.sequential bodies into their
+ * parent block, nested ones too. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateFlattenSequentialPass(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_PASSES_H */

@@ -1,0 +1,35 @@
+# lit configuration for thunky. Run through ctest, or directly:
+#   /usr/lib/llvm-22/bin/lit -sv build/test
+import os
+
+import lit.formats
+
+config.name = "thunky"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test", ".c"]
+config.excludes = ["lit.site.cfg.py.in", "CMakeLists.txt", "Inputs"]
+config.test_source_root = os.path.join(config.thunky_src_root, "test")
+config.test_exec_root = os.path.join(config.thunky_obj_root, "test")
+
+# Our tools first, then LLVM's (FileCheck, not, mlir-opt).
+config.environment["PATH"] = os.pathsep.join(
+    [os.path.join(config.thunky_obj_root, "bin"), config.llvm_tools_dir,
+     config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+plugin = os.path.join(config.thunky_obj_root, "lib", "libThunkyPlugin.so")
+# A plugin path without a slash goes through dlopen's search path, and a
+# failed load is only a warning in mlir-opt: always pass an absolute path.
+config.substitutions.append(("%thunky_plugin", plugin))
+config.substitutions.append(
+    ("%mlir_opt_plugins",
+     "mlir-opt --load-dialect-plugin=%s --load-pass-plugin=%s" % (plugin, plugin)))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%shared", config.thunky_shared_dir))
+config.substitutions.append(("%scripts", os.path.join(config.thunky_src_root, "scripts")))
+
+if os.path.isdir(os.path.join(config.thunky_shared_dir, "reference")):
+    config.available_features.add("shared")
+else:
+    lit_config.note("%s not found: tests that read the team's shared facts "
+                    "(REQUIRES: shared) are reported UNSUPPORTED"
+                    % config.thunky_shared_dir)

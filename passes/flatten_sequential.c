@@ -1,0 +1,82 @@
+/*===- flatten_sequential.c - inline thunky.sequential bodies -----------===*
+ *
+ * A thunky.sequential only groups thunks as XLA's SequentialThunk did; its
+ * body runs in order, exactly as if it stood in the parent block. Inlining
+ * it exposes its ops to passes that look at one block at a time.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
+#include "thunky-c/Passes.h"
+
+#include <stdlib.h>
+
+typedef struct OpList {
+  MlirOperation *ops;
+  size_t count, capacity;
+  bool outOfMemory;
+} OpList;
+
+static MlirWalkResult collectSequential(MlirOperation op, void *userData) {
+  OpList *list = userData;
+  if (thunkyOpGetKind(op) != THUNKY_OP_SEQUENTIAL)
+    return MlirWalkResultAdvance;
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? 2 * list->capacity : 16;
+    MlirOperation *grown = realloc(list->ops, capacity * sizeof *grown);
+    if (!grown) {
+      list->outOfMemory = true;
+      return MlirWalkResultInterrupt;
+    }
+    list->ops = grown;
+    list->capacity = capacity;
+  }
+  list->ops[list->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+/* Moves the body (all but the implicit yield) in front of `seq`, then
+ * erases it. */
+static void inlineSequential(MlirOperation seq) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(seq, 0));
+  MlirOperation terminator = mlirBlockGetTerminator(body);
+  MlirOperation inner = mlirBlockGetFirstOperation(body);
+  while (!mlirOperationEqual(inner, terminator)) {
+    MlirOperation next = mlirOperationGetNextInBlock(inner);
+    mlirOperationMoveBefore(inner, seq);
+    inner = next;
+  }
+  mlirOperationDestroy(seq);
+}
+
+static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
+  OpList list = {0};
+  /* Post-order: an inner sequential is inlined into its parent's body before
+   * the parent itself is inlined. */
+  mlirOperationWalk(root, collectSequential, &list, MlirWalkPostOrder);
+  if (list.outOfMemory) {
+    thunkyEmitOpError(root, "thunky-flatten-sequential: out of memory");
+    mlirExternalPassSignalFailure(pass);
+  } else {
+    for (size_t i = 0; i < list.count; ++i)
+      inlineSequential(list.ops[i]);
+  }
+  free(list.ops);
+}
+
+static void noop(void *userData) {}
+static void *cloneStateless(void *userData) { return userData; }
+
+MlirPass thunkyCreateFlattenSequentialPass(void) {
+  static _Alignas(8) char passID;
+  MlirDialectHandle thunky = mlirGetDialectHandle__thunky__();
+  MlirExternalPassCallbacks callbacks = {noop, noop, NULL, cloneStateless, run};
+  return mlirCreateExternalPass(
+      mlirTypeIDCreate(&passID),
+      mlirStringRefCreateFromCString("ThunkyFlattenSequential"),
+      mlirStringRefCreateFromCString("thunky-flatten-sequential"),
+      mlirStringRefCreateFromCString(
+          "Inline thunky.sequential bodies into their parent block"),
+      mlirStringRefCreateFromCString(""), 1, &thunky, callbacks, NULL);
+}

@@ -1,0 +1,12 @@
+/*===- register.c - the list of thunky passes ---------------------------===*/
+#include "thunky-c/Passes.h"
+
+void thunkyRegisterPasses(void) {
+  /* mlir-opt calls the pass plugin's hook once per --load-pass-plugin, and
+   * the registry refuses a second registration of the same pass. */
+  static bool registered = false;
+  if (registered)
+    return;
+  registered = true;
+  thunkyRegisterPass(thunkyCreateFlattenSequentialPass);
+}

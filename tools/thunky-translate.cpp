@@ -1,0 +1,15 @@
+//===- thunky-translate.cpp - mlir-translate with thunky ------*- C++ -*-===//
+//
+// A drop-in mlir-translate: every stock translation, plus thunky's own.
+// Stock mlir-translate cannot load plugins, hence this tool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/InitAllTranslations.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllTranslations();
+  return mlir::failed(
+      mlir::mlirTranslateMain(argc, argv, "thunky translation driver\n"));
+}
