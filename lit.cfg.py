@@ -24,6 +24,7 @@ config.substitutions.append(
     ("%mlir_opt_plugins",
      "mlir-opt --load-dialect-plugin=%s --load-pass-plugin=%s" % (plugin, plugin)))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%thunky_src", config.thunky_src_root))
 config.substitutions.append(("%shared", config.thunky_shared_dir))
 config.substitutions.append(("%scripts", os.path.join(config.thunky_src_root, "scripts")))
 
