@@ -402,21 +402,18 @@ static MlirLogicalResult verifyAllReduce(MlirOperation op) {
 }
 
 /* all_gather and reduce_scatter: the big side holds one small side per
- * participant. */
+ * participant. Only divisibility is required: upstream's own tests gather
+ * 64 bytes into 64 with two-member groups, and its importer accepts that. */
 static MlirLogicalResult verifyGatherScatter(MlirOperation op, int64_t small,
-                                             int64_t big, int64_t group) {
+                                             int64_t big) {
   const char *smallName = thunkyOpGetKind(op) == THUNKY_OP_ALL_GATHER
                               ? "source"
                               : "destination";
   if (small == 0 ? big != 0 : big % small != 0)
-    return FAIL(op, "%s of %" PRId64 " bytes does not divide the %" PRId64
-                    "-byte other side",
-                smallName, small, big);
-  if (group > 0 && big != small * group)
     return FAIL(op,
-                "expected %" PRId64 " bytes on the gathered side (%s %" PRId64
-                " x %" PRId64 " participants), got %" PRId64,
-                small * group, smallName, small, group, big);
+                "%s of %" PRId64 " bytes does not divide the %" PRId64
+                "-byte other side",
+                smallName, small, big);
   return OK;
 }
 
@@ -424,7 +421,7 @@ static MlirLogicalResult verifyAllGather(MlirOperation op) {
   int elem;
   int64_t group;
   CHECK(verifyCollectiveCommon(op, &elem, &group));
-  return verifyGatherScatter(op, operandSize(op, 0), operandSize(op, 1), group);
+  return verifyGatherScatter(op, operandSize(op, 0), operandSize(op, 1));
 }
 
 static MlirLogicalResult verifyReduceScatter(MlirOperation op) {
@@ -432,7 +429,7 @@ static MlirLogicalResult verifyReduceScatter(MlirOperation op) {
   int64_t group;
   CHECK(verifyCollectiveCommon(op, &elem, &group));
   CHECK(verifyReductionKind(op));
-  return verifyGatherScatter(op, operandSize(op, 1), operandSize(op, 0), group);
+  return verifyGatherScatter(op, operandSize(op, 1), operandSize(op, 0));
 }
 
 static MlirLogicalResult verifyAllToAll(MlirOperation op) {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The main job, for now a tour of the dialect: installs what is missing,
+# builds, then loads thunky into Debian's stock mlir-opt as a plugin to parse,
+# verify, print and transform a sample program, and shows the verifier
+# refusing a broken edit of it.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${THUNKY_BUILD_DIR:-$root/build}"
+
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh" >/dev/null
+
+plugin="$build/lib/libThunkyPlugin.so"
+opt=(mlir-opt-22 "--load-dialect-plugin=$plugin" "--load-pass-plugin=$plugin")
+sample="$root/examples/train_step.mlir"
+
+echo "== 1. parse, verify and print $sample through stock mlir-opt-22 + plugin"
+"${opt[@]}" "$sample"
+
+echo "== 2. run a thunky pass from the plugin: thunky-flatten-sequential, then cse"
+"${opt[@]}" -p 'builtin.module(thunky-flatten-sequential,cse)' "$sample"
+
+echo "== 3. the verifier refuses a broken edit (slice moved past its parent)"
+broken="$(mktemp --suffix=.mlir)"
+trap 'rm -f "$broken"' EXIT
+sed 's/offset = 68 : <132> -> <64>/offset = 80 : <132> -> <64>/' "$sample" > "$broken"
+if "${opt[@]}" "$broken" >/dev/null 2>"$broken.err"; then
+  echo "demo: the broken module was accepted" >&2
+  exit 1
+fi
+sed "s|$broken|broken.mlir|" "$broken.err"
+rm -f "$broken.err"
+echo "== done"
