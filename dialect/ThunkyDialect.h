@@ -25,6 +25,13 @@ ParseResult parsePropertyDict(OpAsmParser &parser, DictionaryAttr &result);
 /// `elided` ones and absent ones; prints nothing when none remain.
 void printPropertyDict(OpAsmPrinter &p, Attribute props,
                        ArrayRef<StringRef> order, ArrayRef<StringRef> elided);
+/// all_to_all's destination list: parsed knowing the sources, so that lists
+/// of different lengths are refused instead of silently re-split.
+ParseResult parseSameCount(OpAsmParser &parser,
+                           SmallVectorImpl<OpAsmParser::UnresolvedOperand> &dst,
+                           ArrayRef<OpAsmParser::UnresolvedOperand> src);
+void printSameCount(OpAsmPrinter &p, Operation *op, OperandRange dst,
+                    OperandRange src);
 } // namespace mlir::thunky
 
 #include "ThunkyOpsDialect.h.inc"

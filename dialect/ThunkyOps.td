@@ -288,7 +288,10 @@ def Thunky_AllToAllOp : Thunky_CollectiveOp<"all_to_all", [SameVariadicOperandSi
                        Arg<Variadic<Thunky_Buffer>, "", [MemWrite]>:$dst,
                        TypeAttr:$element_type, ArrayAttr:$replica_groups,
                        StrAttr:$group_mode, BoolAttr:$has_split_dimension);
-  let assemblyFormat = "`(` $src `)` `,` `(` $dst `)` prop-dict attr-dict `:` `(` type($src) `)` `,` `(` type($dst) `)`";
+  // Upstream's format, except that the destination list is parsed knowing
+  // the source list: with only SameVariadicOperandSize, `(%a, %b), (%c)`
+  // would silently re-split into (%a), (%b).
+  let assemblyFormat = "`(` $src `)` `,` `(` custom<SameCount>($dst, ref($src)) `)` prop-dict attr-dict `:` `(` type($src) `)` `,` `(` type($dst) `)`";
 }
 
 def Thunky_CollectivePermuteOp : Thunky_CollectiveOp<"collective_permute"> {

@@ -57,9 +57,18 @@ static int64_t operandSize(MlirOperation op, intptr_t i) {
   return thunkyValueGetBufferSize(mlirOperationGetOperand(op, i));
 }
 
-/* A list of integers: a DenseI64ArrayAttr or an ArrayAttr of IntegerAttr,
- * the two spellings upstream's producers and consumers use. Returns the
- * length, or -1 when `list` is neither. */
+/* Whether `a` is a 64-bit signed or signless integer, the only kind an id
+ * is read as without changing its value. */
+static bool isInt64(MlirAttribute a) {
+  if (!mlirAttributeIsAInteger(a))
+    return false;
+  MlirType type = mlirAttributeGetType(a);
+  return mlirIntegerTypeGetWidth(type) == 64 && !mlirIntegerTypeIsUnsigned(type);
+}
+
+/* A list of ids: a DenseI64ArrayAttr or an ArrayAttr of 64-bit integers, the
+ * two spellings upstream's producers and consumers use. Returns the length,
+ * or -1 when `list` is neither. */
 static intptr_t intListLength(MlirAttribute list) {
   if (mlirAttributeIsADenseI64Array(list))
     return mlirDenseArrayGetNumElements(list);
@@ -67,7 +76,7 @@ static intptr_t intListLength(MlirAttribute list) {
     return -1;
   intptr_t n = mlirArrayAttrGetNumElements(list);
   for (intptr_t i = 0; i < n; ++i)
-    if (!mlirAttributeIsAInteger(mlirArrayAttrGetElement(list, i)))
+    if (!isInt64(mlirArrayAttrGetElement(list, i)))
       return -1;
   return n;
 }
@@ -88,9 +97,9 @@ static MlirLogicalResult verifySliceBuffer(MlirOperation op) {
     return FAIL(op, "offset must be >= 0, got %" PRId64, offset);
   if (offset > parent || size > parent - offset)
     return FAIL(op,
-                "slice [%" PRId64 ", %" PRId64 ") is out of bounds of its %" PRId64
-                "-byte parent",
-                offset, offset + size, parent);
+                "slice of %" PRId64 " bytes at offset %" PRId64
+                " is out of bounds of its %" PRId64 "-byte parent",
+                size, offset, parent);
   return OK;
 }
 
@@ -355,7 +364,7 @@ static MlirLogicalResult verifyReplicaGroups(MlirOperation op, const char *name,
   for (intptr_t g = 0; g < n; ++g) {
     intptr_t size = intListLength(mlirArrayAttrGetElement(groups, g));
     if (size < 0)
-      return FAIL(op, "%s[%" PRIdPTR "] must be an array of integers", name, g);
+      return FAIL(op, "%s[%" PRIdPTR "] must be an array of 64-bit integers", name, g);
     if (size == 0)
       return FAIL(op, "%s[%" PRIdPTR "] is empty", name, g);
     *groupSize = g == 0 || *groupSize == size ? size : -1;
@@ -436,7 +445,11 @@ static MlirLogicalResult verifyAllToAll(MlirOperation op) {
   int elem;
   int64_t group;
   CHECK(verifyCollectiveCommon(op, &elem, &group));
-  intptr_t n = mlirOperationGetNumOperands(op) / 2;
+  intptr_t operands = mlirOperationGetNumOperands(op), n = operands / 2;
+  if (operands % 2 != 0)
+    return FAIL(op,
+                "has %" PRIdPTR " buffers; sources and destinations must pair up",
+                operands);
   if (n == 0)
     return FAIL(op, "needs at least one source and one destination buffer");
   for (intptr_t i = 0; i < n; ++i)
@@ -492,7 +505,7 @@ static MlirLogicalResult verifyCollectivePermute(MlirOperation op) {
     MlirAttribute pair = mlirArrayAttrGetElement(pairs, i);
     intptr_t size = intListLength(pair);
     if (size != 2)
-      return FAIL(op, "source_target_pairs[%" PRIdPTR "] must be a pair of two ids",
+      return FAIL(op, "source_target_pairs[%" PRIdPTR "] must be a pair of two 64-bit ids",
                   i);
     if (intListElement(pair, 0) < 0 || intListElement(pair, 1) < 0)
       return FAIL(op, "source_target_pairs[%" PRIdPTR "] holds a negative id", i);

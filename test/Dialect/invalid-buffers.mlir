@@ -16,7 +16,7 @@ func.func @slice_negative_offset(%arg0: !thunky.buffer<16>) {
 // -----
 
 func.func @slice_out_of_bounds(%arg0: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.slice_buffer' op slice [8, 24) is out of bounds of its 16-byte parent}}
+  // expected-error @+1 {{'thunky.slice_buffer' op slice of 16 bytes at offset 8 is out of bounds of its 16-byte parent}}
   %0 = thunky.slice_buffer %arg0 offset = 8 : <16> -> <16>
   return
 }
@@ -24,7 +24,7 @@ func.func @slice_out_of_bounds(%arg0: !thunky.buffer<16>) {
 // -----
 
 func.func @slice_offset_past_end(%arg0: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.slice_buffer' op slice [20, 20) is out of bounds of its 16-byte parent}}
+  // expected-error @+1 {{'thunky.slice_buffer' op slice of 0 bytes at offset 20 is out of bounds of its 16-byte parent}}
   %0 = thunky.slice_buffer %arg0 offset = 20 : <16> -> <0>
   return
 }
@@ -59,4 +59,13 @@ func.func @constant_value_too_long() -> !thunky.buffer<2> {
   // expected-error @+1 {{'thunky.constant' op value holds 3 bytes but the result buffer has 2}}
   %0 = thunky.constant <value = "abc"> : <2>
   return %0 : !thunky.buffer<2>
+}
+
+// -----
+
+// Sizes near the int64 limit are reported without overflowing.
+func.func @slice_huge(%arg0: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.slice_buffer' op slice of 9223372036854775807 bytes at offset 8 is out of bounds of its 16-byte parent}}
+  %0 = thunky.slice_buffer %arg0 offset = 8 : <16> -> <9223372036854775807>
+  return
 }

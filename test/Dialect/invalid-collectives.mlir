@@ -97,7 +97,7 @@ func.func @max_on_complex(%arg0: !thunky.buffer<64>, %arg1: !thunky.buffer<32>) 
 //===----------------------------------------------------------------------===//
 
 func.func @replica_group_not_an_int_array(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.all_reduce' op replica_groups[1] must be an array of integers}}
+  // expected-error @+1 {{'thunky.all_reduce' op replica_groups[1] must be an array of 64-bit integers}}
   thunky.all_reduce %arg0, %arg1 <reduction_kind = "sum", element_type = f32, replica_groups = [[0, 1], "2,3"], group_mode = "cross_replica"> : <16>, <16>
   return
 }
@@ -105,7 +105,7 @@ func.func @replica_group_not_an_int_array(%arg0: !thunky.buffer<16>, %arg1: !thu
 // -----
 
 func.func @replica_group_holds_a_string(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.all_reduce' op replica_groups[0] must be an array of integers}}
+  // expected-error @+1 {{'thunky.all_reduce' op replica_groups[0] must be an array of 64-bit integers}}
   thunky.all_reduce %arg0, %arg1 <{reduction_kind = "sum", element_type = f32, replica_groups = [[0, "1"]], group_mode = "cross_replica"}> : <16>, <16>
   return
 }
@@ -243,12 +243,22 @@ func.func @all_to_all_split_not_whole_elements(%arg0: !thunky.buffer<24>, %arg1:
 
 // -----
 
+// Two sources but one destination: lists of different lengths are refused where the destinations are parsed,
+// instead of being re-split into halves.
+func.func @all_to_all_uneven_halves(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>, %arg2: !thunky.buffer<16>) {
+  // expected-error @+1 {{expected as many destination buffers as source buffers (2), got 1}}
+  thunky.all_to_all (%arg0, %arg1), (%arg2) <element_type = f32, replica_groups = [], group_mode = "cross_replica", has_split_dimension = true> : (!thunky.buffer<16>, !thunky.buffer<16>), (!thunky.buffer<16>)
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // collective_permute
 //===----------------------------------------------------------------------===//
 
 func.func @permute_pair_of_three(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.collective_permute' op source_target_pairs[0] must be a pair of two ids}}
+  // expected-error @+1 {{'thunky.collective_permute' op source_target_pairs[0] must be a pair of two 64-bit ids}}
   thunky.collective_permute %arg0, %arg1 <element_type = f32, source_target_pairs = [[0, 1, 2]], group_mode = "cross_replica"> : <16>, <16>
   return
 }
@@ -256,7 +266,7 @@ func.func @permute_pair_of_three(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffe
 // -----
 
 func.func @permute_pair_not_integers(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.collective_permute' op source_target_pairs[1] must be a pair of two ids}}
+  // expected-error @+1 {{'thunky.collective_permute' op source_target_pairs[1] must be a pair of two 64-bit ids}}
   thunky.collective_permute %arg0, %arg1 <{element_type = f32, source_target_pairs = [[0, 1], "1->0"], group_mode = "cross_replica"}> : <16>, <16>
   return
 }
@@ -290,5 +300,31 @@ func.func @permute_duplicate_target(%arg0: !thunky.buffer<16>, %arg1: !thunky.bu
 func.func @permute_size_mismatch(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<8>) {
   // expected-error @+1 {{'thunky.collective_permute' op source and destination sizes differ: 16 vs 8 bytes}}
   thunky.collective_permute %arg0, %arg1 <element_type = f32, source_target_pairs = [[0, 1], [1, 0]], group_mode = "cross_replica"> : <16>, <8>
+  return
+}
+
+// -----
+
+// The generic form cannot be re-split either: an odd operand count is refused.
+func.func @all_to_all_odd_operands(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>, %arg2: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.all_to_all' op has 3 buffers; sources and destinations must pair up}}
+  "thunky.all_to_all"(%arg0, %arg1, %arg2) <{element_type = f32, group_mode = "cross_replica", has_split_dimension = true, replica_groups = []}> : (!thunky.buffer<16>, !thunky.buffer<16>, !thunky.buffer<16>) -> ()
+  return
+}
+
+// -----
+
+// Ids are read as 64-bit integers; other integer kinds would change value.
+func.func @replica_ids_not_64_bit(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.all_reduce' op replica_groups[0] must be an array of 64-bit integers}}
+  thunky.all_reduce %arg0, %arg1 <reduction_kind = "sum", element_type = f32, replica_groups = [[0 : ui8, 200 : ui8]], group_mode = "cross_replica"> : <16>, <16>
+  return
+}
+
+// -----
+
+func.func @pair_ids_not_64_bit(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.collective_permute' op source_target_pairs[0] must be a pair of two 64-bit ids}}
+  thunky.collective_permute %arg0, %arg1 <element_type = f32, source_target_pairs = [[true, false]], group_mode = "cross_replica"> : <16>, <16>
   return
 }

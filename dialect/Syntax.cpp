@@ -1,16 +1,19 @@
-//===- PropertyDict.cpp - upstream's prop-dict spelling -------*- C++ -*-===//
+//===- Syntax.cpp - upstream's syntax where ODS-generated code falls short ===//
 //
-// Upstream JAX prints properties as `<name = value, ...>`: declaration order,
-// values stripped of their types (`0`, `[1, 1, 1]`, `[false, true]`, `f32`).
-// MLIR 22 would print and parse only `<{name = value : type, ...}>`. These two
-// hooks, called from every op with a prop-dict, print upstream's spelling and
-// parse both.
+// - Properties: upstream JAX prints them as `<name = value, ...>` in
+//   declaration order with values stripped of their types (`0`, `[1, 1, 1]`,
+//   `[false, true]`, `f32`); MLIR 22 would print and parse only
+//   `<{name = value : type, ...}>`. The two prop-dict hooks, called from every
+//   op with a prop-dict, print upstream's spelling and parse both.
+// - all_to_all's two operand lists must have the same length.
+// - async_start, whose elided prop-dict would leave a stray space.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ThunkyDialect.h"
 
 using namespace mlir;
+using namespace mlir::thunky;
 
 namespace {
 /// The stripped form of a dense array (`[1, 1, 1]`) reads as an ArrayAttr of
@@ -100,4 +103,62 @@ void mlir::thunky::printPropertyDict(OpAsmPrinter &p, Attribute props,
     printStrippedValue(p, entry.getValue());
   });
   p << '>';
+}
+
+ParseResult mlir::thunky::parseSameCount(
+    OpAsmParser &parser, SmallVectorImpl<OpAsmParser::UnresolvedOperand> &dst,
+    ArrayRef<OpAsmParser::UnresolvedOperand> src) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(dst))
+    return failure();
+  if (dst.size() != src.size())
+    return parser.emitError(loc, "expected as many destination buffers as "
+                                 "source buffers (")
+           << src.size() << "), got " << dst.size();
+  return success();
+}
+
+void mlir::thunky::printSameCount(OpAsmPrinter &p, Operation *,
+                                  OperandRange dst, OperandRange) {
+  p << dst;
+}
+
+// %t = thunky.async_start stream = N { ... } <is_communication = true> : !thunky.token
+ParseResult AsyncStartOp::parse(OpAsmParser &parser, OperationState &result) {
+  IntegerAttr streamId;
+  Region *body = result.addRegion();
+  DictionaryAttr props;
+  Type tokenType;
+  if (parser.parseKeyword("stream") || parser.parseEqual() ||
+      parser.parseAttribute(streamId, parser.getBuilder().getI64Type()) ||
+      parser.parseRegion(*body) || parsePropertyDict(parser, props) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(tokenType))
+    return failure();
+  ensureTerminator(*body, parser.getBuilder(), result.location);
+  result.addTypes(tokenType);
+  NamedAttrList entries(props ? props : DictionaryAttr());
+  entries.set("stream_id", streamId);
+  if (failed(setPropertiesFromParsedAttr(
+          result.getOrAddProperties<Properties>(),
+          entries.getDictionary(parser.getContext()), [&]() {
+            return mlir::emitError(result.location)
+                   << "invalid properties for '" << result.name << "': ";
+          })))
+    return failure();
+  return success();
+}
+
+void AsyncStartOp::print(OpAsmPrinter &p) {
+  p << " stream = " << getStreamId() << ' ';
+  Operation *terminator = getBodyRegion().front().getTerminator();
+  p.printRegion(getBodyRegion(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/!terminator->getAttrDictionary().empty());
+  if (getIsCommunication()) {
+    p << ' ';
+    printProperties(getContext(), p, getProperties(), {"stream_id"});
+  }
+  p.printOptionalAttrDict(llvm::to_vector(getOperation()->getDiscardableAttrs()));
+  p << " : ";
+  p.printType(getToken().getType());
 }
