@@ -1,0 +1,27 @@
+/*===- arena.h - one allocation lifetime for a whole translation --------===*
+ *
+ * Import and export build and take apart many small protobuf-c messages.
+ * They all come from one arena and are freed together, so code that clears
+ * a field never has to free what it drops.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_TRANSLATE_ARENA_H
+#define THUNKY_TRANSLATE_ARENA_H
+
+#include <protobuf-c/protobuf-c.h>
+#include <stddef.h>
+
+typedef struct ThunkyArena ThunkyArena;
+
+/* A new empty arena, or NULL when out of memory. */
+ThunkyArena *thunkyArenaCreate(void);
+/* Frees the arena and everything allocated from it. */
+void thunkyArenaDestroy(ThunkyArena *arena);
+/* size bytes, 16-aligned, zeroed; NULL when out of memory. */
+void *thunkyArenaAlloc(ThunkyArena *arena, size_t size);
+/* A copy of data[0, size) in the arena (NULL when out of memory). */
+void *thunkyArenaCopy(ThunkyArena *arena, const void *data, size_t size);
+/* The arena as a protobuf-c allocator (its free does nothing). */
+ProtobufCAllocator *thunkyArenaAllocator(ThunkyArena *arena);
+
+#endif /* THUNKY_TRANSLATE_ARENA_H */

@@ -1,0 +1,50 @@
+/*===- proto_attr.h - protobuf-c messages as MLIR attributes ------------===*
+ *
+ * What the dialect does not model is kept on the module, the arguments and
+ * the ops as attributes that read like the message: a DictionaryAttr with one
+ * entry per field present, named as in the schema. The conversion is driven by
+ * protobuf-c's descriptors, so it covers every message of the schema, keeps
+ * presence exactly (proto2: a field absent in the input stays absent), and
+ * carries fields the schema does not know as raw wire bytes under "_unknown".
+ *
+ * Field kinds: integers -> IntegerAttr (i32/i64, ui32/ui64 for unsigned),
+ * bool -> BoolAttr, float/double -> f32/f64 FloatAttr, enum -> its value name
+ * (an i32 when the schema does not know the value), string/bytes ->
+ * StringAttr, message -> DictionaryAttr (or a StringAttr of its serialized
+ * bytes, see THUNKY_PROTO_OPAQUE), repeated -> a dense array for signed
+ * integers, bools and floats, an ArrayAttr otherwise.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_TRANSLATE_PROTO_ATTR_H
+#define THUNKY_TRANSLATE_PROTO_ATTR_H
+
+#include "arena.h"
+
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+
+/* The attribute for `msg`; a null attribute when out of memory. Message
+ * fields whose type is `opaque` (may be NULL) are kept as serialized bytes. */
+MlirAttribute thunkyProtoToAttr(MlirContext ctx, const ProtobufCMessage *msg,
+                                const ProtobufCMessageDescriptor *opaque);
+
+/* Builds a message of type `desc` from `attr` (a DictionaryAttr as above, or a
+ * StringAttr holding the serialized message) in `arena`. On a mistake (an
+ * unknown field name, a value of the wrong kind) reports an error at `loc`
+ * naming the field path, and returns NULL. */
+ProtobufCMessage *thunkyAttrToProto(MlirAttribute attr,
+                                    const ProtobufCMessageDescriptor *desc,
+                                    ThunkyArena *arena, MlirLocation loc);
+
+/* Whether field `f` of `msg` is present (a repeated field: non-empty). */
+bool thunkyProtoHasField(const ProtobufCMessage *msg,
+                         const ProtobufCFieldDescriptor *f);
+
+/* Makes field `name` of `msg` absent (its memory stays in the arena). */
+void thunkyProtoClearField(ProtobufCMessage *msg, const char *name);
+
+/* Whether `msg` has no field set and no unknown fields. */
+bool thunkyProtoIsEmpty(const ProtobufCMessage *msg);
+
+#endif /* THUNKY_TRANSLATE_PROTO_ATTR_H */
