@@ -5,11 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "thunky-c/Translate.h"
+
 #include "mlir/InitAllTranslations.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllTranslations();
+  thunkyRegisterTranslations();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "thunky translation driver\n"));
 }

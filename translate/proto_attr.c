@@ -116,7 +116,7 @@ static MlirAttribute serializedAttr(MlirContext ctx, const ProtobufCMessage *msg
 static MlirAttribute scalarToAttr(MlirContext ctx,
                                   const ProtobufCFieldDescriptor *f,
                                   const void *value,
-                                  const ProtobufCMessageDescriptor *opaque) {
+                                  const ProtobufCMessageDescriptor *const *opaque) {
   switch (f->type) {
   case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32:
   case PROTOBUF_C_TYPE_SFIXED32:
@@ -151,8 +151,10 @@ static MlirAttribute scalarToAttr(MlirContext ctx,
   }
   case PROTOBUF_C_TYPE_MESSAGE: {
     const ProtobufCMessage *sub = *(ProtobufCMessage *const *)value;
-    return sub->descriptor == opaque ? serializedAttr(ctx, sub)
-                                     : thunkyProtoToAttr(ctx, sub, opaque);
+    for (const ProtobufCMessageDescriptor *const *o = opaque; o && *o; ++o)
+      if (sub->descriptor == *o)
+        return serializedAttr(ctx, sub);
+    return thunkyProtoToAttr(ctx, sub, opaque);
   }
   }
   return mlirAttributeGetNull();
@@ -161,7 +163,7 @@ static MlirAttribute scalarToAttr(MlirContext ctx,
 static MlirAttribute repeatedToAttr(MlirContext ctx,
                                     const ProtobufCFieldDescriptor *f,
                                     const void *array, size_t n,
-                                    const ProtobufCMessageDescriptor *opaque) {
+                                    const ProtobufCMessageDescriptor *const *opaque) {
   switch (f->type) {
   case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32:
   case PROTOBUF_C_TYPE_SFIXED32:
@@ -218,7 +220,7 @@ static MlirAttribute unknownFieldsAttr(MlirContext ctx, const ProtobufCMessage *
 }
 
 MlirAttribute thunkyProtoToAttr(MlirContext ctx, const ProtobufCMessage *msg,
-                                const ProtobufCMessageDescriptor *opaque) {
+                                const ProtobufCMessageDescriptor *const *opaque) {
   const ProtobufCMessageDescriptor *desc = msg->descriptor;
   MlirNamedAttribute *entries =
       malloc((desc->n_fields + 1) * sizeof *entries);

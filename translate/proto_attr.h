@@ -11,7 +11,7 @@
  * bool -> BoolAttr, float/double -> f32/f64 FloatAttr, enum -> its value name
  * (an i32 when the schema does not know the value), string/bytes ->
  * StringAttr, message -> DictionaryAttr (or a StringAttr of its serialized
- * bytes, see THUNKY_PROTO_OPAQUE), repeated -> a dense array for signed
+ * bytes, see thunkyProtoToAttr), repeated -> a dense array for signed
  * integers, bools and floats, an ArrayAttr otherwise.
  *
  *===--------------------------------------------------------------------===*/
@@ -25,9 +25,10 @@
 #include <stdbool.h>
 
 /* The attribute for `msg`; a null attribute when out of memory. Message
- * fields whose type is `opaque` (may be NULL) are kept as serialized bytes. */
+ * fields whose type is in the NULL-terminated list `opaque` (may be NULL)
+ * are kept as serialized bytes: big debug payloads nobody reads as text. */
 MlirAttribute thunkyProtoToAttr(MlirContext ctx, const ProtobufCMessage *msg,
-                                const ProtobufCMessageDescriptor *opaque);
+                                const ProtobufCMessageDescriptor *const *opaque);
 
 /* Builds a message of type `desc` from `attr` (a DictionaryAttr as above, or a
  * StringAttr holding the serialized message) in `arena`. On a mistake (an

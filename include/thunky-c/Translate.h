@@ -1,0 +1,40 @@
+/*===- thunky-c/Translate.h - XLA:GPU executables <-> thunky modules ----===*
+ *
+ * Import reads a serialized xla.gpu.GpuExecutableProto, or the
+ * xla.HumanReadableAotExecutable that wraps XLA's golden files, into a
+ * thunky module; export writes a module back in the same layering. What the
+ * dialect does not model is kept on the module, the arguments and the ops, so
+ * export(import(x)) gives back x field for field. Errors are reported as
+ * diagnostics at a location naming the input and, where known, the thunk.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_TRANSLATE_H
+#define THUNKY_C_TRANSLATE_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Imports `bytes` (named `bufferName` in diagnostics) into a new module in
+ * ctx; returns a null operation after reporting what is wrong. */
+MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutable(MlirContext ctx,
+                                                        MlirStringRef bytes,
+                                                        MlirStringRef bufferName);
+
+/* Exports `module` and hands the serialized bytes to `callback` in one call,
+ * only on success; otherwise reports what is wrong and returns failure. */
+MLIR_CAPI_EXPORTED MlirLogicalResult thunkyExportExecutable(
+    MlirOperation module, MlirStringCallback callback, void *userData);
+
+/* Registers --import-thunky and --export-thunky with mlir-translate's
+ * registry (thunky-translate calls it); safe to call more than once. */
+MLIR_CAPI_EXPORTED void thunkyRegisterTranslations(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_TRANSLATE_H */

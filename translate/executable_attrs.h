@@ -1,0 +1,30 @@
+/*===- executable_attrs.h - where import keeps what the dialect omits ---===*
+ *
+ * Shared by import and export; docs/formats.md says the same for users.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_TRANSLATE_EXECUTABLE_ATTRS_H
+#define THUNKY_TRANSLATE_EXECUTABLE_ATTRS_H
+
+#include "proto_attr.h"
+
+/* Module: the GpuExecutableProto less its thunks, allocations and the bytes
+ * of constants that became thunky.constant ops. */
+#define THUNKY_ATTR_EXECUTABLE "thunky.executable"
+/* Module: the xla.HumanReadableAotExecutable around it, less the executable. */
+#define THUNKY_ATTR_WRAPPER "thunky.wrapper"
+/* @main argument or thunky.constant: its BufferAllocationProto less size. */
+#define THUNKY_ATTR_ALLOCATION "thunky.allocation"
+/* @main argument: what the allocation is for, to read (export ignores it). */
+#define THUNKY_ATTR_ROLE "thunky.role"
+/* thunky.constant: XLA left the bytes out of the proto (they are in the HLO
+ * module, where import found them), so export leaves them out too. */
+#define THUNKY_ATTR_CONTENT_OMITTED "thunky.content_omitted"
+/* thunky.copy made by import to put a constant into an argument allocation;
+ * not a thunk of the executable, so export skips it. */
+#define THUNKY_ATTR_IMPLICIT "thunky.implicit"
+/* First-class op: the fields of its ThunkProto that the op does not model
+ * (thunk_info, shapes, collective details...). */
+#define THUNKY_ATTR_THUNK "thunky.thunk"
+
+#endif /* THUNKY_TRANSLATE_EXECUTABLE_ATTRS_H */

@@ -1,0 +1,862 @@
+/*===- export_executable.c - thunky module -> GpuExecutableProto --------===*
+ *
+ * Builds the executable from @main: each argument and thunky.constant is an
+ * allocation, each op a thunk. Everything import kept aside (executable_attrs.h)
+ * is put back first and the ops' own fields written over it, so an unchanged
+ * module exports to the executable it came from, and an edited one to the
+ * edited executable. A module written by hand gets XLA's required fields and
+ * one entry parameter per argument.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "thunky-c/Translate.h"
+
+#include "arena.h"
+#include "executable_attrs.h"
+#include "slice_walk.h"
+#include "wire_check.h"
+#include "xla_types.h"
+
+#include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
+
+#include "xla/service/gpu/gpu_executable.pb-c.h"
+#include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef Xla__Gpu__GpuExecutableProto Executable;
+typedef Xla__Gpu__ThunkProto Thunk;
+typedef Xla__BufferAllocationProto Allocation;
+
+/* Where a buffer value lives. */
+typedef struct Place {
+  int64_t allocation, offset, size;
+} Place;
+
+typedef struct Holder {
+  MlirOperation op; /* a thunky.constant or an async_start */
+  int64_t number;   /* its allocation index, or its async execution id */
+} Holder;
+
+typedef struct List {
+  void **items;
+  size_t count, capacity;
+} List;
+
+typedef struct Exporter {
+  MlirContext ctx;
+  ThunkyArena *arena;
+  MlirBlock entry;
+  int64_t *argAllocation;
+  Holder *constants, *asyncs;
+  size_t numConstants, numAsyncs;
+  List allocations;
+  uint64_t nextAsyncId;
+} Exporter;
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static bool opError(MlirOperation op, const char *message) {
+  thunkyEmitOpError(op, "%s", message);
+  return false;
+}
+
+static void *newMessage(Exporter *ex, const ProtobufCMessageDescriptor *desc) {
+  void *m = thunkyArenaAlloc(ex->arena, desc->sizeof_message);
+  if (m)
+    protobuf_c_message_init(desc, m);
+  return m;
+}
+
+static bool append(Exporter *ex, List *list, void *item) {
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? 2 * list->capacity : 8;
+    void **grown = thunkyArenaAlloc(ex->arena, capacity * sizeof *grown);
+    if (!grown)
+      return false;
+    if (list->count)
+      memcpy(grown, list->items, list->count * sizeof *grown);
+    list->items = grown;
+    list->capacity = capacity;
+  }
+  list->items[list->count++] = item;
+  return true;
+}
+
+static MlirAttribute discardable(MlirOperation op, const char *name) {
+  return mlirOperationGetDiscardableAttributeByName(op, str(name));
+}
+
+static MlirAttribute inherent(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, str(name));
+}
+
+/*--- places --------------------------------------------------------------*/
+
+static bool placeOf(Exporter *ex, MlirOperation user, MlirValue v, Place *out) {
+  int64_t size = thunkyValueGetBufferSize(v);
+  if (mlirValueIsABlockArgument(v)) {
+    if (!mlirBlockEqual(mlirBlockArgumentGetOwner(v), ex->entry))
+      return opError(user, "uses a buffer that is not an argument of @main");
+    *out = (Place){ex->argAllocation[mlirBlockArgumentGetArgNumber(v)], 0, size};
+    return true;
+  }
+  MlirOperation def = mlirOpResultGetOwner(v);
+  switch (thunkyOpGetKind(def)) {
+  case THUNKY_OP_SLICE_BUFFER:
+    if (!placeOf(ex, def, mlirOperationGetOperand(def, 0), out))
+      return false;
+    out->offset += mlirIntegerAttrGetValueInt(inherent(def, "offset"));
+    out->size = size;
+    return true;
+  case THUNKY_OP_CONSTANT:
+    for (size_t i = 0; i < ex->numConstants; ++i)
+      if (mlirOperationEqual(ex->constants[i].op, def)) {
+        *out = (Place){ex->constants[i].number, 0, size};
+        return true;
+      }
+    break;
+  default:
+    break;
+  }
+  return opError(user, "uses a buffer that is neither an argument, a constant "
+                       "nor a slice of one");
+}
+
+/* Writes where `v` lives into *slot, keeping the slice's other fields. */
+static bool setSlice(Exporter *ex, MlirOperation op, MlirValue v, ThunkySlice **slot) {
+  Place p;
+  if (!placeOf(ex, op, v, &p))
+    return false;
+  if (!*slot &&
+      !(*slot = newMessage(ex, &xla__buffer_assignment__buffer_allocation_slice_proto__descriptor)))
+    return opError(op, "out of memory");
+  ThunkySlice *s = *slot;
+  /* proto3 writes no zeros, and export must match what XLA wrote. */
+  s->offset = p.offset, s->has_offset = p.offset != 0;
+  s->size = p.size, s->has_size = p.size != 0;
+  s->buffer_allocation_index = p.allocation;
+  s->has_buffer_allocation_index = p.allocation != 0;
+  return true;
+}
+
+static bool setShapedSlice(Exporter *ex, MlirOperation op, MlirValue v,
+                           Xla__ShapedSliceProto **slot) {
+  if (!*slot && !(*slot = newMessage(ex, &xla__shaped_slice_proto__descriptor)))
+    return opError(op, "out of memory");
+  return setSlice(ex, op, v, &(*slot)->slice);
+}
+
+/*--- thunks --------------------------------------------------------------*/
+
+static bool exportBlock(Exporter *ex, MlirBlock block, List *out);
+
+/* The thunks of region `index` of `op` as a repeated field. */
+static bool exportRegion(Exporter *ex, MlirOperation op, intptr_t index,
+                         size_t *n, Thunk ***thunks) {
+  List list = {0};
+  if (!exportBlock(ex, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index)),
+                   &list))
+    return false;
+  *n = list.count;
+  *thunks = (Thunk **)list.items;
+  return true;
+}
+
+/* The sequence for a region; created only when absent and needed. */
+static bool exportSequence(Exporter *ex, MlirOperation op, intptr_t index,
+                           Xla__Gpu__ThunkSequenceProto **slot) {
+  size_t n;
+  Thunk **thunks;
+  if (!exportRegion(ex, op, index, &n, &thunks))
+    return false;
+  if (!*slot && n == 0)
+    return true;
+  if (!*slot && !(*slot = newMessage(ex, &xla__gpu__thunk_sequence_proto__descriptor)))
+    return opError(op, "out of memory");
+  (*slot)->n_thunks = n;
+  (*slot)->thunks = thunks;
+  return true;
+}
+
+/* The op's ThunkProto: what import kept aside, with the impl message of
+ * `implField` present. */
+static Thunk *startThunk(Exporter *ex, MlirOperation op, const char *implField,
+                         ProtobufCMessage **impl) {
+  MlirAttribute kept = discardable(op, THUNKY_ATTR_THUNK);
+  Thunk *t = mlirAttributeIsNull(kept)
+                 ? newMessage(ex, &xla__gpu__thunk_proto__descriptor)
+                 : (Thunk *)thunkyAttrToProto(kept, &xla__gpu__thunk_proto__descriptor,
+                                              ex->arena, mlirOperationGetLocation(op));
+  if (!t)
+    return NULL;
+  const ProtobufCFieldDescriptor *f =
+      protobuf_c_message_descriptor_get_field_by_name(&xla__gpu__thunk_proto__descriptor,
+                                                      implField);
+  if (t->impl_case != XLA__GPU__THUNK_PROTO__IMPL__NOT_SET && t->impl_case != f->id) {
+    opError(op, THUNKY_ATTR_THUNK " holds a different thunk kind than the op");
+    return NULL;
+  }
+  ProtobufCMessage **slot = (ProtobufCMessage **)((char *)t + f->offset);
+  if (!*slot && !(*slot = newMessage(ex, f->descriptor))) {
+    opError(op, "out of memory");
+    return NULL;
+  }
+  t->impl_case = f->id;
+  *impl = *slot;
+  return t;
+}
+
+static Thunk *exportMemzero(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "memzero_thunk", &impl);
+  Xla__Gpu__MemzeroThunkProto *m = (void *)impl;
+  return t && setShapedSlice(ex, op, mlirOperationGetOperand(op, 0), &m->dest_buffer)
+             ? t
+             : NULL;
+}
+
+static Thunk *exportMemset(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "memset32bit_value_thunk", &impl);
+  Xla__Gpu__Memset32BitValueThunkProto *m = (void *)impl;
+  if (!t || !setSlice(ex, op, mlirOperationGetOperand(op, 0), &m->dest_buffer))
+    return NULL;
+  m->value = (uint32_t)mlirIntegerAttrGetValueInt(inherent(op, "value"));
+  m->has_value = m->value != 0;
+  return t;
+}
+
+static Thunk *exportCopy(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "device_to_device_copy_thunk", &impl);
+  Xla__Gpu__DeviceToDeviceCopyThunkProto *d = (void *)impl;
+  if (!t)
+    return NULL;
+  if (!d->copy_thunk && !(d->copy_thunk = newMessage(ex, &xla__gpu__copy_thunk_proto__descriptor)))
+    return NULL;
+  Xla__Gpu__CopyThunkProto *c = d->copy_thunk;
+  bool fresh = !c->source_buffer;
+  if (!setShapedSlice(ex, op, mlirOperationGetOperand(op, 0), &c->source_buffer) ||
+      !setShapedSlice(ex, op, mlirOperationGetOperand(op, 1), &c->destination_buffer))
+    return NULL;
+  if (fresh) {
+    c->mem_size = c->source_buffer->slice->size;
+    c->has_mem_size = c->mem_size != 0;
+  }
+  return t;
+}
+
+/*--- collectives ---------------------------------------------------------*/
+
+static Xla__ReplicaGroup **replicaGroups(Exporter *ex, MlirAttribute groups,
+                                         size_t *n) {
+  *n = mlirAttributeIsNull(groups) ? 0 : (size_t)mlirArrayAttrGetNumElements(groups);
+  Xla__ReplicaGroup **out = thunkyArenaAlloc(ex->arena, (*n + 1) * sizeof *out);
+  for (size_t g = 0; out && g < *n; ++g) {
+    MlirAttribute ids = mlirArrayAttrGetElement(groups, (intptr_t)g);
+    bool dense = mlirAttributeIsADenseI64Array(ids);
+    size_t k = (size_t)(dense ? mlirDenseArrayGetNumElements(ids)
+                              : mlirArrayAttrGetNumElements(ids));
+    Xla__ReplicaGroup *group = newMessage(ex, &xla__replica_group__descriptor);
+    int64_t *values = thunkyArenaAlloc(ex->arena, (k + 1) * sizeof *values);
+    if (!group || !values)
+      return NULL;
+    for (size_t i = 0; i < k; ++i)
+      values[i] = dense ? mlirDenseI64ArrayGetElement(ids, (intptr_t)i)
+                        : mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(ids, (intptr_t)i));
+    group->n_replica_ids = k;
+    group->replica_ids = values;
+    out[g] = group;
+  }
+  return out;
+}
+
+static Thunk *exportCollective(Exporter *ex, MlirOperation op, ThunkyOpKind kind) {
+  static const char *const fields[] = {
+      [THUNKY_OP_ALL_REDUCE] = "all_reduce_thunk",
+      [THUNKY_OP_ALL_GATHER] = "all_gather_thunk",
+      [THUNKY_OP_REDUCE_SCATTER] = "reduce_scatter_thunk",
+      [THUNKY_OP_ALL_TO_ALL] = "all_to_all_thunk",
+      [THUNKY_OP_COLLECTIVE_PERMUTE] = "collective_permute_thunk",
+  };
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, fields[kind], &impl);
+  if (!t)
+    return NULL;
+  /* The five messages differ in field order, not in what matters here. */
+  const ProtobufCMessageDescriptor *desc = impl->descriptor;
+  const ProtobufCFieldDescriptor *configField =
+      protobuf_c_message_descriptor_get_field_by_name(desc, "collective_config");
+  const ProtobufCFieldDescriptor *buffersField =
+      protobuf_c_message_descriptor_get_field_by_name(desc, "buffers");
+  Xla__Gpu__CollectiveConfigProto **config =
+      (void *)((char *)impl + configField->offset);
+  size_t *nBuffers = (size_t *)((char *)impl + buffersField->quantifier_offset);
+  Xla__Gpu__CollectiveBufferProto ***buffers =
+      (void *)((char *)impl + buffersField->offset);
+
+  size_t pairs = (size_t)mlirOperationGetNumOperands(op) / 2;
+  MlirType element = mlirTypeAttrGetValue(inherent(op, "element_type"));
+  int primitive = thunkyPrimitiveTypeFromMlir(element);
+  int mode = thunkyGroupModeFromName(mlirStringAttrGetValue(inherent(op, "group_mode")));
+  if (!primitive || mode < 0) {
+    opError(op, "element type or group mode has no XLA equivalent");
+    return NULL;
+  }
+  if (!*config && !(*config = newMessage(ex, &xla__gpu__collective_config_proto__descriptor)))
+    return NULL;
+  Xla__Gpu__CollectiveConfigProto *c = *config;
+  c->n_operand_element_type = pairs;
+  c->operand_element_type = thunkyArenaAlloc(ex->arena, (pairs + 1) * sizeof(int));
+  for (size_t i = 0; c->operand_element_type && i < pairs; ++i)
+    c->operand_element_type[i] = primitive;
+  c->group_mode = mode, c->has_group_mode = mode != 0;
+  c->replica_groups = replicaGroups(ex, inherent(op, "replica_groups"), &c->n_replica_groups);
+  if (!c->operand_element_type || !c->replica_groups)
+    return NULL;
+
+  if (*nBuffers != 0 && *nBuffers != pairs) {
+    opError(op, THUNKY_ATTR_THUNK " describes a different number of buffers");
+    return NULL;
+  }
+  bool fresh = *nBuffers == 0;
+  if (fresh) {
+    *buffers = thunkyArenaAlloc(ex->arena, (pairs + 1) * sizeof **buffers);
+    for (size_t i = 0; *buffers && i < pairs; ++i)
+      (*buffers)[i] = newMessage(ex, &xla__gpu__collective_buffer_proto__descriptor);
+    *nBuffers = pairs;
+  }
+  for (size_t i = 0; i < pairs; ++i) {
+    Xla__Gpu__CollectiveBufferProto *b = (*buffers)[i];
+    if (!b || !setShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)i), &b->source_buffer) ||
+        !setShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)(pairs + i)),
+                        &b->destination_buffer))
+      return NULL;
+  }
+
+  MlirAttribute reduction = inherent(op, "reduction_kind");
+  if (!mlirAttributeIsNull(reduction)) {
+    int k = thunkyReductionKindFromName(mlirStringAttrGetValue(reduction));
+    if (kind == THUNKY_OP_ALL_REDUCE)
+      t->all_reduce_thunk->reduction_kind = k, t->all_reduce_thunk->has_reduction_kind = 1;
+    else
+      t->reduce_scatter_thunk->reduction_kind = k,
+      t->reduce_scatter_thunk->has_reduction_kind = 1;
+  }
+  if (kind == THUNKY_OP_ALL_TO_ALL) {
+    bool split = mlirBoolAttrGetValue(inherent(op, "has_split_dimension"));
+    t->all_to_all_thunk->has_split_dimension = split;
+    t->all_to_all_thunk->has_has_split_dimension = split;
+  }
+  if (kind == THUNKY_OP_COLLECTIVE_PERMUTE) {
+    Xla__Gpu__CollectivePermuteThunkProto *p = t->collective_permute_thunk;
+    MlirAttribute list = inherent(op, "source_target_pairs");
+    size_t n = (size_t)mlirArrayAttrGetNumElements(list);
+    p->source_target_pairs = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof(void *));
+    if (!p->source_target_pairs)
+      return NULL;
+    p->n_source_target_pairs = n;
+    for (size_t i = 0; i < n; ++i) {
+      MlirAttribute pair = mlirArrayAttrGetElement(list, (intptr_t)i);
+      bool dense = mlirAttributeIsADenseI64Array(pair);
+      int64_t s = dense ? mlirDenseI64ArrayGetElement(pair, 0)
+                        : mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(pair, 0));
+      int64_t d = dense ? mlirDenseI64ArrayGetElement(pair, 1)
+                        : mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(pair, 1));
+      Xla__SourceTarget *st = newMessage(ex, &xla__source_target__descriptor);
+      if (!st)
+        return NULL;
+      st->source = s, st->has_source = s != 0;
+      st->target = d, st->has_target = d != 0;
+      p->source_target_pairs[i] = st;
+    }
+  }
+  return t;
+}
+
+/*--- control flow and async ----------------------------------------------*/
+
+static Thunk *exportRegionThunk(Exporter *ex, MlirOperation op, const char *field) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, field, &impl);
+  if (!t)
+    return NULL;
+  /* sequential_thunk and collective_group_thunk hold `thunks` directly. */
+  const ProtobufCFieldDescriptor *f =
+      protobuf_c_message_descriptor_get_field_by_name(impl->descriptor, "thunks");
+  size_t *n = (size_t *)((char *)impl + f->quantifier_offset);
+  Thunk ***thunks = (void *)((char *)impl + f->offset);
+  return exportRegion(ex, op, 0, n, thunks) ? t : NULL;
+}
+
+static Thunk *exportCond(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "conditional_thunk", &impl);
+  Xla__Gpu__ConditionalThunkProto *c = (void *)impl;
+  if (!t || !setShapedSlice(ex, op, mlirOperationGetOperand(op, 0), &c->branch_index_buffer))
+    return NULL;
+  size_t n = (size_t)mlirOperationGetNumRegions(op);
+  if (c->n_branch_thunks != 0 && c->n_branch_thunks != n) {
+    opError(op, THUNKY_ATTR_THUNK " describes a different number of branches");
+    return NULL;
+  }
+  if (c->n_branch_thunks == 0) {
+    c->branch_thunks = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof(void *));
+    for (size_t b = 0; c->branch_thunks && b < n; ++b)
+      c->branch_thunks[b] = newMessage(ex, &xla__gpu__thunk_sequence_proto__descriptor);
+    c->n_branch_thunks = n;
+  }
+  for (size_t b = 0; b < n; ++b)
+    if (!c->branch_thunks[b] ||
+        !exportRegion(ex, op, (intptr_t)b, &c->branch_thunks[b]->n_thunks,
+                      &c->branch_thunks[b]->thunks))
+      return NULL;
+  return t;
+}
+
+static Thunk *exportWhile(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "while_thunk", &impl);
+  Xla__Gpu__WhileThunkProto *w = (void *)impl;
+  return t &&
+                 setSlice(ex, op, mlirOperationGetOperand(op, 0),
+                          &w->condition_result_buffer_index) &&
+                 exportSequence(ex, op, 0, &w->condition_thunk_sequence) &&
+                 exportSequence(ex, op, 1, &w->body_thunk_sequence)
+             ? t
+             : NULL;
+}
+
+static Thunk *exportAsyncStart(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "async_start_thunk", &impl);
+  Xla__Gpu__AsyncStartThunkProto *a = (void *)impl;
+  if (!t)
+    return NULL;
+  if (!a->has_async_execution_id && a->async_execution_id == 0) {
+    a->async_execution_id = ex->nextAsyncId++;
+    a->has_async_execution_id = 1;
+  }
+  uint64_t stream = (uint64_t)mlirIntegerAttrGetValueInt(inherent(op, "stream_id"));
+  MlirAttribute comm = inherent(op, "is_communication");
+  if (!mlirAttributeIsNull(comm) && mlirBoolAttrGetValue(comm)) {
+    a->execution_stream_id_case =
+        XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
+    a->communication_stream_id = stream;
+  } else {
+    a->execution_stream_id_case =
+        XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMPUTATION_STREAM_ID;
+    a->computation_stream_id = stream;
+  }
+  Holder *grown = realloc(ex->asyncs, (ex->numAsyncs + 1) * sizeof *grown);
+  if (!grown)
+    return NULL;
+  ex->asyncs = grown;
+  ex->asyncs[ex->numAsyncs++] = (Holder){op, (int64_t)a->async_execution_id};
+  return exportSequence(ex, op, 0, &a->thunks) ? t : NULL;
+}
+
+static Thunk *exportAsyncDone(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "async_done_thunk", &impl);
+  Xla__Gpu__AsyncDoneThunkProto *d = (void *)impl;
+  if (!t)
+    return NULL;
+  MlirOperation start = mlirOpResultGetOwner(mlirOperationGetOperand(op, 0));
+  for (size_t i = 0; i < ex->numAsyncs; ++i)
+    if (mlirOperationEqual(ex->asyncs[i].op, start)) {
+      d->async_execution_id = (uint64_t)ex->asyncs[i].number;
+      d->has_async_execution_id = d->async_execution_id != 0;
+      return t;
+    }
+  opError(op, "waits for an async_start that comes later");
+  return NULL;
+}
+
+/*--- call_thunk_proto ----------------------------------------------------*/
+
+typedef struct Rebase {
+  Exporter *ex;
+  MlirOperation op;
+  Place *operands;
+  size_t count;
+  bool failed;
+} Rebase;
+
+static bool rebaseSlice(ThunkySlice *s, void *userData) {
+  Rebase *r = userData;
+  int64_t local = s->buffer_allocation_index;
+  if (local < 0 || (uint64_t)local >= r->count) {
+    r->failed = true;
+    thunkyEmitOpError(r->op,
+                      "thunk_proto refers to buffer %" PRId64 " but the op has %zu",
+                      local, r->count);
+    return false;
+  }
+  Place p = r->operands[local];
+  s->buffer_allocation_index = p.allocation;
+  s->has_buffer_allocation_index = p.allocation != 0;
+  s->offset += p.offset;
+  s->has_offset = s->offset != 0;
+  return true;
+}
+
+static Thunk *exportCallThunkProto(Exporter *ex, MlirOperation op) {
+  MlirStringRef bytes = mlirStringAttrGetValue(inherent(op, "thunk_proto"));
+  char why[512];
+  if (!thunkyCheckWire(&xla__gpu__thunk_proto__descriptor,
+                       (const unsigned char *)bytes.data, bytes.length, why, sizeof why)) {
+    thunkyEmitOpError(op, "thunk_proto is not a ThunkProto: %s", why);
+    return NULL;
+  }
+  Thunk *t = xla__gpu__thunk_proto__unpack(thunkyArenaAllocator(ex->arena),
+                                           bytes.length, (const uint8_t *)bytes.data);
+  size_t n = (size_t)mlirOperationGetNumOperands(op);
+  Place *operands = malloc((n + 1) * sizeof *operands);
+  if (!t || !operands) {
+    free(operands);
+    opError(op, t ? "out of memory" : "thunk_proto could not be unpacked");
+    return NULL;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < n && ok; ++i)
+    ok = placeOf(ex, op, mlirOperationGetOperand(op, (intptr_t)i), &operands[i]);
+  Rebase r = {ex, op, operands, n, false};
+  if (ok)
+    thunkyForEachSlice(&t->base, rebaseSlice, &r);
+  free(operands);
+  return ok && !r.failed ? t : NULL;
+}
+
+/*--- dispatch ------------------------------------------------------------*/
+
+static bool exportOp(Exporter *ex, MlirOperation op, List *out) {
+  ThunkyOpKind kind = thunkyOpGetKind(op);
+  Thunk *t = NULL;
+  switch (kind) {
+  case THUNKY_OP_SLICE_BUFFER:
+  case THUNKY_OP_CONSTANT:
+  case THUNKY_OP_YIELD:
+    return true;
+  case THUNKY_OP_MEMZERO: t = exportMemzero(ex, op); break;
+  case THUNKY_OP_MEMSET32: t = exportMemset(ex, op); break;
+  case THUNKY_OP_COPY:
+    if (!mlirAttributeIsNull(discardable(op, THUNKY_ATTR_IMPLICIT)))
+      return true;
+    t = exportCopy(ex, op);
+    break;
+  case THUNKY_OP_ALL_REDUCE:
+  case THUNKY_OP_ALL_GATHER:
+  case THUNKY_OP_REDUCE_SCATTER:
+  case THUNKY_OP_ALL_TO_ALL:
+  case THUNKY_OP_COLLECTIVE_PERMUTE:
+    t = exportCollective(ex, op, kind);
+    break;
+  case THUNKY_OP_SEQUENTIAL: t = exportRegionThunk(ex, op, "sequential_thunk"); break;
+  case THUNKY_OP_COLLECTIVE_GROUP:
+    t = exportRegionThunk(ex, op, "collective_group_thunk");
+    break;
+  case THUNKY_OP_COND: t = exportCond(ex, op); break;
+  case THUNKY_OP_WHILE: t = exportWhile(ex, op); break;
+  case THUNKY_OP_ASYNC_START: t = exportAsyncStart(ex, op); break;
+  case THUNKY_OP_ASYNC_DONE: t = exportAsyncDone(ex, op); break;
+  case THUNKY_OP_CALL_THUNK_PROTO: t = exportCallThunkProto(ex, op); break;
+  default: {
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+    if (name.length == 11 && memcmp(name.data, "func.return", 11) == 0)
+      return true;
+    thunkyEmitOpError(op, "export-thunky cannot write this op as a thunk yet");
+    return false;
+  }
+  }
+  if (!t)
+    return false;
+  if (!append(ex, out, t))
+    return opError(op, "out of memory");
+  return true;
+}
+
+static bool exportBlock(Exporter *ex, MlirBlock block, List *out) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op))
+    if (!exportOp(ex, op, out))
+      return false;
+  return true;
+}
+
+/*--- allocations and constants -------------------------------------------*/
+
+static MlirOperation findMain(MlirOperation module) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute name = mlirOperationGetAttributeByName(op, str("sym_name"));
+    MlirStringRef opName = mlirIdentifierStr(mlirOperationGetName(op));
+    if (opName.length == 9 && memcmp(opName.data, "func.func", 9) == 0 &&
+        !mlirAttributeIsNull(name) && mlirAttributeIsAString(name)) {
+      MlirStringRef s = mlirStringAttrGetValue(name);
+      if (s.length == 4 && memcmp(s.data, "main", 4) == 0)
+        return op;
+    }
+  }
+  return (MlirOperation){NULL};
+}
+
+/* The allocation an argument or constant op describes; `fresh` when it came
+ * with none (written by hand). */
+static Allocation *describedAllocation(Exporter *ex, MlirAttribute dict,
+                                       MlirLocation loc, bool *fresh) {
+  *fresh = mlirAttributeIsNull(dict);
+  if (*fresh)
+    return newMessage(ex, &xla__buffer_allocation_proto__descriptor);
+  return (Allocation *)thunkyAttrToProto(dict, &xla__buffer_allocation_proto__descriptor,
+                                         ex->arena, loc);
+}
+
+static void setSize(Allocation *a, int64_t size) {
+  a->size = size, a->has_size = size != 0;
+}
+
+static MlirWalkResult collectConstant(MlirOperation op, void *userData) {
+  List *list = userData;
+  if (thunkyOpGetKind(op) == THUNKY_OP_CONSTANT && list->count < list->capacity)
+    list->items[list->count++] = op.ptr;
+  return MlirWalkResultAdvance;
+}
+
+static MlirWalkResult countConstant(MlirOperation op, void *userData) {
+  *(size_t *)userData += thunkyOpGetKind(op) == THUNKY_OP_CONSTANT;
+  return MlirWalkResultAdvance;
+}
+
+/* Every argument and constant is one allocation; their indices must cover
+ * 0..n-1 once each, since XLA finds allocation i at position i. */
+static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe) {
+  MlirLocation loc = mlirOperationGetLocation(main);
+  intptr_t numArgs = mlirBlockGetNumArguments(ex->entry);
+  MlirAttribute argAttrs = mlirOperationGetAttributeByName(main, str("arg_attrs"));
+  size_t numConstants = 0;
+  mlirOperationWalk(main, countConstant, &numConstants, MlirWalkPreOrder);
+  List constantOps = {thunkyArenaAlloc(ex->arena, (numConstants + 1) * sizeof(void *)),
+                      0, numConstants};
+  size_t total = (size_t)numArgs + numConstants;
+  Allocation **all = thunkyArenaAlloc(ex->arena, (total + 1) * sizeof *all);
+  bool *fresh = calloc(total + 1, sizeof *fresh);
+  ex->argAllocation = calloc((size_t)numArgs + 1, sizeof *ex->argAllocation);
+  ex->constants = calloc(numConstants + 1, sizeof *ex->constants);
+  if (!constantOps.items || !all || !fresh || !ex->argAllocation || !ex->constants) {
+    free(fresh);
+    return opError(main, "out of memory");
+  }
+  mlirOperationWalk(main, collectConstant, &constantOps, MlirWalkPreOrder);
+  ex->numConstants = numConstants;
+  int64_t parameters = 0, next = 0;
+  bool ok = true;
+  for (size_t i = 0; i < total && ok; ++i) {
+    MlirAttribute dict = {NULL};
+    MlirLocation at = loc;
+    if (i < (size_t)numArgs) {
+      if (!mlirAttributeIsNull(argAttrs))
+        dict = mlirDictionaryAttrGetElementByName(
+            mlirArrayAttrGetElement(argAttrs, (intptr_t)i), str(THUNKY_ATTR_ALLOCATION));
+      setSize(all[i] = describedAllocation(ex, dict, at, &fresh[i]), 0);
+    } else {
+      MlirOperation c = {constantOps.items[i - (size_t)numArgs]};
+      at = mlirOperationGetLocation(c);
+      dict = discardable(c, THUNKY_ATTR_ALLOCATION);
+      all[i] = describedAllocation(ex, dict, at, &fresh[i]);
+    }
+    if (!all[i]) {
+      ok = false;
+      break;
+    }
+    if (!fresh[i] && all[i]->index >= next)
+      next = all[i]->index + 1;
+  }
+  for (size_t i = 0; i < total && ok; ++i) {
+    bool isArg = i < (size_t)numArgs;
+    MlirValue v = isArg ? mlirBlockGetArgument(ex->entry, (intptr_t)i)
+                        : mlirOperationGetResult(
+                              (MlirOperation){constantOps.items[i - (size_t)numArgs]}, 0);
+    setSize(all[i], thunkyValueGetBufferSize(v));
+    if (fresh[i]) {
+      all[i]->index = next++, all[i]->has_index = all[i]->index != 0;
+      if (isArg) {
+        /* By hand: every argument is an entry parameter, in order. */
+        all[i]->is_entry_computation_parameter = all[i]->has_is_entry_computation_parameter = 1;
+        all[i]->parameter_number = parameters++;
+        all[i]->has_parameter_number = all[i]->parameter_number != 0;
+        all[i]->maybe_live_out = all[i]->has_maybe_live_out = 1;
+      } else {
+        all[i]->is_constant = all[i]->has_is_constant = 1;
+      }
+    }
+    if (isArg)
+      ex->argAllocation[i] = all[i]->index;
+    else
+      ex->constants[i - (size_t)numArgs] =
+          (Holder){{constantOps.items[i - (size_t)numArgs]}, all[i]->index};
+  }
+  free(fresh);
+  if (!ok)
+    return false;
+  Allocation **byIndex = thunkyArenaAlloc(ex->arena, (total + 1) * sizeof *byIndex);
+  if (!byIndex)
+    return opError(main, "out of memory");
+  for (size_t i = 0; i < total; ++i) {
+    int64_t index = all[i]->index;
+    if (index < 0 || (uint64_t)index >= total || byIndex[index]) {
+      thunkyEmitError(loc, "allocation index %" PRId64 " is %s; the %zu arguments and "
+                           "constants of @main must number 0..%zu once each",
+                      index, index < 0 || (uint64_t)index >= total ? "out of range" : "used twice",
+                      total, total ? total - 1 : 0);
+      return false;
+    }
+    byIndex[index] = all[i];
+  }
+  if (total) {
+    if (!exe->buffer_allocations &&
+        !(exe->buffer_allocations = newMessage(
+              ex, &xla__gpu__gpu_executable_proto__repeated_buffer_allocations__descriptor)))
+      return opError(main, "out of memory");
+    exe->buffer_allocations->n_values = total;
+    exe->buffer_allocations->values = byIndex;
+  }
+  return true;
+}
+
+/* Puts each constant op's bytes back into the executable's constant table. */
+static bool exportConstants(Exporter *ex, Executable *exe) {
+  size_t added = 0;
+  for (size_t i = 0; i < ex->numConstants; ++i) {
+    MlirOperation op = ex->constants[i].op;
+    int64_t index = ex->constants[i].number;
+    bool omitted = !mlirAttributeIsNull(discardable(op, THUNKY_ATTR_CONTENT_OMITTED));
+    Xla__Gpu__GpuExecutableProto__ConstantInfoProto *entry = NULL;
+    for (size_t k = 0; k < exe->n_constants && !entry; ++k)
+      if (exe->constants[k]->allocation_index == index)
+        entry = exe->constants[k];
+    if (!entry) {
+      entry = newMessage(ex, &xla__gpu__gpu_executable_proto__constant_info_proto__descriptor);
+      Xla__Gpu__GpuExecutableProto__ConstantInfoProto **grown =
+          thunkyArenaAlloc(ex->arena, (exe->n_constants + 2) * sizeof *grown);
+      char *name = thunkyArenaAlloc(ex->arena, 32);
+      if (!entry || !grown || !name)
+        return opError(op, "out of memory");
+      snprintf(name, 32, "thunky_const_%zu", added++);
+      entry->symbol_name = name;
+      entry->allocation_index = index, entry->has_allocation_index = index != 0;
+      if (exe->n_constants)
+        memcpy(grown, exe->constants, exe->n_constants * sizeof *grown);
+      grown[exe->n_constants++] = entry;
+      exe->constants = grown;
+    }
+    if (omitted || entry->content)
+      continue;
+    MlirStringRef value = mlirStringAttrGetValue(inherent(op, "value"));
+    entry->content = newMessage(ex, &xla__gpu__dense_data_intermediate_proto__descriptor);
+    void *copy = thunkyArenaCopy(ex->arena, value.data, value.length);
+    if (!entry->content || !copy)
+      return opError(op, "out of memory");
+    entry->content->data = (ProtobufCBinaryData){value.length, copy};
+    entry->content->has_data = value.length != 0;
+  }
+  return true;
+}
+
+/* Execution ids kept on async_starts, so fresh ones do not collide. */
+static MlirWalkResult maxAsyncId(MlirOperation op, void *userData) {
+  if (thunkyOpGetKind(op) != THUNKY_OP_ASYNC_START)
+    return MlirWalkResultAdvance;
+  MlirAttribute kept = discardable(op, THUNKY_ATTR_THUNK);
+  MlirAttribute start = mlirAttributeIsNull(kept) || !mlirAttributeIsADictionary(kept)
+                            ? kept
+                            : mlirDictionaryAttrGetElementByName(kept, str("async_start_thunk"));
+  MlirAttribute id = mlirAttributeIsNull(start) || !mlirAttributeIsADictionary(start)
+                         ? start
+                         : mlirDictionaryAttrGetElementByName(start, str("async_execution_id"));
+  if (!mlirAttributeIsNull(id) && mlirAttributeIsAInteger(id)) {
+    uint64_t v = mlirIntegerAttrGetValueUInt(id);
+    uint64_t *next = userData;
+    if (v >= *next)
+      *next = v + 1;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/*--- the executable ------------------------------------------------------*/
+
+static Executable *startExecutable(Exporter *ex, MlirOperation module) {
+  MlirAttribute kept = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_EXECUTABLE));
+  if (!mlirAttributeIsNull(kept))
+    return (Executable *)thunkyAttrToProto(kept, &xla__gpu__gpu_executable_proto__descriptor,
+                                           ex->arena, mlirOperationGetLocation(module));
+  /* XLA refuses an executable without a buffer assignment; empty will do. */
+  Executable *exe = newMessage(ex, &xla__gpu__gpu_executable_proto__descriptor);
+  if (exe)
+    exe->buffer_assignment = newMessage(ex, &xla__buffer_assignment_proto__descriptor);
+  return exe && exe->buffer_assignment ? exe : NULL;
+}
+
+/* The bytes to write: the executable, inside the wrapper it came in. */
+static ProtobufCMessage *outerMessage(Exporter *ex, MlirOperation module, Executable *exe) {
+  MlirAttribute kept = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_WRAPPER));
+  if (mlirAttributeIsNull(kept))
+    return &exe->base;
+  Xla__HumanReadableAotExecutable *w = (Xla__HumanReadableAotExecutable *)thunkyAttrToProto(
+      kept, &xla__human_readable_aot_executable__descriptor, ex->arena,
+      mlirOperationGetLocation(module));
+  if (!w)
+    return NULL;
+  w->backend_executable_case =
+      XLA__HUMAN_READABLE_AOT_EXECUTABLE__BACKEND_EXECUTABLE_GPU_EXECUTABLE;
+  w->gpu_executable = exe;
+  return &w->base;
+}
+
+MlirLogicalResult thunkyExportExecutable(MlirOperation module,
+                                         MlirStringCallback callback, void *userData) {
+  Exporter ex = {.ctx = mlirOperationGetContext(module), .arena = thunkyArenaCreate(),
+                 .nextAsyncId = 1};
+  if (!ex.arena)
+    return thunkyEmitOpError(module, "out of memory");
+  MlirOperation main = findMain(module);
+  bool ok = !mlirOperationIsNull(main);
+  if (!ok)
+    thunkyEmitOpError(module, "export-thunky needs a func.func @main");
+  Executable *exe = ok ? startExecutable(&ex, module) : NULL;
+  ok = ok && exe;
+  if (ok) {
+    ex.entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(main, 0));
+    mlirOperationWalk(main, maxAsyncId, &ex.nextAsyncId, MlirWalkPreOrder);
+    List thunks = {0};
+    ok = collectAllocations(&ex, main, exe) && exportConstants(&ex, exe) &&
+         exportBlock(&ex, ex.entry, &thunks);
+    exe->n_thunks = thunks.count;
+    exe->thunks = (Thunk **)thunks.items;
+  }
+  ProtobufCMessage *outer = ok ? outerMessage(&ex, module, exe) : NULL;
+  if (outer) {
+    size_t size = protobuf_c_message_get_packed_size(outer);
+    uint8_t *bytes = malloc(size ? size : 1);
+    if (bytes) {
+      protobuf_c_message_pack(outer, bytes);
+      callback(mlirStringRefCreate((const char *)bytes, size), userData);
+      free(bytes);
+    } else {
+      thunkyEmitOpError(module, "out of memory");
+      outer = NULL;
+    }
+  }
+  free(ex.argAllocation), free(ex.constants), free(ex.asyncs);
+  thunkyArenaDestroy(ex.arena);
+  return outer ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
+}

@@ -1,0 +1,1117 @@
+/*===- import_executable.c - GpuExecutableProto -> thunky module --------===*
+ *
+ * The mapping follows upstream JAX's importer (@main arguments: parameters,
+ * fresh outputs, then scratch; constants as thunky.constant; slices; the
+ * thunk kinds upstream maps as first-class ops; every other thunk as
+ * thunky.call_thunk_proto with its slices renumbered over its operands), and
+ * loses nothing: fields an op does not model stay on it as attributes
+ * (executable_attrs.h), sequential thunks stay thunky.sequential, PTX and
+ * cubin stay once on the module, and each op's location names its thunk.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "thunky-c/Translate.h"
+
+#include "arena.h"
+#include "executable_attrs.h"
+#include "slice_walk.h"
+#include "wire_check.h"
+#include "xla_types.h"
+
+#include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
+
+#include "xla/service/gpu/gpu_executable.pb-c.h"
+#include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef Xla__Gpu__GpuExecutableProto Executable;
+typedef Xla__Gpu__ThunkProto Thunk;
+
+typedef struct Token {
+  uint64_t id;
+  MlirValue value;
+} Token;
+
+typedef struct Importer {
+  MlirContext ctx;
+  ThunkyArena *arena;
+  MlirLocation fileLoc; /* the input, for errors not tied to a thunk */
+  MlirLocation loc;     /* the thunk being imported */
+  Executable *exe;
+  size_t numAllocations;
+  int64_t *allocationSize;
+  MlirValue *allocationValue;
+  MlirBlock block; /* where ops go */
+  Token *tokens;
+  size_t numTokens;
+} Importer;
+
+static const ProtobufCMessageDescriptor *const opaqueMessages[] = {
+    &xla__hlo_module_proto_with_config__descriptor,
+    &xla__buffer_assignment_proto__descriptor,
+    &xla__executable_and_options_proto__descriptor,
+    NULL,
+};
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static MlirNamedAttribute named(Importer *im, const char *name, MlirAttribute a) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(im->ctx, str(name)), a);
+}
+
+static MlirAttribute i64Attr(Importer *im, int64_t v) {
+  return mlirIntegerAttrGet(mlirIntegerTypeGet(im->ctx, 64), v);
+}
+
+static MlirAttribute stringAttr(Importer *im, const char *data, size_t size) {
+  return mlirStringAttrGet(im->ctx, mlirStringRefCreate(data, size));
+}
+
+static bool error(Importer *im, const char *fmt, const char *detail) {
+  thunkyEmitError(im->loc, fmt, detail);
+  return false;
+}
+
+/* Appends a new op to the current block. */
+static MlirOperation emit(Importer *im, const char *name, intptr_t nOperands,
+                          const MlirValue *operands, intptr_t nResults,
+                          const MlirType *results, intptr_t nAttrs,
+                          const MlirNamedAttribute *attrs, intptr_t nRegions) {
+  MlirOperationState state = mlirOperationStateGet(str(name), im->loc);
+  mlirOperationStateAddOperands(&state, nOperands, operands);
+  mlirOperationStateAddResults(&state, nResults, results);
+  mlirOperationStateAddAttributes(&state, nAttrs, attrs);
+  MlirRegion regions[64];
+  for (intptr_t i = 0; i < nRegions; ++i) {
+    regions[i] = mlirRegionCreate();
+    mlirRegionAppendOwnedBlock(regions[i], mlirBlockCreate(0, NULL, NULL));
+  }
+  mlirOperationStateAddOwnedRegions(&state, nRegions, regions);
+  MlirOperation op = mlirOperationCreate(&state);
+  mlirBlockAppendOwnedOperation(im->block, op);
+  return op;
+}
+
+static void emitYield(Importer *im) {
+  emit(im, "thunky.yield", 0, NULL, 0, NULL, 0, NULL, 0);
+}
+
+/*--- slices --------------------------------------------------------------*/
+
+/* The value for a slice: its allocation, or a thunky.slice_buffer of it. */
+static bool sliceValue(Importer *im, const ThunkySlice *s, MlirValue *out) {
+  char what[160];
+  if (!s)
+    return error(im, "%s", "thunk has no buffer slice where one is required");
+  if (s->buffer_allocation_index < 0 ||
+      (uint64_t)s->buffer_allocation_index >= im->numAllocations) {
+    snprintf(what, sizeof what, "allocation %" PRId64 ", but the executable has %zu",
+             s->buffer_allocation_index, im->numAllocations);
+    return error(im, "slice refers to %s", what);
+  }
+  int64_t size = im->allocationSize[s->buffer_allocation_index];
+  if (s->offset < 0 || s->size < 0 || s->offset > size ||
+      s->size > size - s->offset) {
+    snprintf(what, sizeof what,
+             "slice [%" PRId64 " + %" PRId64 "] of allocation %" PRId64
+             " lies outside its %" PRId64 " bytes",
+             s->offset, s->size, s->buffer_allocation_index, size);
+    return error(im, "%s", what);
+  }
+  MlirValue base = im->allocationValue[s->buffer_allocation_index];
+  if (mlirValueIsNull(base)) {
+    snprintf(what, sizeof what, "%" PRId64, s->buffer_allocation_index);
+    return error(im, "slice refers to allocation %s, which holds no buffer", what);
+  }
+  if (s->offset == 0 && s->size == size) {
+    *out = base;
+    return true;
+  }
+  MlirType type = thunkyBufferTypeGet(im->ctx, s->size);
+  MlirNamedAttribute offset = named(im, "offset", i64Attr(im, s->offset));
+  *out = mlirOperationGetResult(
+      emit(im, "thunky.slice_buffer", 1, &base, 1, &type, 1, &offset, 0), 0);
+  return true;
+}
+
+/* Takes the allocation, offset and size out of *slot (they become an SSA
+ * value); drops the slice if nothing else (its element_type) is left. */
+static void consumeSlice(ThunkySlice **slot) {
+  ThunkySlice *s = *slot;
+  s->has_offset = s->has_size = s->has_buffer_allocation_index = 0;
+  if (thunkyProtoIsEmpty(&s->base))
+    *slot = NULL;
+}
+
+/*--- thunks --------------------------------------------------------------*/
+
+static bool importThunks(Importer *im, size_t n, Thunk **thunks);
+
+/* Imports `thunks` into region `index` of `op`, ending it with a yield. */
+static bool importRegion(Importer *im, MlirOperation op, intptr_t index,
+                         size_t n, Thunk **thunks) {
+  MlirBlock saved = im->block;
+  im->block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+  bool ok = importThunks(im, n, thunks);
+  emitYield(im);
+  im->block = saved;
+  return ok;
+}
+
+/* Attaches what is left of `t` after the op took its fields. */
+static void attachResidual(Importer *im, MlirOperation op, Thunk *t,
+                           ProtobufCMessage *impl, const char *implName) {
+  if (impl && thunkyProtoIsEmpty(impl))
+    thunkyProtoClearField(&t->base, implName);
+  if (thunkyProtoIsEmpty(&t->base))
+    return;
+  mlirOperationSetDiscardableAttributeByName(
+      op, str(THUNKY_ATTR_THUNK), thunkyProtoToAttr(im->ctx, &t->base, NULL));
+}
+
+static bool importMemzero(Importer *im, Thunk *t) {
+  Xla__Gpu__MemzeroThunkProto *m = t->memzero_thunk;
+  MlirValue dst;
+  if (!m->dest_buffer || !sliceValue(im, m->dest_buffer->slice, &dst))
+    return m->dest_buffer ? false : error(im, "%s", "memzero_thunk has no dest_buffer");
+  MlirOperation op = emit(im, "thunky.memzero", 1, &dst, 0, NULL, 0, NULL, 0);
+  consumeSlice(&m->dest_buffer->slice);
+  attachResidual(im, op, t, &m->base, "memzero_thunk");
+  return true;
+}
+
+static bool importMemset(Importer *im, Thunk *t) {
+  Xla__Gpu__Memset32BitValueThunkProto *m = t->memset32bit_value_thunk;
+  MlirValue dst;
+  if (!sliceValue(im, m->dest_buffer, &dst))
+    return false;
+  MlirNamedAttribute value = named(
+      im, "value",
+      mlirIntegerAttrGet(mlirIntegerTypeGet(im->ctx, 32), (int32_t)m->value));
+  MlirOperation op = emit(im, "thunky.memset32", 1, &dst, 0, NULL, 1, &value, 0);
+  consumeSlice(&m->dest_buffer);
+  m->has_value = 0;
+  attachResidual(im, op, t, &m->base, "memset32bit_value_thunk");
+  return true;
+}
+
+static bool importCopy(Importer *im, Thunk *t) {
+  Xla__Gpu__CopyThunkProto *c = t->device_to_device_copy_thunk->copy_thunk;
+  MlirValue operands[2];
+  if (!sliceValue(im, c->source_buffer->slice, &operands[0]) ||
+      !sliceValue(im, c->destination_buffer->slice, &operands[1]))
+    return false;
+  MlirOperation op = emit(im, "thunky.copy", 2, operands, 0, NULL, 0, NULL, 0);
+  consumeSlice(&c->source_buffer->slice);
+  consumeSlice(&c->destination_buffer->slice);
+  attachResidual(im, op, t, &t->device_to_device_copy_thunk->base,
+                 "device_to_device_copy_thunk");
+  return true;
+}
+
+/* Whether a copy thunk fits thunky.copy: both slices, equal sizes. */
+static bool copyIsFirstClass(const Thunk *t) {
+  const Xla__Gpu__CopyThunkProto *c = t->device_to_device_copy_thunk->copy_thunk;
+  return c && c->source_buffer && c->source_buffer->slice &&
+         c->destination_buffer && c->destination_buffer->slice &&
+         c->source_buffer->slice->size == c->destination_buffer->slice->size;
+}
+
+/*--- collectives ---------------------------------------------------------*/
+
+static MlirAttribute replicaGroupsAttr(Importer *im,
+                                       const Xla__Gpu__CollectiveConfigProto *c) {
+  MlirAttribute *groups = malloc((c->n_replica_groups + 1) * sizeof *groups);
+  if (!groups)
+    return mlirAttributeGetNull();
+  for (size_t g = 0; g < c->n_replica_groups; ++g)
+    groups[g] = mlirDenseI64ArrayGet(im->ctx,
+                                     (intptr_t)c->replica_groups[g]->n_replica_ids,
+                                     c->replica_groups[g]->replica_ids);
+  MlirAttribute a = mlirArrayAttrGet(im->ctx, (intptr_t)c->n_replica_groups, groups);
+  free(groups);
+  return a;
+}
+
+/* The element type of a collective whose config names one type for all of
+ * its `n` buffers; a null type when it does not. */
+static MlirType collectiveElementType(Importer *im,
+                                      const Xla__Gpu__CollectiveConfigProto *c,
+                                      size_t n) {
+  if (!c || c->n_operand_element_type != n || n == 0)
+    return (MlirType){NULL};
+  for (size_t i = 1; i < n; ++i)
+    if (c->operand_element_type[i] != c->operand_element_type[0])
+      return (MlirType){NULL};
+  return thunkyPrimitiveTypeToMlir(im->ctx, c->operand_element_type[0]);
+}
+
+static bool buffersHaveSlices(size_t n, Xla__Gpu__CollectiveBufferProto **b) {
+  for (size_t i = 0; i < n; ++i)
+    if (!b[i]->source_buffer || !b[i]->source_buffer->slice ||
+        !b[i]->destination_buffer || !b[i]->destination_buffer->slice)
+      return false;
+  return true;
+}
+
+/* What all collective kinds share, found in one place for each kind. */
+typedef struct Collective {
+  const char *opName, *implName;
+  ProtobufCMessage *impl;
+  Xla__Gpu__CollectiveConfigProto *config;
+  size_t numBuffers;
+  Xla__Gpu__CollectiveBufferProto **buffers;
+  int reductionKind; /* -1: the kind has none */
+} Collective;
+
+static bool describeCollective(Thunk *t, Collective *c) {
+  switch (t->impl_case) {
+#define KIND(CASE, field, op, reduction)                                      \
+  case XLA__GPU__THUNK_PROTO__IMPL_##CASE:                                     \
+    *c = (Collective){op, #field, &t->field->base, t->field->collective_config, \
+                      t->field->n_buffers, t->field->buffers, reduction};       \
+    return true;
+    KIND(ALL_REDUCE_THUNK, all_reduce_thunk, "thunky.all_reduce",
+         t->all_reduce_thunk->reduction_kind)
+    KIND(REDUCE_SCATTER_THUNK, reduce_scatter_thunk, "thunky.reduce_scatter",
+         t->reduce_scatter_thunk->reduction_kind)
+    KIND(ALL_GATHER_THUNK, all_gather_thunk, "thunky.all_gather", -1)
+    KIND(ALL_TO_ALL_THUNK, all_to_all_thunk, "thunky.all_to_all", -1)
+    KIND(COLLECTIVE_PERMUTE_THUNK, collective_permute_thunk,
+         "thunky.collective_permute", -1)
+#undef KIND
+  default:
+    return false;
+  }
+}
+
+/* Whether a collective fits its op: upstream splits multi-buffer thunks
+ * into one op each, which would not export back to the same thunk, so
+ * those stay opaque; so do types and modes the dialect cannot name. */
+static bool collectiveIsFirstClass(Importer *im, Thunk *t) {
+  Collective c;
+  if (!describeCollective(t, &c) || !c.config ||
+      !buffersHaveSlices(c.numBuffers, c.buffers) ||
+      !thunkyGroupModeName(c.config->group_mode) ||
+      (c.reductionKind >= 0 && !thunkyReductionKindName(c.reductionKind)))
+    return false;
+  bool allToAll = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_ALL_TO_ALL_THUNK;
+  if (!allToAll && c.numBuffers != 1)
+    return false;
+  return !mlirTypeIsNull(collectiveElementType(im, c.config, c.numBuffers));
+}
+
+static bool importCollective(Importer *im, Thunk *t) {
+  Collective c;
+  describeCollective(t, &c);
+  size_t n = c.numBuffers;
+  MlirValue *operands = malloc(2 * n * sizeof *operands);
+  if (!operands)
+    return error(im, "%s", "out of memory");
+  bool ok = true;
+  for (size_t i = 0; i < n && ok; ++i)
+    ok = sliceValue(im, c.buffers[i]->source_buffer->slice, &operands[i]) &&
+         sliceValue(im, c.buffers[i]->destination_buffer->slice, &operands[n + i]);
+  if (!ok) {
+    free(operands);
+    return false;
+  }
+  MlirNamedAttribute attrs[8];
+  intptr_t nAttrs = 0;
+  attrs[nAttrs++] = named(im, "element_type",
+                          mlirTypeAttrGet(collectiveElementType(im, c.config, n)));
+  attrs[nAttrs++] = named(im, "group_mode",
+                          mlirStringAttrGet(im->ctx, str(thunkyGroupModeName(
+                                                         c.config->group_mode))));
+  MlirAttribute groups = replicaGroupsAttr(im, c.config);
+  bool permute = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_PERMUTE_THUNK;
+  if (!permute || c.config->n_replica_groups)
+    attrs[nAttrs++] = named(im, "replica_groups", groups);
+  if (c.reductionKind >= 0)
+    attrs[nAttrs++] = named(im, "reduction_kind",
+                            mlirStringAttrGet(im->ctx, str(thunkyReductionKindName(
+                                                           c.reductionKind))));
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_ALL_TO_ALL_THUNK) {
+    attrs[nAttrs++] = named(im, "has_split_dimension",
+                            mlirBoolAttrGet(im->ctx,
+                                            t->all_to_all_thunk->has_split_dimension));
+    t->all_to_all_thunk->has_has_split_dimension = 0;
+  }
+  if (permute) {
+    Xla__Gpu__CollectivePermuteThunkProto *p = t->collective_permute_thunk;
+    MlirAttribute *pairs = malloc((p->n_source_target_pairs + 1) * sizeof *pairs);
+    if (!pairs) {
+      free(operands);
+      return error(im, "%s", "out of memory");
+    }
+    for (size_t i = 0; i < p->n_source_target_pairs; ++i) {
+      int64_t pair[2] = {p->source_target_pairs[i]->source,
+                         p->source_target_pairs[i]->target};
+      pairs[i] = mlirDenseI64ArrayGet(im->ctx, 2, pair);
+    }
+    attrs[nAttrs++] =
+        named(im, "source_target_pairs",
+              mlirArrayAttrGet(im->ctx, (intptr_t)p->n_source_target_pairs, pairs));
+    free(pairs);
+    thunkyProtoClearField(&p->base, "source_target_pairs");
+  }
+  MlirOperation op =
+      emit(im, c.opName, (intptr_t)(2 * n), operands, 0, NULL, nAttrs, attrs, 0);
+  free(operands);
+  for (size_t i = 0; i < n; ++i) {
+    consumeSlice(&c.buffers[i]->source_buffer->slice);
+    consumeSlice(&c.buffers[i]->destination_buffer->slice);
+  }
+  thunkyProtoClearField(&c.config->base, "operand_element_type");
+  thunkyProtoClearField(&c.config->base, "replica_groups");
+  thunkyProtoClearField(&c.config->base, "group_mode");
+  if (c.reductionKind >= 0)
+    thunkyProtoClearField(c.impl, "reduction_kind");
+  attachResidual(im, op, t, c.impl, c.implName);
+  return true;
+}
+
+/*--- control flow and async ----------------------------------------------*/
+
+static bool importSequential(Importer *im, Thunk *t) {
+  Xla__Gpu__SequentialThunkProto *s = t->sequential_thunk;
+  MlirOperation op = emit(im, "thunky.sequential", 0, NULL, 0, NULL, 0, NULL, 1);
+  if (!importRegion(im, op, 0, s->n_thunks, s->thunks))
+    return false;
+  thunkyProtoClearField(&s->base, "thunks");
+  attachResidual(im, op, t, &s->base, "sequential_thunk");
+  return true;
+}
+
+static bool importCollectiveGroup(Importer *im, Thunk *t) {
+  Xla__Gpu__CollectiveGroupThunkProto *g = t->collective_group_thunk;
+  MlirOperation op =
+      emit(im, "thunky.collective_group", 0, NULL, 0, NULL, 0, NULL, 1);
+  if (!importRegion(im, op, 0, g->n_thunks, g->thunks))
+    return false;
+  thunkyProtoClearField(&g->base, "thunks");
+  attachResidual(im, op, t, &g->base, "collective_group_thunk");
+  return true;
+}
+
+static bool importConditional(Importer *im, Thunk *t) {
+  Xla__Gpu__ConditionalThunkProto *c = t->conditional_thunk;
+  MlirValue predicate;
+  if (!sliceValue(im, c->branch_index_buffer->slice, &predicate))
+    return false;
+  if (c->n_branch_thunks > 64)
+    return error(im, "%s", "conditional_thunk has more than 64 branches");
+  MlirOperation op = emit(im, "thunky.cond", 1, &predicate, 0, NULL, 0, NULL,
+                          (intptr_t)c->n_branch_thunks);
+  for (size_t b = 0; b < c->n_branch_thunks; ++b)
+    if (!importRegion(im, op, (intptr_t)b, c->branch_thunks[b]->n_thunks,
+                      c->branch_thunks[b]->thunks))
+      return false;
+  consumeSlice(&c->branch_index_buffer->slice);
+  /* Each branch keeps its ThunkSequenceProto's other fields, if any. */
+  for (size_t b = 0; b < c->n_branch_thunks; ++b)
+    thunkyProtoClearField(&c->branch_thunks[b]->base, "thunks");
+  bool plainBranches = true;
+  for (size_t b = 0; b < c->n_branch_thunks; ++b)
+    plainBranches &= thunkyProtoIsEmpty(&c->branch_thunks[b]->base);
+  if (plainBranches)
+    thunkyProtoClearField(&c->base, "branch_thunks");
+  attachResidual(im, op, t, &c->base, "conditional_thunk");
+  return true;
+}
+
+static bool conditionalIsFirstClass(const Thunk *t) {
+  const Xla__Gpu__ConditionalThunkProto *c = t->conditional_thunk;
+  if (!c->branch_index_buffer || !c->branch_index_buffer->slice ||
+      c->n_branch_thunks == 0)
+    return false;
+  int64_t size = c->branch_index_buffer->slice->size;
+  return size == 4 || (size == 1 && c->n_branch_thunks == 2);
+}
+
+static bool importWhile(Importer *im, Thunk *t) {
+  Xla__Gpu__WhileThunkProto *w = t->while_thunk;
+  MlirValue condition;
+  if (!sliceValue(im, w->condition_result_buffer_index, &condition))
+    return false;
+  MlirOperation op = emit(im, "thunky.while", 1, &condition, 0, NULL, 0, NULL, 2);
+  Xla__Gpu__ThunkSequenceProto *cond = w->condition_thunk_sequence;
+  Xla__Gpu__ThunkSequenceProto *body = w->body_thunk_sequence;
+  if (!importRegion(im, op, 0, cond ? cond->n_thunks : 0, cond ? cond->thunks : NULL) ||
+      !importRegion(im, op, 1, body ? body->n_thunks : 0, body ? body->thunks : NULL))
+    return false;
+  consumeSlice(&w->condition_result_buffer_index);
+  if (cond)
+    thunkyProtoClearField(&cond->base, "thunks");
+  if (body)
+    thunkyProtoClearField(&body->base, "thunks");
+  attachResidual(im, op, t, &w->base, "while_thunk");
+  return true;
+}
+
+static bool whileIsFirstClass(const Thunk *t) {
+  const ThunkySlice *s = t->while_thunk->condition_result_buffer_index;
+  return s && (s->size == 1 || s->size == 4);
+}
+
+static bool importAsyncStart(Importer *im, Thunk *t) {
+  Xla__Gpu__AsyncStartThunkProto *a = t->async_start_thunk;
+  for (size_t i = 0; i < im->numTokens; ++i)
+    if (im->tokens[i].id == a->async_execution_id)
+      return error(im, "%s", "async_execution_id is started twice");
+  bool communication =
+      a->execution_stream_id_case ==
+      XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
+  int64_t stream = communication ? (int64_t)a->communication_stream_id
+                                 : (int64_t)a->computation_stream_id;
+  MlirNamedAttribute attrs[2] = {
+      named(im, "stream_id", i64Attr(im, stream)),
+      named(im, "is_communication", mlirBoolAttrGet(im->ctx, communication)),
+  };
+  MlirType tokenType = thunkyTokenTypeGet(im->ctx);
+  MlirOperation op =
+      emit(im, "thunky.async_start", 0, NULL, 1, &tokenType, 2, attrs, 1);
+  Token *grown = realloc(im->tokens, (im->numTokens + 1) * sizeof *grown);
+  if (!grown)
+    return error(im, "%s", "out of memory");
+  im->tokens = grown;
+  im->tokens[im->numTokens++] =
+      (Token){a->async_execution_id, mlirOperationGetResult(op, 0)};
+  Xla__Gpu__ThunkSequenceProto *body = a->thunks;
+  if (!importRegion(im, op, 0, body ? body->n_thunks : 0, body ? body->thunks : NULL))
+    return false;
+  if (body)
+    thunkyProtoClearField(&body->base, "thunks");
+  /* The stream stays in the residual only through the op; the execution id
+   * stays in the residual so that export gives back the same number. */
+  a->execution_stream_id_case =
+      XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID__NOT_SET;
+  attachResidual(im, op, t, &a->base, "async_start_thunk");
+  return true;
+}
+
+static bool importAsyncDone(Importer *im, Thunk *t) {
+  uint64_t id = t->async_done_thunk->async_execution_id;
+  for (size_t i = 0; i < im->numTokens; ++i)
+    if (im->tokens[i].id == id) {
+      MlirOperation op = emit(im, "thunky.async_done", 1, &im->tokens[i].value,
+                              0, NULL, 0, NULL, 0);
+      attachResidual(im, op, t, NULL, NULL);
+      return true;
+    }
+  char what[32];
+  snprintf(what, sizeof what, "%" PRIu64, id);
+  return error(im, "async_done_thunk waits for async_execution_id %s, which no "
+                   "earlier async_start_thunk started", what);
+}
+
+/*--- everything else: call_thunk_proto -----------------------------------*/
+
+typedef struct Localizer {
+  Importer *im;
+  int64_t *globals; /* distinct allocation indices, first-seen order */
+  size_t count;
+  bool failed;
+} Localizer;
+
+static bool localizeSlice(ThunkySlice *s, void *userData) {
+  Localizer *l = userData;
+  int64_t global = s->buffer_allocation_index;
+  if (global < 0 || (uint64_t)global >= l->im->numAllocations ||
+      mlirValueIsNull(l->im->allocationValue[global])) {
+    char what[96];
+    snprintf(what, sizeof what, "%" PRId64 " (the executable has %zu)", global,
+             l->im->numAllocations);
+    l->failed = true;
+    return error(l->im, "slice refers to unknown allocation %s", what);
+  }
+  int64_t size = l->im->allocationSize[global];
+  if (s->offset < 0 || s->size < 0 || s->offset > size || s->size > size - s->offset) {
+    char what[128];
+    snprintf(what, sizeof what,
+             "[%" PRId64 " + %" PRId64 "] of allocation %" PRId64 " (%" PRId64 " bytes)",
+             s->offset, s->size, global, size);
+    l->failed = true;
+    return error(l->im, "slice %s lies outside its allocation", what);
+  }
+  size_t local = 0;
+  while (local < l->count && l->globals[local] != global)
+    ++local;
+  if (local == l->count)
+    l->globals[l->count++] = global;
+  s->buffer_allocation_index = (int64_t)local;
+  s->has_buffer_allocation_index = local != 0;
+  return true;
+}
+
+static bool countSlice(ThunkySlice *s, void *userData) {
+  ++*(size_t *)userData;
+  return true;
+}
+
+static const char *kernelName(const Thunk *t) {
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK &&
+      t->kernel_thunk->kernel_name)
+    return t->kernel_thunk->kernel_name;
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK &&
+      t->custom_kernel_thunk->custom_kernel &&
+      t->custom_kernel_thunk->custom_kernel->name)
+    return t->custom_kernel_thunk->custom_kernel->name;
+  return "thunk";
+}
+
+static bool importOpaque(Importer *im, Thunk *t) {
+  size_t numSlices = 0;
+  thunkyForEachSlice(&t->base, countSlice, &numSlices);
+  Localizer l = {im, malloc((numSlices + 1) * sizeof(int64_t)), 0, false};
+  if (!l.globals)
+    return error(im, "%s", "out of memory");
+  thunkyForEachSlice(&t->base, localizeSlice, &l);
+  if (l.failed) {
+    free(l.globals);
+    return false;
+  }
+  MlirValue *operands = malloc((l.count + 1) * sizeof *operands);
+  MlirType *types = malloc((l.count + 1) * sizeof *types);
+  size_t packed = protobuf_c_message_get_packed_size(&t->base);
+  uint8_t *bytes = thunkyArenaAlloc(im->arena, packed + 1);
+  if (!operands || !types || !bytes) {
+    free(l.globals), free(operands), free(types);
+    return error(im, "%s", "out of memory");
+  }
+  for (size_t i = 0; i < l.count; ++i)
+    operands[i] = im->allocationValue[l.globals[i]];
+  protobuf_c_message_pack(&t->base, bytes);
+  MlirNamedAttribute attrs[4] = {
+      named(im, "kernel_name", mlirStringAttrGet(im->ctx, str(kernelName(t)))),
+      named(im, "thunk_proto", stringAttr(im, (const char *)bytes, packed)),
+      /* PTX and cubin stay once on the module (thunky.executable). */
+      named(im, "asm_text", stringAttr(im, "", 0)),
+      named(im, "binary", stringAttr(im, "", 0)),
+  };
+  emit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands, 0, NULL, 4,
+       attrs, 0);
+  free(l.globals), free(operands), free(types);
+  return true;
+}
+
+/*--- dispatch ------------------------------------------------------------*/
+
+static MlirLocation thunkLocation(Importer *im, const Thunk *t) {
+  const Xla__Gpu__ThunkInfoProto *info = t->thunk_info;
+  char name[256];
+  snprintf(name, sizeof name, "thunk %" PRId64 "%s%s", info ? info->thunk_id : 0,
+           info && info->profile_annotation ? " " : "",
+           info && info->profile_annotation ? info->profile_annotation : "");
+  return mlirLocationNameGet(im->ctx, str(name), im->fileLoc);
+}
+
+static bool importThunk(Importer *im, Thunk *t) {
+  MlirLocation saved = im->loc;
+  im->loc = thunkLocation(im, t);
+  bool ok;
+  switch (t->impl_case) {
+  case XLA__GPU__THUNK_PROTO__IMPL_MEMZERO_THUNK:
+    ok = t->memzero_thunk->dest_buffer && t->memzero_thunk->dest_buffer->slice
+             ? importMemzero(im, t)
+             : importOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_MEMSET32BIT_VALUE_THUNK:
+    ok = t->memset32bit_value_thunk->dest_buffer &&
+                 t->memset32bit_value_thunk->dest_buffer->size % 4 == 0
+             ? importMemset(im, t)
+             : importOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_DEVICE_TO_DEVICE_COPY_THUNK:
+    ok = copyIsFirstClass(t) ? importCopy(im, t) : importOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_ALL_REDUCE_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_ALL_GATHER_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_REDUCE_SCATTER_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_ALL_TO_ALL_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_PERMUTE_THUNK:
+    ok = collectiveIsFirstClass(im, t) ? importCollective(im, t)
+                                       : importOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_SEQUENTIAL_THUNK:
+    ok = importSequential(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_GROUP_THUNK:
+    ok = importCollectiveGroup(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_CONDITIONAL_THUNK:
+    ok = conditionalIsFirstClass(t) ? importConditional(im, t) : importOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_WHILE_THUNK:
+    ok = whileIsFirstClass(t) ? importWhile(im, t) : importOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_ASYNC_START_THUNK:
+    ok = importAsyncStart(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK:
+    ok = importAsyncDone(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL__NOT_SET:
+    ok = error(im, "%s", "thunk has no kind (its impl oneof is not set)");
+    break;
+  default:
+    ok = importOpaque(im, t);
+    break;
+  }
+  im->loc = saved;
+  return ok;
+}
+
+static bool importThunks(Importer *im, size_t n, Thunk **thunks) {
+  for (size_t i = 0; i < n; ++i)
+    if (!importThunk(im, thunks[i]))
+      return false;
+  return true;
+}
+
+/*--- allocations ---------------------------------------------------------*/
+
+/* Constants bigger than this are refused rather than padded in memory. */
+#define MAX_CONSTANT_BYTES ((int64_t)1 << 30)
+
+typedef Xla__BufferAllocationProto Allocation;
+
+static Allocation **allocations(const Executable *exe, size_t *n) {
+  *n = exe->buffer_allocations ? exe->buffer_allocations->n_values : 0;
+  return exe->buffer_allocations ? exe->buffer_allocations->values : NULL;
+}
+
+static bool readAllocations(Importer *im) {
+  Allocation **values = allocations(im->exe, &im->numAllocations);
+  size_t n = im->numAllocations;
+  im->allocationSize = calloc(n + 1, sizeof *im->allocationSize);
+  im->allocationValue = calloc(n + 1, sizeof *im->allocationValue);
+  if (!im->allocationSize || !im->allocationValue)
+    return error(im, "%s", "out of memory");
+  for (size_t i = 0; i < n; ++i) {
+    char what[128];
+    if (values[i]->index != (int64_t)i) {
+      snprintf(what, sizeof what, "buffer_allocations.values[%zu] has index %" PRId64,
+               i, values[i]->index);
+      return error(im, "%s; XLA requires each allocation at the position of its index", what);
+    }
+    if (values[i]->size < 0) {
+      snprintf(what, sizeof what, "allocation %zu has negative size %" PRId64, i,
+               values[i]->size);
+      return error(im, "%s", what);
+    }
+    im->allocationSize[i] = values[i]->size;
+  }
+  return true;
+}
+
+/* Lexicographic order of output shape indices. */
+static int compareShapeIndex(const Xla__ShapeIndexProto *a,
+                             const Xla__ShapeIndexProto *b) {
+  size_t na = a ? a->n_indexes : 0, nb = b ? b->n_indexes : 0;
+  for (size_t i = 0; i < na && i < nb; ++i)
+    if (a->indexes[i] != b->indexes[i])
+      return a->indexes[i] < b->indexes[i] ? -1 : 1;
+  return (na > nb) - (na < nb);
+}
+
+static int compareOutputs(const void *x, const void *y) {
+  const Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *a =
+      *(Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *const *)x;
+  const Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *b =
+      *(Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *const *)y;
+  return compareShapeIndex(a->shape_index, b->shape_index);
+}
+
+/* The subshape of `shape` at `index`, NULL when the index leaves it. */
+static const Xla__ShapeProto *subshape(const Xla__ShapeProto *shape,
+                                       const Xla__ShapeIndexProto *index) {
+  for (size_t i = 0; shape && index && i < index->n_indexes; ++i)
+    shape = index->indexes[i] >= 0 && (size_t)index->indexes[i] < shape->n_tuple_shapes
+                ? shape->tuple_shapes[index->indexes[i]]
+                : NULL;
+  return shape;
+}
+
+typedef enum Role { ROLE_NONE, ROLE_PARAMETER, ROLE_OUTPUT, ROLE_CONSTANT } Role;
+
+typedef struct Partition {
+  size_t *order; /* allocation indices in @main argument order */
+  size_t count;
+  Role *role;                  /* per allocation */
+  const Xla__ShapeIndexProto **outputIndex; /* per allocation, if output */
+} Partition;
+
+/* Upstream's order: parameters by (parameter_number, index), then outputs
+ * that are not parameters in shape-index order, then every remaining
+ * allocation that is not a constant, by index. */
+static bool partition(Importer *im, Partition *p) {
+  size_t n = im->numAllocations;
+  Allocation **values = allocations(im->exe, &n);
+  p->order = calloc(n + 1, sizeof *p->order);
+  p->role = calloc(n + 1, sizeof *p->role);
+  p->outputIndex = calloc(n + 1, sizeof *p->outputIndex);
+  if (!p->order || !p->role || !p->outputIndex)
+    return error(im, "%s", "out of memory");
+  /* Parameters: a stable insertion sort, since there are few. */
+  for (size_t i = 0; i < n; ++i) {
+    if (!values[i]->is_entry_computation_parameter)
+      continue;
+    size_t k = p->count++;
+    while (k > 0 && values[p->order[k - 1]]->parameter_number >
+                        values[i]->parameter_number) {
+      p->order[k] = p->order[k - 1];
+      --k;
+    }
+    p->order[k] = i;
+    p->role[i] = ROLE_PARAMETER;
+  }
+  size_t nOutputs = im->exe->n_output_info_map;
+  Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry **outputs =
+      malloc((nOutputs + 1) * sizeof *outputs);
+  if (!outputs)
+    return error(im, "%s", "out of memory");
+  memcpy(outputs, im->exe->output_info_map, nOutputs * sizeof *outputs);
+  qsort(outputs, nOutputs, sizeof *outputs, compareOutputs);
+  const Xla__ShapeProto *result =
+      im->exe->program_shape ? im->exe->program_shape->result : NULL;
+  bool ok = true;
+  for (size_t o = 0; o < nOutputs && ok; ++o) {
+    const Xla__ShapeProto *sub = subshape(result, outputs[o]->shape_index);
+    if (sub && sub->element_type == XLA__PRIMITIVE_TYPE__TUPLE)
+      continue;
+    int64_t a = outputs[o]->output_info ? outputs[o]->output_info->allocation_index : 0;
+    if (a < 0 || (uint64_t)a >= n) {
+      char what[96];
+      snprintf(what, sizeof what, "%" PRId64 " (the executable has %zu)", a, n);
+      ok = error(im, "output_info_map names unknown allocation %s", what);
+      break;
+    }
+    if (p->role[a] == ROLE_NONE) {
+      p->role[a] = ROLE_OUTPUT;
+      p->order[p->count++] = (size_t)a;
+    }
+    if (!p->outputIndex[a])
+      p->outputIndex[a] = outputs[o]->shape_index;
+  }
+  free(outputs);
+  for (size_t c = 0; c < im->exe->n_constants && ok; ++c) {
+    int64_t a = im->exe->constants[c]->has_allocation_index
+                    ? im->exe->constants[c]->allocation_index
+                    : 0;
+    if (a == -1)
+      continue;
+    if (a < 0 || (uint64_t)a >= n) {
+      char what[96];
+      snprintf(what, sizeof what, "%" PRId64 " (the executable has %zu)", a, n);
+      ok = error(im, "constant names unknown allocation %s", what);
+    } else if (p->role[a] == ROLE_NONE) {
+      p->role[a] = ROLE_CONSTANT;
+    }
+  }
+  for (size_t i = 0; i < n && ok; ++i)
+    if (p->role[i] == ROLE_NONE)
+      p->order[p->count++] = i;
+  return ok;
+}
+
+static void freePartition(Partition *p) {
+  free(p->order), free(p->role), free(p->outputIndex);
+}
+
+/* "parameter 0", "output {1, 0}", "parameter 2, output {0}", "scratch". */
+static MlirAttribute roleAttr(Importer *im, const Partition *p, size_t a) {
+  char text[256];
+  size_t used = 0;
+  Allocation **values = allocations(im->exe, &(size_t){0});
+  if (values[a]->is_entry_computation_parameter)
+    used += (size_t)snprintf(text, sizeof text, "parameter %" PRId64,
+                             values[a]->parameter_number);
+  const Xla__ShapeIndexProto *index = p->outputIndex[a];
+  if (index || p->role[a] == ROLE_OUTPUT) {
+    used += (size_t)snprintf(text + used, sizeof text - used, "%soutput {",
+                             used ? ", " : "");
+    for (size_t i = 0; index && i < index->n_indexes && used < sizeof text; ++i)
+      used += (size_t)snprintf(text + used, sizeof text - used, "%s%" PRId64,
+                               i ? ", " : "", index->indexes[i]);
+    if (used < sizeof text)
+      used += (size_t)snprintf(text + used, sizeof text - used, "}");
+  }
+  if (!used)
+    snprintf(text, sizeof text, "%s", values[a]->is_thread_local ? "thread-local scratch" : "scratch");
+  return mlirStringAttrGet(im->ctx, str(text));
+}
+
+/* The allocation's fields less its size, which the buffer type carries. */
+static MlirAttribute allocationAttr(Importer *im, size_t a) {
+  Allocation *copy = thunkyArenaCopy(im->arena, allocations(im->exe, &(size_t){0})[a],
+                                     sizeof(Allocation));
+  if (!copy)
+    return mlirAttributeGetNull();
+  copy->has_size = 0;
+  return thunkyProtoToAttr(im->ctx, &copy->base, NULL);
+}
+
+/*--- constants -----------------------------------------------------------*/
+
+/* XLA's symbol for a constant instruction: "buffer_for_" + its name with
+ * '.', '-' and ';' made '_'. */
+static bool symbolMatches(const char *symbol, const char *instruction) {
+  static const char prefix[] = "buffer_for_";
+  if (strncmp(symbol, prefix, sizeof prefix - 1) != 0)
+    return false;
+  symbol += sizeof prefix - 1;
+  for (; *symbol && *instruction; ++symbol, ++instruction) {
+    char c = *instruction == '.' || *instruction == '-' || *instruction == ';'
+                 ? '_'
+                 : *instruction;
+    if (c != *symbol)
+      return false;
+  }
+  return !*symbol && !*instruction;
+}
+
+static const Xla__LiteralProto *findLiteral(const Executable *exe,
+                                            const char *symbol) {
+  const Xla__HloModuleProto *m =
+      exe->hlo_module_with_config ? exe->hlo_module_with_config->hlo_module : NULL;
+  for (size_t c = 0; m && symbol && c < m->n_computations; ++c)
+    for (size_t i = 0; i < m->computations[c]->n_instructions; ++i) {
+      const Xla__HloInstructionProto *inst = m->computations[c]->instructions[i];
+      if (inst->opcode && strcmp(inst->opcode, "constant") == 0 && inst->name &&
+          inst->literal && symbolMatches(symbol, inst->name))
+        return inst->literal;
+    }
+  return NULL;
+}
+
+/* The device bytes of a dense literal in its own layout. */
+static bool literalBytes(const Xla__LiteralProto *l, const void **data,
+                         size_t *size) {
+  int type = l->shape ? l->shape->element_type : 0;
+  switch (type) {
+#define ARRAY(T, field, width)                                                 \
+  case XLA__PRIMITIVE_TYPE__##T:                                               \
+    *data = l->field, *size = l->n_##field * (width);                          \
+    return true;
+#define BYTES(T, field)                                                        \
+  case XLA__PRIMITIVE_TYPE__##T:                                               \
+    *data = l->field.data, *size = l->field.len;                               \
+    return true;
+    ARRAY(S32, s32s, 4) ARRAY(U32, u32s, 4) ARRAY(S64, s64s, 8)
+    ARRAY(U64, u64s, 8) ARRAY(F32, f32s, 4) ARRAY(F64, f64s, 8)
+    ARRAY(C64, c64s, 4) ARRAY(C128, c128s, 8)
+    BYTES(S8, s8s) BYTES(U8, u8s) BYTES(S16, s16s) BYTES(U16, u16s)
+    BYTES(F16, f16s) BYTES(BF16, bf16s) BYTES(F8E5M2, f8e5m2s)
+    BYTES(F8E4M3FN, f8e4m3fns) BYTES(F8E4M3, f8e4m3s) BYTES(F8E3M4, f8e3m4s)
+    BYTES(F8E4M3B11FNUZ, f8e4m3b11fnuzs) BYTES(F8E5M2FNUZ, f8e5m2fnuzs)
+    BYTES(F8E4M3FNUZ, f8e4m3fnuzs)
+#undef ARRAY
+#undef BYTES
+  case XLA__PRIMITIVE_TYPE__PRED:
+    /* protobuf-c stores each bool as an int; the device uses one byte. */
+    *data = l->preds, *size = l->n_preds;
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool importConstant(Importer *im, Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c) {
+  int64_t a = c->allocation_index;
+  int64_t size = im->allocationSize[a];
+  char what[160];
+  snprintf(what, sizeof what, "%s (allocation %" PRId64 ", %" PRId64 " bytes)",
+           c->symbol_name ? c->symbol_name : "(unnamed)", a, size);
+  if (size > MAX_CONSTANT_BYTES)
+    return error(im, "constant %s is larger than the 1 GiB import limit", what);
+  bool inProto = c->content && c->content->has_data && c->content->data.len;
+  const void *data = NULL;
+  size_t length = 0;
+  unsigned char *bools = NULL;
+  if (inProto) {
+    data = c->content->data.data, length = c->content->data.len;
+  } else {
+    const Xla__LiteralProto *l = findLiteral(im->exe, c->symbol_name);
+    if (!l)
+      return error(im, "constant %s has no bytes and no HLO constant instruction", what);
+    if (!literalBytes(l, &data, &length))
+      return error(im, "constant %s: its literal's element type is not supported", what);
+    if (l->shape->element_type == XLA__PRIMITIVE_TYPE__PRED) {
+      bools = malloc(length + 1);
+      if (!bools)
+        return error(im, "%s", "out of memory");
+      for (size_t i = 0; i < length; ++i)
+        bools[i] = l->preds[i] != 0;
+      data = bools;
+    }
+  }
+  if ((int64_t)length > size) {
+    free(bools);
+    return error(im, "constant %s holds more bytes than its allocation", what);
+  }
+  char *value = calloc((size_t)size + 1, 1);
+  if (!value) {
+    free(bools);
+    return error(im, "%s", "out of memory");
+  }
+  memcpy(value, data, length);
+  free(bools);
+  MlirType type = thunkyBufferTypeGet(im->ctx, size);
+  MlirNamedAttribute attrs[3];
+  intptr_t n = 0;
+  attrs[n++] = named(im, "value", stringAttr(im, value, (size_t)size));
+  attrs[n++] = named(im, THUNKY_ATTR_ALLOCATION, allocationAttr(im, (size_t)a));
+  if (!inProto)
+    attrs[n++] = named(im, THUNKY_ATTR_CONTENT_OMITTED, mlirUnitAttrGet(im->ctx));
+  free(value);
+  MlirOperation op = emit(im, "thunky.constant", 0, NULL, 1, &type, n, attrs, 0);
+  im->allocationValue[a] = mlirOperationGetResult(op, 0);
+  /* The bytes live in the op; the proto keeps them only if padding made the
+   * op's value differ from them. */
+  if (inProto && (int64_t)length == size)
+    thunkyProtoClearField(&c->base, "content");
+  return true;
+}
+
+/*--- the module ----------------------------------------------------------*/
+
+static MlirOperation buildMain(Importer *im, Partition *p) {
+  size_t n = p->count;
+  MlirType *types = malloc((n + 1) * sizeof *types);
+  MlirLocation *locs = malloc((n + 1) * sizeof *locs);
+  MlirAttribute *argAttrs = malloc((n + 1) * sizeof *argAttrs);
+  if (!types || !locs || !argAttrs) {
+    free(types), free(locs), free(argAttrs);
+    error(im, "%s", "out of memory");
+    return (MlirOperation){NULL};
+  }
+  for (size_t i = 0; i < n; ++i) {
+    size_t a = p->order[i];
+    types[i] = thunkyBufferTypeGet(im->ctx, im->allocationSize[a]);
+    locs[i] = im->fileLoc;
+    MlirNamedAttribute entries[2] = {
+        named(im, THUNKY_ATTR_ALLOCATION, allocationAttr(im, a)),
+        named(im, THUNKY_ATTR_ROLE, roleAttr(im, p, a)),
+    };
+    argAttrs[i] = mlirDictionaryAttrGet(im->ctx, 2, entries);
+  }
+  MlirAttribute fnType = mlirTypeAttrGet(
+      mlirFunctionTypeGet(im->ctx, (intptr_t)n, types, 0, NULL));
+  MlirNamedAttribute attrs[3] = {
+      named(im, "sym_name", mlirStringAttrGet(im->ctx, str("main"))),
+      named(im, "function_type", fnType),
+      named(im, "arg_attrs", mlirArrayAttrGet(im->ctx, (intptr_t)n, argAttrs)),
+  };
+  MlirOperationState state = mlirOperationStateGet(str("func.func"), im->fileLoc);
+  mlirOperationStateAddAttributes(&state, 3, attrs);
+  MlirRegion body = mlirRegionCreate();
+  MlirBlock entry = mlirBlockCreate((intptr_t)n, types, locs);
+  mlirRegionAppendOwnedBlock(body, entry);
+  mlirOperationStateAddOwnedRegions(&state, 1, &body);
+  free(types), free(locs), free(argAttrs);
+  for (size_t i = 0; i < n; ++i)
+    im->allocationValue[p->order[i]] = mlirBlockGetArgument(entry, (intptr_t)i);
+  im->block = entry;
+  return mlirOperationCreate(&state);
+}
+
+static bool importBody(Importer *im) {
+  for (size_t c = 0; c < im->exe->n_constants; ++c) {
+    Xla__Gpu__GpuExecutableProto__ConstantInfoProto *k = im->exe->constants[c];
+    int64_t a = k->has_allocation_index ? k->allocation_index : 0;
+    /* Constants of argument allocations stay in the executable's table. */
+    if (a != -1 && mlirValueIsNull(im->allocationValue[a]) && !importConstant(im, k))
+      return false;
+  }
+  if (!importThunks(im, im->exe->n_thunks, im->exe->thunks))
+    return false;
+  im->loc = im->fileLoc;
+  emit(im, "func.return", 0, NULL, 0, NULL, 0, NULL, 0);
+  return true;
+}
+
+/* What the input is: XLA's golden-file wrapper, or a bare executable. */
+static Executable *readInput(Importer *im, MlirStringRef bytes,
+                             Xla__HumanReadableAotExecutable **wrapper) {
+  const uint8_t *data = (const uint8_t *)bytes.data;
+  ProtobufCAllocator *alloc = thunkyArenaAllocator(im->arena);
+  char why[512];
+  *wrapper = NULL;
+  if (thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, data,
+                      bytes.length, why, sizeof why)) {
+    Xla__HumanReadableAotExecutable *w =
+        xla__human_readable_aot_executable__unpack(alloc, bytes.length, data);
+    Executable *exe = w ? w->gpu_executable : NULL;
+    if (exe && w->base.n_unknown_fields == 0 &&
+        (exe->n_thunks || exe->buffer_allocations)) {
+      *wrapper = w;
+      return exe;
+    }
+  }
+  if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, data,
+                       bytes.length, why, sizeof why)) {
+    error(im, "not a GpuExecutableProto: %s", why);
+    return NULL;
+  }
+  Executable *exe = xla__gpu__gpu_executable_proto__unpack(alloc, bytes.length, data);
+  if (!exe)
+    error(im, "%s", "not a GpuExecutableProto: protobuf-c could not unpack it");
+  return exe;
+}
+
+static void setModuleAttr(Importer *im, MlirOperation module, const char *name,
+                          ProtobufCMessage *msg) {
+  mlirOperationSetAttributeByName(module, str(name),
+                                  thunkyProtoToAttr(im->ctx, msg, opaqueMessages));
+}
+
+MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
+                                     MlirStringRef bufferName) {
+  thunkyContextLoadDialects(ctx);
+  Importer im = {.ctx = ctx, .arena = thunkyArenaCreate()};
+  im.fileLoc = mlirLocationFileLineColGet(ctx, bufferName, 0, 0);
+  im.loc = im.fileLoc;
+  MlirOperation result = {NULL};
+  Partition p = {0};
+  Xla__HumanReadableAotExecutable *wrapper;
+  if (!im.arena) {
+    error(&im, "%s", "out of memory");
+    return result;
+  }
+  MlirModule module = mlirModuleCreateEmpty(im.fileLoc);
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  MlirOperation main = {NULL};
+  bool ok = (im.exe = readInput(&im, bytes, &wrapper)) && readAllocations(&im) &&
+            partition(&im, &p) && !mlirOperationIsNull(main = buildMain(&im, &p));
+  if (!mlirOperationIsNull(main))
+    mlirBlockAppendOwnedOperation(mlirModuleGetBody(module), main);
+  ok = ok && importBody(&im);
+  if (ok) {
+    /* What the ops and arguments now carry leaves the executable. */
+    thunkyProtoClearField(&im.exe->base, "thunks");
+    if (im.exe->buffer_allocations)
+      thunkyProtoClearField(&im.exe->buffer_allocations->base, "values");
+    setModuleAttr(&im, moduleOp, THUNKY_ATTR_EXECUTABLE, &im.exe->base);
+    if (wrapper) {
+      thunkyProtoClearField(&wrapper->base, "gpu_executable");
+      setModuleAttr(&im, moduleOp, THUNKY_ATTR_WRAPPER, &wrapper->base);
+    }
+    ok = mlirOperationVerify(moduleOp);
+  }
+  if (ok)
+    result = moduleOp;
+  else
+    mlirModuleDestroy(module);
+  freePartition(&p);
+  free(im.allocationSize), free(im.allocationValue), free(im.tokens);
+  thunkyArenaDestroy(im.arena);
+  return result;
+}
