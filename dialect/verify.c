@@ -514,17 +514,20 @@ static MlirLogicalResult verifyCollectivePermute(MlirOperation op) {
   return verifyPairColumn(op, pairs, 1, "target");
 }
 
-/* An NCCL group can only batch communication; copies ride along upstream. */
+/* An NCCL group can only batch communication: collectives (first-class, or
+ * kept as call_thunk_proto when the dialect has no op for them, e.g.
+ * multi-buffer or send/recv), and copies, which ride along upstream. */
 static MlirLogicalResult verifyCollectiveGroup(MlirOperation op) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   for (MlirOperation inner = mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner)) {
     ThunkyOpKind kind = thunkyOpGetKind(inner);
     if (thunkyOpKindIsCollective(kind) || kind == THUNKY_OP_COPY ||
-        kind == THUNKY_OP_SLICE_BUFFER || kind == THUNKY_OP_YIELD)
+        kind == THUNKY_OP_CALL_THUNK_PROTO || kind == THUNKY_OP_SLICE_BUFFER ||
+        kind == THUNKY_OP_YIELD)
       continue;
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(inner));
-    return FAIL(op, "may hold only collectives, copies and slices, found '%.*s'",
+    return FAIL(op, "may hold only collectives, copies, call_thunk_proto and slices, found '%.*s'",
                 (int)name.length, name.data);
   }
   return OK;

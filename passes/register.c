@@ -9,4 +9,5 @@ void thunkyRegisterPasses(void) {
     return;
   registered = true;
   thunkyRegisterPass(thunkyCreateFlattenSequentialPass);
+  thunkyRegisterPass(thunkyCreateStripMetadataPass);
 }

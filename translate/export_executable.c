@@ -481,6 +481,78 @@ static Thunk *exportAsyncDone(Exporter *ex, MlirOperation op) {
   return NULL;
 }
 
+/*--- kernels -------------------------------------------------------------*/
+
+static char *arenaString(Exporter *ex, MlirStringRef s) {
+  char *copy = thunkyArenaAlloc(ex->arena, s.length + 1);
+  if (copy)
+    memcpy(copy, s.data, s.length);
+  return copy;
+}
+
+/* A Dim3DProto from a 3-element dense array (the verifier checked it). */
+static StreamExecutor__Dim3DProto *dim3(Exporter *ex, MlirAttribute dims) {
+  StreamExecutor__Dim3DProto *d = newMessage(ex, &stream_executor__dim3_dproto__descriptor);
+  if (!d)
+    return NULL;
+  d->x = mlirDenseI64ArrayGetElement(dims, 0), d->has_x = d->x != 0;
+  d->y = mlirDenseI64ArrayGetElement(dims, 1), d->has_y = d->y != 0;
+  d->z = mlirDenseI64ArrayGetElement(dims, 2), d->has_z = d->z != 0;
+  return d;
+}
+
+/* As upstream: a PTX kernel is a CustomKernelThunk whose spec holds the PTX. */
+static Thunk *exportPtxKernel(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "custom_kernel_thunk", &impl);
+  Xla__Gpu__CustomKernelThunkProto *k = (void *)impl;
+  if (!t)
+    return NULL;
+  size_t n = (size_t)mlirOperationGetNumOperands(op);
+  if (k->n_args != 0 && k->n_args != n) {
+    opError(op, THUNKY_ATTR_THUNK " describes a different number of arguments");
+    return NULL;
+  }
+  if (k->n_args == 0) {
+    k->args = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof *k->args);
+    k->n_args = n;
+  }
+  MlirAttribute written = inherent(op, "written");
+  k->written = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof *k->written);
+  k->n_written = n;
+  if (!k->args || !k->written)
+    return NULL;
+  for (size_t i = 0; i < n; ++i) {
+    k->written[i] = mlirDenseBoolArrayGetElement(written, (intptr_t)i);
+    if (!setShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)i), &k->args[i]))
+      return NULL;
+  }
+  Xla__Gpu__CustomKernelProto *ck = k->custom_kernel;
+  if (!ck && !(ck = k->custom_kernel = newMessage(ex, &xla__gpu__custom_kernel_proto__descriptor)))
+    return NULL;
+  ck->name = arenaString(ex, mlirStringAttrGetValue(inherent(op, "kernel_name")));
+  ck->block_dims = newMessage(ex, &stream_executor__block_dim_proto__descriptor);
+  ck->thread_dims = newMessage(ex, &stream_executor__thread_dim_proto__descriptor);
+  ck->shared_memory_bytes = mlirIntegerAttrGetValueInt(inherent(op, "shmem_bytes"));
+  ck->has_shared_memory_bytes = ck->shared_memory_bytes != 0;
+  StreamExecutor__KernelLoaderSpecProto *spec = ck->kernel_spec;
+  if (!spec && !(spec = ck->kernel_spec =
+                     newMessage(ex, &stream_executor__kernel_loader_spec_proto__descriptor)))
+    return NULL;
+  spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX;
+  spec->ptx = newMessage(ex, &stream_executor__cuda_ptx_proto__descriptor);
+  spec->arity = (int32_t)n, spec->has_arity = n != 0;
+  spec->kernel_name = ck->name;
+  if (!ck->name || !ck->block_dims || !ck->thread_dims || !spec->ptx ||
+      !(ck->block_dims->coordinates = dim3(ex, inherent(op, "grid_dim"))) ||
+      !(ck->thread_dims->coordinates = dim3(ex, inherent(op, "block_dim"))) ||
+      !(spec->ptx->data = arenaString(ex, mlirStringAttrGetValue(inherent(op, "ptx"))))) {
+    opError(op, "out of memory");
+    return NULL;
+  }
+  return t;
+}
+
 /*--- call_thunk_proto ----------------------------------------------------*/
 
 typedef struct Rebase {
@@ -569,6 +641,7 @@ static bool exportOp(Exporter *ex, MlirOperation op, List *out) {
   case THUNKY_OP_ASYNC_START: t = exportAsyncStart(ex, op); break;
   case THUNKY_OP_ASYNC_DONE: t = exportAsyncDone(ex, op); break;
   case THUNKY_OP_CALL_THUNK_PROTO: t = exportCallThunkProto(ex, op); break;
+  case THUNKY_OP_PTX_KERNEL: t = exportPtxKernel(ex, op); break;
   default: {
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
     if (name.length == 11 && memcmp(name.data, "func.return", 11) == 0)

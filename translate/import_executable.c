@@ -150,6 +150,25 @@ static void consumeSlice(ThunkySlice **slot) {
     *slot = NULL;
 }
 
+/* The same for a ShapedSliceProto, which goes too when only the slice was
+ * in it: export writes the container back whenever it writes the slice. */
+static void consumeShapedSlice(Xla__ShapedSliceProto **slot) {
+  consumeSlice(&(*slot)->slice);
+  if (thunkyProtoIsEmpty(&(*slot)->base))
+    *slot = NULL;
+}
+
+/* Drops a thunk sequence that only held the region's thunks; export makes it
+ * again for a region with thunks, and an empty region keeps its empty one. */
+static void consumeSequence(Xla__Gpu__ThunkSequenceProto **slot) {
+  if (!*slot)
+    return;
+  bool hadThunks = (*slot)->n_thunks != 0;
+  thunkyProtoClearField(&(*slot)->base, "thunks");
+  if (hadThunks && thunkyProtoIsEmpty(&(*slot)->base))
+    *slot = NULL;
+}
+
 /*--- thunks --------------------------------------------------------------*/
 
 static bool importThunks(Importer *im, size_t n, Thunk **thunks);
@@ -182,7 +201,7 @@ static bool importMemzero(Importer *im, Thunk *t) {
   if (!m->dest_buffer || !sliceValue(im, m->dest_buffer->slice, &dst))
     return m->dest_buffer ? false : error(im, "%s", "memzero_thunk has no dest_buffer");
   MlirOperation op = emit(im, "thunky.memzero", 1, &dst, 0, NULL, 0, NULL, 0);
-  consumeSlice(&m->dest_buffer->slice);
+  consumeShapedSlice(&m->dest_buffer);
   attachResidual(im, op, t, &m->base, "memzero_thunk");
   return true;
 }
@@ -209,8 +228,8 @@ static bool importCopy(Importer *im, Thunk *t) {
       !sliceValue(im, c->destination_buffer->slice, &operands[1]))
     return false;
   MlirOperation op = emit(im, "thunky.copy", 2, operands, 0, NULL, 0, NULL, 0);
-  consumeSlice(&c->source_buffer->slice);
-  consumeSlice(&c->destination_buffer->slice);
+  consumeShapedSlice(&c->source_buffer);
+  consumeShapedSlice(&c->destination_buffer);
   attachResidual(im, op, t, &t->device_to_device_copy_thunk->base,
                  "device_to_device_copy_thunk");
   return true;
@@ -365,13 +384,19 @@ static bool importCollective(Importer *im, Thunk *t) {
   MlirOperation op =
       emit(im, c.opName, (intptr_t)(2 * n), operands, 0, NULL, nAttrs, attrs, 0);
   free(operands);
+  bool buffersLeft = false;
   for (size_t i = 0; i < n; ++i) {
-    consumeSlice(&c.buffers[i]->source_buffer->slice);
-    consumeSlice(&c.buffers[i]->destination_buffer->slice);
+    consumeShapedSlice(&c.buffers[i]->source_buffer);
+    consumeShapedSlice(&c.buffers[i]->destination_buffer);
+    buffersLeft |= !thunkyProtoIsEmpty(&c.buffers[i]->base);
   }
+  if (!buffersLeft)
+    thunkyProtoClearField(c.impl, "buffers");
   thunkyProtoClearField(&c.config->base, "operand_element_type");
   thunkyProtoClearField(&c.config->base, "replica_groups");
   thunkyProtoClearField(&c.config->base, "group_mode");
+  if (thunkyProtoIsEmpty(&c.config->base))
+    thunkyProtoClearField(c.impl, "collective_config");
   if (c.reductionKind >= 0)
     thunkyProtoClearField(c.impl, "reduction_kind");
   attachResidual(im, op, t, c.impl, c.implName);
@@ -414,7 +439,7 @@ static bool importConditional(Importer *im, Thunk *t) {
     if (!importRegion(im, op, (intptr_t)b, c->branch_thunks[b]->n_thunks,
                       c->branch_thunks[b]->thunks))
       return false;
-  consumeSlice(&c->branch_index_buffer->slice);
+  consumeShapedSlice(&c->branch_index_buffer);
   /* Each branch keeps its ThunkSequenceProto's other fields, if any. */
   for (size_t b = 0; b < c->n_branch_thunks; ++b)
     thunkyProtoClearField(&c->branch_thunks[b]->base, "thunks");
@@ -448,10 +473,8 @@ static bool importWhile(Importer *im, Thunk *t) {
       !importRegion(im, op, 1, body ? body->n_thunks : 0, body ? body->thunks : NULL))
     return false;
   consumeSlice(&w->condition_result_buffer_index);
-  if (cond)
-    thunkyProtoClearField(&cond->base, "thunks");
-  if (body)
-    thunkyProtoClearField(&body->base, "thunks");
+  consumeSequence(&w->condition_thunk_sequence);
+  consumeSequence(&w->body_thunk_sequence);
   attachResidual(im, op, t, &w->base, "while_thunk");
   return true;
 }
@@ -487,8 +510,7 @@ static bool importAsyncStart(Importer *im, Thunk *t) {
   Xla__Gpu__ThunkSequenceProto *body = a->thunks;
   if (!importRegion(im, op, 0, body ? body->n_thunks : 0, body ? body->thunks : NULL))
     return false;
-  if (body)
-    thunkyProtoClearField(&body->base, "thunks");
+  consumeSequence(&a->thunks);
   /* The stream stays in the residual only through the op; the execution id
    * stays in the residual so that export gives back the same number. */
   a->execution_stream_id_case =
@@ -503,7 +525,10 @@ static bool importAsyncDone(Importer *im, Thunk *t) {
     if (im->tokens[i].id == id) {
       MlirOperation op = emit(im, "thunky.async_done", 1, &im->tokens[i].value,
                               0, NULL, 0, NULL, 0);
-      attachResidual(im, op, t, NULL, NULL);
+      /* The id is the token's: export takes it from the async_start. */
+      t->async_done_thunk->has_async_execution_id = 0;
+      t->async_done_thunk->async_execution_id = 0;
+      attachResidual(im, op, t, &t->async_done_thunk->base, "async_done_thunk");
       return true;
     }
   char what[32];

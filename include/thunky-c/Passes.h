@@ -23,6 +23,10 @@ MLIR_CAPI_EXPORTED void thunkyRegisterPasses(void);
  * parent block, nested ones too. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateFlattenSequentialPass(void);
 
+/* thunky-strip-metadata: removes the thunky.* attributes that import keeps
+ * so that export can rebuild the executable. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateStripMetadataPass(void);
+
 #ifdef __cplusplus
 }
 #endif

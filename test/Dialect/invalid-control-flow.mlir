@@ -103,7 +103,7 @@ func.func @yield_outside_allowed_parent() {
 // -----
 
 func.func @collective_group_with_memzero(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.collective_group' op may hold only collectives, copies and slices, found 'thunky.memzero'}}
+  // expected-error @+1 {{'thunky.collective_group' op may hold only collectives, copies, call_thunk_proto and slices, found 'thunky.memzero'}}
   thunky.collective_group {
     thunky.all_reduce %arg0, %arg1 <reduction_kind = "sum", element_type = f32, replica_groups = [[0, 1]], group_mode = "cross_replica"> : <16>, <16>
     thunky.memzero %arg0 : <16>

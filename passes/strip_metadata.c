@@ -1,0 +1,93 @@
+/*===- strip_metadata.c - drop what import kept for export --------------===*
+ *
+ * Import keeps every XLA field the dialect does not model as "thunky.*"
+ * attributes (docs/formats.md). This pass removes them all, leaving the
+ * program itself: useful to read it, to diff two programs, and to check that
+ * a module survives export and import. A stripped module exports as a fresh
+ * executable (one entry parameter per argument), not as the original.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool isMetadata(MlirStringRef name) {
+  return name.length > 7 && memcmp(name.data, "thunky.", 7) == 0;
+}
+
+static void stripDiscardable(MlirOperation op) {
+  for (intptr_t i = mlirOperationGetNumDiscardableAttributes(op) - 1; i >= 0; --i) {
+    MlirNamedAttribute a = mlirOperationGetDiscardableAttribute(op, i);
+    if (isMetadata(mlirIdentifierStr(a.name)))
+      mlirOperationRemoveDiscardableAttributeByName(op, mlirIdentifierStr(a.name));
+  }
+}
+
+/* A copy of `dict` without thunky.* entries. */
+static MlirAttribute withoutMetadata(MlirContext ctx, MlirAttribute dict) {
+  intptr_t n = mlirDictionaryAttrGetNumElements(dict), kept = 0;
+  MlirNamedAttribute *entries = malloc((size_t)(n + 1) * sizeof *entries);
+  if (!entries)
+    return dict;
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirNamedAttribute a = mlirDictionaryAttrGetElement(dict, i);
+    if (!isMetadata(mlirIdentifierStr(a.name)))
+      entries[kept++] = a;
+  }
+  MlirAttribute result = mlirDictionaryAttrGet(ctx, kept, entries);
+  free(entries);
+  return result;
+}
+
+/* Function argument attributes live in the inherent "arg_attrs" array. */
+static void stripArgAttrs(MlirOperation op) {
+  MlirStringRef name = mlirStringRefCreateFromCString("arg_attrs");
+  MlirAttribute argAttrs = mlirOperationGetAttributeByName(op, name);
+  if (mlirAttributeIsNull(argAttrs) || !mlirAttributeIsAArray(argAttrs))
+    return;
+  MlirContext ctx = mlirOperationGetContext(op);
+  intptr_t n = mlirArrayAttrGetNumElements(argAttrs);
+  MlirAttribute *dicts = malloc((size_t)(n + 1) * sizeof *dicts);
+  if (!dicts)
+    return;
+  bool anyLeft = false;
+  for (intptr_t i = 0; i < n; ++i) {
+    dicts[i] = withoutMetadata(ctx, mlirArrayAttrGetElement(argAttrs, i));
+    anyLeft |= mlirDictionaryAttrGetNumElements(dicts[i]) != 0;
+  }
+  if (anyLeft)
+    mlirOperationSetAttributeByName(op, name, mlirArrayAttrGet(ctx, n, dicts));
+  else
+    mlirOperationRemoveAttributeByName(op, name);
+  free(dicts);
+}
+
+static MlirWalkResult strip(MlirOperation op, void *userData) {
+  stripDiscardable(op);
+  stripArgAttrs(op);
+  return MlirWalkResultAdvance;
+}
+
+static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
+  mlirOperationWalk(root, strip, NULL, MlirWalkPreOrder);
+}
+
+static void noop(void *userData) {}
+static void *cloneStateless(void *userData) { return userData; }
+
+MlirPass thunkyCreateStripMetadataPass(void) {
+  static _Alignas(8) char passID;
+  MlirDialectHandle thunky = mlirGetDialectHandle__thunky__();
+  MlirExternalPassCallbacks callbacks = {noop, noop, NULL, cloneStateless, run};
+  return mlirCreateExternalPass(
+      mlirTypeIDCreate(&passID),
+      mlirStringRefCreateFromCString("ThunkyStripMetadata"),
+      mlirStringRefCreateFromCString("thunky-strip-metadata"),
+      mlirStringRefCreateFromCString(
+          "Remove the XLA metadata (thunky.* attributes) that import keeps for export"),
+      mlirStringRefCreateFromCString(""), 1, &thunky, callbacks, NULL);
+}
