@@ -8,7 +8,13 @@ module checks, with every given tool:
   * printing, parsing and printing again gives identical text;
   * the generic form parses back to the same text;
 and, for printer outputs of upstream's newest Python tests, whether our
-printer reproduces upstream's text exactly.
+printer reproduces upstream's text exactly. With --translate, each module
+also goes through export and import: export(import(export(m))) must equal
+export(m), and import(export(m)) must print as m once thunky-strip-metadata
+has removed what import keeps for export (except that a ptx_kernel comes
+back as the CustomKernelThunk it exports to). Modules whose call_thunk_proto
+holds upstream's "..." placeholder instead of a ThunkProto cannot export;
+they are counted apart.
 
 Prints one summary line and exits 1 if any module fails to round-trip.
 """
@@ -77,12 +83,50 @@ def check(tool, text):
     return None, printed
 
 
+def check_translate(opt, translate, text, printed):
+    """Returns "exact", "canonical", "placeholder" or an error message for
+    the trip through export and import."""
+    def trip(module_text):
+        rc, exported, err = run_bytes(translate + ["--export-thunky"],
+                                      module_text.encode())
+        if rc != 0:
+            return None, None, err.strip().splitlines()[0]
+        rc, imported, err = run_bytes(translate + ["--import-thunky"], exported)
+        if rc != 0:
+            return None, None, "import of the export fails: " + \
+                err.strip().splitlines()[0]
+        rc, stripped, err = run_bytes(opt + ["--thunky-strip-metadata"], imported)
+        return exported, stripped.decode(), None if rc == 0 else err
+
+    exported, stripped, error = trip(text)
+    if error:
+        return "placeholder" if "thunk_proto is not a ThunkProto" in error \
+            else "export fails: " + error
+    if "thunky.ptx_kernel" not in text and stripped == printed:
+        return "exact"
+    # Otherwise import gave the canonical form (replica groups as dense
+    # arrays, a first-class thunk kept in call_thunk_proto opened up, a
+    # ptx_kernel as the CustomKernelThunk it exports to): that must be a
+    # fixed point, in text and in bytes.
+    exported2, stripped2, error = trip(stripped)
+    if error or stripped2 != stripped:
+        return "import(export(m)) is not a fixed point"
+    return "canonical"
+
+
+def run_bytes(tool, data):
+    proc = subprocess.run(tool, input=data, capture_output=True)
+    return proc.returncode, proc.stdout, proc.stderr.decode(errors="replace")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", required=True,
                         help="path to upstream-expected-mlir.txt")
     parser.add_argument("--tool", action="append", required=True,
                         help="opt command line, e.g. 'thunky-opt' (repeatable)")
+    parser.add_argument("--translate",
+                        help="thunky-translate command: also check export/import")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     if not os.path.exists(args.reference):
@@ -99,6 +143,7 @@ def main():
             modules.append((header.split(" ")[0], header, text))
 
     failures, exact, printer_outputs = [], 0, 0
+    exact_trips, canonical_trips, placeholders = 0, 0, 0
     for name, header, text in modules:
         outputs = []
         for tool in args.tool:
@@ -106,6 +151,17 @@ def main():
             if error:
                 failures.append("%s [%s]: %s" % (name, tool, error))
             outputs.append(printed)
+        if args.translate and outputs[0] is not None:
+            error = check_translate(args.tool[0].split(), args.translate.split(),
+                                    text, outputs[0])
+            if error == "placeholder":
+                placeholders += 1
+            elif error == "exact":
+                exact_trips += 1
+            elif error == "canonical":
+                canonical_trips += 1
+            else:
+                failures.append("%s [translate]: %s" % (name, error))
         # Expected printer output of upstream's newest Python tests.
         if name.startswith("py:"):
             printer_outputs += 1
@@ -124,6 +180,12 @@ def main():
           "%d substring-only entries skipped"
           % (len(modules), passed, len(modules) - passed, exact,
              printer_outputs, skipped))
+    if args.translate:
+        print("upstream test modules through export and import: %d come back "
+              "as written, %d in canonical form, %d hold placeholder "
+              "thunk_proto bytes, %d fail"
+              % (exact_trips, canonical_trips, placeholders,
+                 len(modules) - exact_trips - canonical_trips - placeholders))
     return 1 if failures else 0
 
 

@@ -15,7 +15,8 @@ if [ -f "$reference" ]; then
   plugin="$build/lib/libThunkyPlugin.so"
   python3 "$root/scripts/check_upstream_modules.py" --reference "$reference" \
     --tool "$build/bin/thunky-opt" \
-    --tool "mlir-opt-22 --load-dialect-plugin=$plugin --load-pass-plugin=$plugin" ||
+    --tool "mlir-opt-22 --load-dialect-plugin=$plugin --load-pass-plugin=$plugin" \
+    --translate "$build/bin/thunky-translate" ||
     status=1
 else
   echo "upstream test modules: $reference not found; skipped (the lit test is UNSUPPORTED)"

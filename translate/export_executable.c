@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "executable_attrs.h"
+#include "ffi_attrs.h"
 #include "slice_walk.h"
 #include "wire_check.h"
 #include "xla_types.h"
@@ -553,6 +554,71 @@ static Thunk *exportPtxKernel(Exporter *ex, MlirOperation op) {
   return t;
 }
 
+/*--- custom calls --------------------------------------------------------*/
+
+/* Writes buffers [first, first + n) into the custom call's argument list
+ * `*args` (kept from import, or made fresh), with shapes from `shapes`. */
+static bool exportArguments(Exporter *ex, MlirOperation op, size_t first, size_t n,
+                            MlirAttribute shapes, size_t *count,
+                            Xla__NullableShapedSliceProto ***args) {
+  if (*count != 0 && *count != n)
+    return opError(op, THUNKY_ATTR_THUNK " describes a different number of buffers");
+  if (*count == 0) {
+    *args = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof **args);
+    for (size_t i = 0; *args && i < n; ++i)
+      (*args)[i] = newMessage(ex, &xla__nullable_shaped_slice_proto__descriptor);
+    *count = n;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Xla__NullableShapedSliceProto *arg = *args ? (*args)[i] : NULL;
+    if (!arg || !setShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)(first + i)),
+                                &arg->shaped_slice))
+      return opError(op, "out of memory");
+    if (mlirAttributeIsNull(shapes))
+      continue;
+    MlirType type = mlirTypeAttrGetValue(mlirArrayAttrGetElement(shapes, (intptr_t)i));
+    bool tensor = mlirTypeIsARankedTensor(type);
+    MlirType element = tensor ? mlirShapedTypeGetElementType(type) : type;
+    int primitive = thunkyPrimitiveTypeFromMlir(element);
+    if (!primitive)
+      return opError(op, "a shape's element type has no XLA equivalent");
+    Xla__ShapedSliceProto *s = arg->shaped_slice;
+    if (!s->shape && !(s->shape = newMessage(ex, &xla__shape_proto__descriptor)))
+      return opError(op, "out of memory");
+    size_t rank = tensor ? (size_t)mlirShapedTypeGetRank(type) : 0;
+    s->shape->element_type = primitive, s->shape->has_element_type = 1;
+    s->shape->n_dimensions = rank;
+    s->shape->dimensions = thunkyArenaAlloc(ex->arena, (rank + 1) * sizeof(int64_t));
+    if (!s->shape->dimensions)
+      return opError(op, "out of memory");
+    for (size_t d = 0; d < rank; ++d)
+      s->shape->dimensions[d] = mlirShapedTypeGetDimSize(type, (intptr_t)d);
+  }
+  return true;
+}
+
+static Thunk *exportCustomCall(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = startThunk(ex, op, "custom_call_thunk", &impl);
+  Xla__Gpu__CustomCallThunkProto *c = (void *)impl;
+  if (!t)
+    return NULL;
+  size_t operands = (size_t)mlirIntegerAttrGetValueInt(inherent(op, "num_operands"));
+  size_t results = (size_t)mlirIntegerAttrGetValueInt(inherent(op, "num_results"));
+  c->target_name = arenaString(ex, mlirStringAttrGetValue(inherent(op, "target_name")));
+  c->api_version = XLA__CUSTOM_CALL_API_VERSION__API_VERSION_TYPED_FFI;
+  c->has_api_version = 1;
+  c->attributes = thunkyFfiAttrsFromAttr(inherent(op, "backend_config"), ex->arena,
+                                         mlirOperationGetLocation(op));
+  if (!c->target_name || !c->attributes ||
+      !exportArguments(ex, op, 0, operands, inherent(op, "operand_shapes"), &c->n_operands,
+                       &c->operands) ||
+      !exportArguments(ex, op, operands, results, inherent(op, "result_shapes"),
+                       &c->n_results, &c->results))
+    return NULL;
+  return t;
+}
+
 /*--- call_thunk_proto ----------------------------------------------------*/
 
 typedef struct Rebase {
@@ -642,6 +708,7 @@ static bool exportOp(Exporter *ex, MlirOperation op, List *out) {
   case THUNKY_OP_ASYNC_DONE: t = exportAsyncDone(ex, op); break;
   case THUNKY_OP_CALL_THUNK_PROTO: t = exportCallThunkProto(ex, op); break;
   case THUNKY_OP_PTX_KERNEL: t = exportPtxKernel(ex, op); break;
+  case THUNKY_OP_CUSTOM_CALL: t = exportCustomCall(ex, op); break;
   default: {
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
     if (name.length == 11 && memcmp(name.data, "func.return", 11) == 0)

@@ -13,6 +13,7 @@
 
 #include "arena.h"
 #include "executable_attrs.h"
+#include "ffi_attrs.h"
 #include "slice_walk.h"
 #include "wire_check.h"
 #include "xla_types.h"
@@ -403,6 +404,123 @@ static bool importCollective(Importer *im, Thunk *t) {
   return true;
 }
 
+/*--- custom calls --------------------------------------------------------*/
+
+typedef Xla__Gpu__CustomCallThunkProto CustomCall;
+
+/* The tensor type of an array shape; null for tuples and unknown types. */
+static MlirType tensorType(Importer *im, const Xla__ShapeProto *shape) {
+  MlirType element = thunkyPrimitiveTypeToMlir(im->ctx, shape->element_type);
+  if (mlirTypeIsNull(element))
+    return element;
+  return mlirRankedTensorTypeGet((intptr_t)shape->n_dimensions, shape->dimensions,
+                                 element, mlirAttributeGetNull());
+}
+
+static bool argumentsFit(Importer *im, size_t n, Xla__NullableShapedSliceProto **args,
+                         bool *allShaped) {
+  for (size_t i = 0; i < n; ++i) {
+    Xla__ShapedSliceProto *s = args[i]->shaped_slice;
+    if (!s || !s->slice)
+      return false;
+    *allShaped &= s->shape && !mlirTypeIsNull(tensorType(im, s->shape));
+  }
+  return true;
+}
+
+/* Upstream's conditions (a typed-FFI call with no called computation or
+ * state, every argument a slice), and attributes that convert both ways. */
+static bool customCallIsFirstClass(Importer *im, const Thunk *t) {
+  const CustomCall *c = t->custom_call_thunk;
+  bool shaped = true;
+  return c->api_version == XLA__CUSTOM_CALL_API_VERSION__API_VERSION_TYPED_FFI &&
+         (!c->called_computation || !*c->called_computation) &&
+         (!c->execution_state || !c->execution_state->type_name ||
+          !*c->execution_state->type_name) &&
+         c->attributes && !mlirAttributeIsNull(thunkyFfiAttrsToAttr(im->ctx, c->attributes)) &&
+         argumentsFit(im, c->n_operands, c->operands, &shaped) &&
+         argumentsFit(im, c->n_results, c->results, &shaped);
+}
+
+/* operand_shapes/result_shapes, when every argument has an array shape. */
+static MlirAttribute shapesAttr(Importer *im, size_t n, Xla__NullableShapedSliceProto **args) {
+  MlirAttribute *types = malloc((n + 1) * sizeof *types);
+  if (!types)
+    return mlirAttributeGetNull();
+  for (size_t i = 0; i < n; ++i) {
+    const Xla__ShapeProto *shape = args[i]->shaped_slice->shape;
+    MlirType type = shape ? tensorType(im, shape) : (MlirType){NULL};
+    if (mlirTypeIsNull(type)) {
+      free(types);
+      return mlirAttributeGetNull();
+    }
+    types[i] = mlirTypeAttrGet(type);
+  }
+  MlirAttribute a = mlirArrayAttrGet(im->ctx, (intptr_t)n, types);
+  free(types);
+  return a;
+}
+
+/* Takes the slices (and the shapes that became types) out of the arguments;
+ * drops the list if nothing else is left in it. */
+static void consumeArguments(CustomCall *c, const char *field, size_t n,
+                             Xla__NullableShapedSliceProto **args, bool shapes) {
+  bool left = false;
+  for (size_t i = 0; i < n; ++i) {
+    Xla__ShapedSliceProto *s = args[i]->shaped_slice;
+    if (shapes) {
+      thunkyProtoClearField(&s->shape->base, "element_type");
+      thunkyProtoClearField(&s->shape->base, "dimensions");
+      if (thunkyProtoIsEmpty(&s->shape->base))
+        s->shape = NULL;
+    }
+    consumeShapedSlice(&args[i]->shaped_slice);
+    left |= !thunkyProtoIsEmpty(&args[i]->base);
+  }
+  if (!left)
+    thunkyProtoClearField(&c->base, field);
+}
+
+static bool importCustomCall(Importer *im, Thunk *t) {
+  CustomCall *c = t->custom_call_thunk;
+  size_t n = c->n_operands + c->n_results;
+  MlirValue *buffers = malloc((n + 1) * sizeof *buffers);
+  if (!buffers)
+    return error(im, "%s", "out of memory");
+  bool ok = true;
+  for (size_t i = 0; i < n && ok; ++i) {
+    Xla__NullableShapedSliceProto *arg =
+        i < c->n_operands ? c->operands[i] : c->results[i - c->n_operands];
+    ok = sliceValue(im, arg->shaped_slice->slice, &buffers[i]);
+  }
+  if (!ok) {
+    free(buffers);
+    return false;
+  }
+  MlirAttribute operandShapes = shapesAttr(im, c->n_operands, c->operands);
+  MlirAttribute resultShapes = shapesAttr(im, c->n_results, c->results);
+  bool shapes = !mlirAttributeIsNull(operandShapes) && !mlirAttributeIsNull(resultShapes);
+  MlirNamedAttribute attrs[6] = {
+      named(im, "num_operands", i64Attr(im, (int64_t)c->n_operands)),
+      named(im, "num_results", i64Attr(im, (int64_t)c->n_results)),
+      named(im, "target_name",
+            mlirStringAttrGet(im->ctx, str(c->target_name ? c->target_name : ""))),
+      named(im, "backend_config", thunkyFfiAttrsToAttr(im->ctx, c->attributes)),
+      named(im, "operand_shapes", operandShapes),
+      named(im, "result_shapes", resultShapes),
+  };
+  MlirOperation op = emit(im, "thunky.custom_call", (intptr_t)n, buffers, 0, NULL,
+                          shapes ? 6 : 4, attrs, 0);
+  free(buffers);
+  consumeArguments(c, "operands", c->n_operands, c->operands, shapes);
+  consumeArguments(c, "results", c->n_results, c->results, shapes);
+  thunkyProtoClearField(&c->base, "target_name");
+  thunkyProtoClearField(&c->base, "api_version");
+  thunkyProtoClearField(&c->base, "attributes");
+  attachResidual(im, op, t, &c->base, "custom_call_thunk");
+  return true;
+}
+
 /*--- control flow and async ----------------------------------------------*/
 
 static bool importSequential(Importer *im, Thunk *t) {
@@ -664,6 +782,9 @@ static bool importThunk(Importer *im, Thunk *t) {
   case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_PERMUTE_THUNK:
     ok = collectiveIsFirstClass(im, t) ? importCollective(im, t)
                                        : importOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_CALL_THUNK:
+    ok = customCallIsFirstClass(im, t) ? importCustomCall(im, t) : importOpaque(im, t);
     break;
   case XLA__GPU__THUNK_PROTO__IMPL_SEQUENTIAL_THUNK:
     ok = importSequential(im, t);
