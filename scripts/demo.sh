@@ -30,4 +30,21 @@ if "${opt[@]}" "$broken" >/dev/null 2>"$broken.err"; then
 fi
 sed "s|$broken|broken.mlir|" "$broken.err"
 rm -f "$broken.err"
+echo "== 4. import a real XLA:GPU executable (examples/executable.textproto), then export it back"
+proto="$root/translate/proto"
+exe="$(mktemp --suffix=.pb)"
+module="$(mktemp --suffix=.mlir)"
+trap 'rm -f "$broken" "$exe" "$exe.out" "$module"' EXIT
+grep -v '^#' "$root/examples/executable.textproto" |
+  (cd "$proto" && protoc -I. --encode=xla.gpu.GpuExecutableProto xla/service/gpu/gpu_executable.proto) > "$exe"
+"$build/bin/thunky-translate" --import-thunky "$exe" -o "$module"
+echo "-- the program (thunky-strip-metadata hides what import keeps for export):"
+"$build/bin/thunky-opt" --thunky-strip-metadata "$module"
+"$build/bin/thunky-translate" --export-thunky "$module" -o "$exe.out"
+if cmp -s "$exe" "$exe.out"; then
+  echo "-- export(import(x)) is byte-identical to x ($(stat -c %s "$exe") bytes)"
+else
+  echo "demo: export(import(x)) differs from x" >&2
+  exit 1
+fi
 echo "== done"
