@@ -17,6 +17,9 @@
 #define THUNKY_ATTR_ALLOCATION "thunky.allocation"
 /* @main argument: what the allocation is for, to read (export ignores it). */
 #define THUNKY_ATTR_ROLE "thunky.role"
+/* @main argument: the logical type of the array it holds (parameter or
+ * output shape from the program shape), to read (export ignores it). */
+#define THUNKY_ATTR_SHAPE "thunky.shape"
 /* thunky.constant: XLA left the bytes out of the proto (they are in the HLO
  * module, where import found them), so export leaves them out too. */
 #define THUNKY_ATTR_CONTENT_OMITTED "thunky.content_omitted"

@@ -995,6 +995,27 @@ static MlirAttribute roleAttr(Importer *im, const Partition *p, size_t a) {
   return mlirStringAttrGet(im->ctx, str(text));
 }
 
+/* The logical type of the array an argument holds, as the program shape
+ * says: its parameter's shape, or its output's subshape; null otherwise. */
+static MlirType logicalType(Importer *im, const Partition *p, size_t a) {
+  const Xla__ProgramShapeProto *program = im->exe->program_shape;
+  const Allocation *alloc = allocations(im->exe, &(size_t){0})[a];
+  const Xla__ShapeProto *shape = NULL;
+  if (!program)
+    return (MlirType){NULL};
+  if (alloc->is_entry_computation_parameter && alloc->parameter_number >= 0 &&
+      (size_t)alloc->parameter_number < program->n_parameters) {
+    shape = program->parameters[alloc->parameter_number];
+    for (size_t i = 0; shape && i < alloc->n_parameter_shape_index; ++i) {
+      int64_t k = alloc->parameter_shape_index[i];
+      shape = k >= 0 && (size_t)k < shape->n_tuple_shapes ? shape->tuple_shapes[k] : NULL;
+    }
+  } else if (p->outputIndex[a]) {
+    shape = subshape(program->result, p->outputIndex[a]);
+  }
+  return shape ? tensorType(im, shape) : (MlirType){NULL};
+}
+
 /* The allocation's fields less its size, which the buffer type carries. */
 static MlirAttribute allocationAttr(Importer *im, size_t a) {
   Allocation *copy = thunkyArenaCopy(im->arena, allocations(im->exe, &(size_t){0})[a],
@@ -1143,11 +1164,15 @@ static MlirOperation buildMain(Importer *im, Partition *p) {
     size_t a = p->order[i];
     types[i] = thunkyBufferTypeGet(im->ctx, im->allocationSize[a]);
     locs[i] = im->fileLoc;
-    MlirNamedAttribute entries[2] = {
+    MlirType logical = logicalType(im, p, a);
+    MlirNamedAttribute entries[3] = {
         named(im, THUNKY_ATTR_ALLOCATION, allocationAttr(im, a)),
         named(im, THUNKY_ATTR_ROLE, roleAttr(im, p, a)),
     };
-    argAttrs[i] = mlirDictionaryAttrGet(im->ctx, 2, entries);
+    intptr_t count = 2;
+    if (!mlirTypeIsNull(logical))
+      entries[count++] = named(im, THUNKY_ATTR_SHAPE, mlirTypeAttrGet(logical));
+    argAttrs[i] = mlirDictionaryAttrGet(im->ctx, count, entries);
   }
   MlirAttribute fnType = mlirTypeAttrGet(
       mlirFunctionTypeGet(im->ctx, (intptr_t)n, types, 0, NULL));
