@@ -8,6 +8,7 @@
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
+#include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
 
 #include <stdlib.h>
@@ -50,7 +51,7 @@ static void inlineSequential(MlirOperation seq) {
   mlirOperationDestroy(seq);
 }
 
-static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
+static void run(MlirOperation root, MlirExternalPass pass) {
   OpList list = {0};
   /* Post-order: an inner sequential is inlined into its parent's body before
    * the parent itself is inlined. */
@@ -65,18 +66,9 @@ static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
   free(list.ops);
 }
 
-static void noop(void *userData) {}
-static void *cloneStateless(void *userData) { return userData; }
-
 MlirPass thunkyCreateFlattenSequentialPass(void) {
-  static _Alignas(8) char passID;
-  MlirDialectHandle thunky = mlirGetDialectHandle__thunky__();
-  MlirExternalPassCallbacks callbacks = {noop, noop, NULL, cloneStateless, run};
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&passID),
-      mlirStringRefCreateFromCString("ThunkyFlattenSequential"),
-      mlirStringRefCreateFromCString("thunky-flatten-sequential"),
-      mlirStringRefCreateFromCString(
-          "Inline thunky.sequential bodies into their parent block"),
-      mlirStringRefCreateFromCString(""), 1, &thunky, callbacks, NULL);
+  static const ThunkyPassInfo info = {
+      "ThunkyFlattenSequential", "thunky-flatten-sequential",
+      "Inline thunky.sequential bodies into their parent block", run};
+  return thunkyPassCreate(&info);
 }

@@ -8,6 +8,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Dialect.h"
+#include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -72,22 +73,13 @@ static MlirWalkResult strip(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-static void run(MlirOperation root, MlirExternalPass pass, void *userData) {
+static void run(MlirOperation root, MlirExternalPass pass) {
   mlirOperationWalk(root, strip, NULL, MlirWalkPreOrder);
 }
 
-static void noop(void *userData) {}
-static void *cloneStateless(void *userData) { return userData; }
-
 MlirPass thunkyCreateStripMetadataPass(void) {
-  static _Alignas(8) char passID;
-  MlirDialectHandle thunky = mlirGetDialectHandle__thunky__();
-  MlirExternalPassCallbacks callbacks = {noop, noop, NULL, cloneStateless, run};
-  return mlirCreateExternalPass(
-      mlirTypeIDCreate(&passID),
-      mlirStringRefCreateFromCString("ThunkyStripMetadata"),
-      mlirStringRefCreateFromCString("thunky-strip-metadata"),
-      mlirStringRefCreateFromCString(
-          "Remove the XLA metadata (thunky.* attributes) that import keeps for export"),
-      mlirStringRefCreateFromCString(""), 1, &thunky, callbacks, NULL);
+  static const ThunkyPassInfo info = {
+      "ThunkyStripMetadata", "thunky-strip-metadata",
+      "Remove the XLA metadata (thunky.* attributes) that import keeps for export", run};
+  return thunkyPassCreate(&info);
 }
