@@ -9,5 +9,6 @@ void thunkyRegisterPasses(void) {
     return;
   registered = true;
   thunkyRegisterPass(thunkyCreateFlattenSequentialPass);
+  thunkyRegisterPass(thunkyCreateFoldSlicesPass);
   thunkyRegisterPass(thunkyCreateStripMetadataPass);
 }

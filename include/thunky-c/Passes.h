@@ -23,6 +23,11 @@ MLIR_CAPI_EXPORTED void thunkyRegisterPasses(void);
  * parent block, nested ones too. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateFlattenSequentialPass(void);
 
+/* thunky-fold-slices: a slice of a slice becomes one slice of the root, a
+ * slice of a whole buffer the buffer; slices move next to their buffer, and
+ * identical ones merge. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateFoldSlicesPass(void);
+
 /* thunky-strip-metadata: removes the thunky.* attributes that import keeps
  * so that export can rebuild the executable. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStripMetadataPass(void);
