@@ -51,14 +51,14 @@ static void inlineSequential(MlirOperation seq) {
   mlirOperationDestroy(seq);
 }
 
-static void run(MlirOperation root, MlirExternalPass pass) {
+static void run(MlirOperation root, ThunkyPassState *state) {
   OpList list = {0};
   /* Post-order: an inner sequential is inlined into its parent's body before
    * the parent itself is inlined. */
   mlirOperationWalk(root, collectSequential, &list, MlirWalkPostOrder);
   if (list.outOfMemory) {
     thunkyEmitOpError(root, "thunky-flatten-sequential: out of memory");
-    mlirExternalPassSignalFailure(pass);
+    thunkyPassSignalFailure(state);
   } else {
     for (size_t i = 0; i < list.count; ++i)
       inlineSequential(list.ops[i]);
@@ -69,6 +69,6 @@ static void run(MlirOperation root, MlirExternalPass pass) {
 MlirPass thunkyCreateFlattenSequentialPass(void) {
   static const ThunkyPassInfo info = {
       "ThunkyFlattenSequential", "thunky-flatten-sequential",
-      "Inline thunky.sequential bodies into their parent block", run};
+      "Inline thunky.sequential bodies into their parent block", run, NULL, 0};
   return thunkyPassCreate(&info);
 }

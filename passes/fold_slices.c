@@ -67,7 +67,7 @@ static void hoist(MlirOperation slice, MlirValue root, ThunkyOpMap *cursors) {
   thunkyOpMapPut(cursors, key, slice.ptr);
 }
 
-static void run(MlirOperation root, MlirExternalPass pass) {
+static void run(MlirOperation root, ThunkyPassState *state) {
   Slices slices = {0};
   ThunkyOpMap cursors = {0}, seen = {0};
   /* Pre-order: a slice's operand, defined before it, is folded before it. */
@@ -108,7 +108,7 @@ static void run(MlirOperation root, MlirExternalPass pass) {
       mlirOperationDestroy(slices.ops[i]);
   if (!ok) {
     thunkyEmitOpError(root, "thunky-fold-slices: out of memory");
-    mlirExternalPassSignalFailure(pass);
+    thunkyPassSignalFailure(state);
   }
   free(slices.ops);
   thunkyOpMapClear(&cursors);
@@ -120,6 +120,6 @@ MlirPass thunkyCreateFoldSlicesPass(void) {
       "ThunkyFoldSlices", "thunky-fold-slices",
       "Fold slices of slices, drop whole-buffer slices, hoist slices next to "
       "their buffer and merge identical ones",
-      run};
+      run, NULL, 0};
   return thunkyPassCreate(&info);
 }

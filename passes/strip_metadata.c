@@ -73,13 +73,13 @@ static MlirWalkResult strip(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-static void run(MlirOperation root, MlirExternalPass pass) {
+static void run(MlirOperation root, ThunkyPassState *state) {
   mlirOperationWalk(root, strip, NULL, MlirWalkPreOrder);
 }
 
 MlirPass thunkyCreateStripMetadataPass(void) {
   static const ThunkyPassInfo info = {
       "ThunkyStripMetadata", "thunky-strip-metadata",
-      "Remove the XLA metadata (thunky.* attributes) that import keeps for export", run};
+      "Remove the XLA metadata (thunky.* attributes) that import keeps for export", run, NULL, 0};
   return thunkyPassCreate(&info);
 }

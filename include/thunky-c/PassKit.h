@@ -2,38 +2,65 @@
  *
  * A pass is a static ThunkyPassInfo and a run function:
  *
- *   static void run(MlirOperation root, MlirExternalPass pass) { ... }
+ *   static void run(MlirOperation root, ThunkyPassState *state) { ... }
  *   static const ThunkyPassInfo info = {"MyPass", "my-pass", "what it does", run};
  *   MlirPass createMyPass(void) { return thunkyPassCreate(&info); }
- *   ... thunkyRegisterPass(createMyPass);
+ *   ...
+ *   thunkyRegisterPass(createMyPass);   (thunky-c/Passes.h)
  *
  * The pass runs on any op (usually the module) and may rewrite anything in
- * it. To fail, emit a diagnostic (thunky-c/Diagnostics.h) and call
- * mlirExternalPassSignalFailure(pass). docs/writing-a-pass.md walks through
- * a complete example built as its own plugin.
+ * it. Options are integers or booleans (`-p 'builtin.module(my-pass{limit=3})'`,
+ * `thunky-opt --my-pass=limit=3`), kept in crash reproducers and shown by
+ * --dump-pass-pipeline. To fail, emit a diagnostic (thunky-c/Diagnostics.h)
+ * and call thunkyPassSignalFailure. docs/writing-a-pass.md walks through a
+ * complete example built as its own plugin.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_C_PASSKIT_H
 #define THUNKY_C_PASSKIT_H
 
+#include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
+
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef void (*ThunkyPassRun)(MlirOperation root, MlirExternalPass pass);
+typedef struct ThunkyPassState ThunkyPassState;
+
+typedef void (*ThunkyPassRun)(MlirOperation root, ThunkyPassState *state);
+
+typedef enum ThunkyOptionKind { THUNKY_OPTION_BOOL, THUNKY_OPTION_INT } ThunkyOptionKind;
+
+typedef struct ThunkyPassOption {
+  const char *name;        /* as written in a pipeline: name=value */
+  const char *description; /* one line for --help */
+  ThunkyOptionKind kind;
+  int64_t defaultValue;
+} ThunkyPassOption;
 
 typedef struct ThunkyPassInfo {
-  const char *name;        /* C++-style class name, e.g. "ThunkyFoldSlices" */
+  const char *name;        /* class-style name, e.g. "ThunkyFoldSlices" */
   const char *argument;    /* the flag, e.g. "thunky-fold-slices" */
   const char *description; /* one line for --help */
   ThunkyPassRun run;
+  const ThunkyPassOption *options; /* may be NULL */
+  size_t numOptions;
 } ThunkyPassInfo;
 
 /* A new instance of the pass `info` describes. `info` must outlive every
  * instance (make it static): its address is the pass's identity. */
 MLIR_CAPI_EXPORTED MlirPass thunkyPassCreate(const ThunkyPassInfo *info);
+
+/* The value of option `index` (in ThunkyPassInfo.options) for this run. */
+MLIR_CAPI_EXPORTED int64_t thunkyPassGetOption(const ThunkyPassState *state,
+                                               size_t index);
+
+/* Marks this run as failed; report why with a diagnostic first. */
+MLIR_CAPI_EXPORTED void thunkyPassSignalFailure(ThunkyPassState *state);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,86 @@
+//===- PassKit.cpp - a C pass as an mlir::Pass ----------------*- C++ -*-===//
+//
+// MLIR's external passes (mlirCreateExternalPass) take no options, so a pass
+// described by a ThunkyPassInfo is this small mlir::Pass instead: it owns one
+// Pass::Option per declared option, so pipelines can set them and crash
+// reproducers and --dump-pass-pipeline keep them, and calls the C run
+// function with their values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "thunky-c/Dialect.h"
+#include "thunky-c/PassKit.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+#include <vector>
+
+struct ThunkyPassState {
+  std::vector<int64_t> options;
+  bool failed = false;
+};
+
+namespace {
+class ThunkyPass : public mlir::Pass {
+public:
+  explicit ThunkyPass(const ThunkyPassInfo *info)
+      : Pass(mlir::TypeID::getFromOpaquePointer(info)), info(info) {
+    for (size_t i = 0; i < info->numOptions; ++i) {
+      const ThunkyPassOption &o = info->options[i];
+      if (o.kind == THUNKY_OPTION_BOOL)
+        flags.push_back(std::make_unique<Option<bool>>(
+            *this, o.name, llvm::cl::desc(o.description),
+            llvm::cl::init(o.defaultValue != 0)));
+      else
+        integers.push_back(std::make_unique<Option<int64_t>>(
+            *this, o.name, llvm::cl::desc(o.description),
+            llvm::cl::init(o.defaultValue)));
+    }
+  }
+
+  llvm::StringRef getName() const override { return info->name; }
+  llvm::StringRef getArgument() const override { return info->argument; }
+  llvm::StringRef getDescription() const override { return info->description; }
+  bool canScheduleOn(mlir::RegisteredOperationName) const override { return true; }
+
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    mlirDialectHandleInsertDialect(mlirGetDialectHandle__thunky__(), wrap(&registry));
+  }
+
+  std::unique_ptr<mlir::Pass> clonePass() const override {
+    auto copy = std::make_unique<ThunkyPass>(info);
+    copy->copyOptionValuesFrom(this);
+    return copy;
+  }
+
+  void runOnOperation() override {
+    ThunkyPassState state;
+    size_t flag = 0, integer = 0;
+    for (size_t i = 0; i < info->numOptions; ++i)
+      state.options.push_back(info->options[i].kind == THUNKY_OPTION_BOOL
+                                  ? int64_t(*flags[flag++])
+                                  : int64_t(*integers[integer++]));
+    info->run(wrap(getOperation()), &state);
+    if (state.failed)
+      signalPassFailure();
+  }
+
+private:
+  const ThunkyPassInfo *info;
+  std::vector<std::unique_ptr<Option<bool>>> flags;
+  std::vector<std::unique_ptr<Option<int64_t>>> integers;
+};
+} // namespace
+
+MlirPass thunkyPassCreate(const ThunkyPassInfo *info) {
+  return wrap(static_cast<mlir::Pass *>(new ThunkyPass(info)));
+}
+
+int64_t thunkyPassGetOption(const ThunkyPassState *state, size_t index) {
+  return state->options.at(index);
+}
+
+void thunkyPassSignalFailure(ThunkyPassState *state) { state->failed = true; }
