@@ -11,4 +11,5 @@ void thunkyRegisterPasses(void) {
   thunkyRegisterPass(thunkyCreateFlattenSequentialPass);
   thunkyRegisterPass(thunkyCreateFoldSlicesPass);
   thunkyRegisterPass(thunkyCreateStripMetadataPass);
+  thunkyRegisterPass(thunkyCreateStatsPass);
 }

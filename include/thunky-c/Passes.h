@@ -28,6 +28,9 @@ MLIR_CAPI_EXPORTED MlirPass thunkyCreateFlattenSequentialPass(void);
  * identical ones merge. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateFoldSlicesPass(void);
 
+/* thunky-stats: prints op counts and bytes moved and held; option json. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateStatsPass(void);
+
 /* thunky-strip-metadata: removes the thunky.* attributes that import keeps
  * so that export can rebuild the executable. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStripMetadataPass(void);

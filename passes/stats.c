@@ -1,0 +1,163 @@
+/*===- stats.c - what a module does, counted ----------------------------===*
+ *
+ * An analysis: prints on stderr, per op kind, how many ops there are, and
+ * how many bytes are set, copied, sent through collectives, held in
+ * arguments, scratch and constants. With json=true the same as one JSON
+ * object, for scripts. Changes nothing.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
+#include "thunky-c/PassKit.h"
+#include "thunky-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Stats {
+  int64_t byKind[THUNKY_OP_COUNT];
+  int64_t thunks, kernels, collectives;
+  int64_t bytesSet, bytesCopied, bytesCommunicated;
+  int64_t arguments, argumentBytes, scratchBytes;
+  int64_t constants, constantBytes;
+} Stats;
+
+static int64_t operandBytes(MlirOperation op, intptr_t i) {
+  return thunkyValueGetBufferSize(mlirOperationGetOperand(op, i));
+}
+
+static MlirWalkResult count(MlirOperation op, void *userData) {
+  Stats *s = userData;
+  ThunkyOpKind kind = thunkyOpGetKind(op);
+  /* Implicit terminators are syntax, not work. */
+  if (kind == THUNKY_OP_NONE || kind == THUNKY_OP_YIELD)
+    return MlirWalkResultAdvance;
+  ++s->byKind[kind];
+  s->thunks += kind != THUNKY_OP_SLICE_BUFFER && kind != THUNKY_OP_CONSTANT;
+  switch (kind) {
+  case THUNKY_OP_MEMZERO:
+  case THUNKY_OP_MEMSET32:
+    s->bytesSet += operandBytes(op, 0);
+    break;
+  case THUNKY_OP_COPY:
+    s->bytesCopied += operandBytes(op, 0);
+    break;
+  case THUNKY_OP_CONSTANT:
+    ++s->constants;
+    s->constantBytes += thunkyValueGetBufferSize(mlirOperationGetResult(op, 0));
+    break;
+  case THUNKY_OP_PTX_KERNEL:
+    ++s->kernels;
+    break;
+  case THUNKY_OP_CALL_THUNK_PROTO: {
+    /* Import names kernels by their kernel name and other thunks "thunk". */
+    MlirStringRef name = mlirStringAttrGetValue(mlirOperationGetAttributeByName(
+        op, mlirStringRefCreateFromCString("kernel_name")));
+    s->kernels += !(name.length == 5 && memcmp(name.data, "thunk", 5) == 0);
+    break;
+  }
+  default:
+    if (thunkyOpKindIsCollective(kind)) {
+      ++s->collectives;
+      intptr_t sources = mlirOperationGetNumOperands(op) / 2;
+      for (intptr_t i = 0; i < sources; ++i)
+        s->bytesCommunicated += operandBytes(op, i);
+    }
+    break;
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Arguments of every function; those whose thunky.role import set to a
+ * scratch role count as scratch. */
+static MlirWalkResult countArguments(MlirOperation op, void *userData) {
+  Stats *s = userData;
+  MlirAttribute argAttrs =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("arg_attrs"));
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length != 9 || memcmp(name.data, "func.func", 9) != 0)
+    return MlirWalkResultAdvance;
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  for (intptr_t i = 0; !mlirBlockIsNull(entry) && i < mlirBlockGetNumArguments(entry); ++i) {
+    int64_t bytes = thunkyValueGetBufferSize(mlirBlockGetArgument(entry, i));
+    if (bytes < 0)
+      continue;
+    ++s->arguments;
+    s->argumentBytes += bytes;
+    MlirAttribute role = mlirAttributeIsNull(argAttrs)
+                             ? argAttrs
+                             : mlirDictionaryAttrGetElementByName(
+                                   mlirArrayAttrGetElement(argAttrs, i),
+                                   mlirStringRefCreateFromCString("thunky.role"));
+    if (!mlirAttributeIsNull(role) && mlirAttributeIsAString(role)) {
+      MlirStringRef r = mlirStringAttrGetValue(role);
+      if (r.length >= 7 && memcmp(r.data + r.length - 7, "scratch", 7) == 0)
+        s->scratchBytes += bytes;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+static void printText(const Stats *s) {
+  fprintf(stderr, "thunky-stats:\n  thunks: %" PRId64 "\n", s->thunks);
+  for (int k = 1; k < THUNKY_OP_COUNT; ++k)
+    if (s->byKind[k])
+      fprintf(stderr, "    %-20s %" PRId64 "\n", thunkyOpKindGetMnemonic(k), s->byKind[k]);
+  fprintf(stderr,
+          "  bytes set: %" PRId64 ", copied: %" PRId64 "\n"
+          "  kernels: %" PRId64 "\n"
+          "  collectives: %" PRId64 " (%" PRId64 " bytes sent)\n"
+          "  arguments: %" PRId64 " (%" PRId64 " bytes, %" PRId64 " scratch)\n"
+          "  constants: %" PRId64 " (%" PRId64 " bytes)\n",
+          s->bytesSet, s->bytesCopied, s->kernels, s->collectives,
+          s->bytesCommunicated, s->arguments, s->argumentBytes, s->scratchBytes,
+          s->constants, s->constantBytes);
+}
+
+static void printJson(const Stats *s) {
+  fprintf(stderr, "{\"ops\": {");
+  const char *separator = "";
+  for (int k = 1; k < THUNKY_OP_COUNT; ++k)
+    if (s->byKind[k]) {
+      fprintf(stderr, "%s\"%s\": %" PRId64, separator, thunkyOpKindGetMnemonic(k),
+              s->byKind[k]);
+      separator = ", ";
+    }
+  fprintf(stderr,
+          "}, \"thunks\": %" PRId64 ", \"bytes_set\": %" PRId64
+          ", \"bytes_copied\": %" PRId64 ", \"kernels\": %" PRId64
+          ", \"collectives\": %" PRId64 ", \"bytes_communicated\": %" PRId64
+          ", \"arguments\": %" PRId64 ", \"argument_bytes\": %" PRId64
+          ", \"scratch_bytes\": %" PRId64 ", \"constants\": %" PRId64
+          ", \"constant_bytes\": %" PRId64 "}\n",
+          s->thunks, s->bytesSet, s->bytesCopied, s->kernels, s->collectives,
+          s->bytesCommunicated, s->arguments, s->argumentBytes, s->scratchBytes,
+          s->constants, s->constantBytes);
+}
+
+enum { OPTION_JSON };
+
+static void run(MlirOperation root, ThunkyPassState *state) {
+  Stats s = {0};
+  mlirOperationWalk(root, count, &s, MlirWalkPreOrder);
+  mlirOperationWalk(root, countArguments, &s, MlirWalkPreOrder);
+  if (thunkyPassGetOption(state, OPTION_JSON))
+    printJson(&s);
+  else
+    printText(&s);
+}
+
+MlirPass thunkyCreateStatsPass(void) {
+  static const ThunkyPassOption options[] = {
+      [OPTION_JSON] = {"json", "Print one JSON object instead of text",
+                       THUNKY_OPTION_BOOL, 0},
+  };
+  static const ThunkyPassInfo info = {
+      "ThunkyStats", "thunky-stats",
+      "Print op counts and bytes set, copied, communicated and held (stderr)",
+      run, options, 1};
+  return thunkyPassCreate(&info);
+}
