@@ -10,6 +10,7 @@ void thunkyRegisterPasses(void) {
   registered = true;
   thunkyRegisterPass(thunkyCreateFlattenSequentialPass);
   thunkyRegisterPass(thunkyCreateFoldSlicesPass);
+  thunkyRegisterPass(thunkyCreateElideCopiesPass);
   thunkyRegisterPass(thunkyCreateStripMetadataPass);
   thunkyRegisterPass(thunkyCreateStatsPass);
 }

@@ -28,6 +28,10 @@ MLIR_CAPI_EXPORTED MlirPass thunkyCreateFlattenSequentialPass(void);
  * identical ones merge. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateFoldSlicesPass(void);
 
+/* thunky-elide-copies: drops copies onto the same bytes and dead copies into
+ * scratch, and forwards copies into scratch that is afterwards only read. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateElideCopiesPass(void);
+
 /* thunky-stats: prints op counts and bytes moved and held; option json. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStatsPass(void);
 

@@ -1,0 +1,127 @@
+/*===- access.c - byte-range accesses of thunky ops ---------------------===*/
+#include "access.h"
+
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+
+#include <stdlib.h>
+
+ThunkyBytes thunkyResolveBytes(MlirValue v) {
+  ThunkyBytes b = {v, 0, thunkyValueGetBufferSize(v)};
+  while (!mlirValueIsABlockArgument(b.root)) {
+    MlirOperation def = mlirOpResultGetOwner(b.root);
+    if (thunkyOpGetKind(def) != THUNKY_OP_SLICE_BUFFER)
+      break;
+    b.offset += mlirIntegerAttrGetValueInt(
+        mlirOperationGetAttributeByName(def, mlirStringRefCreateFromCString("offset")));
+    b.root = mlirOperationGetOperand(def, 0);
+  }
+  return b;
+}
+
+bool thunkyBytesOverlap(ThunkyBytes a, ThunkyBytes b) {
+  return mlirValueEqual(a.root, b.root) && a.offset < b.offset + b.size &&
+         b.offset < a.offset + a.size;
+}
+
+bool thunkyBytesContain(ThunkyBytes outer, ThunkyBytes inner) {
+  return mlirValueEqual(outer.root, inner.root) && outer.offset <= inner.offset &&
+         inner.offset + inner.size <= outer.offset + outer.size;
+}
+
+static void add(ThunkyAccesses *out, MlirValue v, bool write) {
+  if (thunkyValueGetBufferSize(v) < 0)
+    return;
+  if (out->count == out->capacity) {
+    size_t capacity = out->capacity ? 2 * out->capacity : 16;
+    ThunkyAccess *grown = realloc(out->items, capacity * sizeof *grown);
+    if (!grown) {
+      out->outOfMemory = true;
+      return;
+    }
+    out->items = grown, out->capacity = capacity;
+  }
+  out->items[out->count++] = (ThunkyAccess){thunkyResolveBytes(v), write};
+}
+
+/* Everything nested in `op`'s regions, which run as part of it. */
+static void collectRegions(MlirOperation op, ThunkyAccesses *out) {
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation inner = mlirBlockGetFirstOperation(b);
+           !mlirOperationIsNull(inner); inner = mlirOperationGetNextInBlock(inner))
+        thunkyCollectAccesses(inner, out);
+}
+
+void thunkyOperandEffects(MlirOperation op, intptr_t i, bool *reads, bool *writes) {
+  ThunkyOpKind kind = thunkyOpGetKind(op);
+  *reads = *writes = false;
+  switch (kind) {
+  case THUNKY_OP_SLICE_BUFFER:
+  case THUNKY_OP_CONSTANT:
+  case THUNKY_OP_YIELD:
+  case THUNKY_OP_SEQUENTIAL:
+  case THUNKY_OP_COLLECTIVE_GROUP:
+  case THUNKY_OP_ASYNC_START:
+  case THUNKY_OP_ASYNC_DONE:
+    return;
+  case THUNKY_OP_MEMZERO:
+  case THUNKY_OP_MEMSET32:
+    *writes = true;
+    return;
+  case THUNKY_OP_COPY:
+    *reads = i == 0, *writes = i == 1;
+    return;
+  case THUNKY_OP_PTX_KERNEL:
+    *reads = true;
+    *writes = mlirDenseBoolArrayGetElement(
+        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("written")), i);
+    return;
+  case THUNKY_OP_CUSTOM_CALL: {
+    int64_t operands = mlirIntegerAttrGetValueInt(
+        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("num_operands")));
+    *reads = i < operands, *writes = i >= operands;
+    return;
+  }
+  case THUNKY_OP_COND:
+  case THUNKY_OP_WHILE:
+    *reads = true;
+    return;
+  default:
+    if (thunkyOpKindIsCollective(kind)) {
+      /* all_to_all lists its sources, then as many destinations. */
+      intptr_t sources =
+          kind == THUNKY_OP_ALL_TO_ALL ? mlirOperationGetNumOperands(op) / 2 : 1;
+      *reads = i < sources, *writes = i >= sources;
+      return;
+    }
+    /* call_thunk_proto and ops thunky does not know: anything may happen. */
+    *reads = *writes = true;
+    return;
+  }
+}
+
+void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    bool reads, writes;
+    thunkyOperandEffects(op, i, &reads, &writes);
+    if (reads)
+      add(out, mlirOperationGetOperand(op, i), false);
+    if (writes)
+      add(out, mlirOperationGetOperand(op, i), true);
+  }
+  if (thunkyOpGetKind(op) == THUNKY_OP_ASYNC_DONE) {
+    MlirValue token = mlirOperationGetOperand(op, 0);
+    if (mlirValueIsAOpResult(token))
+      collectRegions(mlirOpResultGetOwner(token), out);
+  }
+  collectRegions(op, out);
+}
+
+void thunkyAccessesClear(ThunkyAccesses *accesses) {
+  free(accesses->items);
+  *accesses = (ThunkyAccesses){0};
+}

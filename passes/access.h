@@ -1,0 +1,57 @@
+/*===- access.h - which bytes an op reads and writes --------------------===*
+ *
+ * The byte-range alias analysis the rewrite passes share. Every buffer value
+ * resolves to (root, offset, size): its allocation (a @main argument or a
+ * constant) and the bytes of it. Distinct roots never overlap, since XLA's
+ * allocations are disjoint. An op's accesses are what its semantics say:
+ * ptx_kernel writes only the buffers `written` marks, custom_call reads its
+ * operands and writes its results, collectives read sources and write
+ * destinations, and anything else (call_thunk_proto, unknown ops) reads and
+ * writes all its buffers. An op with regions accesses what its regions do;
+ * async_done accesses what its async region does, since that region is in
+ * flight until then.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_PASSES_ACCESS_H
+#define THUNKY_PASSES_ACCESS_H
+
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ThunkyBytes {
+  MlirValue root; /* a block argument or an op result that is not a slice */
+  int64_t offset, size;
+} ThunkyBytes;
+
+typedef struct ThunkyAccess {
+  ThunkyBytes bytes;
+  bool write; /* else a read */
+} ThunkyAccess;
+
+typedef struct ThunkyAccesses {
+  ThunkyAccess *items;
+  size_t count, capacity;
+  bool outOfMemory;
+} ThunkyAccesses;
+
+/* The bytes a buffer value names. */
+ThunkyBytes thunkyResolveBytes(MlirValue buffer);
+
+/* Whether two byte ranges share a byte. */
+bool thunkyBytesOverlap(ThunkyBytes a, ThunkyBytes b);
+
+/* Whether `outer` contains all of `inner`. */
+bool thunkyBytesContain(ThunkyBytes outer, ThunkyBytes inner);
+
+/* Whether `op` itself (not its regions) reads / writes its operand `i`. */
+void thunkyOperandEffects(MlirOperation op, intptr_t i, bool *reads, bool *writes);
+
+/* Appends the accesses of `op` (and of everything nested in it). */
+void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out);
+
+void thunkyAccessesClear(ThunkyAccesses *accesses);
+
+#endif /* THUNKY_PASSES_ACCESS_H */

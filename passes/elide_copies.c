@@ -1,0 +1,231 @@
+/*===- elide_copies.c - copies that do not need to happen ---------------===*
+ *
+ * Three rewrites, on the byte-range accesses of access.h:
+ *  - a copy whose source and destination are the same bytes goes (anywhere);
+ *  - a copy into scratch whose bytes nothing reads before they are wholly
+ *    overwritten or the program ends goes;
+ *  - a copy into scratch whose bytes are afterwards only read, while the
+ *    source is not written, is forwarded: the readers read the source, and
+ *    the copy goes.
+ * Scratch is what import marked so (thunky.role); any other argument may be
+ * an output, read after the program ends. The last two rewrites look at
+ * copies in a function's entry block and treat each later op, with all its
+ * regions, as one step: a read or write anywhere inside a cond, while, async
+ * region (until its async_done) or collective group counts at that op, which
+ * keeps them correct across control flow, loops and streams.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "access.h"
+
+#include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
+#include "thunky-c/PassKit.h"
+#include "thunky-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool sameBytes(ThunkyBytes a, ThunkyBytes b) {
+  return mlirValueEqual(a.root, b.root) && a.offset == b.offset && a.size == b.size;
+}
+
+/* Whether `root` is an argument import marked as scratch. */
+static bool isScratch(MlirValue root) {
+  if (!mlirValueIsABlockArgument(root))
+    return false;
+  MlirOperation func = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(root));
+  MlirAttribute argAttrs =
+      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("arg_attrs"));
+  if (mlirAttributeIsNull(argAttrs) || !mlirAttributeIsAArray(argAttrs))
+    return false;
+  MlirAttribute role = mlirDictionaryAttrGetElementByName(
+      mlirArrayAttrGetElement(argAttrs, mlirBlockArgumentGetArgNumber(root)),
+      mlirStringRefCreateFromCString("thunky.role"));
+  if (mlirAttributeIsNull(role) || !mlirAttributeIsAString(role))
+    return false;
+  MlirStringRef r = mlirStringAttrGetValue(role);
+  return r.length >= 7 && memcmp(r.data + r.length - 7, "scratch", 7) == 0;
+}
+
+typedef struct Step {
+  bool readsDst, writesDst, coversDst, writesSrc, readsSrc;
+} Step;
+
+static bool step(MlirOperation op, ThunkyBytes dst, ThunkyBytes src, Step *s) {
+  ThunkyAccesses a = {0};
+  thunkyCollectAccesses(op, &a);
+  *s = (Step){0};
+  for (size_t i = 0; i < a.count; ++i) {
+    ThunkyAccess x = a.items[i];
+    if (thunkyBytesOverlap(x.bytes, dst)) {
+      s->readsDst |= !x.write;
+      s->writesDst |= x.write;
+      s->coversDst |= x.write && thunkyBytesContain(x.bytes, dst);
+    }
+    if (thunkyBytesOverlap(x.bytes, src)) {
+      s->writesSrc |= x.write;
+      s->readsSrc |= !x.write;
+    }
+  }
+  bool ok = !a.outOfMemory;
+  thunkyAccessesClear(&a);
+  return ok;
+}
+
+typedef enum Fate { KEEP, DEAD, FORWARD } Fate;
+
+/* What becomes of a copy into scratch, from the ops after it in its block. */
+static Fate decide(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src, bool *ok) {
+  bool srcWritten = false, read = false;
+  for (MlirOperation op = mlirOperationGetNextInBlock(copy); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    Step s;
+    if (!(*ok = step(op, dst, src, &s)))
+      return KEEP;
+    if (s.readsDst) {
+      /* A reader that also writes dst or src, or reads after src changed,
+       * would see something else if it read src instead. */
+      if (srcWritten || s.writesSrc || s.writesDst)
+        return KEEP;
+      read = true;
+    }
+    if (s.writesDst) {
+      if (!s.coversDst)
+        return KEEP;
+      break; /* the copy's bytes are gone from here on */
+    }
+    srcWritten |= s.writesSrc;
+  }
+  return read ? FORWARD : DEAD;
+}
+
+typedef struct Forward {
+  ThunkyBytes dst, src;
+  MlirValue srcValue;
+} Forward;
+
+static MlirValue bytesOf(MlirOperation before, MlirValue root, int64_t rootSize,
+                         int64_t offset, int64_t size) {
+  if (offset == 0 && size == rootSize)
+    return root;
+  MlirContext ctx = mlirOperationGetContext(before);
+  MlirType type = thunkyBufferTypeGet(ctx, size);
+  MlirNamedAttribute attr = mlirNamedAttributeGet(
+      mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("offset")),
+      mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), offset));
+  MlirOperationState state = mlirOperationStateGet(
+      mlirStringRefCreateFromCString("thunky.slice_buffer"), mlirOperationGetLocation(before));
+  mlirOperationStateAddOperands(&state, 1, &root);
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddAttributes(&state, 1, &attr);
+  MlirOperation slice = mlirOperationCreate(&state);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, slice);
+  return mlirOperationGetResult(slice, 0);
+}
+
+static MlirWalkResult forwardOperands(MlirOperation op, void *userData) {
+  Forward *f = userData;
+  if (thunkyOpGetKind(op) == THUNKY_OP_SLICE_BUFFER)
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    if (thunkyValueGetBufferSize(v) < 0)
+      continue;
+    ThunkyBytes b = thunkyResolveBytes(v);
+    if (!thunkyBytesContain(f->dst, b))
+      continue;
+    MlirValue srcRoot = f->src.root;
+    mlirOperationSetOperand(
+        op, i,
+        bytesOf(op, srcRoot, thunkyValueGetBufferSize(srcRoot),
+                f->src.offset + (b.offset - f->dst.offset), b.size));
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Points every read of dst's bytes after `copy` (up to the op that
+ * overwrites them) at the same bytes of src. */
+static void forward(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src) {
+  Forward f = {dst, src, mlirOperationGetOperand(copy, 0)};
+  for (MlirOperation op = mlirOperationGetNextInBlock(copy); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    Step s;
+    step(op, dst, src, &s);
+    if (s.writesDst)
+      break;
+    if (s.readsDst)
+      mlirOperationWalk(op, forwardOperands, &f, MlirWalkPreOrder);
+  }
+}
+
+/* Copies found in one walk, so that erasing does not disturb it. */
+typedef struct Copies {
+  MlirOperation *ops;
+  size_t count, capacity;
+  bool outOfMemory;
+} Copies;
+
+static MlirWalkResult collectCopies(MlirOperation op, void *userData) {
+  Copies *c = userData;
+  if (thunkyOpGetKind(op) != THUNKY_OP_COPY)
+    return MlirWalkResultAdvance;
+  if (c->count == c->capacity) {
+    size_t capacity = c->capacity ? 2 * c->capacity : 64;
+    MlirOperation *grown = realloc(c->ops, capacity * sizeof *grown);
+    if (!grown) {
+      c->outOfMemory = true;
+      return MlirWalkResultInterrupt;
+    }
+    c->ops = grown, c->capacity = capacity;
+  }
+  c->ops[c->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+/* Whether `op` sits directly in the entry block of a function. */
+static bool inEntryBlock(MlirOperation op) {
+  MlirBlock block = mlirOperationGetBlock(op);
+  MlirOperation parent = mlirBlockGetParentOperation(block);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(parent));
+  return name.length == 9 && memcmp(name.data, "func.func", 9) == 0 &&
+         mlirBlockEqual(block, mlirRegionGetFirstBlock(mlirOperationGetRegion(parent, 0)));
+}
+
+static void run(MlirOperation root, ThunkyPassState *state) {
+  Copies copies = {0};
+  mlirOperationWalk(root, collectCopies, &copies, MlirWalkPreOrder);
+  bool ok = !copies.outOfMemory;
+  for (size_t i = 0; i < copies.count && ok; ++i) {
+    MlirOperation copy = copies.ops[i];
+    ThunkyBytes src = thunkyResolveBytes(mlirOperationGetOperand(copy, 0));
+    ThunkyBytes dst = thunkyResolveBytes(mlirOperationGetOperand(copy, 1));
+    Fate fate = KEEP;
+    if (sameBytes(src, dst))
+      fate = DEAD;
+    else if (isScratch(dst.root) && inEntryBlock(copy) &&
+             !thunkyBytesOverlap(src, dst))
+      fate = decide(copy, dst, src, &ok);
+    if (fate == FORWARD)
+      forward(copy, dst, src);
+    if (fate != KEEP)
+      mlirOperationDestroy(copy);
+  }
+  if (!ok) {
+    thunkyEmitOpError(root, "thunky-elide-copies: out of memory");
+    thunkyPassSignalFailure(state);
+  }
+  free(copies.ops);
+}
+
+MlirPass thunkyCreateElideCopiesPass(void) {
+  static const ThunkyPassInfo info = {
+      "ThunkyElideCopies", "thunky-elide-copies",
+      "Drop copies onto the same bytes, dead copies into scratch, and forward "
+      "copies into scratch that is only read",
+      run, NULL, 0};
+  return thunkyPassCreate(&info);
+}
