@@ -7,6 +7,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 ThunkyBytes thunkyResolveBytes(MlirValue v) {
   ThunkyBytes b = {v, 0, thunkyValueGetBufferSize(v)};
@@ -124,4 +125,21 @@ void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out) {
 void thunkyAccessesClear(ThunkyAccesses *accesses) {
   free(accesses->items);
   *accesses = (ThunkyAccesses){0};
+}
+
+bool thunkyIsScratchArgument(MlirValue v) {
+  if (!mlirValueIsABlockArgument(v))
+    return false;
+  MlirOperation func = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  MlirAttribute argAttrs =
+      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("arg_attrs"));
+  if (mlirAttributeIsNull(argAttrs) || !mlirAttributeIsAArray(argAttrs))
+    return false;
+  MlirAttribute role = mlirDictionaryAttrGetElementByName(
+      mlirArrayAttrGetElement(argAttrs, mlirBlockArgumentGetArgNumber(v)),
+      mlirStringRefCreateFromCString("thunky.role"));
+  if (mlirAttributeIsNull(role) || !mlirAttributeIsAString(role))
+    return false;
+  MlirStringRef r = mlirStringAttrGetValue(role);
+  return r.length >= 7 && memcmp(r.data + r.length - 7, "scratch", 7) == 0;
 }

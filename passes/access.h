@@ -54,4 +54,9 @@ void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out);
 
 void thunkyAccessesClear(ThunkyAccesses *accesses);
 
+/* Whether `v` is a function argument that import marked as scratch
+ * (thunky.role): nothing reads it after the program ends. Any other argument
+ * may be an output. */
+bool thunkyIsScratchArgument(MlirValue v);
+
 #endif /* THUNKY_PASSES_ACCESS_H */

@@ -33,24 +33,6 @@ static bool sameBytes(ThunkyBytes a, ThunkyBytes b) {
   return mlirValueEqual(a.root, b.root) && a.offset == b.offset && a.size == b.size;
 }
 
-/* Whether `root` is an argument import marked as scratch. */
-static bool isScratch(MlirValue root) {
-  if (!mlirValueIsABlockArgument(root))
-    return false;
-  MlirOperation func = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(root));
-  MlirAttribute argAttrs =
-      mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("arg_attrs"));
-  if (mlirAttributeIsNull(argAttrs) || !mlirAttributeIsAArray(argAttrs))
-    return false;
-  MlirAttribute role = mlirDictionaryAttrGetElementByName(
-      mlirArrayAttrGetElement(argAttrs, mlirBlockArgumentGetArgNumber(root)),
-      mlirStringRefCreateFromCString("thunky.role"));
-  if (mlirAttributeIsNull(role) || !mlirAttributeIsAString(role))
-    return false;
-  MlirStringRef r = mlirStringAttrGetValue(role);
-  return r.length >= 7 && memcmp(r.data + r.length - 7, "scratch", 7) == 0;
-}
-
 typedef struct Step {
   bool readsDst, writesDst, coversDst, writesSrc, readsSrc;
 } Step;
@@ -206,7 +188,7 @@ static void run(MlirOperation root, ThunkyPassState *state) {
     Fate fate = KEEP;
     if (sameBytes(src, dst))
       fate = DEAD;
-    else if (isScratch(dst.root) && inEntryBlock(copy) &&
+    else if (thunkyIsScratchArgument(dst.root) && inEntryBlock(copy) &&
              !thunkyBytesOverlap(src, dst))
       fate = decide(copy, dst, src, &ok);
     if (fate == FORWARD)

@@ -11,6 +11,20 @@ void thunkyRegisterPasses(void) {
   thunkyRegisterPass(thunkyCreateFlattenSequentialPass);
   thunkyRegisterPass(thunkyCreateFoldSlicesPass);
   thunkyRegisterPass(thunkyCreateElideCopiesPass);
+  thunkyRegisterPass(thunkyCreatePackScratchPass);
   thunkyRegisterPass(thunkyCreateStripMetadataPass);
   thunkyRegisterPass(thunkyCreateStatsPass);
+
+  /* Flattening exposes ops to the block-level analyses; folding gives the
+   * slices that copy elision and packing reason about; the second fold
+   * tidies the slices elision made. */
+  static const ThunkyPassFactory optimize[] = {
+      thunkyCreateFlattenSequentialPass, thunkyCreateFoldSlicesPass,
+      thunkyCreateElideCopiesPass,       thunkyCreateFoldSlicesPass,
+      thunkyCreatePackScratchPass,
+  };
+  thunkyRegisterPipeline("thunky-optimize",
+                         "flatten-sequential, fold-slices, elide-copies, "
+                         "fold-slices, pack-scratch",
+                         optimize, sizeof optimize / sizeof optimize[0]);
 }

@@ -4,6 +4,8 @@
 
 #include "mlir-c/Pass.h"
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,7 +18,14 @@ typedef MlirPass (*ThunkyPassFactory)(void);
  * factory must return passes with the same TypeID every time. */
 MLIR_CAPI_EXPORTED void thunkyRegisterPass(ThunkyPassFactory factory);
 
-/* Registers every thunky pass; safe to call more than once. */
+/* Registers a pipeline `argument` that runs the passes the factories make,
+ * in order. */
+MLIR_CAPI_EXPORTED void thunkyRegisterPipeline(const char *argument,
+                                               const char *description,
+                                               const ThunkyPassFactory *factories,
+                                               size_t count);
+
+/* Registers every thunky pass and pipeline; safe to call more than once. */
 MLIR_CAPI_EXPORTED void thunkyRegisterPasses(void);
 
 /* thunky-flatten-sequential: inlines thunky.sequential bodies into their
@@ -31,6 +40,10 @@ MLIR_CAPI_EXPORTED MlirPass thunkyCreateFoldSlicesPass(void);
 /* thunky-elide-copies: drops copies onto the same bytes and dead copies into
  * scratch, and forwards copies into scratch that is afterwards only read. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateElideCopiesPass(void);
+
+/* thunky-pack-scratch: scratch slices whose lifetimes do not overlap share
+ * bytes; the scratch argument shrinks. Option report. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreatePackScratchPass(void);
 
 /* thunky-stats: prints op counts and bytes moved and held; option json. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStatsPass(void);

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# check_optimize.sh MESSAGE TEXTPROTO...: for each input, encodes it with the
+# project's schema, imports it, runs thunky-optimize, and checks that the
+# result verifies, exports, and imports again. Prints one line per input and
+# a count; exits non-zero on the first failure.
+set -euo pipefail
+message="$1"; shift
+root="$(cd "$(dirname "$0")/.." && pwd)"
+proto="$root/translate/proto"
+case "$message" in
+  xla.gpu.GpuExecutableProto) file=xla/service/gpu/gpu_executable.proto ;;
+  xla.HumanReadableAotExecutable) file=xla/util/split_proto/human_readable_aot_executable.proto ;;
+  *) echo "check_optimize.sh: unknown message $message" >&2; exit 2 ;;
+esac
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+count=0
+for input in "$@"; do
+  grep -v '^\s*#' "$input" | (cd "$proto" && protoc -I. --encode="$message" "$file") > "$tmp/in.pb"
+  thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/in.mlir"
+  thunky-opt --thunky-optimize "$tmp/in.mlir" -o "$tmp/opt.mlir"
+  thunky-translate --export-thunky "$tmp/opt.mlir" -o "$tmp/opt.pb"
+  thunky-translate --import-thunky "$tmp/opt.pb" -o /dev/null
+  echo "optimized, verified, exported, re-imported: $(basename "$input")"
+  count=$((count + 1))
+done
+echo "thunky-optimize: $count inputs ok"

@@ -1,0 +1,86 @@
+// RUN: thunky-opt -p 'builtin.module(thunky-pack-scratch{report=true})' --split-input-file %s 2>%t.err | FileCheck %s
+// RUN: FileCheck %s --check-prefix=REPORT < %t.err
+// Running it twice changes nothing the second time.
+// RUN: thunky-opt --thunky-pack-scratch --split-input-file %s > %t.once
+// RUN: thunky-opt --thunky-pack-scratch --split-input-file %t.once > %t.twice
+// RUN: diff %t.once %t.twice
+
+// Two temporaries, one dead before the other is born, share bytes.
+// REPORT: thunky-pack-scratch: argument 1: 256 -> 128 bytes
+// CHECK-LABEL: func.func @sequential_lifetimes
+// CHECK-SAME: %{{.*}}: !thunky.buffer<128> {thunky.role = "scratch"}
+// CHECK: %[[A:.*]] = thunky.slice_buffer %{{.*}} offset = 0 : <128> -> <128>
+// CHECK: %[[B:.*]] = thunky.slice_buffer %{{.*}} offset = 0 : <128> -> <128>
+func.func @sequential_lifetimes(%out: !thunky.buffer<128>, %tmp: !thunky.buffer<256> {thunky.role = "scratch"}) {
+  %a = thunky.slice_buffer %tmp offset = 0 : <256> -> <128>
+  %b = thunky.slice_buffer %tmp offset = 128 : <256> -> <128>
+  thunky.memzero %a : <128>
+  thunky.copy %a, %out : <128>, <128>
+  thunky.memset32 %b, 1 : <128>
+  thunky.copy %b, %out : <128>, <128>
+  return
+}
+
+// -----
+
+// Lifetimes that overlap keep their own bytes: nothing changes.
+// CHECK-LABEL: func.func @overlapping_lifetimes
+// CHECK-SAME: !thunky.buffer<256> {thunky.role = "scratch"}
+// CHECK: offset = 0
+// CHECK: offset = 128
+func.func @overlapping_lifetimes(%out: !thunky.buffer<128>, %tmp: !thunky.buffer<256> {thunky.role = "scratch"}) {
+  %a = thunky.slice_buffer %tmp offset = 0 : <256> -> <128>
+  %b = thunky.slice_buffer %tmp offset = 128 : <256> -> <128>
+  thunky.memzero %a : <128>
+  thunky.memset32 %b, 1 : <128>
+  thunky.copy %a, %out : <128>, <128>
+  thunky.copy %b, %out : <128>, <128>
+  return
+}
+
+// -----
+
+// An async region in flight keeps its bytes until its done, even when the
+// region no longer touches them afterwards.
+// CHECK-LABEL: func.func @async_in_flight
+// CHECK-SAME: !thunky.buffer<256> {thunky.role = "scratch"}
+func.func @async_in_flight(%out: !thunky.buffer<128>, %tmp: !thunky.buffer<256> {thunky.role = "scratch"}) {
+  %a = thunky.slice_buffer %tmp offset = 0 : <256> -> <128>
+  %b = thunky.slice_buffer %tmp offset = 128 : <256> -> <128>
+  %t = thunky.async_start stream = 1 {
+    thunky.all_reduce %a, %out <reduction_kind = "sum", element_type = f32, replica_groups = [], group_mode = "cross_replica"> : <128>, <128>
+  } : !thunky.token
+  thunky.memzero %b : <128>
+  thunky.async_done %t : !thunky.token
+  return
+}
+
+// -----
+
+// A loop that writes one slice and reads the other is one step: both live.
+// CHECK-LABEL: func.func @loop
+// CHECK-SAME: !thunky.buffer<256> {thunky.role = "scratch"}
+func.func @loop(%p: !thunky.buffer<1>, %out: !thunky.buffer<128>, %tmp: !thunky.buffer<256> {thunky.role = "scratch"}) {
+  %a = thunky.slice_buffer %tmp offset = 0 : <256> -> <128>
+  %b = thunky.slice_buffer %tmp offset = 128 : <256> -> <128>
+  thunky.while %p : <1> cond {
+  } body {
+    thunky.copy %a, %out : <128>, <128>
+    thunky.memzero %b : <128>
+  }
+  return
+}
+
+// -----
+
+// Arguments that may be outputs are never packed, nor scratch used whole.
+// CHECK-LABEL: func.func @not_scratch
+// CHECK-SAME: (%{{.*}}: !thunky.buffer<256>, %{{.*}}: !thunky.buffer<64> {thunky.role = "scratch"})
+func.func @not_scratch(%io: !thunky.buffer<256>, %tmp: !thunky.buffer<64> {thunky.role = "scratch"}) {
+  %a = thunky.slice_buffer %io offset = 0 : <256> -> <128>
+  %b = thunky.slice_buffer %io offset = 128 : <256> -> <128>
+  thunky.memzero %a : <128>
+  thunky.memzero %b : <128>
+  thunky.memzero %tmp : <64>
+  return
+}
