@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# check_optimize.sh MESSAGE TEXTPROTO...: for each input, encodes it with the
+# check_optimize.sh MESSAGE TEXTPROTO|DIR...: for each input (every
+# .textproto in a DIR), encodes it with the
 # project's schema, imports it, runs thunky-optimize, and checks that the
 # result verifies, exports, and imports again. Prints one line per input and
 # a count; exits non-zero on the first failure.
@@ -14,8 +15,12 @@ case "$message" in
 esac
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+inputs=()
+for arg in "$@"; do
+  if [ -d "$arg" ]; then inputs+=("$arg"/*.textproto); else inputs+=("$arg"); fi
+done
 count=0
-for input in "$@"; do
+for input in "${inputs[@]}"; do
   grep -v '^\s*#' "$input" | (cd "$proto" && protoc -I. --encode="$message" "$file") > "$tmp/in.pb"
   thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/in.mlir"
   thunky-opt --thunky-optimize "$tmp/in.mlir" -o "$tmp/opt.mlir"

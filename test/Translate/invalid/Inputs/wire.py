@@ -4,8 +4,12 @@
                           the previous one (2 messages per level: the
                           ThunkProto and its SequentialThunkProto).
   wire.py random SEED N   N pseudo-random bytes (Python's random, seeded).
-  wire.py nested-bytes N  a message of field 1 nested N deep (for strings
-                          that claim to hold a serialized message).
+  wire.py mlir-executable-nest N
+                          a module whose thunky.executable string holds
+                          `nest N` (export-side depth check).
+  wire.py mlir-call-thunk-proto-nest N
+                          an @main whose thunky.call_thunk_proto (line 2)
+                          holds a ThunkProto of N nested sequential_thunks.
 """
 import random
 import sys
@@ -28,18 +32,18 @@ def field(number, payload):
 
 
 def nest(levels):
-    # Innermost: a ThunkProto holding an empty sequential_thunk.
+    return field(13, nested_thunk(levels))  # GpuExecutableProto.thunks
+
+
+def nested_thunk(levels):
     thunk = field(2, b"")
     for _ in range(levels - 1):
-        thunk = field(2, field(1, thunk))  # sequential_thunk { thunks { ... } }
-    return field(13, thunk)  # GpuExecutableProto.thunks
+        thunk = field(2, field(1, thunk))
+    return thunk
 
 
-def nested_bytes(levels):
-    msg = b""
-    for _ in range(levels):
-        msg = field(1, msg)
-    return msg
+def mlir_string(data):
+    return "".join("\\%02X" % b for b in data)
 
 
 def main(argv):
@@ -48,8 +52,15 @@ def main(argv):
         out.write(nest(int(argv[2])))
     elif argv[1] == "random":
         out.write(random.Random(int(argv[2])).randbytes(int(argv[3])))
-    elif argv[1] == "nested-bytes":
-        out.write(nested_bytes(int(argv[2])))
+    elif argv[1] == "mlir-executable-nest":
+        out.write(('module attributes {thunky.executable = "%s"} {\n'
+                   '  func.func @main() {\n    return\n  }\n}\n'
+                   % mlir_string(nest(int(argv[2])))).encode())
+    elif argv[1] == "mlir-call-thunk-proto-nest":
+        out.write(('func.func @main(%%a: !thunky.buffer<16>) {\n'
+                   '  thunky.call_thunk_proto %%a : !thunky.buffer<16> name = "k" '
+                   '<thunk_proto = "%s", asm_text = "", binary = "">\n'
+                   '  return\n}\n' % mlir_string(nested_thunk(int(argv[2])))).encode())
     else:
         sys.exit("wire.py: unknown command " + argv[1])
 
