@@ -23,6 +23,8 @@ config.substitutions.append(("%thunky_plugin", plugin))
 config.substitutions.append(
     ("%mlir_opt_plugins",
      "mlir-opt --load-dialect-plugin=%s --load-pass-plugin=%s" % (plugin, plugin)))
+config.substitutions.append(
+    ("%example_pass", os.path.join(config.thunky_obj_root, "lib", "libExamplePass.so")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%thunky_src", config.thunky_src_root))
 config.substitutions.append(("%shared", config.thunky_shared_dir))
