@@ -1,4 +1,8 @@
 // RUN: thunky-opt --thunky-flatten-sequential --split-input-file %s | FileCheck %s
+// Running it twice changes nothing the second time.
+// RUN: thunky-opt --thunky-flatten-sequential --split-input-file %s > %t.once
+// RUN: thunky-opt --thunky-flatten-sequential --split-input-file %t.once > %t.twice
+// RUN: diff %t.once %t.twice
 
 // Bodies are inlined in order, nested ones too, and nothing else moves.
 // CHECK-LABEL: func.func @nested
