@@ -31,21 +31,12 @@ config.substitutions.append(("%shared", config.thunky_shared_dir))
 config.substitutions.append(("%scripts", os.path.join(config.thunky_src_root, "scripts")))
 
 # Translation tests: protoc with the project's schema, and the round trip.
-proto_dir = os.path.join(config.thunky_src_root, "translate", "proto")
-for name, message, path in [
-        ("exe", "xla.gpu.GpuExecutableProto", "xla/service/gpu/gpu_executable.proto"),
-        ("aot", "xla.HumanReadableAotExecutable",
-         "xla/util/split_proto/human_readable_aot_executable.proto")]:
-    for verb in ("encode", "decode"):
+for name, message in [("exe", "xla.gpu.GpuExecutableProto"),
+                      ("aot", "xla.HumanReadableAotExecutable")]:
+    for verb in ("encode", "decode", "roundtrip"):
         config.substitutions.append(
             ("%%%s_%s" % (verb, name),
-             "protoc -I%s --%s=%s %s/%s" % (proto_dir, verb, message, proto_dir, path)))
-config.substitutions.append(
-    ("%roundtrip_exe", "bash %s/scripts/roundtrip.sh xla.gpu.GpuExecutableProto"
-     % config.thunky_src_root))
-config.substitutions.append(
-    ("%roundtrip_aot", "bash %s/scripts/roundtrip.sh xla.HumanReadableAotExecutable"
-     % config.thunky_src_root))
+             "bash %s/scripts/%s.sh %s" % (config.thunky_src_root, verb, message)))
 config.suffixes.append(".textproto")
 
 if os.path.isdir(os.path.join(config.thunky_shared_dir, "reference")):

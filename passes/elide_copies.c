@@ -26,7 +26,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static bool sameBytes(ThunkyBytes a, ThunkyBytes b) {
@@ -144,30 +143,6 @@ static void forward(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src) {
   }
 }
 
-/* Copies found in one walk, so that erasing does not disturb it. */
-typedef struct Copies {
-  MlirOperation *ops;
-  size_t count, capacity;
-  bool outOfMemory;
-} Copies;
-
-static MlirWalkResult collectCopies(MlirOperation op, void *userData) {
-  Copies *c = userData;
-  if (thunkyOpGetKind(op) != THUNKY_OP_COPY)
-    return MlirWalkResultAdvance;
-  if (c->count == c->capacity) {
-    size_t capacity = c->capacity ? 2 * c->capacity : 64;
-    MlirOperation *grown = realloc(c->ops, capacity * sizeof *grown);
-    if (!grown) {
-      c->outOfMemory = true;
-      return MlirWalkResultInterrupt;
-    }
-    c->ops = grown, c->capacity = capacity;
-  }
-  c->ops[c->count++] = op;
-  return MlirWalkResultAdvance;
-}
-
 /* Whether `op` sits directly in the entry block of a function. */
 static bool inEntryBlock(MlirOperation op) {
   MlirBlock block = mlirOperationGetBlock(op);
@@ -178,9 +153,8 @@ static bool inEntryBlock(MlirOperation op) {
 }
 
 static void run(MlirOperation root, ThunkyPassState *state) {
-  Copies copies = {0};
-  mlirOperationWalk(root, collectCopies, &copies, MlirWalkPreOrder);
-  bool ok = !copies.outOfMemory;
+  ThunkyOpList copies = {0};
+  bool ok = thunkyCollectOps(root, THUNKY_OP_COPY, MlirWalkPreOrder, &copies);
   for (size_t i = 0; i < copies.count && ok; ++i) {
     MlirOperation copy = copies.ops[i];
     ThunkyBytes src = thunkyResolveBytes(mlirOperationGetOperand(copy, 0));
@@ -200,7 +174,7 @@ static void run(MlirOperation root, ThunkyPassState *state) {
     thunkyEmitOpError(root, "thunky-elide-copies: out of memory");
     thunkyPassSignalFailure(state);
   }
-  free(copies.ops);
+  thunkyOpListClear(&copies);
 }
 
 MlirPass thunkyCreateElideCopiesPass(void) {

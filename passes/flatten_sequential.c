@@ -11,32 +11,6 @@
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
 
-#include <stdlib.h>
-
-typedef struct OpList {
-  MlirOperation *ops;
-  size_t count, capacity;
-  bool outOfMemory;
-} OpList;
-
-static MlirWalkResult collectSequential(MlirOperation op, void *userData) {
-  OpList *list = userData;
-  if (thunkyOpGetKind(op) != THUNKY_OP_SEQUENTIAL)
-    return MlirWalkResultAdvance;
-  if (list->count == list->capacity) {
-    size_t capacity = list->capacity ? 2 * list->capacity : 16;
-    MlirOperation *grown = realloc(list->ops, capacity * sizeof *grown);
-    if (!grown) {
-      list->outOfMemory = true;
-      return MlirWalkResultInterrupt;
-    }
-    list->ops = grown;
-    list->capacity = capacity;
-  }
-  list->ops[list->count++] = op;
-  return MlirWalkResultAdvance;
-}
-
 /* Moves the body (all but the implicit yield) in front of `seq`, then
  * erases it. */
 static void inlineSequential(MlirOperation seq) {
@@ -52,18 +26,17 @@ static void inlineSequential(MlirOperation seq) {
 }
 
 static void run(MlirOperation root, ThunkyPassState *state) {
-  OpList list = {0};
+  ThunkyOpList list = {0};
   /* Post-order: an inner sequential is inlined into its parent's body before
    * the parent itself is inlined. */
-  mlirOperationWalk(root, collectSequential, &list, MlirWalkPostOrder);
-  if (list.outOfMemory) {
+  if (!thunkyCollectOps(root, THUNKY_OP_SEQUENTIAL, MlirWalkPostOrder, &list)) {
     thunkyEmitOpError(root, "thunky-flatten-sequential: out of memory");
     thunkyPassSignalFailure(state);
   } else {
     for (size_t i = 0; i < list.count; ++i)
       inlineSequential(list.ops[i]);
   }
-  free(list.ops);
+  thunkyOpListClear(&list);
 }
 
 MlirPass thunkyCreateFlattenSequentialPass(void) {

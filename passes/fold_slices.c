@@ -19,30 +19,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include <stdlib.h>
-
-typedef struct Slices {
-  MlirOperation *ops;
-  size_t count, capacity;
-  bool outOfMemory;
-} Slices;
-
-static MlirWalkResult collect(MlirOperation op, void *userData) {
-  Slices *s = userData;
-  if (thunkyOpGetKind(op) != THUNKY_OP_SLICE_BUFFER)
-    return MlirWalkResultAdvance;
-  if (s->count == s->capacity) {
-    size_t capacity = s->capacity ? 2 * s->capacity : 64;
-    MlirOperation *grown = realloc(s->ops, capacity * sizeof *grown);
-    if (!grown) {
-      s->outOfMemory = true;
-      return MlirWalkResultInterrupt;
-    }
-    s->ops = grown, s->capacity = capacity;
-  }
-  s->ops[s->count++] = op;
-  return MlirWalkResultAdvance;
-}
 
 static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
 
@@ -68,11 +44,10 @@ static void hoist(MlirOperation slice, MlirValue root, ThunkyOpMap *cursors) {
 }
 
 static void run(MlirOperation root, ThunkyPassState *state) {
-  Slices slices = {0};
+  ThunkyOpList slices = {0};
   ThunkyOpMap cursors = {0}, seen = {0};
   /* Pre-order: a slice's operand, defined before it, is folded before it. */
-  mlirOperationWalk(root, collect, &slices, MlirWalkPreOrder);
-  bool ok = !slices.outOfMemory;
+  bool ok = thunkyCollectOps(root, THUNKY_OP_SLICE_BUFFER, MlirWalkPreOrder, &slices);
   for (size_t i = 0; i < slices.count && ok; ++i) {
     MlirOperation slice = slices.ops[i];
     MlirValue parent = mlirOperationGetOperand(slice, 0);
@@ -110,7 +85,7 @@ static void run(MlirOperation root, ThunkyPassState *state) {
     thunkyEmitOpError(root, "thunky-fold-slices: out of memory");
     thunkyPassSignalFailure(state);
   }
-  free(slices.ops);
+  thunkyOpListClear(&slices);
   thunkyOpMapClear(&cursors);
   thunkyOpMapClear(&seen);
 }

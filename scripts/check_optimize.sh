@@ -6,13 +6,7 @@
 # a count; exits non-zero on the first failure.
 set -euo pipefail
 message="$1"; shift
-root="$(cd "$(dirname "$0")/.." && pwd)"
-proto="$root/translate/proto"
-case "$message" in
-  xla.gpu.GpuExecutableProto) file=xla/service/gpu/gpu_executable.proto ;;
-  xla.HumanReadableAotExecutable) file=xla/util/split_proto/human_readable_aot_executable.proto ;;
-  *) echo "check_optimize.sh: unknown message $message" >&2; exit 2 ;;
-esac
+scripts="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 inputs=()
@@ -21,7 +15,7 @@ for arg in "$@"; do
 done
 count=0
 for input in "${inputs[@]}"; do
-  grep -v '^\s*#' "$input" | (cd "$proto" && protoc -I. --encode="$message" "$file") > "$tmp/in.pb"
+  "$scripts/encode.sh" "$message" < "$input" > "$tmp/in.pb"
   thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/in.mlir"
   thunky-opt --thunky-optimize "$tmp/in.mlir" -o "$tmp/opt.mlir"
   thunky-translate --export-thunky "$tmp/opt.mlir" -o "$tmp/opt.pb"

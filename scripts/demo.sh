@@ -31,12 +31,10 @@ fi
 sed "s|$broken|broken.mlir|" "$broken.err"
 rm -f "$broken.err"
 echo "== 4. import a real XLA:GPU executable (examples/executable.textproto), then export it back"
-proto="$root/translate/proto"
 exe="$(mktemp --suffix=.pb)"
 module="$(mktemp --suffix=.mlir)"
 trap 'rm -f "$broken" "$exe" "$exe.out" "$module"' EXIT
-grep -v '^#' "$root/examples/executable.textproto" |
-  (cd "$proto" && protoc -I. --encode=xla.gpu.GpuExecutableProto xla/service/gpu/gpu_executable.proto) > "$exe"
+"$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/examples/executable.textproto" > "$exe"
 "$build/bin/thunky-translate" --import-thunky "$exe" -o "$module"
 echo "-- the program (thunky-strip-metadata hides what import keeps for export):"
 "$build/bin/thunky-opt" --thunky-strip-metadata "$module"

@@ -5,21 +5,15 @@
 # the input. Used by the lit tests in test/Translate.
 set -euo pipefail
 message="$1" input="$2"
-root="$(cd "$(dirname "$0")/.." && pwd)"
-proto="$root/translate/proto"
-case "$message" in
-  xla.gpu.GpuExecutableProto) file=xla/service/gpu/gpu_executable.proto ;;
-  xla.HumanReadableAotExecutable) file=xla/util/split_proto/human_readable_aot_executable.proto ;;
-  *) echo "roundtrip.sh: unknown message $message" >&2; exit 2 ;;
-esac
+scripts="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-grep -v '^\s*#' "$input" | (cd "$proto" && protoc -I. --encode="$message" "$file") > "$tmp/in.pb"
+"$scripts/encode.sh" "$message" < "$input" > "$tmp/in.pb"
 thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/module.mlir"
 cat "$tmp/module.mlir"
 thunky-translate --export-thunky "$tmp/module.mlir" -o "$tmp/out.pb"
-(cd "$proto" && protoc -I. --decode="$message" "$file") < "$tmp/in.pb" > "$tmp/in.txt"
-(cd "$proto" && protoc -I. --decode="$message" "$file") < "$tmp/out.pb" > "$tmp/out.txt"
+"$scripts/decode.sh" "$message" < "$tmp/in.pb" > "$tmp/in.txt"
+"$scripts/decode.sh" "$message" < "$tmp/out.pb" > "$tmp/out.txt"
 if ! diff -u "$tmp/in.txt" "$tmp/out.txt" >&2; then
   echo "roundtrip.sh: export(import(x)) differs from x for $input" >&2
   exit 1

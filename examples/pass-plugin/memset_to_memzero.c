@@ -1,6 +1,7 @@
 /* An example thunky pass, built as its own mlir-opt plugin: it turns
  * `thunky.memset32 %b, 0` into `thunky.memzero %b`, which XLA runs as a
  * cheaper memset. docs/writing-a-pass.md explains each part. */
+#include "thunky-c/Diagnostics.h"
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
@@ -9,41 +10,32 @@
 
 #include <stdint.h>
 
-/* Collect first, rewrite after: a walk must not erase what it visits. */
-typedef struct Found {
-  MlirOperation ops[256];
-  int count;
-} Found;
-
-static MlirWalkResult findZeroMemsets(MlirOperation op, void *userData) {
-  Found *found = userData;
-  if (thunkyOpGetKind(op) != THUNKY_OP_MEMSET32)
-    return MlirWalkResultAdvance;
+static bool isZero(MlirOperation memset) {
   MlirAttribute value =
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
-  if (mlirIntegerAttrGetValueInt(value) != 0)
-    return MlirWalkResultAdvance;
-  found->ops[found->count++] = op;
-  return found->count < 256 ? MlirWalkResultAdvance : MlirWalkResultInterrupt;
+      mlirOperationGetAttributeByName(memset, mlirStringRefCreateFromCString("value"));
+  return mlirIntegerAttrGetValueInt(value) == 0;
 }
 
 static void run(MlirOperation root, ThunkyPassState *state) {
-  Found found;
-  do {
-    found.count = 0;
-    mlirOperationWalk(root, findZeroMemsets, &found, MlirWalkPreOrder);
-    for (int i = 0; i < found.count; ++i) {
-      MlirOperation memset = found.ops[i];
-      MlirValue buffer = mlirOperationGetOperand(memset, 0);
-      MlirOperationState memzero = mlirOperationStateGet(
-          mlirStringRefCreateFromCString("thunky.memzero"),
-          mlirOperationGetLocation(memset));
-      mlirOperationStateAddOperands(&memzero, 1, &buffer);
-      mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(memset), memset,
-                                          mlirOperationCreate(&memzero));
-      mlirOperationDestroy(memset);
-    }
-  } while (found.count == 256);
+  /* Collect first, rewrite after: a walk must not erase what it visits. */
+  ThunkyOpList memsets = {0};
+  if (!thunkyCollectOps(root, THUNKY_OP_MEMSET32, MlirWalkPreOrder, &memsets)) {
+    thunkyEmitOpError(root, "example-memset-to-memzero: out of memory");
+    thunkyPassSignalFailure(state);
+  }
+  for (size_t i = 0; i < memsets.count; ++i) {
+    MlirOperation memset = memsets.ops[i];
+    if (!isZero(memset))
+      continue;
+    MlirValue buffer = mlirOperationGetOperand(memset, 0);
+    MlirOperationState memzero = mlirOperationStateGet(
+        mlirStringRefCreateFromCString("thunky.memzero"), mlirOperationGetLocation(memset));
+    mlirOperationStateAddOperands(&memzero, 1, &buffer);
+    mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(memset), memset,
+                                        mlirOperationCreate(&memzero));
+    mlirOperationDestroy(memset);
+  }
+  thunkyOpListClear(&memsets);
 }
 
 static MlirPass createPass(void) {

@@ -19,6 +19,8 @@
 #ifndef THUNKY_C_PASSKIT_H
 #define THUNKY_C_PASSKIT_H
 
+#include "thunky-c/Ops.h"
+
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
@@ -61,6 +63,21 @@ MLIR_CAPI_EXPORTED int64_t thunkyPassGetOption(const ThunkyPassState *state,
 
 /* Marks this run as failed; report why with a diagnostic first. */
 MLIR_CAPI_EXPORTED void thunkyPassSignalFailure(ThunkyPassState *state);
+
+/* Ops found by a walk, to rewrite after it: a walk must not erase the op it
+ * visits. */
+typedef struct ThunkyOpList {
+  MlirOperation *ops;
+  size_t count, capacity;
+} ThunkyOpList;
+
+/* Appends every op of `kind` in `root` (root included) in walk `order`;
+ * false when out of memory. */
+MLIR_CAPI_EXPORTED bool thunkyCollectOps(MlirOperation root, ThunkyOpKind kind,
+                                         MlirWalkOrder order, ThunkyOpList *out);
+
+/* Frees the list's memory; it is empty and usable again afterwards. */
+MLIR_CAPI_EXPORTED void thunkyOpListClear(ThunkyOpList *list);
 
 #ifdef __cplusplus
 }

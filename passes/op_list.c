@@ -1,0 +1,40 @@
+/*===- op_list.c - ops of one kind, collected by a walk -----------------===*/
+#include "thunky-c/PassKit.h"
+
+#include <stdlib.h>
+
+typedef struct Collector {
+  ThunkyOpKind kind;
+  ThunkyOpList *list;
+  bool outOfMemory;
+} Collector;
+
+static MlirWalkResult visit(MlirOperation op, void *userData) {
+  Collector *c = userData;
+  if (thunkyOpGetKind(op) != c->kind)
+    return MlirWalkResultAdvance;
+  ThunkyOpList *l = c->list;
+  if (l->count == l->capacity) {
+    size_t capacity = l->capacity ? 2 * l->capacity : 64;
+    MlirOperation *grown = realloc(l->ops, capacity * sizeof *grown);
+    if (!grown) {
+      c->outOfMemory = true;
+      return MlirWalkResultInterrupt;
+    }
+    l->ops = grown, l->capacity = capacity;
+  }
+  l->ops[l->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+bool thunkyCollectOps(MlirOperation root, ThunkyOpKind kind, MlirWalkOrder order,
+                      ThunkyOpList *out) {
+  Collector c = {kind, out, false};
+  mlirOperationWalk(root, visit, &c, order);
+  return !c.outOfMemory;
+}
+
+void thunkyOpListClear(ThunkyOpList *list) {
+  free(list->ops);
+  *list = (ThunkyOpList){0};
+}
