@@ -195,7 +195,8 @@ static Thunk *startThunk(Exporter *ex, MlirOperation op, const char *implField,
   Thunk *t = mlirAttributeIsNull(kept)
                  ? newMessage(ex, &xla__gpu__thunk_proto__descriptor)
                  : (Thunk *)thunkyAttrToProto(kept, &xla__gpu__thunk_proto__descriptor,
-                                              ex->arena, mlirOperationGetLocation(op));
+                                              ex->arena, mlirOperationGetLocation(op),
+                                              THUNKY_ATTR_THUNK);
   if (!t)
     return NULL;
   const ProtobufCFieldDescriptor *f =
@@ -758,7 +759,7 @@ static Allocation *describedAllocation(Exporter *ex, MlirAttribute dict,
   if (*fresh)
     return newMessage(ex, &xla__buffer_allocation_proto__descriptor);
   return (Allocation *)thunkyAttrToProto(dict, &xla__buffer_allocation_proto__descriptor,
-                                         ex->arena, loc);
+                                         ex->arena, loc, THUNKY_ATTR_ALLOCATION);
 }
 
 static void setSize(Allocation *a, int64_t size) {
@@ -938,7 +939,8 @@ static Executable *startExecutable(Exporter *ex, MlirOperation module) {
   MlirAttribute kept = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_EXECUTABLE));
   if (!mlirAttributeIsNull(kept))
     return (Executable *)thunkyAttrToProto(kept, &xla__gpu__gpu_executable_proto__descriptor,
-                                           ex->arena, mlirOperationGetLocation(module));
+                                           ex->arena, mlirOperationGetLocation(module),
+                                           THUNKY_ATTR_EXECUTABLE);
   /* XLA refuses an executable without a buffer assignment; empty will do. */
   Executable *exe = newMessage(ex, &xla__gpu__gpu_executable_proto__descriptor);
   if (exe)
@@ -953,7 +955,7 @@ static ProtobufCMessage *outerMessage(Exporter *ex, MlirOperation module, Execut
     return &exe->base;
   Xla__HumanReadableAotExecutable *w = (Xla__HumanReadableAotExecutable *)thunkyAttrToProto(
       kept, &xla__human_readable_aot_executable__descriptor, ex->arena,
-      mlirOperationGetLocation(module));
+      mlirOperationGetLocation(module), THUNKY_ATTR_WRAPPER);
   if (!w)
     return NULL;
   w->backend_executable_case =

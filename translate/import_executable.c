@@ -28,6 +28,7 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ typedef struct Importer {
   ThunkyArena *arena;
   MlirLocation fileLoc; /* the input, for errors not tied to a thunk */
   MlirLocation loc;     /* the thunk being imported */
+  char thunk[256];      /* its name for messages: "thunk 7 zero_tail" */
   Executable *exe;
   size_t numAllocations;
   int64_t *allocationSize;
@@ -75,8 +77,19 @@ static MlirAttribute stringAttr(Importer *im, const char *data, size_t size) {
   return mlirStringAttrGet(im->ctx, mlirStringRefCreate(data, size));
 }
 
-static bool error(Importer *im, const char *fmt, const char *detail) {
-  thunkyEmitError(im->loc, fmt, detail);
+/* Reports at the current thunk, naming it: a NameLoc's name does not show
+ * in a diagnostic, only its file position. */
+static bool error(Importer *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool error(Importer *im, const char *fmt, ...) {
+  char message[768];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(message, sizeof message, fmt, args);
+  va_end(args);
+  if (*im->thunk)
+    thunkyEmitError(im->loc, "in %s: %s", im->thunk, message);
+  else
+    thunkyEmitError(im->loc, "%s", message);
   return false;
 }
 
@@ -747,17 +760,19 @@ static bool importOpaque(Importer *im, Thunk *t) {
 
 /*--- dispatch ------------------------------------------------------------*/
 
+/* Names the thunk `t` in im->thunk and returns the location for its ops. */
 static MlirLocation thunkLocation(Importer *im, const Thunk *t) {
   const Xla__Gpu__ThunkInfoProto *info = t->thunk_info;
-  char name[256];
-  snprintf(name, sizeof name, "thunk %" PRId64 "%s%s", info ? info->thunk_id : 0,
-           info && info->profile_annotation ? " " : "",
+  snprintf(im->thunk, sizeof im->thunk, "thunk %" PRId64 "%s%s",
+           info ? info->thunk_id : 0, info && info->profile_annotation ? " " : "",
            info && info->profile_annotation ? info->profile_annotation : "");
-  return mlirLocationNameGet(im->ctx, str(name), im->fileLoc);
+  return mlirLocationNameGet(im->ctx, str(im->thunk), im->fileLoc);
 }
 
 static bool importThunk(Importer *im, Thunk *t) {
   MlirLocation saved = im->loc;
+  char savedName[sizeof im->thunk];
+  memcpy(savedName, im->thunk, sizeof savedName);
   im->loc = thunkLocation(im, t);
   bool ok;
   switch (t->impl_case) {
@@ -812,6 +827,7 @@ static bool importThunk(Importer *im, Thunk *t) {
     break;
   }
   im->loc = saved;
+  memcpy(im->thunk, savedName, sizeof savedName);
   return ok;
 }
 

@@ -470,7 +470,8 @@ static ProtobufCMessage *buildMessage(Builder *b, MlirAttribute attr,
 
 ProtobufCMessage *thunkyAttrToProto(MlirAttribute attr,
                                     const ProtobufCMessageDescriptor *desc,
-                                    ThunkyArena *arena, MlirLocation loc) {
+                                    ThunkyArena *arena, MlirLocation loc,
+                                    const char *name) {
   Builder b = {arena, loc, ""};
-  return buildMessage(&b, attr, desc, "");
+  return buildMessage(&b, attr, desc, name);
 }

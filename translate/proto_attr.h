@@ -33,10 +33,11 @@ MlirAttribute thunkyProtoToAttr(MlirContext ctx, const ProtobufCMessage *msg,
 /* Builds a message of type `desc` from `attr` (a DictionaryAttr as above, or a
  * StringAttr holding the serialized message) in `arena`. On a mistake (an
  * unknown field name, a value of the wrong kind) reports an error at `loc`
- * naming the field path, and returns NULL. */
+ * naming the field path from `name` (the attribute's name), and returns NULL. */
 ProtobufCMessage *thunkyAttrToProto(MlirAttribute attr,
                                     const ProtobufCMessageDescriptor *desc,
-                                    ThunkyArena *arena, MlirLocation loc);
+                                    ThunkyArena *arena, MlirLocation loc,
+                                    const char *name);
 
 /* Whether field `f` of `msg` is present (a repeated field: non-empty). */
 bool thunkyProtoHasField(const ProtobufCMessage *msg,
