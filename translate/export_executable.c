@@ -808,7 +808,7 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
       if (!mlirAttributeIsNull(argAttrs))
         dict = mlirDictionaryAttrGetElementByName(
             mlirArrayAttrGetElement(argAttrs, (intptr_t)i), str(THUNKY_ATTR_ALLOCATION));
-      setSize(all[i] = describedAllocation(ex, dict, at, &fresh[i]), 0);
+      all[i] = describedAllocation(ex, dict, at, &fresh[i]);
     } else {
       MlirOperation c = {constantOps.items[i - (size_t)numArgs]};
       at = mlirOperationGetLocation(c);
@@ -989,9 +989,17 @@ MlirLogicalResult thunkyExportExecutable(MlirOperation module,
   if (outer) {
     size_t size = protobuf_c_message_get_packed_size(outer);
     uint8_t *bytes = malloc(size ? size : 1);
+    char why[512];
     if (bytes) {
       protobuf_c_message_pack(outer, bytes);
-      callback(mlirStringRefCreate((const char *)bytes, size), userData);
+      /* What XLA (and import) could not read back is not written. */
+      if (thunkyCheckWire(outer->descriptor, bytes, size, why, sizeof why)) {
+        callback(mlirStringRefCreate((const char *)bytes, size), userData);
+      } else {
+        thunkyEmitOpError(module, "export-thunky: the executable would not read back: %s",
+                          why);
+        outer = NULL;
+      }
       free(bytes);
     } else {
       thunkyEmitOpError(module, "out of memory");

@@ -619,7 +619,8 @@ static bool importAsyncStart(Importer *im, Thunk *t) {
   Xla__Gpu__AsyncStartThunkProto *a = t->async_start_thunk;
   for (size_t i = 0; i < im->numTokens; ++i)
     if (im->tokens[i].id == a->async_execution_id)
-      return error(im, "%s", "async_execution_id is started twice");
+      return error(im, "async_execution_id %" PRIu64 " is started twice",
+                   a->async_execution_id);
   bool communication =
       a->execution_stream_id_case ==
       XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
@@ -840,8 +841,11 @@ static bool importThunks(Importer *im, size_t n, Thunk **thunks) {
 
 /*--- allocations ---------------------------------------------------------*/
 
-/* Constants bigger than this are refused rather than padded in memory. */
+/* Constants bigger than this are refused, and so is padding a constant's
+ * bytes by more than MAX_CONSTANT_PADDING up to its allocation: a few bytes
+ * of input must not make gigabytes of module. */
 #define MAX_CONSTANT_BYTES ((int64_t)1 << 30)
+#define MAX_CONSTANT_PADDING ((int64_t)1 << 20)
 
 typedef Xla__BufferAllocationProto Allocation;
 
@@ -940,7 +944,8 @@ static bool partition(Importer *im, Partition *p) {
       malloc((nOutputs + 1) * sizeof *outputs);
   if (!outputs)
     return error(im, "%s", "out of memory");
-  memcpy(outputs, im->exe->output_info_map, nOutputs * sizeof *outputs);
+  if (nOutputs)
+    memcpy(outputs, im->exe->output_info_map, nOutputs * sizeof *outputs);
   qsort(outputs, nOutputs, sizeof *outputs, compareOutputs);
   const Xla__ShapeProto *result =
       im->exe->program_shape ? im->exe->program_shape->result : NULL;
@@ -1140,6 +1145,11 @@ static bool importConstant(Importer *im, Xla__Gpu__GpuExecutableProto__ConstantI
     free(bools);
     return error(im, "constant %s holds more bytes than its allocation", what);
   }
+  if (size - (int64_t)length > MAX_CONSTANT_PADDING) {
+    free(bools);
+    return error(im, "constant %s holds %zu bytes, more than 1 MiB short of its allocation",
+                 what, length);
+  }
   char *value = calloc((size_t)size + 1, 1);
   if (!value) {
     free(bools);
@@ -1230,10 +1240,10 @@ static Executable *readInput(Importer *im, MlirStringRef bytes,
                              Xla__HumanReadableAotExecutable **wrapper) {
   const uint8_t *data = (const uint8_t *)bytes.data;
   ProtobufCAllocator *alloc = thunkyArenaAllocator(im->arena);
-  char why[512];
+  char asWrapper[512] = "", asExecutable[512];
   *wrapper = NULL;
   if (thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, data,
-                      bytes.length, why, sizeof why)) {
+                      bytes.length, asWrapper, sizeof asWrapper)) {
     Xla__HumanReadableAotExecutable *w =
         xla__human_readable_aot_executable__unpack(alloc, bytes.length, data);
     Executable *exe = w ? w->gpu_executable : NULL;
@@ -1244,8 +1254,13 @@ static Executable *readInput(Importer *im, MlirStringRef bytes,
     }
   }
   if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, data,
-                       bytes.length, why, sizeof why)) {
-    error(im, "not a GpuExecutableProto: %s", why);
+                       bytes.length, asExecutable, sizeof asExecutable)) {
+    /* Which one it was meant to be cannot be told from broken bytes. */
+    if (*asWrapper)
+      error(im, "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
+            asExecutable, asWrapper);
+    else
+      error(im, "not a GpuExecutableProto: %s", asExecutable);
     return NULL;
   }
   Executable *exe = xla__gpu__gpu_executable_proto__unpack(alloc, bytes.length, data);

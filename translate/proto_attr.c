@@ -1,6 +1,8 @@
 /*===- proto_attr.c - protobuf-c messages <-> MLIR attributes -----------===*/
 #include "proto_attr.h"
 
+#include "wire_check.h"
+
 #include "thunky-c/Diagnostics.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -415,6 +417,13 @@ static ProtobufCMessage *unpackInto(Builder *b, MlirAttribute bytes,
                                     const ProtobufCMessageDescriptor *desc,
                                     const char *name) {
   MlirStringRef s = mlirStringAttrGetValue(bytes);
+  char why[512];
+  if (!thunkyCheckWire(desc, (const unsigned char *)s.data, s.length, why, sizeof why)) {
+    char what[640];
+    snprintf(what, sizeof what, "does not hold a serialized message of this type: %s", why);
+    fail(b, what, name);
+    return NULL;
+  }
   ProtobufCMessage *m = protobuf_c_message_unpack(
       desc, thunkyArenaAllocator(b->arena), s.length, (const uint8_t *)s.data);
   if (!m)
@@ -452,6 +461,8 @@ static ProtobufCMessage *buildMessage(Builder *b, MlirAttribute attr,
       ProtobufCMessage *u = mlirAttributeIsAString(entry.attribute)
                                 ? unpackInto(b, entry.attribute, desc, field)
                                 : NULL;
+      if (!mlirAttributeIsAString(entry.attribute))
+        fail(b, "expected a string of wire bytes", field);
       ok = u != NULL;
       if (ok) {
         msg->n_unknown_fields = u->n_unknown_fields;

@@ -16,19 +16,22 @@ static bool fail(Reader *r, size_t at, const char *path, const char *what) {
   return false;
 }
 
-/* Reads a varint at *pos (< end); false when truncated or over 10 bytes. */
-static bool readVarint(const unsigned char *data, size_t *pos, size_t end,
-                       uint64_t *value) {
+/* Reads the varint `what` at *pos (< end); NULL on success, else what is
+ * wrong with it. */
+static const char *readVarint(const unsigned char *data, size_t *pos, size_t end,
+                              uint64_t *value, const char *truncated) {
   uint64_t v = 0;
-  for (unsigned shift = 0; shift < 70 && *pos < end; shift += 7) {
+  for (unsigned shift = 0; shift < 70; shift += 7) {
+    if (*pos >= end)
+      return truncated;
     unsigned char byte = data[(*pos)++];
     v |= (uint64_t)(byte & 0x7f) << shift;
     if (!(byte & 0x80)) {
       *value = v;
-      return true;
+      return NULL;
     }
   }
-  return false;
+  return "varint longer than 10 bytes";
 }
 
 static bool checkMessage(Reader *r, const ProtobufCMessageDescriptor *desc,
@@ -38,8 +41,9 @@ static bool checkField(Reader *r, const ProtobufCMessageDescriptor *desc,
                        size_t *pos, size_t end, int depth, const char *path) {
   size_t start = *pos;
   uint64_t key;
-  if (!readVarint(r->base, pos, end, &key))
-    return fail(r, start, path, "truncated field key");
+  const char *bad = readVarint(r->base, pos, end, &key, "truncated field key");
+  if (bad)
+    return fail(r, start, path, bad);
   uint32_t number = (uint32_t)(key >> 3);
   unsigned wireType = (unsigned)(key & 7);
   if (number == 0 || key >> 3 > 0x1fffffff)
@@ -47,13 +51,15 @@ static bool checkField(Reader *r, const ProtobufCMessageDescriptor *desc,
   const ProtobufCFieldDescriptor *f =
       desc ? protobuf_c_message_descriptor_get_field(desc, number) : NULL;
   char where[256];
+  char unknown[32];
+  snprintf(unknown, sizeof unknown, "(unknown field %" PRIu32 ")", number);
   snprintf(where, sizeof where, "%s%s%s", path, *path ? "." : "",
-           f ? f->name : "(unknown field)");
+           f ? f->name : unknown);
   uint64_t length;
   switch (wireType) {
   case 0:
-    if (!readVarint(r->base, pos, end, &length))
-      return fail(r, start, where, "truncated varint");
+    if ((bad = readVarint(r->base, pos, end, &length, "truncated varint")))
+      return fail(r, start, where, bad);
     break;
   case 1:
   case 5: {
@@ -64,8 +70,8 @@ static bool checkField(Reader *r, const ProtobufCMessageDescriptor *desc,
     break;
   }
   case 2:
-    if (!readVarint(r->base, pos, end, &length))
-      return fail(r, start, where, "truncated length");
+    if ((bad = readVarint(r->base, pos, end, &length, "truncated length")))
+      return fail(r, start, where, bad);
     if (length > end - *pos)
       return fail(r, start, where, "length runs past the end of its message");
     if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
@@ -74,8 +80,11 @@ static bool checkField(Reader *r, const ProtobufCMessageDescriptor *desc,
       return false;
     *pos += (size_t)length;
     break;
+  case 3:
+  case 4:
+    return fail(r, start, where, "unsupported wire type (a group; XLA's protos use none)");
   default:
-    return fail(r, start, where, "unsupported wire type (groups are not used by XLA)");
+    return fail(r, start, where, "unsupported wire type (not one protobuf defines)");
   }
   /* A known field must use its type's wire type (repeated scalars may also
    * be packed, which is length-delimited). */

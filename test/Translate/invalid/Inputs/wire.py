@@ -1,4 +1,4 @@
-"""Writes protobuf wire bytes for the bad-input tests to stdout.
+"""Writes the generated inputs of the bad-input tests (wire bytes, .mlir) to stdout.
 
   wire.py nest N          GpuExecutableProto: N sequential_thunks, each inside
                           the previous one (2 messages per level: the
@@ -10,6 +10,12 @@
   wire.py mlir-call-thunk-proto-nest N
                           an @main whose thunky.call_thunk_proto (line 2)
                           holds a ThunkProto of N nested sequential_thunks.
+  wire.py mlir-thunk-attr-nest N
+                          an @main whose thunky.sequential (line 2) has a
+                          thunky.thunk string holding that same ThunkProto.
+  wire.py mlir-sequential-nest N
+                          an @main of N thunky.sequential ops nested in each
+                          other around one thunky.memzero.
 """
 import random
 import sys
@@ -61,6 +67,17 @@ def main(argv):
                    '  thunky.call_thunk_proto %%a : !thunky.buffer<16> name = "k" '
                    '<thunk_proto = "%s", asm_text = "", binary = "">\n'
                    '  return\n}\n' % mlir_string(nested_thunk(int(argv[2])))).encode())
+    elif argv[1] == "mlir-thunk-attr-nest":
+        out.write(('func.func @main() {\n'
+                   '  thunky.sequential {\n  } {thunky.thunk = "%s"}\n'
+                   '  return\n}\n' % mlir_string(nested_thunk(int(argv[2])))).encode())
+    elif argv[1] == "mlir-sequential-nest":
+        n = int(argv[2])
+        out.write(("func.func @main(%a: !thunky.buffer<4>) {\n"
+                   + "thunky.sequential {\n" * n
+                   + "thunky.memzero %a : <4>\n"
+                   + "}\n" * n
+                   + "return\n}\n").encode())
     else:
         sys.exit("wire.py: unknown command " + argv[1])
 
