@@ -4,7 +4,6 @@
 // RUN: thunky-opt %s | diff - %t.mlir
 // RUN: thunky-opt -p 'builtin.module(thunky-stats{json=true})' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 // RUN: thunky-opt -p 'builtin.module(thunky-stats{json=true})' --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
-// RUN: %mlir_opt_plugins -p 'builtin.module(thunky-stats)' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=TEXT
 
 // TEXT: thunky-stats:
 // TEXT-NEXT: thunks: 7
