@@ -12,7 +12,9 @@
  * copies in a function's entry block and treat each later op, with all its
  * regions, as one step: a read or write anywhere inside a cond, while, async
  * region (until its async_done) or collective group counts at that op, which
- * keeps them correct across control flow, loops and streams.
+ * keeps them correct across control flow, loops and streams. A copy is
+ * looked at over at most `window` ops after it (kept if undecided), which
+ * keeps the pass linear in the size of the function.
  *
  *===--------------------------------------------------------------------===*/
 #include "access.h"
@@ -60,10 +62,14 @@ static bool step(MlirOperation op, ThunkyBytes dst, ThunkyBytes src, Step *s) {
 typedef enum Fate { KEEP, DEAD, FORWARD } Fate;
 
 /* What becomes of a copy into scratch, from the ops after it in its block. */
-static Fate decide(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src, bool *ok) {
+static Fate decide(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src, int64_t window,
+                   bool *ok) {
   bool srcWritten = false, read = false;
+  int64_t seen = 0;
   for (MlirOperation op = mlirOperationGetNextInBlock(copy); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
+    if (++seen > window)
+      return KEEP;
     Step s;
     if (!(*ok = step(op, dst, src, &s)))
       return KEEP;
@@ -152,6 +158,8 @@ static bool inEntryBlock(MlirOperation op) {
          mlirBlockEqual(block, mlirRegionGetFirstBlock(mlirOperationGetRegion(parent, 0)));
 }
 
+enum { OPTION_WINDOW };
+
 static void run(MlirOperation root, ThunkyPassState *state) {
   ThunkyOpList copies = {0};
   bool ok = thunkyCollectOps(root, THUNKY_OP_COPY, MlirWalkPreOrder, &copies);
@@ -164,7 +172,7 @@ static void run(MlirOperation root, ThunkyPassState *state) {
       fate = DEAD;
     else if (thunkyIsScratchArgument(dst.root) && inEntryBlock(copy) &&
              !thunkyBytesOverlap(src, dst))
-      fate = decide(copy, dst, src, &ok);
+      fate = decide(copy, dst, src, thunkyPassGetOption(state, OPTION_WINDOW), &ok);
     if (fate == FORWARD)
       forward(copy, dst, src);
     if (fate != KEEP)
@@ -178,10 +186,14 @@ static void run(MlirOperation root, ThunkyPassState *state) {
 }
 
 MlirPass thunkyCreateElideCopiesPass(void) {
+  static const ThunkyPassOption options[] = {
+      [OPTION_WINDOW] = {"window", "Ops after a copy to look at before keeping it",
+                         THUNKY_OPTION_INT, 4096},
+  };
   static const ThunkyPassInfo info = {
       "ThunkyElideCopies", "thunky-elide-copies",
       "Drop copies onto the same bytes, dead copies into scratch, and forward "
       "copies into scratch that is only read",
-      run, NULL, 0};
+      run, options, 1};
   return thunkyPassCreate(&info);
 }

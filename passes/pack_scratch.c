@@ -44,19 +44,7 @@ typedef struct Plan {
 
 static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
 
-/* Adds [start, end), merging it with every group it overlaps. */
 static bool addRange(Plan *p, int64_t start, int64_t end) {
-  for (size_t i = 0; i < p->count;) {
-    Group *g = &p->groups[i];
-    if (g->start < end && start < g->end) {
-      start = g->start < start ? g->start : start;
-      end = g->end > end ? g->end : end;
-      p->groups[i] = p->groups[--p->count];
-      i = 0;
-      continue;
-    }
-    ++i;
-  }
   if (p->count == p->capacity) {
     size_t capacity = p->capacity ? 2 * p->capacity : 16;
     Group *grown = realloc(p->groups, capacity * sizeof *grown);
@@ -66,6 +54,39 @@ static bool addRange(Plan *p, int64_t start, int64_t end) {
   }
   p->groups[p->count++] = (Group){start, end, INT64_MAX, -1, 0};
   return true;
+}
+
+static int byStart(const void *x, const void *y) {
+  const Group *a = x, *b = y;
+  return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Merges overlapping ranges into groups, sorted by start. */
+static void mergeRanges(Plan *p) {
+  qsort(p->groups, p->count, sizeof *p->groups, byStart);
+  size_t n = 0;
+  for (size_t i = 0; i < p->count; ++i) {
+    if (n && p->groups[i].start < p->groups[n - 1].end) {
+      if (p->groups[i].end > p->groups[n - 1].end)
+        p->groups[n - 1].end = p->groups[i].end;
+    } else {
+      p->groups[n++] = p->groups[i];
+    }
+  }
+  p->count = n;
+}
+
+/* The first group ending after `offset` (groups are sorted and disjoint). */
+static size_t firstGroupAfter(const Plan *p, int64_t offset) {
+  size_t lo = 0, hi = p->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p->groups[mid].end <= offset)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 /* Groups from the slices of `arg`; false if it is used otherwise. */
@@ -84,6 +105,7 @@ static bool groupSlices(MlirValue arg, Plan *p) {
     if (!addRange(p, offset, offset + thunkyValueGetBufferSize(result)))
       return false;
   }
+  mergeRanges(p);
   return true;
 }
 
@@ -98,13 +120,11 @@ static bool lifetimes(MlirBlock entry, MlirValue arg, Plan *p) {
     for (size_t k = 0; k < a.count; ++k) {
       if (!mlirValueEqual(a.items[k].bytes.root, arg))
         continue;
-      for (size_t g = 0; g < p->count; ++g) {
+      int64_t from = a.items[k].bytes.offset, to = from + a.items[k].bytes.size;
+      for (size_t g = firstGroupAfter(p, from); g < p->count && p->groups[g].start < to; ++g) {
         Group *grp = &p->groups[g];
-        if (a.items[k].bytes.offset < grp->end &&
-            grp->start < a.items[k].bytes.offset + a.items[k].bytes.size) {
-          grp->first = index < grp->first ? index : grp->first;
-          grp->last = index > grp->last ? index : grp->last;
-        }
+        grp->first = index < grp->first ? index : grp->first;
+        grp->last = index > grp->last ? index : grp->last;
       }
     }
     thunkyAccessesClear(&a);
@@ -145,19 +165,21 @@ static int64_t place(Plan *p) {
   return total;
 }
 
-static void rewrite(MlirValue arg, const Plan *p, int64_t total) {
+static void rewrite(MlirValue arg, Plan *p, int64_t total) {
   MlirContext ctx = mlirValueGetContext(arg);
+  qsort(p->groups, p->count, sizeof *p->groups, byStart);
   for (MlirOpOperand use = mlirValueGetFirstUse(arg); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
     MlirOperation slice = mlirOpOperandGetOwner(use);
     int64_t offset = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(slice, offsetName()));
-    for (size_t g = 0; g < p->count; ++g)
-      if (p->groups[g].start <= offset && offset < p->groups[g].end) {
-        int64_t moved = offset - p->groups[g].start + p->groups[g].newStart;
-        mlirOperationSetAttributeByName(
-            slice, offsetName(), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), moved));
-        break;
-      }
+    int64_t size = thunkyValueGetBufferSize(mlirOperationGetResult(slice, 0));
+    size_t g = firstGroupAfter(p, offset);
+    /* An empty slice names no bytes; it only has to stay in bounds. */
+    int64_t moved = size == 0 || g == p->count
+                        ? 0
+                        : offset - p->groups[g].start + p->groups[g].newStart;
+    mlirOperationSetAttributeByName(
+        slice, offsetName(), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), moved));
   }
   mlirValueSetType(arg, thunkyBufferTypeGet(ctx, total));
 }
