@@ -1100,7 +1100,7 @@ static bool literalBytes(const Xla__LiteralProto *l, const void **data,
     BYTES(F16, f16s) BYTES(BF16, bf16s) BYTES(F8E5M2, f8e5m2s)
     BYTES(F8E4M3FN, f8e4m3fns) BYTES(F8E4M3, f8e4m3s) BYTES(F8E3M4, f8e3m4s)
     BYTES(F8E4M3B11FNUZ, f8e4m3b11fnuzs) BYTES(F8E5M2FNUZ, f8e5m2fnuzs)
-    BYTES(F8E4M3FNUZ, f8e4m3fnuzs)
+    BYTES(F8E4M3FNUZ, f8e4m3fnuzs) BYTES(F8E8M0FNU, f8e8m0fnus)
 #undef ARRAY
 #undef BYTES
   case XLA__PRIMITIVE_TYPE__PRED:
