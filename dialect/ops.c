@@ -1,6 +1,8 @@
 /*===- ops.c - op kinds -------------------------------------------------===*/
 #include "thunky-c/Ops.h"
 
+#include "mlir-c/BuiltinTypes.h"
+
 const char *thunkyOpKindGetMnemonic(ThunkyOpKind kind) {
   static const char *const names[THUNKY_OP_COUNT] = {
       NULL,
@@ -23,3 +25,28 @@ bool thunkyOpKindIsCollective(ThunkyOpKind kind) {
     return false;
   }
 }
+
+/* Bytes per element of the types XLA's collectives accept, 0 otherwise. */
+int thunkyCollectiveElementBytes(MlirType type) {
+  if (mlirTypeIsAInteger(type)) {
+    unsigned width = mlirIntegerTypeGetWidth(type);
+    if (width == 1)
+      return 1; /* PRED is stored as a byte */
+    return width == 8 || width == 16 || width == 32 || width == 64
+               ? (int)(width / 8)
+               : 0;
+  }
+  if (mlirTypeIsAFloat(type)) {
+    unsigned width = mlirFloatTypeGetWidth(type);
+    return width == 8 || width == 16 || width == 32 || width == 64
+               ? (int)(width / 8)
+               : 0;
+  }
+  if (mlirTypeIsAComplex(type)) {
+    MlirType part = mlirComplexTypeGetElementType(type);
+    if (mlirTypeIsAF32(part) || mlirTypeIsAF64(part))
+      return 2 * (int)(mlirFloatTypeGetWidth(part) / 8);
+  }
+  return 0;
+}
+

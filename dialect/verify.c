@@ -253,30 +253,6 @@ static MlirLogicalResult verifyAsyncDone(MlirOperation op) {
 
 /*--- collectives ---------------------------------------------------------*/
 
-/* Bytes per element of the types XLA's collectives accept, 0 otherwise. */
-static int elementSize(MlirType type) {
-  if (mlirTypeIsAInteger(type)) {
-    unsigned width = mlirIntegerTypeGetWidth(type);
-    if (width == 1)
-      return 1; /* PRED is stored as a byte */
-    return width == 8 || width == 16 || width == 32 || width == 64
-               ? (int)(width / 8)
-               : 0;
-  }
-  if (mlirTypeIsAFloat(type)) {
-    unsigned width = mlirFloatTypeGetWidth(type);
-    return width == 8 || width == 16 || width == 32 || width == 64
-               ? (int)(width / 8)
-               : 0;
-  }
-  if (mlirTypeIsAComplex(type)) {
-    MlirType part = mlirComplexTypeGetElementType(type);
-    if (mlirTypeIsAF32(part) || mlirTypeIsAF64(part))
-      return 2 * (int)(mlirFloatTypeGetWidth(part) / 8);
-  }
-  return 0;
-}
-
 static void appendToBuffer(MlirStringRef piece, void *userData) {
   char *out = userData;
   size_t used = strlen(out), room = 63 - used;
@@ -289,7 +265,7 @@ static void appendToBuffer(MlirStringRef piece, void *userData) {
  * the element size through *size. */
 static MlirLogicalResult verifyElementType(MlirOperation op, int *size) {
   MlirType type = mlirTypeAttrGetValue(getAttr(op, "element_type"));
-  *size = elementSize(type);
+  *size = thunkyCollectiveElementBytes(type);
   if (*size == 0) {
     char text[64] = "";
     mlirTypePrint(type, appendToBuffer, text);

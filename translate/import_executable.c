@@ -20,6 +20,7 @@
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
 
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 #include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
@@ -338,7 +339,8 @@ static bool collectiveIsFirstClass(Importer *im, Thunk *t) {
   bool allToAll = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_ALL_TO_ALL_THUNK;
   if (!allToAll && c.numBuffers != 1)
     return false;
-  return !mlirTypeIsNull(collectiveElementType(im, c.config, c.numBuffers));
+  MlirType element = collectiveElementType(im, c.config, c.numBuffers);
+  return !mlirTypeIsNull(element) && thunkyCollectiveElementBytes(element) != 0;
 }
 
 static bool importCollective(Importer *im, Thunk *t) {
