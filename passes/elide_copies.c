@@ -135,18 +135,22 @@ static MlirWalkResult forwardOperands(MlirOperation op, void *userData) {
 }
 
 /* Points every read of dst's bytes after `copy` (up to the op that
- * overwrites them) at the same bytes of src. */
-static void forward(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src) {
+ * overwrites them) at the same bytes of src. False when out of memory; the
+ * readers already pointed at src still read the right bytes, since src is
+ * not written before them, so the copy must only stay. */
+static bool forward(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src) {
   Forward f = {dst, src, mlirOperationGetOperand(copy, 0)};
   for (MlirOperation op = mlirOperationGetNextInBlock(copy); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
     Step s;
-    step(op, dst, src, &s);
+    if (!step(op, dst, src, &s))
+      return false;
     if (s.writesDst)
       break;
     if (s.readsDst)
       mlirOperationWalk(op, forwardOperands, &f, MlirWalkPreOrder);
   }
+  return true;
 }
 
 /* Whether `op` sits directly in the entry block of a function. */
@@ -173,8 +177,8 @@ static void run(MlirOperation root, ThunkyPassState *state) {
     else if (thunkyIsScratchArgument(dst.root) && inEntryBlock(copy) &&
              !thunkyBytesOverlap(src, dst))
       fate = decide(copy, dst, src, thunkyPassGetOption(state, OPTION_WINDOW), &ok);
-    if (fate == FORWARD)
-      forward(copy, dst, src);
+    if (fate == FORWARD && !(ok = forward(copy, dst, src)))
+      fate = KEEP;
     if (fate != KEEP)
       mlirOperationDestroy(copy);
   }
