@@ -36,6 +36,7 @@ static bool sameBytes(ThunkyBytes a, ThunkyBytes b) {
 
 typedef struct Step {
   bool readsDst, writesDst, coversDst, writesSrc, readsSrc;
+  bool readsAround; /* reads dst's bytes through a buffer larger than dst */
 } Step;
 
 static bool step(MlirOperation op, ThunkyBytes dst, ThunkyBytes src, Step *s) {
@@ -46,6 +47,7 @@ static bool step(MlirOperation op, ThunkyBytes dst, ThunkyBytes src, Step *s) {
     ThunkyAccess x = a.items[i];
     if (thunkyBytesOverlap(x.bytes, dst)) {
       s->readsDst |= !x.write;
+      s->readsAround |= !x.write && !thunkyBytesContain(dst, x.bytes);
       s->writesDst |= x.write;
       s->coversDst |= x.write && thunkyBytesContain(x.bytes, dst);
     }
@@ -75,8 +77,9 @@ static Fate decide(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src, int64_t
       return KEEP;
     if (s.readsDst) {
       /* A reader that also writes dst or src, or reads after src changed,
-       * would see something else if it read src instead. */
-      if (srcWritten || s.writesSrc || s.writesDst)
+       * would see something else if it read src instead; one that reads dst
+       * through a larger buffer cannot be pointed at src at all. */
+      if (srcWritten || s.writesSrc || s.writesDst || s.readsAround)
         return KEEP;
       read = true;
     }

@@ -161,3 +161,17 @@ func.func @opaque_reader(%in: !thunky.buffer<16>, %tmp: !thunky.buffer<16> {thun
   thunky.call_thunk_proto %tmp, %in : !thunky.buffer<16>, !thunky.buffer<16> name = "k" <thunk_proto = "x", asm_text = "", binary = "">
   return
 }
+
+// -----
+
+// A reader that reads the copied bytes through the whole scratch buffer
+// cannot be pointed at the source: the copy stays.
+// CHECK-LABEL: func.func @read_through_larger_buffer
+// CHECK: thunky.copy
+// CHECK-NEXT: thunky.ptx_kernel
+func.func @read_through_larger_buffer(%in: !thunky.buffer<8>, %tmp: !thunky.buffer<16> {thunky.role = "scratch"}) {
+  %lo = thunky.slice_buffer %tmp offset = 0 : <16> -> <8>
+  thunky.copy %in, %lo : <8>, <8>
+  thunky.ptx_kernel %tmp : !thunky.buffer<16> name = "k" <ptx = "", grid_dim = [1, 1, 1], block_dim = [1, 1, 1], written = [false], shmem_bytes = 0>
+  return
+}
