@@ -91,6 +91,17 @@ void thunkyOperandEffects(MlirOperation op, intptr_t i, bool *reads, bool *write
   case THUNKY_OP_WHILE:
     *reads = true;
     return;
+  case THUNKY_OP_CALL_THUNK_PROTO: {
+    /* Import records a kernel thunk's written flags (thunky.written); any
+     * other thunk may read and write all its buffers. */
+    MlirAttribute written = mlirOperationGetDiscardableAttributeByName(
+        op, mlirStringRefCreateFromCString("thunky.written"));
+    *reads = true;
+    *writes = mlirAttributeIsNull(written) || !mlirAttributeIsADenseBoolArray(written) ||
+              i >= mlirDenseArrayGetNumElements(written) ||
+              mlirDenseBoolArrayGetElement(written, i);
+    return;
+  }
   default:
     if (thunkyOpKindIsCollective(kind)) {
       /* all_to_all lists its sources, then as many destinations. */

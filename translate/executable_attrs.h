@@ -26,6 +26,10 @@
 /* thunky.copy made by import to put a constant into an argument allocation;
  * not a thunk of the executable, so export skips it. */
 #define THUNKY_ATTR_IMPLICIT "thunky.implicit"
+/* call_thunk_proto of a kernel thunk: which operands the kernel writes, from
+ * its `written` flags, so that passes need not read the ThunkProto. Export
+ * ignores it; it goes stale if thunk_proto is edited by hand. */
+#define THUNKY_ATTR_WRITTEN "thunky.written"
 /* First-class op: the fields of its ThunkProto that the op does not model
  * (thunk_info, shapes, collective details...). */
 #define THUNKY_ATTR_THUNK "thunky.thunk"

@@ -726,6 +726,35 @@ static const char *kernelName(const Thunk *t) {
   return "thunk";
 }
 
+/* Which of the `n` operands a kernel thunk writes, from its `written` flags
+ * (its slices already renumbered over the operands); false for another kind
+ * of thunk, whose reads and writes import cannot tell. */
+static bool kernelWrites(const Thunk *t, size_t n, int *writes) {
+  size_t args, flags;
+  const protobuf_c_boolean *written;
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK) {
+    args = t->kernel_thunk->n_args, flags = t->kernel_thunk->n_written;
+    written = t->kernel_thunk->written;
+  } else if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK) {
+    args = t->custom_kernel_thunk->n_args, flags = t->custom_kernel_thunk->n_written;
+    written = t->custom_kernel_thunk->written;
+  } else {
+    return false;
+  }
+  if (flags != args)
+    return false;
+  memset(writes, 0, n * sizeof *writes);
+  for (size_t i = 0; i < args; ++i) {
+    const ThunkySlice *s = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK
+                               ? t->kernel_thunk->args[i]
+                               : t->custom_kernel_thunk->args[i]->slice;
+    if (!s || s->buffer_allocation_index < 0 || (size_t)s->buffer_allocation_index >= n)
+      return false;
+    writes[s->buffer_allocation_index] |= written[i] != 0;
+  }
+  return true;
+}
+
 static bool importOpaque(Importer *im, Thunk *t) {
   size_t numSlices = 0;
   thunkyForEachSlice(&t->base, countSlice, &numSlices);
@@ -755,8 +784,14 @@ static bool importOpaque(Importer *im, Thunk *t) {
       named(im, "asm_text", stringAttr(im, "", 0)),
       named(im, "binary", stringAttr(im, "", 0)),
   };
-  emit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands, 0, NULL, 4,
-       attrs, 0);
+  MlirOperation op = emit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
+                          0, NULL, 4, attrs, 0);
+  int *writes = malloc((l.count + 1) * sizeof *writes);
+  if (writes && kernelWrites(t, l.count, writes))
+    mlirOperationSetDiscardableAttributeByName(
+        op, str(THUNKY_ATTR_WRITTEN),
+        mlirDenseBoolArrayGet(im->ctx, (intptr_t)l.count, writes));
+  free(writes);
   free(l.globals), free(operands), free(types);
   return true;
 }

@@ -175,3 +175,29 @@ func.func @read_through_larger_buffer(%in: !thunky.buffer<8>, %tmp: !thunky.buff
   thunky.ptx_kernel %tmp : !thunky.buffer<16> name = "k" <ptx = "", grid_dim = [1, 1, 1], block_dim = [1, 1, 1], written = [false], shmem_bytes = 0>
   return
 }
+
+// -----
+
+// A kernel kept as call_thunk_proto reads what import's thunky.written says
+// it does not write: the copy is forwarded into it.
+// CHECK-LABEL: func.func @kernel_thunk_reader
+// CHECK-SAME: (%[[IN:.*]]: !thunky.buffer<16>, %[[OUT:.*]]: !thunky.buffer<16>, %[[TMP:.*]]: !thunky.buffer<16>
+// CHECK-NEXT: thunky.call_thunk_proto %[[IN]], %[[OUT]]
+// CHECK-NEXT: return
+func.func @kernel_thunk_reader(%in: !thunky.buffer<16>, %out: !thunky.buffer<16>,
+                               %tmp: !thunky.buffer<16> {thunky.role = "scratch"}) {
+  thunky.copy %in, %tmp : <16>, <16>
+  thunky.call_thunk_proto %tmp, %out : !thunky.buffer<16>, !thunky.buffer<16> name = "k" <thunk_proto = "x", asm_text = "", binary = ""> {thunky.written = array<i1: false, true>}
+  return
+}
+
+// -----
+
+// One that writes the scratch too keeps the copy.
+// CHECK-LABEL: func.func @kernel_thunk_writer
+// CHECK: thunky.copy
+func.func @kernel_thunk_writer(%in: !thunky.buffer<16>, %tmp: !thunky.buffer<16> {thunky.role = "scratch"}) {
+  thunky.copy %in, %tmp : <16>, <16>
+  thunky.call_thunk_proto %tmp : !thunky.buffer<16> name = "k" <thunk_proto = "x", asm_text = "", binary = ""> {thunky.written = array<i1: true>}
+  return
+}
