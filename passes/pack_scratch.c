@@ -63,6 +63,8 @@ static int byStart(const void *x, const void *y) {
 
 /* Merges overlapping ranges into groups, sorted by start. */
 static void mergeRanges(Plan *p) {
+  if (p->count == 0)
+    return;
   qsort(p->groups, p->count, sizeof *p->groups, byStart);
   size_t n = 0;
   for (size_t i = 0; i < p->count; ++i) {
