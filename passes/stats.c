@@ -6,6 +6,8 @@
  * object, for scripts. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
+#include "access.h"
+
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
@@ -71,32 +73,22 @@ static MlirWalkResult count(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-/* Arguments of every function; those whose thunky.role import set to a
- * scratch role count as scratch. */
+/* Arguments of every function, and those import marked as scratch. */
 static MlirWalkResult countArguments(MlirOperation op, void *userData) {
   Stats *s = userData;
-  MlirAttribute argAttrs =
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("arg_attrs"));
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name.length != 9 || memcmp(name.data, "func.func", 9) != 0)
     return MlirWalkResultAdvance;
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   for (intptr_t i = 0; !mlirBlockIsNull(entry) && i < mlirBlockGetNumArguments(entry); ++i) {
-    int64_t bytes = thunkyValueGetBufferSize(mlirBlockGetArgument(entry, i));
+    MlirValue arg = mlirBlockGetArgument(entry, i);
+    int64_t bytes = thunkyValueGetBufferSize(arg);
     if (bytes < 0)
       continue;
     ++s->arguments;
     s->argumentBytes += bytes;
-    MlirAttribute role = mlirAttributeIsNull(argAttrs)
-                             ? argAttrs
-                             : mlirDictionaryAttrGetElementByName(
-                                   mlirArrayAttrGetElement(argAttrs, i),
-                                   mlirStringRefCreateFromCString("thunky.role"));
-    if (!mlirAttributeIsNull(role) && mlirAttributeIsAString(role)) {
-      MlirStringRef r = mlirStringAttrGetValue(role);
-      if (r.length >= 7 && memcmp(r.data + r.length - 7, "scratch", 7) == 0)
-        s->scratchBytes += bytes;
-    }
+    if (thunkyIsScratchArgument(arg))
+      s->scratchBytes += bytes;
   }
   return MlirWalkResultAdvance;
 }

@@ -120,8 +120,9 @@ static void emitYield(Importer *im) {
 
 /*--- slices --------------------------------------------------------------*/
 
-/* The value for a slice: its allocation, or a thunky.slice_buffer of it. */
-static bool sliceValue(Importer *im, const ThunkySlice *s, MlirValue *out) {
+/* Whether `s` names bytes of an allocation that has a value; reports what
+ * is wrong otherwise. */
+static bool checkSlice(Importer *im, const ThunkySlice *s) {
   char what[160];
   if (!s)
     return error(im, "%s", "thunk has no buffer slice where one is required");
@@ -140,11 +141,19 @@ static bool sliceValue(Importer *im, const ThunkySlice *s, MlirValue *out) {
              s->offset, s->size, s->buffer_allocation_index, size);
     return error(im, "%s", what);
   }
-  MlirValue base = im->allocationValue[s->buffer_allocation_index];
-  if (mlirValueIsNull(base)) {
+  if (mlirValueIsNull(im->allocationValue[s->buffer_allocation_index])) {
     snprintf(what, sizeof what, "%" PRId64, s->buffer_allocation_index);
     return error(im, "slice refers to allocation %s, which holds no buffer", what);
   }
+  return true;
+}
+
+/* The value for a slice: its allocation, or a thunky.slice_buffer of it. */
+static bool sliceValue(Importer *im, const ThunkySlice *s, MlirValue *out) {
+  if (!checkSlice(im, s))
+    return false;
+  int64_t size = im->allocationSize[s->buffer_allocation_index];
+  MlirValue base = im->allocationValue[s->buffer_allocation_index];
   if (s->offset == 0 && s->size == size) {
     *out = base;
     return true;
@@ -682,24 +691,11 @@ typedef struct Localizer {
 
 static bool localizeSlice(ThunkySlice *s, void *userData) {
   Localizer *l = userData;
+  if (!checkSlice(l->im, s)) {
+    l->failed = true;
+    return false;
+  }
   int64_t global = s->buffer_allocation_index;
-  if (global < 0 || (uint64_t)global >= l->im->numAllocations ||
-      mlirValueIsNull(l->im->allocationValue[global])) {
-    char what[96];
-    snprintf(what, sizeof what, "%" PRId64 " (the executable has %zu)", global,
-             l->im->numAllocations);
-    l->failed = true;
-    return error(l->im, "slice refers to unknown allocation %s", what);
-  }
-  int64_t size = l->im->allocationSize[global];
-  if (s->offset < 0 || s->size < 0 || s->offset > size || s->size > size - s->offset) {
-    char what[128];
-    snprintf(what, sizeof what,
-             "[%" PRId64 " + %" PRId64 "] of allocation %" PRId64 " (%" PRId64 " bytes)",
-             s->offset, s->size, global, size);
-    l->failed = true;
-    return error(l->im, "slice %s lies outside its allocation", what);
-  }
   size_t local = 0;
   while (local < l->count && l->globals[local] != global)
     ++local;
