@@ -209,14 +209,17 @@ static bool importRegion(Importer *im, MlirOperation op, intptr_t index,
 }
 
 /* Attaches what is left of `t` after the op took its fields. */
-static void attachResidual(Importer *im, MlirOperation op, Thunk *t,
+static bool attachResidual(Importer *im, MlirOperation op, Thunk *t,
                            ProtobufCMessage *impl, const char *implName) {
   if (impl && thunkyProtoIsEmpty(impl))
     thunkyProtoClearField(&t->base, implName);
   if (thunkyProtoIsEmpty(&t->base))
-    return;
-  mlirOperationSetDiscardableAttributeByName(
-      op, str(THUNKY_ATTR_THUNK), thunkyProtoToAttr(im->ctx, &t->base, NULL));
+    return true;
+  MlirAttribute kept = thunkyProtoToAttr(im->ctx, &t->base, NULL);
+  if (mlirAttributeIsNull(kept))
+    return error(im, "%s", "out of memory");
+  mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_THUNK), kept);
+  return true;
 }
 
 static bool importMemzero(Importer *im, Thunk *t) {
@@ -226,8 +229,7 @@ static bool importMemzero(Importer *im, Thunk *t) {
     return m->dest_buffer ? false : error(im, "%s", "memzero_thunk has no dest_buffer");
   MlirOperation op = emit(im, "thunky.memzero", 1, &dst, 0, NULL, 0, NULL, 0);
   consumeShapedSlice(&m->dest_buffer);
-  attachResidual(im, op, t, &m->base, "memzero_thunk");
-  return true;
+  return attachResidual(im, op, t, &m->base, "memzero_thunk");
 }
 
 static bool importMemset(Importer *im, Thunk *t) {
@@ -241,8 +243,7 @@ static bool importMemset(Importer *im, Thunk *t) {
   MlirOperation op = emit(im, "thunky.memset32", 1, &dst, 0, NULL, 1, &value, 0);
   consumeSlice(&m->dest_buffer);
   m->has_value = 0;
-  attachResidual(im, op, t, &m->base, "memset32bit_value_thunk");
-  return true;
+  return attachResidual(im, op, t, &m->base, "memset32bit_value_thunk");
 }
 
 static bool importCopy(Importer *im, Thunk *t) {
@@ -254,9 +255,8 @@ static bool importCopy(Importer *im, Thunk *t) {
   MlirOperation op = emit(im, "thunky.copy", 2, operands, 0, NULL, 0, NULL, 0);
   consumeShapedSlice(&c->source_buffer);
   consumeShapedSlice(&c->destination_buffer);
-  attachResidual(im, op, t, &t->device_to_device_copy_thunk->base,
+  return attachResidual(im, op, t, &t->device_to_device_copy_thunk->base,
                  "device_to_device_copy_thunk");
-  return true;
 }
 
 /* Whether a copy thunk fits thunky.copy: both slices, equal sizes. */
@@ -424,8 +424,7 @@ static bool importCollective(Importer *im, Thunk *t) {
     thunkyProtoClearField(c.impl, "collective_config");
   if (c.reductionKind >= 0)
     thunkyProtoClearField(c.impl, "reduction_kind");
-  attachResidual(im, op, t, c.impl, c.implName);
-  return true;
+  return attachResidual(im, op, t, c.impl, c.implName);
 }
 
 /*--- custom calls --------------------------------------------------------*/
@@ -541,8 +540,7 @@ static bool importCustomCall(Importer *im, Thunk *t) {
   thunkyProtoClearField(&c->base, "target_name");
   thunkyProtoClearField(&c->base, "api_version");
   thunkyProtoClearField(&c->base, "attributes");
-  attachResidual(im, op, t, &c->base, "custom_call_thunk");
-  return true;
+  return attachResidual(im, op, t, &c->base, "custom_call_thunk");
 }
 
 /*--- control flow and async ----------------------------------------------*/
@@ -553,8 +551,7 @@ static bool importSequential(Importer *im, Thunk *t) {
   if (!importRegion(im, op, 0, s->n_thunks, s->thunks))
     return false;
   thunkyProtoClearField(&s->base, "thunks");
-  attachResidual(im, op, t, &s->base, "sequential_thunk");
-  return true;
+  return attachResidual(im, op, t, &s->base, "sequential_thunk");
 }
 
 static bool importCollectiveGroup(Importer *im, Thunk *t) {
@@ -564,8 +561,7 @@ static bool importCollectiveGroup(Importer *im, Thunk *t) {
   if (!importRegion(im, op, 0, g->n_thunks, g->thunks))
     return false;
   thunkyProtoClearField(&g->base, "thunks");
-  attachResidual(im, op, t, &g->base, "collective_group_thunk");
-  return true;
+  return attachResidual(im, op, t, &g->base, "collective_group_thunk");
 }
 
 static bool importConditional(Importer *im, Thunk *t) {
@@ -590,8 +586,7 @@ static bool importConditional(Importer *im, Thunk *t) {
     plainBranches &= thunkyProtoIsEmpty(&c->branch_thunks[b]->base);
   if (plainBranches)
     thunkyProtoClearField(&c->base, "branch_thunks");
-  attachResidual(im, op, t, &c->base, "conditional_thunk");
-  return true;
+  return attachResidual(im, op, t, &c->base, "conditional_thunk");
 }
 
 static bool conditionalIsFirstClass(const Thunk *t) {
@@ -617,8 +612,7 @@ static bool importWhile(Importer *im, Thunk *t) {
   consumeSlice(&w->condition_result_buffer_index);
   consumeSequence(&w->condition_thunk_sequence);
   consumeSequence(&w->body_thunk_sequence);
-  attachResidual(im, op, t, &w->base, "while_thunk");
-  return true;
+  return attachResidual(im, op, t, &w->base, "while_thunk");
 }
 
 static bool whileIsFirstClass(const Thunk *t) {
@@ -658,8 +652,7 @@ static bool importAsyncStart(Importer *im, Thunk *t) {
    * stays in the residual so that export gives back the same number. */
   a->execution_stream_id_case =
       XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID__NOT_SET;
-  attachResidual(im, op, t, &a->base, "async_start_thunk");
-  return true;
+  return attachResidual(im, op, t, &a->base, "async_start_thunk");
 }
 
 static bool importAsyncDone(Importer *im, Thunk *t) {
@@ -671,8 +664,7 @@ static bool importAsyncDone(Importer *im, Thunk *t) {
       /* The id is the token's: export takes it from the async_start. */
       t->async_done_thunk->has_async_execution_id = 0;
       t->async_done_thunk->async_execution_id = 0;
-      attachResidual(im, op, t, &t->async_done_thunk->base, "async_done_thunk");
-      return true;
+      return attachResidual(im, op, t, &t->async_done_thunk->base, "async_done_thunk");
     }
   char what[32];
   snprintf(what, sizeof what, "%" PRIu64, id);
@@ -1302,10 +1294,13 @@ static Executable *readInput(Importer *im, MlirStringRef bytes,
   return exe;
 }
 
-static void setModuleAttr(Importer *im, MlirOperation module, const char *name,
+static bool setModuleAttr(Importer *im, MlirOperation module, const char *name,
                           ProtobufCMessage *msg) {
-  mlirOperationSetAttributeByName(module, str(name),
-                                  thunkyProtoToAttr(im->ctx, msg, opaqueMessages));
+  MlirAttribute kept = thunkyProtoToAttr(im->ctx, msg, opaqueMessages);
+  if (mlirAttributeIsNull(kept))
+    return error(im, "%s", "out of memory");
+  mlirOperationSetAttributeByName(module, str(name), kept);
+  return true;
 }
 
 MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
@@ -1334,12 +1329,11 @@ MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
     thunkyProtoClearField(&im.exe->base, "thunks");
     if (im.exe->buffer_allocations)
       thunkyProtoClearField(&im.exe->buffer_allocations->base, "values");
-    setModuleAttr(&im, moduleOp, THUNKY_ATTR_EXECUTABLE, &im.exe->base);
-    if (wrapper) {
+    if (wrapper)
       thunkyProtoClearField(&wrapper->base, "gpu_executable");
-      setModuleAttr(&im, moduleOp, THUNKY_ATTR_WRAPPER, &wrapper->base);
-    }
-    ok = mlirOperationVerify(moduleOp);
+    ok = setModuleAttr(&im, moduleOp, THUNKY_ATTR_EXECUTABLE, &im.exe->base) &&
+         (!wrapper || setModuleAttr(&im, moduleOp, THUNKY_ATTR_WRAPPER, &wrapper->base)) &&
+         mlirOperationVerify(moduleOp);
   }
   if (ok)
     result = moduleOp;
