@@ -7,6 +7,8 @@ packages=(
   cmake ninja-build clang python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-c-compiler libprotobuf-c-dev protobuf-compiler
+  libsnappy-dev libzstd-dev libbrotli-dev
+  libhighwayhash-dev
 )
 
 missing=()

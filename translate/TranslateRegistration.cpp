@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "thunky-c/Container.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Translate.h"
 
@@ -13,7 +14,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -26,14 +29,34 @@ extern "C" void thunkyRegisterTranslations(void) {
   if (registered)
     return;
   registered = true;
+  static llvm::cl::opt<bool> describeContainer(
+      "thunky-describe-container",
+      llvm::cl::desc("import-thunky: print the container layers found to stderr"));
+  static llvm::cl::opt<std::string> containerLayering(
+      "thunky-container",
+      llvm::cl::desc("export-thunky: write this layering instead of the imported one "
+                     "(executable, split, options, split-options, ifrt+options, "
+                     "ifrt+split-options)"));
   static TranslateToMLIRRegistration importThunky(
       "import-thunky",
-      "import an XLA:GPU executable (GpuExecutableProto, or XLA's golden "
-      "HumanReadableAotExecutable) as a thunky module",
+      "import an XLA:GPU executable (a GpuExecutableProto, bare or in "
+      "split-proto, ExecutableAndOptionsProto or JAX's IFRT envelope, or "
+      "XLA's golden HumanReadableAotExecutable) as a thunky module",
       [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
          MLIRContext *context) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+        if (describeContainer) {
+          ThunkyContainer container;
+          ThunkyError error;
+          char line[1024];
+          if (thunkyContainerOpen(buffer->getBufferStart(), buffer->getBufferSize(), nullptr,
+                                  &container, &error)) {
+            thunkyContainerDescribe(&container, line, sizeof line);
+            llvm::errs() << buffer->getBufferIdentifier() << ": " << line << "\n";
+            thunkyContainerClose(&container);
+          }
+        }
         MlirOperation module = thunkyImportExecutable(
             wrap(context),
             mlirStringRefCreate(buffer->getBufferStart(), buffer->getBufferSize()),
@@ -45,7 +68,10 @@ extern "C" void thunkyRegisterTranslations(void) {
       "export a thunky module as an XLA:GPU executable, in the layering it "
       "was imported from",
       [](Operation *module, llvm::raw_ostream &os) -> LogicalResult {
-        return unwrap(thunkyExportExecutable(wrap(module), appendToStream, &os));
+        return unwrap(thunkyExportExecutableAs(
+            wrap(module),
+            mlirStringRefCreate(containerLayering.data(), containerLayering.size()),
+            appendToStream, &os));
       },
       [](DialectRegistry &registry) {
         mlirDialectHandleInsertDialect(mlirGetDialectHandle__thunky__(),

@@ -13,6 +13,15 @@
 #define THUNKY_ATTR_EXECUTABLE "thunky.executable"
 /* Module: the xla.HumanReadableAotExecutable around it, less the executable. */
 #define THUNKY_ATTR_WRAPPER "thunky.wrapper"
+/* Module: how the executable was packed ("split", "ifrt+split-options", ...,
+ * see thunky-c/Container.h); absent for a bare GpuExecutableProto. Export
+ * writes the same layering unless told otherwise. */
+#define THUNKY_ATTR_CONTAINER "thunky.container"
+/* Module: the xla.ExecutableAndOptionsProto around the executable (compile
+ * options, PJRT client name), less the executable. */
+#define THUNKY_ATTR_OPTIONS "thunky.executable_options"
+/* Module: the IFRT envelope's xla.ifrt.SerializedXlaExecutableMetadata. */
+#define THUNKY_ATTR_IFRT_METADATA "thunky.ifrt_metadata"
 /* @main argument or thunky.constant: its BufferAllocationProto less size. */
 #define THUNKY_ATTR_ALLOCATION "thunky.allocation"
 /* @main argument: what the allocation is for, to read (export ignores it). */

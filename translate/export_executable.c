@@ -11,6 +11,7 @@
 #include "thunky-c/Translate.h"
 
 #include "arena.h"
+#include "bytes.h"
 #include "executable_attrs.h"
 #include "ffi_attrs.h"
 #include "slice_walk.h"
@@ -21,6 +22,9 @@
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
 
+#include "thunky-c/Container.h"
+#include "xla/pjrt/proto/compile_options.pb-c.h"
+#include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 #include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
 
@@ -964,16 +968,98 @@ static ProtobufCMessage *outerMessage(Exporter *ex, MlirOperation module, Execut
   return &w->base;
 }
 
-MlirLogicalResult thunkyExportExecutable(MlirOperation module,
-                                         MlirStringCallback callback, void *userData) {
+/* Appends `msg`'s bytes to `out`, refusing bytes that would not read back
+ * (in XLA or in import). */
+static bool packChecked(MlirOperation module, ProtobufCMessage *msg, ThunkyBuffer *out) {
+  size_t size = protobuf_c_message_get_packed_size(msg);
+  uint8_t *bytes = thunkyBufferExtend(out, size);
+  char why[512];
+  if (!bytes)
+    return mlirLogicalResultIsSuccess(thunkyEmitOpError(module, "out of memory"));
+  protobuf_c_message_pack(msg, bytes);
+  if (!thunkyCheckWire(msg->descriptor, bytes, size, why, sizeof why))
+    return mlirLogicalResultIsSuccess(thunkyEmitOpError(
+        module, "export-thunky: the %s would not read back: %s", msg->descriptor->name, why));
+  return true;
+}
+
+/* The layering to write: the one asked for, else the one imported. */
+static bool chooseLayering(MlirOperation module, MlirStringRef asked, ThunkyLayering *l) {
+  MlirAttribute kept = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_CONTAINER));
+  MlirStringRef name = asked;
+  if (!name.length && !mlirAttributeIsNull(kept)) {
+    if (!mlirAttributeIsAString(kept))
+      return mlirLogicalResultIsSuccess(
+          thunkyEmitOpError(module, "%s must be a string", THUNKY_ATTR_CONTAINER));
+    name = mlirStringAttrGetValue(kept);
+  }
+  *l = THUNKY_LAYERING_EXECUTABLE;
+  if (name.length && !thunkyLayeringParse(name.data, name.length, l))
+    return mlirLogicalResultIsSuccess(thunkyEmitOpError(
+        module, "unknown container layering '%.*s' (executable, split, options, split-options, "
+                "ifrt+options or ifrt+split-options)", (int)name.length, name.data));
+  return true;
+}
+
+/* The bytes of the message kept in module attribute `name`; none when the
+ * attribute is absent. */
+static bool packKept(Exporter *ex, MlirOperation module, const char *name,
+                     const ProtobufCMessageDescriptor *desc, ThunkyBuffer *out) {
+  MlirAttribute kept = mlirOperationGetAttributeByName(module, str(name));
+  if (mlirAttributeIsNull(kept))
+    return true;
+  ProtobufCMessage *msg =
+      thunkyAttrToProto(kept, desc, ex->arena, mlirOperationGetLocation(module), name);
+  return msg && packChecked(module, msg, out);
+}
+
+/* The executable in the layers around it: the golden-file wrapper for a
+ * bare executable, else the container layering. */
+static bool writeOuter(Exporter *ex, MlirOperation module, ThunkyLayering layering,
+                       Executable *exe, ThunkyBuffer *out) {
+  if (layering == THUNKY_LAYERING_EXECUTABLE) {
+    ProtobufCMessage *outer = outerMessage(ex, module, exe);
+    return outer && packChecked(module, outer, out);
+  }
+  ThunkyBuffer bytes = {0}, options = {0}, metadata = {0};
+  ThunkyError why;
+  bool ok = packChecked(module, &exe->base, &bytes) &&
+            packKept(ex, module, THUNKY_ATTR_OPTIONS,
+                     &xla__executable_and_options_proto__descriptor, &options) &&
+            packKept(ex, module, THUNKY_ATTR_IFRT_METADATA,
+                     &xla__ifrt__serialized_xla_executable_metadata__descriptor, &metadata);
+  if (ok && thunkyLayeringHasEnvelope(layering) && !metadata.size)
+    ok = mlirLogicalResultIsSuccess(thunkyEmitOpError(
+        module, "export-thunky: layering %s needs the IFRT metadata the module was imported "
+                "with (%s)", thunkyLayeringName(layering), THUNKY_ATTR_IFRT_METADATA));
+  ThunkyContainer c = {.layering = layering,
+                       .executable = {bytes.data, bytes.size},
+                       .options = {options.data, options.size},
+                       .metadata = {metadata.data, metadata.size}};
+  /* Snappy, as XLA writes its split-proto files. */
+  if (ok && !thunkyContainerWrite(&c, THUNKY_COMPRESSION_SNAPPY, out, &why))
+    ok = mlirLogicalResultIsSuccess(thunkyEmitOpError(module, "export-thunky: %s", why.message));
+  thunkyBufferFree(&bytes), thunkyBufferFree(&options), thunkyBufferFree(&metadata);
+  return ok;
+}
+
+MlirLogicalResult thunkyExportExecutable(MlirOperation module, MlirStringCallback callback,
+                                         void *userData) {
+  return thunkyExportExecutableAs(module, mlirStringRefCreate(NULL, 0), callback, userData);
+}
+
+MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef layeringName,
+                                           MlirStringCallback callback, void *userData) {
   Exporter ex = {.ctx = mlirOperationGetContext(module), .arena = thunkyArenaCreate(),
                  .nextAsyncId = 1};
   if (!ex.arena)
     return thunkyEmitOpError(module, "out of memory");
+  ThunkyLayering layering;
   MlirOperation main = findMain(module);
-  bool ok = !mlirOperationIsNull(main);
-  if (!ok)
-    thunkyEmitOpError(module, "export-thunky needs a func.func @main");
+  bool ok = chooseLayering(module, layeringName, &layering);
+  if (ok && mlirOperationIsNull(main))
+    ok = mlirLogicalResultIsSuccess(
+        thunkyEmitOpError(module, "export-thunky needs a func.func @main"));
   Executable *exe = ok ? startExecutable(&ex, module) : NULL;
   ok = ok && exe;
   if (ok) {
@@ -985,28 +1071,12 @@ MlirLogicalResult thunkyExportExecutable(MlirOperation module,
     exe->n_thunks = thunks.count;
     exe->thunks = (Thunk **)thunks.items;
   }
-  ProtobufCMessage *outer = ok ? outerMessage(&ex, module, exe) : NULL;
-  if (outer) {
-    size_t size = protobuf_c_message_get_packed_size(outer);
-    uint8_t *bytes = malloc(size ? size : 1);
-    char why[512];
-    if (bytes) {
-      protobuf_c_message_pack(outer, bytes);
-      /* What XLA (and import) could not read back is not written. */
-      if (thunkyCheckWire(outer->descriptor, bytes, size, why, sizeof why)) {
-        callback(mlirStringRefCreate((const char *)bytes, size), userData);
-      } else {
-        thunkyEmitOpError(module, "export-thunky: the executable would not read back: %s",
-                          why);
-        outer = NULL;
-      }
-      free(bytes);
-    } else {
-      thunkyEmitOpError(module, "out of memory");
-      outer = NULL;
-    }
-  }
+  ThunkyBuffer out = {0};
+  ok = ok && writeOuter(&ex, module, layering, exe, &out);
+  if (ok)
+    callback(mlirStringRefCreate((const char *)out.data, out.size), userData);
+  thunkyBufferFree(&out);
   free(ex.argAllocation), free(ex.constants), free(ex.asyncs);
   thunkyArenaDestroy(ex.arena);
-  return outer ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
+  return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }

@@ -22,6 +22,9 @@
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
 
+#include "thunky-c/Container.h"
+#include "xla/pjrt/proto/compile_options.pb-c.h"
+#include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 #include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
 
@@ -1260,17 +1263,17 @@ static bool importBody(Importer *im) {
   return true;
 }
 
-/* What the input is: XLA's golden-file wrapper, or a bare executable. */
-static Executable *readInput(Importer *im, MlirStringRef bytes,
+/* What the executable's bytes are: XLA's golden-file wrapper (only where
+ * no container was around them), or a bare executable. */
+static Executable *readInput(Importer *im, ThunkyBytes bytes, bool mayBeWrapped,
                              Xla__HumanReadableAotExecutable **wrapper) {
-  const uint8_t *data = (const uint8_t *)bytes.data;
   ProtobufCAllocator *alloc = thunkyArenaAllocator(im->arena);
   char asWrapper[512] = "", asExecutable[512];
   *wrapper = NULL;
-  if (thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, data,
-                      bytes.length, asWrapper, sizeof asWrapper)) {
+  if (mayBeWrapped && thunkyCheckWire(&xla__human_readable_aot_executable__descriptor,
+                                      bytes.data, bytes.size, asWrapper, sizeof asWrapper)) {
     Xla__HumanReadableAotExecutable *w =
-        xla__human_readable_aot_executable__unpack(alloc, bytes.length, data);
+        xla__human_readable_aot_executable__unpack(alloc, bytes.size, bytes.data);
     Executable *exe = w ? w->gpu_executable : NULL;
     if (exe && w->base.n_unknown_fields == 0 &&
         (exe->n_thunks || exe->buffer_allocations)) {
@@ -1278,8 +1281,8 @@ static Executable *readInput(Importer *im, MlirStringRef bytes,
       return exe;
     }
   }
-  if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, data,
-                       bytes.length, asExecutable, sizeof asExecutable)) {
+  if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
+                       asExecutable, sizeof asExecutable)) {
     /* Which one it was meant to be cannot be told from broken bytes. */
     if (*asWrapper)
       error(im, "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
@@ -1288,7 +1291,7 @@ static Executable *readInput(Importer *im, MlirStringRef bytes,
       error(im, "not a GpuExecutableProto: %s", asExecutable);
     return NULL;
   }
-  Executable *exe = xla__gpu__gpu_executable_proto__unpack(alloc, bytes.length, data);
+  Executable *exe = xla__gpu__gpu_executable_proto__unpack(alloc, bytes.size, bytes.data);
   if (!exe)
     error(im, "%s", "not a GpuExecutableProto: protobuf-c could not unpack it");
   return exe;
@@ -1303,6 +1306,30 @@ static bool setModuleAttr(Importer *im, MlirOperation module, const char *name,
   return true;
 }
 
+/* What the layers around the executable carry, so export can rebuild them
+ * (the container checked both messages' wire format). */
+static bool setContainerAttrs(Importer *im, MlirOperation module, const ThunkyContainer *c) {
+  if (c->layering == THUNKY_LAYERING_EXECUTABLE)
+    return true;
+  ProtobufCAllocator *alloc = thunkyArenaAllocator(im->arena);
+  const char *name = thunkyLayeringName(c->layering);
+  mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_CONTAINER), stringAttr(im, name, strlen(name)));
+  if (c->options.size) {
+    ProtobufCMessage *options = protobuf_c_message_unpack(
+        &xla__executable_and_options_proto__descriptor, alloc, c->options.size, c->options.data);
+    if (!options || !setModuleAttr(im, module, THUNKY_ATTR_OPTIONS, options))
+      return error(im, "%s", "the ExecutableAndOptionsProto did not unpack");
+  }
+  if (c->metadata.size) {
+    ProtobufCMessage *metadata =
+        protobuf_c_message_unpack(&xla__ifrt__serialized_xla_executable_metadata__descriptor,
+                                  alloc, c->metadata.size, c->metadata.data);
+    if (!metadata || !setModuleAttr(im, module, THUNKY_ATTR_IFRT_METADATA, metadata))
+      return error(im, "%s", "the IFRT metadata did not unpack");
+  }
+  return true;
+}
+
 MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
                                      MlirStringRef bufferName) {
   thunkyContextLoadDialects(ctx);
@@ -1312,14 +1339,23 @@ MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
   MlirOperation result = {NULL};
   Partition p = {0};
   Xla__HumanReadableAotExecutable *wrapper;
+  ThunkyContainer container;
+  ThunkyError why;
   if (!im.arena) {
     error(&im, "%s", "out of memory");
+    return result;
+  }
+  if (!thunkyContainerOpen(bytes.data, bytes.length, NULL, &container, &why)) {
+    error(&im, "%s", why.message);
+    thunkyArenaDestroy(im.arena);
     return result;
   }
   MlirModule module = mlirModuleCreateEmpty(im.fileLoc);
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirOperation main = {NULL};
-  bool ok = (im.exe = readInput(&im, bytes, &wrapper)) && readAllocations(&im) &&
+  bool ok = (im.exe = readInput(&im, container.executable,
+                                container.layering == THUNKY_LAYERING_EXECUTABLE, &wrapper)) &&
+            readAllocations(&im) &&
             partition(&im, &p) && !mlirOperationIsNull(main = buildMain(&im, &p));
   if (!mlirOperationIsNull(main))
     mlirBlockAppendOwnedOperation(mlirModuleGetBody(module), main);
@@ -1333,13 +1369,14 @@ MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
       thunkyProtoClearField(&wrapper->base, "gpu_executable");
     ok = setModuleAttr(&im, moduleOp, THUNKY_ATTR_EXECUTABLE, &im.exe->base) &&
          (!wrapper || setModuleAttr(&im, moduleOp, THUNKY_ATTR_WRAPPER, &wrapper->base)) &&
-         mlirOperationVerify(moduleOp);
+         setContainerAttrs(&im, moduleOp, &container) && mlirOperationVerify(moduleOp);
   }
   if (ok)
     result = moduleOp;
   else
     mlirModuleDestroy(module);
   freePartition(&p);
+  thunkyContainerClose(&container);
   free(im.allocationSize), free(im.allocationValue), free(im.tokens);
   thunkyArenaDestroy(im.arena);
   return result;

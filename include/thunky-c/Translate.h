@@ -1,8 +1,10 @@
 /*===- thunky-c/Translate.h - XLA:GPU executables <-> thunky modules ----===*
  *
- * Import reads a serialized xla.gpu.GpuExecutableProto, or the
- * xla.HumanReadableAotExecutable that wraps XLA's golden files, into a
- * thunky module; export writes a module back in the same layering. What the
+ * Import reads an XLA:GPU executable into a thunky module: a serialized
+ * xla.gpu.GpuExecutableProto in any container JAX or XLA writes around it
+ * (split-proto, ExecutableAndOptionsProto, IFRT envelope; see
+ * thunky-c/Container.h), or the xla.HumanReadableAotExecutable that wraps
+ * XLA's golden files. Export writes a module back in the same layering. What the
  * dialect does not model is kept on the module, the arguments and the ops, so
  * export(import(x)) gives back x field for field. Errors are reported as
  * diagnostics at a location naming the input and, where known, the thunk.
@@ -28,6 +30,13 @@ MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutable(MlirContext ctx,
  * only on success; otherwise reports what is wrong and returns failure. */
 MLIR_CAPI_EXPORTED MlirLogicalResult thunkyExportExecutable(
     MlirOperation module, MlirStringCallback callback, void *userData);
+
+/* Like thunkyExportExecutable, but in the container layering named by
+ * `layering` ("split", "ifrt+split-options", ...; see thunky-c/Container.h)
+ * instead of the one the module was imported from; empty means that one. */
+MLIR_CAPI_EXPORTED MlirLogicalResult thunkyExportExecutableAs(
+    MlirOperation module, MlirStringRef layering, MlirStringCallback callback,
+    void *userData);
 
 /* Registers --import-thunky and --export-thunky with mlir-translate's
  * registry (thunky-translate calls it); safe to call more than once. */

@@ -1,0 +1,114 @@
+/*===- thunky-c/Container.h - the layers around a GpuExecutableProto ----===*
+ *
+ * What JAX serializes is not a bare xla.gpu.GpuExecutableProto. From the
+ * outside in it can be:
+ *
+ *   IFRT envelope   varint length + xla.ifrt.SerializedXlaExecutableMetadata,
+ *                   then the PJRT bytes (JAX >= 0.9.1);
+ *   PJRT bytes      an xla.ExecutableAndOptionsProto, plain or split-proto,
+ *                   whose field 1 holds the executable;
+ *   executable      a GpuExecutableProto, plain or split-proto.
+ *
+ * A split-proto file is a riegeli record file whose first record is an
+ * xla.SplitProtoManifest. Opening a container finds every layer and hands
+ * back the executable's bytes and what the outer layers carry; writing one
+ * puts them back in any layering. This part links no MLIR: the runtime
+ * reads containers too.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_CONTAINER_H
+#define THUNKY_C_CONTAINER_H
+
+#include "thunky-c/Error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ThunkyBytes {
+  const uint8_t *data;
+  size_t size;
+} ThunkyBytes;
+
+/* A growable byte buffer; zero-initialize, free with thunkyBufferFree. */
+typedef struct ThunkyBuffer {
+  uint8_t *data;
+  size_t size, capacity;
+  bool failed; /* an append ran out of memory */
+} ThunkyBuffer;
+
+/* Appends data[0, size); false (and the buffer marked failed) when out of
+ * memory. Appending to a failed buffer does nothing. */
+bool thunkyBufferAppend(ThunkyBuffer *buffer, const void *data, size_t size);
+void thunkyBufferFree(ThunkyBuffer *buffer);
+
+/* The layerings thunky reads and writes, named as on the command line. */
+typedef enum ThunkyLayering {
+  THUNKY_LAYERING_EXECUTABLE,         /* "executable": a bare GpuExecutableProto */
+  THUNKY_LAYERING_SPLIT,              /* "split": the executable as split-proto */
+  THUNKY_LAYERING_OPTIONS,            /* "options": plain ExecutableAndOptionsProto
+                                         around a split executable (JAX <= 0.11) */
+  THUNKY_LAYERING_SPLIT_OPTIONS,      /* "split-options": both split (XLA HEAD) */
+  THUNKY_LAYERING_IFRT_OPTIONS,       /* "ifrt+options": JAX 0.10.1 - 0.11 */
+  THUNKY_LAYERING_IFRT_SPLIT_OPTIONS, /* "ifrt+split-options": JAX at XLA HEAD */
+  THUNKY_LAYERING_COUNT
+} ThunkyLayering;
+
+/* The layering's name ("ifrt+split-options", ...). */
+const char *thunkyLayeringName(ThunkyLayering layering);
+/* Parses a name; false when it names no layering. */
+bool thunkyLayeringParse(const char *name, size_t length, ThunkyLayering *layering);
+/* Whether the layering has an ExecutableAndOptionsProto / IFRT envelope. */
+bool thunkyLayeringHasOptions(ThunkyLayering layering);
+bool thunkyLayeringHasEnvelope(ThunkyLayering layering);
+
+typedef enum ThunkyCompression {
+  THUNKY_COMPRESSION_NONE = 0,
+  THUNKY_COMPRESSION_BROTLI = 'b',
+  THUNKY_COMPRESSION_SNAPPY = 's',
+  THUNKY_COMPRESSION_ZSTD = 'z',
+} ThunkyCompression;
+
+typedef struct ThunkyContainerLimits {
+  /* Most bytes that decompression may produce in all (a file claiming
+   * more is refused before anything is allocated). */
+  uint64_t maxDecodedBytes;
+} ThunkyContainerLimits;
+
+/* 4 GiB: past any real executable, short of what a bomb would ask for. */
+#define THUNKY_DEFAULT_MAX_DECODED_BYTES (UINT64_C(4) << 30)
+
+typedef struct ThunkyContainer {
+  ThunkyLayering layering;
+  ThunkyBytes executable; /* the GpuExecutableProto */
+  ThunkyBytes options;    /* the ExecutableAndOptionsProto less field 1, or empty */
+  ThunkyBytes metadata;   /* the IFRT metadata message, or empty */
+  size_t optionsRecords, executableRecords; /* riegeli records of split layers */
+  ThunkyCompression compression;            /* of the split executable */
+  ThunkyBuffer owned[2];  /* what the views above point into, when not the input */
+} ThunkyContainer;
+
+/* Finds the layers of data[0, size) (which must outlive the container).
+ * Bytes that are no container are taken as a bare executable; whether they
+ * parse is for the importer to say. NULL limits take the defaults. */
+bool thunkyContainerOpen(const void *data, size_t size, const ThunkyContainerLimits *limits,
+                         ThunkyContainer *container, ThunkyError *error);
+void thunkyContainerClose(ThunkyContainer *container);
+
+/* One line naming each layer found, outermost first, with sizes. */
+void thunkyContainerDescribe(const ThunkyContainer *container, char *out, size_t size);
+
+/* Appends the container's executable, options and metadata to `out` in its
+ * layering; split layers use XLA's record layout and `compression`. */
+bool thunkyContainerWrite(const ThunkyContainer *container, ThunkyCompression compression,
+                          ThunkyBuffer *out, ThunkyError *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_CONTAINER_H */

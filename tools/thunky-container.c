@@ -1,0 +1,186 @@
+/*===- thunky-container.c - look inside and build executable containers -===*
+ *
+ *   thunky-container info FILE
+ *   thunky-container records FILE
+ *   thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]
+ *   thunky-container pack --as LAYERING EXE -o FILE [--options IN]
+ *                         [--metadata IN] [--compression none|snappy]
+ *
+ * `info` names the layers of an executable file, `records` lists a riegeli
+ * file's records, `unpack` takes the bare GpuExecutableProto (and what the
+ * outer layers carry) out, `pack` puts one back in any layering. Plain C:
+ * no MLIR, so it runs wherever thunky-run does.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "thunky-c/Container.h"
+
+#include "riegeli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: thunky-container info FILE\n"
+    "       thunky-container records FILE\n"
+    "       thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]\n"
+    "       thunky-container pack --as LAYERING EXE -o FILE [--options IN] [--metadata IN]\n"
+    "                             [--compression none|snappy]\n"
+    "layerings: executable, split, options, split-options, ifrt+options, ifrt+split-options\n";
+
+static int fail(const char *fmt, const char *a, const char *b) {
+  fprintf(stderr, "thunky-container: ");
+  fprintf(stderr, fmt, a, b);
+  fputc('\n', stderr);
+  return 1;
+}
+
+/* Reads a whole file; "-" is stdin. */
+static bool readFile(const char *path, ThunkyBuffer *out) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) {
+    fail("cannot open %s: %s", path, strerror(errno));
+    return false;
+  }
+  uint8_t chunk[1 << 16];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    thunkyBufferAppend(out, chunk, n);
+  bool ok = !ferror(f) && !out->failed;
+  if (f != stdin)
+    fclose(f);
+  if (!ok)
+    fail("cannot read %s%s", path, out->failed ? ": out of memory" : "");
+  return ok;
+}
+
+/* Writes all of data or nothing: a temporary file renamed into place. */
+static bool writeFile(const char *path, ThunkyBytes data) {
+  if (strcmp(path, "-") == 0)
+    return fwrite(data.data, 1, data.size, stdout) == data.size && fflush(stdout) == 0;
+  char temporary[4096];
+  snprintf(temporary, sizeof temporary, "%s.partial", path);
+  FILE *f = fopen(temporary, "wb");
+  bool ok = f && fwrite(data.data, 1, data.size, f) == data.size;
+  ok = f && fclose(f) == 0 && ok && rename(temporary, path) == 0;
+  if (!ok) {
+    remove(temporary);
+    fail("cannot write %s: %s", path, strerror(errno));
+  }
+  return ok;
+}
+
+typedef struct {
+  const char *command, *input, *output, *options, *metadata, *as, *compression;
+} Args;
+
+static bool parseArgs(int argc, char **argv, Args *a) {
+  if (argc < 2)
+    return false;
+  a->command = argv[1];
+  for (int i = 2; i < argc; i++) {
+    const char **slot = !strcmp(argv[i], "-o")              ? &a->output
+                        : !strcmp(argv[i], "--options")     ? &a->options
+                        : !strcmp(argv[i], "--metadata")    ? &a->metadata
+                        : !strcmp(argv[i], "--as")          ? &a->as
+                        : !strcmp(argv[i], "--compression") ? &a->compression
+                                                            : NULL;
+    if (slot && i + 1 < argc)
+      *slot = argv[++i];
+    else if (!slot && !a->input && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
+      a->input = argv[i];
+    else
+      return false;
+  }
+  return a->input != NULL;
+}
+
+static int info(const Args *a, ThunkyBytes in) {
+  ThunkyContainer c;
+  ThunkyError error;
+  char line[1024];
+  if (!thunkyContainerOpen(in.data, in.size, NULL, &c, &error))
+    return fail("%s: %s", a->input, error.message);
+  thunkyContainerDescribe(&c, line, sizeof line);
+  printf("%s\n", line);
+  thunkyContainerClose(&c);
+  return 0;
+}
+
+static int records(const Args *a, ThunkyBytes in) {
+  ThunkyRecordFile file;
+  ThunkyError error;
+  if (!thunkyRiegeliRead(in.data, in.size, THUNKY_DEFAULT_MAX_DECODED_BYTES, &file, &error))
+    return fail("%s: %s", a->input, error.message);
+  for (size_t i = 0; i < file.count; i++)
+    printf("record %zu: %zu bytes\n", i, file.records[i].size);
+  thunkyRecordFileFree(&file);
+  return 0;
+}
+
+static int unpack(const Args *a, ThunkyBytes in) {
+  ThunkyContainer c;
+  ThunkyError error;
+  if (!a->output)
+    return fail("%s%s", "unpack needs -o EXE", "");
+  if (!thunkyContainerOpen(in.data, in.size, NULL, &c, &error))
+    return fail("%s: %s", a->input, error.message);
+  bool ok = writeFile(a->output, c.executable) &&
+            (!a->options || writeFile(a->options, c.options)) &&
+            (!a->metadata || writeFile(a->metadata, c.metadata));
+  thunkyContainerClose(&c);
+  return ok ? 0 : 1;
+}
+
+static int pack(const Args *a, ThunkyBytes in) {
+  ThunkyContainer c = {.executable = in};
+  ThunkyBuffer options = {0}, metadata = {0}, out = {0};
+  ThunkyError error;
+  ThunkyCompression compression = THUNKY_COMPRESSION_SNAPPY;
+  if (!a->output || !a->as || !thunkyLayeringParse(a->as, strlen(a->as), &c.layering))
+    return fail("pack needs --as LAYERING (one of those --help lists) and -o FILE%s%s", "", "");
+  if (a->compression && !strcmp(a->compression, "none"))
+    compression = THUNKY_COMPRESSION_NONE;
+  else if (a->compression && strcmp(a->compression, "snappy"))
+    return fail("unknown compression '%s' (none or snappy)%s", a->compression, "");
+  if (thunkyLayeringHasEnvelope(c.layering) && !a->metadata)
+    return fail("layering %s needs --metadata (an xla.ifrt.SerializedXlaExecutableMetadata)%s",
+                a->as, "");
+  bool ok = (!a->options || readFile(a->options, &options)) &&
+            (!a->metadata || readFile(a->metadata, &metadata));
+  c.options = (ThunkyBytes){options.data, options.size};
+  c.metadata = (ThunkyBytes){metadata.data, metadata.size};
+  if (ok && !thunkyContainerWrite(&c, compression, &out, &error))
+    ok = fail("%s: %s", a->input, error.message) == 0;
+  ok = ok && writeFile(a->output, (ThunkyBytes){out.data, out.size});
+  thunkyBufferFree(&options), thunkyBufferFree(&metadata), thunkyBufferFree(&out);
+  return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  Args a = {0};
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (!parseArgs(argc, argv, &a)) {
+    fputs(usage, stderr);
+    return 2;
+  }
+  int (*run)(const Args *, ThunkyBytes) = !strcmp(a.command, "info")      ? info
+                                          : !strcmp(a.command, "records") ? records
+                                          : !strcmp(a.command, "unpack")  ? unpack
+                                          : !strcmp(a.command, "pack")    ? pack
+                                                                          : NULL;
+  if (!run) {
+    fputs(usage, stderr);
+    return 2;
+  }
+  ThunkyBuffer in = {0};
+  if (!readFile(a.input, &in))
+    return 1;
+  int status = run(&a, (ThunkyBytes){in.data, in.size});
+  thunkyBufferFree(&in);
+  return status;
+}

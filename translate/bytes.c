@@ -1,0 +1,137 @@
+/*===- bytes.c - byte buffers, varints and little-endian words ----------===*/
+#include "bytes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void thunkyBufferFree(ThunkyBuffer *b) {
+  free(b->data);
+  *b = (ThunkyBuffer){0};
+}
+
+static bool reserve(ThunkyBuffer *b, size_t more) {
+  if (b->failed)
+    return false;
+  if (more <= b->capacity - b->size)
+    return true;
+  if (more > SIZE_MAX / 2 - b->size)
+    return !(b->failed = true);
+  size_t capacity = b->capacity ? b->capacity : 256;
+  while (capacity - b->size < more)
+    capacity *= 2;
+  uint8_t *data = realloc(b->data, capacity);
+  if (!data)
+    return !(b->failed = true);
+  b->data = data;
+  b->capacity = capacity;
+  return true;
+}
+
+bool thunkyBufferAppend(ThunkyBuffer *b, const void *data, size_t size) {
+  uint8_t *to = thunkyBufferExtend(b, size);
+  if (to && size)
+    memcpy(to, data, size);
+  return to != NULL;
+}
+
+uint8_t *thunkyBufferExtend(ThunkyBuffer *b, size_t count) {
+  if (!reserve(b, count))
+    return NULL;
+  b->size += count;
+  return b->data + b->size - count;
+}
+
+bool thunkyBufferAppendZeros(ThunkyBuffer *b, size_t count) {
+  uint8_t *zeros = thunkyBufferExtend(b, count);
+  if (zeros && count)
+    memset(zeros, 0, count);
+  return zeros != NULL;
+}
+
+bool thunkyBufferAppendVarint(ThunkyBuffer *b, uint64_t v) {
+  uint8_t bytes[10];
+  size_t n = 0;
+  do {
+    bytes[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  return thunkyBufferAppend(b, bytes, n);
+}
+
+bool thunkyBufferAppendU64(ThunkyBuffer *b, uint64_t v) {
+  uint8_t bytes[8];
+  thunkyStoreU64(bytes, v);
+  return thunkyBufferAppend(b, bytes, 8);
+}
+
+bool thunkyReadVarint(const uint8_t *data, size_t size, size_t *pos, uint64_t *v) {
+  uint64_t value = 0;
+  for (unsigned shift = 0; shift < 70 && *pos < size; shift += 7) {
+    uint8_t byte = data[(*pos)++];
+    if (shift == 63 && byte > 1)
+      return false;
+    value |= (uint64_t)(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      *v = value;
+      return true;
+    }
+  }
+  return false;
+}
+
+uint64_t thunkyLoadU64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+void thunkyStoreU64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
+                         ThunkyWireField *f, ThunkyError *error) {
+  uint64_t tag, length;
+  f->begin = *pos;
+  if (!thunkyReadVarint(data, size, pos, &tag))
+    return thunkyErrorf(error, "byte %zu: truncated or overlong field tag", f->begin);
+  f->number = (uint32_t)(tag >> 3);
+  f->wireType = tag & 7;
+  if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
+    return thunkyErrorf(error, "byte %zu: field number %llu is out of range", f->begin,
+                        (unsigned long long)(tag >> 3));
+  switch (f->wireType) {
+  case 0:
+    f->payload = *pos;
+    if (!thunkyReadVarint(data, size, pos, &length))
+      return thunkyErrorf(error, "byte %zu: field %u: truncated varint", f->payload, f->number);
+    break;
+  case 1:
+  case 5: {
+    size_t width = f->wireType == 1 ? 8 : 4;
+    f->payload = *pos;
+    if (size - *pos < width)
+      return thunkyErrorf(error, "byte %zu: field %u: truncated fixed-width value", f->payload,
+                          f->number);
+    *pos += width;
+    break;
+  }
+  case 2:
+    if (!thunkyReadVarint(data, size, pos, &length))
+      return thunkyErrorf(error, "byte %zu: field %u: truncated length", f->begin, f->number);
+    f->payload = *pos;
+    if (length > size - *pos)
+      return thunkyErrorf(error,
+                          "byte %zu: field %u: length %llu runs past the end (%zu bytes left)",
+                          f->begin, f->number, (unsigned long long)length, size - *pos);
+    *pos += (size_t)length;
+    break;
+  default:
+    return thunkyErrorf(error, "byte %zu: field %u: unsupported wire type %u", f->begin,
+                        f->number, f->wireType);
+  }
+  f->end = *pos;
+  return true;
+}

@@ -1,0 +1,46 @@
+/*===- bytes.h - byte buffers, varints and little-endian words ----------===*
+ *
+ * The container layers (IFRT envelope, split-proto, riegeli) are all built
+ * from the same few primitives; readers check every length against what is
+ * left before they trust it.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_TRANSLATE_BYTES_H
+#define THUNKY_TRANSLATE_BYTES_H
+
+#include "thunky-c/Container.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Grows the buffer by `count` bytes and returns where they start (their
+ * contents undefined), or NULL when out of memory. */
+uint8_t *thunkyBufferExtend(ThunkyBuffer *b, size_t count);
+/* Appends `count` zero bytes. */
+bool thunkyBufferAppendZeros(ThunkyBuffer *b, size_t count);
+bool thunkyBufferAppendVarint(ThunkyBuffer *b, uint64_t v);
+bool thunkyBufferAppendU64(ThunkyBuffer *b, uint64_t v);
+
+/* Reads a varint at *pos in data[0, size) and advances *pos; false when it
+ * runs past the end or over 10 bytes. */
+bool thunkyReadVarint(const uint8_t *data, size_t size, size_t *pos, uint64_t *v);
+uint64_t thunkyLoadU64(const uint8_t *p);
+void thunkyStoreU64(uint8_t *p, uint64_t v);
+
+/* One top-level field of a serialized protobuf message. */
+typedef struct {
+  uint32_t number;
+  uint8_t wireType;
+  size_t begin;   /* the tag's first byte */
+  size_t payload; /* the value's first byte (after the length, for LEN) */
+  size_t end;     /* one past the value */
+} ThunkyWireField;
+
+/* Reads the field at *pos of data[0, size) and advances *pos to its end;
+ * false (with the byte offset in `error`) when it is malformed. Groups are
+ * refused: no message in the schema has them. */
+bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
+                         ThunkyWireField *field, ThunkyError *error);
+
+#endif /* THUNKY_TRANSLATE_BYTES_H */
