@@ -32,7 +32,9 @@ config.substitutions.append(("%scripts", os.path.join(config.thunky_src_root, "s
 
 # Translation tests: protoc with the project's schema, and the round trip.
 for name, message in [("exe", "xla.gpu.GpuExecutableProto"),
-                      ("aot", "xla.HumanReadableAotExecutable")]:
+                      ("aot", "xla.HumanReadableAotExecutable"),
+                      ("options", "xla.ExecutableAndOptionsProto"),
+                      ("ifrt_metadata", "xla.ifrt.SerializedXlaExecutableMetadata")]:
     for verb in ("encode", "decode", "roundtrip"):
         config.substitutions.append(
             ("%%%s_%s" % (verb, name),

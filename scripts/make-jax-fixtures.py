@@ -16,7 +16,11 @@ NAME, into --out (default test/Translate/jax-fixtures/<jax version>, relative
 to the repository root):
   NAME.exe        the serialized executable, the bytes JAX itself would store:
                   client.serialize_executable(compiled.runtime_executable()),
-                  i.e. IFRT metadata prefix + PJRT ExecutableAndOptionsProto
+                  i.e. IFRT metadata prefix + PJRT ExecutableAndOptionsProto.
+                  Where that attribute path is missing, the same bytes are
+                  taken from jax.experimental.serialize_executable's pickle,
+                  as its ('exec', bytes) persistent id (see
+                  _ExecutableBytesUnpickler); the manifest says which.
   NAME.inK.npy    the K-th parameter of the executable (fixed-seed inputs)
   NAME.outK.npy   JAX's K-th result for those inputs
   manifest.json   versions, device, per program: source, files with dtype,
@@ -47,9 +51,11 @@ Exit codes:
 """
 import argparse
 import collections
+import fnmatch
 import hashlib
 import importlib.metadata
 import inspect
+import io
 import json
 import mmap
 import os
@@ -314,7 +320,6 @@ class _ExecutableBytesUnpickler(pickle.Unpickler):
 
 
 def executable_from_pickle(payload):
-    import io
     unpickler = _ExecutableBytesUnpickler(io.BytesIO(payload))
     unpickler.load()
     if len(unpickler.executables) != 1:
@@ -486,10 +491,12 @@ def make_fixtures(args):
     entries, failures = [], []
     for program in selected_programs(args.only):
         print("%-12s " % program.name, end="", flush=True)
+        remove_files_of(out_dir, program.name)
         try:
             entry = make_fixture(jax, np, program, args.seed, out_dir,
                                  args.warmup, args.runs)
         except Exception as e:  # one broken program must not stop the others
+            remove_files_of(out_dir, program.name)
             failures.append(program.name)
             entries.append({"name": program.name, "error": repr(e)})
             print("FAILED: %r" % e)
@@ -513,6 +520,9 @@ def make_fixtures(args):
         "seed": args.seed,
         "programs": entries,
     }
+    if args.only:
+        manifest["programs"] = in_program_order(
+            entries + earlier_entries(out_dir, manifest))
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")
@@ -523,6 +533,35 @@ def make_fixtures(args):
         print("error: failed: %s" % ", ".join(failures), file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def remove_files_of(out_dir, name):
+    """Removes a program's files, so that no stale or partial one remains."""
+    for filename in os.listdir(out_dir):
+        if filename.startswith(name + "."):
+            os.remove(os.path.join(out_dir, filename))
+
+
+def earlier_entries(out_dir, manifest):
+    """The earlier manifest's entries for programs not run this time (with
+    --only), provided it came from the same jax and device."""
+    try:
+        with open(os.path.join(out_dir, "manifest.json")) as f:
+            earlier = json.load(f)
+    except (OSError, ValueError):
+        return []
+    if (earlier.get("jax_version"), earlier.get("device")) != \
+            (manifest["jax_version"], manifest["device"]):
+        print("warning: the earlier manifest.json is from another jax or "
+              "device; its other programs are dropped", file=sys.stderr)
+        return []
+    run = {entry["name"] for entry in manifest["programs"]}
+    return [e for e in earlier.get("programs", []) if e.get("name") not in run]
+
+
+def in_program_order(entries):
+    order = {p.name: i for i, p in enumerate(PROGRAMS)}
+    return sorted(entries, key=lambda e: order.get(e.get("name"), len(order)))
 
 
 def default_out_dir(jax_version, platform_name="gpu"):
@@ -650,7 +689,7 @@ def descriptor_extent(buf, start, limit):
 
 # Decoding specs: field number -> (name, kind, repeated). A kind is "str",
 # "int", "bool" or the spec of a nested message. Fields not listed are
-# skipped, but their syntax is still checked.
+# skipped (read_field still checks that they are well framed).
 ENUM_VALUE = {1: ("name", "str", False), 2: ("number", "int", False)}
 ENUM = {1: ("name", "str", False), 2: ("value", ENUM_VALUE, True)}
 FEATURES = {3: ("repeated_field_encoding", "int", False)}
@@ -711,8 +750,10 @@ def decode(buf, start, end, spec):
 
 Field = collections.namedtuple("Field",
                                "number name label type packed oneof")
+# reserved_ranges: inclusive (low, high) pairs; "N to max" is too many
+# numbers to keep one by one.
 Message = collections.namedtuple("Message",
-                                 "name file fields reserved_numbers "
+                                 "name file fields reserved_ranges "
                                  "reserved_names")
 Enum = collections.namedtuple("Enum", "name file values")
 
@@ -766,9 +807,8 @@ def add_descriptor_message(schema, filename, scope, syntax, message):
     fields = {}
     for f in message["field"]:
         fields[f["number"]] = descriptor_field(f, syntax, oneofs)
-    reserved = set()
-    for r in message["reserved_range"]:
-        reserved.update(range(r["start"], r["end"]))
+    # Descriptor ranges exclude their end.
+    reserved = [(r["start"], r["end"] - 1) for r in message["reserved_range"]]
     schema.messages[full] = Message(full, filename, fields, reserved,
                                     set(message["reserved_name"]))
     for nested in message["nested_type"]:
@@ -816,8 +856,8 @@ def qualify(scope, name):
 # Finding descriptors in shared objects
 
 # 0x0a (field 1, LEN), a one- or two-byte varint length, then a file name.
-DESCRIPTOR_START = re.compile(
-    rb"\x0a([\x01-\x7f]|[\x80-\xff][\x01-\x7f])([A-Za-z0-9_][A-Za-z0-9_./-]*\.proto)")
+DESCRIPTOR_START = re.compile(rb"\x0a([\x01-\x7f]|[\x80-\xff][\x01-\x7f])"
+                              rb"([A-Za-z0-9_][A-Za-z0-9_./-]*\.proto)")
 
 PLUGIN_DIR_PATTERNS = ("jaxlib", "jax_plugins", "jax_cuda*")
 
@@ -836,7 +876,6 @@ def site_package_dirs():
 
 
 def find_shared_objects():
-    import fnmatch
     found = []
     for packages in site_package_dirs():
         for top in sorted(os.listdir(packages)):
@@ -878,21 +917,28 @@ def decode_descriptor(name, blob):
         return None
     if fdp.get("name") != name or not (fdp["message_type"] or fdp["enum_type"]):
         return None
-    cross_check(name, blob, fdp)
+    if not agrees_with_protobuf(name, blob, fdp):
+        print("warning: google.protobuf reads the %d-byte blob of %s "
+              "differently; skipped" % (len(blob), name), file=sys.stderr)
+        return None
     return fdp
 
 
-def cross_check(name, blob, fdp):
-    """With google.protobuf at hand, parse the blob again with it."""
+def agrees_with_protobuf(name, blob, fdp):
+    """With google.protobuf at hand, parses the blob again with it: a check
+    on the extent found and on this script's decoder."""
     try:
         from google.protobuf import descriptor_pb2
+        from google.protobuf.message import DecodeError
     except ImportError:
-        return
-    official = descriptor_pb2.FileDescriptorProto.FromString(blob)
-    if (official.name != name
-            or len(official.message_type) != len(fdp["message_type"])
-            or len(official.enum_type) != len(fdp["enum_type"])):
-        raise RuntimeError("descriptor_pb2 reads %s differently" % name)
+        return True
+    try:
+        official = descriptor_pb2.FileDescriptorProto.FromString(blob)
+    except DecodeError:
+        return False
+    return (official.name == name
+            and len(official.message_type) == len(fdp["message_type"])
+            and len(official.enum_type) == len(fdp["enum_type"]))
 
 
 def is_plugin(path):
@@ -943,14 +989,15 @@ class Tokens:
     def __init__(self, text, filename):
         self.filename = filename
         self.items = []  # (token, line)
-        pos = 0
+        pos, line = 0, 1
         while pos < len(text):
             match = TOKEN.match(text, pos)
             if not match:
-                raise ProtoSyntaxError("%s:%d: cannot read %r" % (
-                    filename, text.count("\n", 0, pos) + 1, text[pos:pos + 20]))
+                raise ProtoSyntaxError("%s:%d: cannot read %r"
+                                       % (filename, line, text[pos:pos + 20]))
             if not match.group("skip"):
-                self.items.append((match.group(), text.count("\n", 0, pos) + 1))
+                self.items.append((match.group(), line))
+            line += match.group().count("\n")
             pos = match.end()
         self.index = 0
 
@@ -997,7 +1044,7 @@ def parse_int(token):
 ParsedField = collections.namedtuple("ParsedField",
                                      "number name label type_name packed oneof")
 ParsedMessage = collections.namedtuple(
-    "ParsedMessage", "name file fields reserved_numbers reserved_names")
+    "ParsedMessage", "name file fields reserved_ranges reserved_names")
 
 
 class ProtoFile:
@@ -1036,7 +1083,7 @@ class ProtoFile:
     def parse_message(self, tokens, scope):
         tokens.expect("message")
         full = qualify(scope, tokens.next())
-        message = ParsedMessage(full, self.filename, {}, set(), set())
+        message = ParsedMessage(full, self.filename, {}, [], set())
         self.messages.append(message)
         tokens.expect("{")
         while tokens.peek() != "}":
@@ -1101,7 +1148,7 @@ class ProtoFile:
         entry_name = "".join(part[:1].upper() + part[1:]
                              for part in name.split("_")) + "Entry"
         entry = ParsedMessage(qualify(message.name, entry_name), self.filename,
-                              {}, set(), set())
+                              {}, [], set())
         entry.fields[1] = ParsedField(1, "key", "optional", key_type, False, None)
         entry.fields[2] = ParsedField(2, "value", "optional", value_type, False,
                                       None)
@@ -1122,7 +1169,7 @@ class ProtoFile:
                     tokens.next()
                     bound = tokens.next()
                     high = 536870911 if bound == "max" else parse_int(bound)
-                message.reserved_numbers.update(range(low, high + 1))
+                message.reserved_ranges.append((low, high))
             if token == ";":
                 return
 
@@ -1191,7 +1238,7 @@ def resolve_schema(files):
             fields = {n: resolve_field(f, parsed.name, known, schema.enums)
                       for n, f in parsed.fields.items()}
             schema.messages[parsed.name] = Message(
-                parsed.name, parsed.file, fields, parsed.reserved_numbers,
+                parsed.name, parsed.file, fields, parsed.reserved_ranges,
                 parsed.reserved_names)
     return schema
 
@@ -1237,6 +1284,8 @@ def describe_type(field_type):
 
 def describe_field(field):
     text = "%s %s %s" % (field.label, describe_type(field.type), field.name)
+    if field.oneof:
+        text += " (in oneof %s)" % field.oneof
     return text + (" [packed]" if field.packed else "")
 
 
@@ -1258,6 +1307,10 @@ class Report:
         self.notes = []
 
 
+def is_reserved(message, number):
+    return any(low <= number <= high for low, high in message.reserved_ranges)
+
+
 def compare_message(report, name, upstream, ours):
     for number in sorted(upstream.fields):
         theirs = upstream.fields[number]
@@ -1265,14 +1318,14 @@ def compare_message(report, name, upstream, ours):
         where = "%s #%d" % (name, number)
         if mine is None:
             reserved = " (reserved in the schema)" \
-                if number in ours.reserved_numbers else ""
+                if is_reserved(ours, number) else ""
             report.differences.append("missing in schema: %s %s%s" % (
                 where, describe_field(theirs), reserved))
             continue
         compare_field(report, where, theirs, mine)
     for number in sorted(set(ours.fields) - set(upstream.fields)):
         reserved = " (reserved upstream)" \
-            if number in upstream.reserved_numbers else ""
+            if is_reserved(upstream, number) else ""
         report.differences.append("only in schema: %s #%d %s%s" % (
             name, number, describe_field(ours.fields[number]), reserved))
 
@@ -1320,14 +1373,55 @@ def compare_enum(report, name, upstream, ours):
                                       "schema %s" % (name, number, theirs, mine))
 
 
-def compare_schemas(upstream, ours, schema_files):
-    report = Report()
+def compare_definitions(report, upstream, ours):
+    """Compares every message and enum that both sides define."""
     for name in sorted(set(upstream.messages) & set(ours.messages)):
         compare_message(report, name, upstream.messages[name],
                         ours.messages[name])
     for name in sorted(set(upstream.enums) & set(ours.enums)):
         compare_enum(report, name, upstream.enums[name], ours.enums[name])
 
+
+def compare_schemas(found, ours, schema_files):
+    """Compares the first copy of every descriptor file with the schema,
+    then adds what other, differing copies say on top."""
+    upstream = Schema()
+    for name in sorted(found):
+        schema_from_descriptor(upstream, found[name][0][0])
+    report = Report()
+    compare_definitions(report, upstream, ours)
+    add_other_copies(report, found, ours)
+    add_coverage_notes(report, upstream, ours, found, schema_files)
+    return report
+
+
+def add_other_copies(report, found, ours):
+    """jaxlib and the plugin may carry different builds of a file, and each
+    writes its own layer of the executable: compare every copy."""
+    for name in sorted(found):
+        first_sources = ", ".join(os.path.basename(p)
+                                  for p in found[name][0][2])
+        for fdp, _, sources in found[name][1:]:
+            where = ", ".join(os.path.basename(p) for p in sources)
+            report.notes.append("%s differs between shared objects: compared "
+                                "the copy in %s, then the one in %s"
+                                % (name, first_sources, where))
+            copy = Schema()
+            schema_from_descriptor(copy, fdp)
+            extra = Report()
+            compare_definitions(extra, copy, ours)
+            for kept, new in ((report.differences, extra.differences),
+                              (report.stand_ins, extra.stand_ins),
+                              (report.notes, extra.notes)):
+                kept.extend("%s [only in the copy in %s]" % (line, where)
+                            for line in new if line not in kept)
+
+
+def add_coverage_notes(report, upstream, ours, found, schema_files):
+    missing = sorted(schema_files - found.keys())
+    if missing:
+        report.notes.append("schema files with no embedded descriptor: "
+                            + ", ".join(missing))
     not_found = sorted(ours.type_names() - upstream.type_names())
     if not_found:
         report.notes.append("in the schema, not in any embedded descriptor "
@@ -1339,7 +1433,6 @@ def compare_schemas(upstream, ours, schema_files):
     if left_out:
         report.notes.append("upstream types the schema leaves out (%d): %s"
                             % (len(left_out), ", ".join(left_out)))
-    return report
 
 
 def check_schema(args):
@@ -1349,19 +1442,20 @@ def check_schema(args):
     out_dir = args.out or default_out_dir(jax_version_without_import())
     ours, files = parse_schema_dir(schema_dir)
     paths = args.shared_object or find_shared_objects()
+    unreadable = [p for p in paths if not os.path.isfile(p)]
+    if unreadable:
+        raise EnvironmentProblem("not a file: " + ", ".join(unreadable))
     if not paths:
-        raise EnvironmentProblem("no jaxlib / jax_plugins / jax_cuda* shared "
-                                 "objects under %s" % ", ".join(site_package_dirs()))
+        raise EnvironmentProblem(
+            "no jaxlib / jax_plugins / jax_cuda* shared objects under %s"
+            % ", ".join(site_package_dirs()))
     found = collect_descriptors(paths)
     schema_files = {proto.filename for proto in files}
     if not found.keys() & schema_files:
         raise EnvironmentProblem("none of the schema's files has an embedded "
                                  "descriptor in %d shared objects" % len(paths))
 
-    upstream = Schema()
-    for name in sorted(found):
-        schema_from_descriptor(upstream, found[name][0][0])
-    report = compare_schemas(upstream, ours, schema_files)
+    report = compare_schemas(found, ours, schema_files)
     text = format_report(schema_dir, paths, found, schema_files, report)
     print(text, end="")
     os.makedirs(out_dir, exist_ok=True)
@@ -1380,7 +1474,7 @@ def jax_version_without_import():
 
 def format_report(schema_dir, paths, found, schema_files, report):
     lines = ["Schema check of %s against descriptors embedded in jaxlib"
-             % os.path.relpath(schema_dir, REPO_ROOT)]
+             % schema_dir]
     lines += ["  %s %s" % item for item in sorted(installed_versions().items())]
     lines.append("Shared objects scanned (%d):" % len(paths))
     lines += ["  " + path for path in paths]
@@ -1389,18 +1483,10 @@ def format_report(schema_dir, paths, found, schema_files, report):
                  "descriptors found in all: %d"
                  % (len(covered), len(schema_files), len(found)))
     for name in covered:
-        fdp, blob, sources = found[name][0]
-        lines.append("  %s (%d bytes, %s)" % (
-            name, len(blob), ", ".join(os.path.basename(s) for s in sources)))
-    missing = sorted(schema_files - found.keys())
-    if missing:
-        report.notes.append("schema files with no embedded descriptor: "
-                            + ", ".join(missing))
-    for name in sorted(found):
-        if len(found[name]) > 1:
-            report.notes.append("%s differs between shared objects; compared "
-                                "with the copy in %s" % (
-                                    name, os.path.basename(found[name][0][2][0])))
+        for _, blob, sources in found[name]:
+            lines.append("  %s (%d bytes, %s)" % (
+                name, len(blob),
+                ", ".join(os.path.basename(s) for s in sources)))
     for title, items in (("Differences", report.differences),
                          ("Stand-ins (deliberate, wire-compatible)",
                           report.stand_ins),

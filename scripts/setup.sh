@@ -8,7 +8,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-c-compiler libprotobuf-c-dev protobuf-compiler
   libsnappy-dev libzstd-dev libbrotli-dev
-  libhighwayhash-dev
+  libhighwayhash-dev  # only to check thunky's own HighwayHash against
 )
 
 missing=()

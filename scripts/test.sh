@@ -22,17 +22,18 @@ else
   echo "upstream test modules: $reference not found; skipped (the lit test is UNSUPPORTED)"
 fi
 
-# The translations and passes again, built with ASan and UBSan: bad input
-# must never crash, read out of bounds or leak.
+# The containers, translations and passes again, built with ASan and UBSan:
+# bad input must never crash, read out of bounds or leak.
 asan="${THUNKY_ASAN_BUILD_DIR:-$root/build-asan}"
 if [ ! -f "$asan/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DTHUNKY_SANITIZE=ON >/dev/null
 fi
-ninja -C "$asan" thunky-translate thunky-opt >/dev/null
+ninja -C "$asan" thunky-translate thunky-opt thunky-container thunky-container-test >/dev/null
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  /usr/lib/llvm-22/bin/lit -s "$asan/test/Translate" "$asan/test/Passes" || status=1
+  /usr/lib/llvm-22/bin/lit -s "$asan/test/Container" "$asan/test/Translate" "$asan/test/Passes" ||
+  status=1
 
 cd "$build"
 ctest --output-on-failure || status=1

@@ -12,7 +12,8 @@ void thunkyBufferFree(ThunkyBuffer *b) {
 static bool reserve(ThunkyBuffer *b, size_t more) {
   if (b->failed)
     return false;
-  if (more <= b->capacity - b->size)
+  /* Even an empty buffer gets storage, so a view of it is never NULL. */
+  if (b->data && more <= b->capacity - b->size)
     return true;
   if (more > SIZE_MAX / 2 - b->size)
     return !(b->failed = true);

@@ -234,7 +234,7 @@ static bool readChunk(Reader *r, uint64_t *pos) {
   uint64_t numRecords = typeAndCount >> 8;
   if (dataSize > r->size - begin)
     return thunkyErrorf(r->error,
-                        "riegeli: chunk at byte %llu: %llu bytes of data run past the end of the "
+                        "riegeli: chunk at byte %llu: truncated: %llu bytes of data run past the end of the "
                         "file (%zu bytes)", (unsigned long long)begin,
                         (unsigned long long)dataSize, r->size);
   uint64_t end = thunkyRiegeliChunkEnd(begin, dataSize, numRecords);
