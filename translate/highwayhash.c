@@ -92,8 +92,9 @@ static void updateRemainder(State *s, const unsigned char *bytes, size_t size) {
   rotate32By(s->v1, (unsigned)size);
   memcpy(packet, bytes, words);
   if (size & 16) {
-    for (int i = 0; i < 4; i++)
-      packet[28 + i] = tail[i + mod4 - 4];
+    /* The last four bytes, reaching back into the whole words. */
+    for (size_t i = 0; i < 4; i++)
+      packet[28 + i] = bytes[words + mod4 - 4 + i];
   } else if (mod4) {
     packet[16] = tail[0];
     packet[17] = tail[mod4 >> 1];
