@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job, for now a tour of the dialect: installs what is missing,
-# builds, then loads thunky into Debian's stock mlir-opt as a plugin to parse,
-# verify, print and transform a sample program, and shows the verifier
-# refusing a broken edit of it.
+# The main job, for now a tour: installs what is missing, builds, then loads
+# thunky into Debian's stock mlir-opt as a plugin to parse, verify, print and
+# transform a sample program, shows the verifier refusing a broken edit of
+# it, and takes an XLA:GPU executable through import and export, bare and
+# packed as JAX serializes it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${THUNKY_BUILD_DIR:-$root/build}"
@@ -13,6 +14,18 @@ build="${THUNKY_BUILD_DIR:-$root/build}"
 plugin="$build/lib/libThunkyPlugin.so"
 opt=(mlir-opt-22 "--load-dialect-plugin=$plugin" "--load-pass-plugin=$plugin")
 sample="$root/examples/train_step.mlir"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# Stops the demo unless files $1 and $2 hold the same bytes ($3 says what).
+same_bytes() {
+  if cmp -s "$1" "$2"; then
+    echo "-- $3: byte-identical ($(stat -c %s "$1") bytes)"
+  else
+    echo "demo: $3: the bytes differ" >&2
+    exit 1
+  fi
+}
 
 echo "== 1. parse, verify and print $sample through stock mlir-opt-22 + plugin"
 "${opt[@]}" "$sample"
@@ -21,45 +34,31 @@ echo "== 2. run a thunky pass from the plugin: thunky-flatten-sequential, then c
 "${opt[@]}" -p 'builtin.module(thunky-flatten-sequential,cse)' "$sample"
 
 echo "== 3. the verifier refuses a broken edit (slice moved past its parent)"
-broken="$(mktemp --suffix=.mlir)"
-trap 'rm -f "$broken"' EXIT
-sed 's/offset = 68 : <132> -> <64>/offset = 80 : <132> -> <64>/' "$sample" > "$broken"
-if "${opt[@]}" "$broken" >/dev/null 2>"$broken.err"; then
+sed 's/offset = 68 : <132> -> <64>/offset = 80 : <132> -> <64>/' "$sample" > "$work/broken.mlir"
+if "${opt[@]}" "$work/broken.mlir" >/dev/null 2>"$work/broken.err"; then
   echo "demo: the broken module was accepted" >&2
   exit 1
 fi
-sed "s|$broken|broken.mlir|" "$broken.err"
-rm -f "$broken.err"
+sed "s|$work/||" "$work/broken.err"
+
 echo "== 4. import a real XLA:GPU executable (examples/executable.textproto), then export it back"
-exe="$(mktemp --suffix=.pb)"
-module="$(mktemp --suffix=.mlir)"
-trap 'rm -f "$broken" "$exe" "$exe.out" "$module"' EXIT
-"$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/examples/executable.textproto" > "$exe"
-"$build/bin/thunky-translate" --import-thunky "$exe" -o "$module"
+"$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/examples/executable.textproto" \
+  > "$work/exe.pb"
+"$build/bin/thunky-translate" --import-thunky "$work/exe.pb" -o "$work/exe.mlir"
 echo "-- the program (thunky-strip-metadata hides what import keeps for export):"
-"$build/bin/thunky-opt" --thunky-strip-metadata "$module"
-"$build/bin/thunky-translate" --export-thunky "$module" -o "$exe.out"
-if cmp -s "$exe" "$exe.out"; then
-  echo "-- export(import(x)) is byte-identical to x ($(stat -c %s "$exe") bytes)"
-else
-  echo "demo: export(import(x)) differs from x" >&2
-  exit 1
-fi
+"$build/bin/thunky-opt" --thunky-strip-metadata "$work/exe.mlir"
+"$build/bin/thunky-translate" --export-thunky "$work/exe.mlir" -o "$work/exe.out"
+same_bytes "$work/exe.pb" "$work/exe.out" "export(import(x)) and x"
+
 echo "== 5. the same executable as JAX serializes it: IFRT envelope > options > split-proto"
-jax="$(mktemp --suffix=.jax)"
-trap 'rm -f "$broken" "$exe" "$exe.out" "$module" "$jax" "$jax.meta" "$jax.opts" "$jax.mlir" "$jax.out"' EXIT
 "$root/scripts/encode.sh" xla.ifrt.SerializedXlaExecutableMetadata \
-  < "$root/examples/jax-ifrt-metadata.textproto" > "$jax.meta"
-"$root/scripts/encode.sh" xla.ExecutableAndOptionsProto < "$root/examples/jax-options.textproto" > "$jax.opts"
-"$build/bin/thunky-container" pack --as ifrt+split-options "$exe" -o "$jax" \
-  --metadata "$jax.meta" --options "$jax.opts"
-"$build/bin/thunky-translate" --import-thunky --thunky-describe-container "$jax" -o "$jax.mlir" 2>&1 |
-  sed "s|$jax|jax.bin|"
-"$build/bin/thunky-translate" --export-thunky "$jax.mlir" -o "$jax.out"
-if cmp -s "$jax" "$jax.out"; then
-  echo "-- exported in the same layering, byte-identical ($(stat -c %s "$jax") bytes)"
-else
-  echo "demo: the JAX-layered export differs from its input" >&2
-  exit 1
-fi
+  < "$root/examples/jax-ifrt-metadata.textproto" > "$work/jax.meta"
+"$root/scripts/encode.sh" xla.ExecutableAndOptionsProto \
+  < "$root/examples/jax-options.textproto" > "$work/jax.opts"
+"$build/bin/thunky-container" pack --as ifrt+split-options "$work/exe.pb" -o "$work/jax.bin" \
+  --metadata "$work/jax.meta" --options "$work/jax.opts"
+"$build/bin/thunky-translate" --import-thunky --thunky-describe-container "$work/jax.bin" \
+  -o "$work/jax.mlir" 2>&1 | sed "s|$work/||"
+"$build/bin/thunky-translate" --export-thunky "$work/jax.mlir" -o "$work/jax.out"
+same_bytes "$work/jax.bin" "$work/jax.out" "exported in the layering it came in"
 echo "== done"

@@ -154,7 +154,8 @@ static bool decodeBlob(Reader *r, uint64_t chunk, const char *what, uint8_t comp
     ok = !ZSTD_isError(produced);
   } else {
     produced = claimed;
-    ok = BrotliDecoderDecompress(streamSize, stream, &produced, to) == BROTLI_DECODER_RESULT_SUCCESS;
+    ok = BrotliDecoderDecompress(streamSize, stream, &produced, to) ==
+         BROTLI_DECODER_RESULT_SUCCESS;
   }
   if (!ok || produced != claimed)
     return thunkyErrorf(r->error,
@@ -234,8 +235,8 @@ static bool readChunk(Reader *r, uint64_t *pos) {
   uint64_t numRecords = typeAndCount >> 8;
   if (dataSize > r->size - begin)
     return thunkyErrorf(r->error,
-                        "riegeli: chunk at byte %llu: truncated: %llu bytes of data run past the end of the "
-                        "file (%zu bytes)", (unsigned long long)begin,
+                        "riegeli: chunk at byte %llu: truncated: %llu bytes of data run past "
+                        "the end of the file (%zu bytes)", (unsigned long long)begin,
                         (unsigned long long)dataSize, r->size);
   uint64_t end = thunkyRiegeliChunkEnd(begin, dataSize, numRecords);
   if (end > r->size)

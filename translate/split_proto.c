@@ -48,7 +48,8 @@ static bool overrideField(const Override *o, size_t record, uint32_t *number,
                           ThunkyError *error) {
   const Xla__Record__FieldOverrideRecord__FieldPathPart *part =
       o->n_field_path == 1 ? o->field_path[0] : NULL;
-  if (!part || part->index_case != XLA__RECORD__FIELD_OVERRIDE_RECORD__FIELD_PATH_PART__INDEX__NOT_SET ||
+  if (!part ||
+      part->index_case != XLA__RECORD__FIELD_OVERRIDE_RECORD__FIELD_PATH_PART__INDEX__NOT_SET ||
       part->field_number <= 0 || part->field_number > 0x1fffffff)
     return thunkyErrorf(error,
                         "split-proto: record %zu overrides a field path other than one "

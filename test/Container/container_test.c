@@ -475,7 +475,8 @@ static void sampleExecutable(ThunkyBuffer *out, bool full) {
 
 /* Parses and re-packs: the split-proto order of fields is not canonical. */
 static void canonical(ThunkyBytes in, ThunkyBuffer *out) {
-  Xla__Gpu__GpuExecutableProto *exe = xla__gpu__gpu_executable_proto__unpack(NULL, in.size, in.data);
+  Xla__Gpu__GpuExecutableProto *exe =
+      xla__gpu__gpu_executable_proto__unpack(NULL, in.size, in.data);
   if (!exe)
     return;
   size_t size = xla__gpu__gpu_executable_proto__get_packed_size(exe);
@@ -486,7 +487,8 @@ static void canonical(ThunkyBytes in, ThunkyBuffer *out) {
 static void testLayerings(bool full) {
   ThunkyBuffer exe = {0}, metadata = {0};
   sampleExecutable(&exe, full);
-  Xla__Ifrt__SerializedXlaExecutableMetadata m = XLA__IFRT__SERIALIZED_XLA_EXECUTABLE_METADATA__INIT;
+  Xla__Ifrt__SerializedXlaExecutableMetadata m =
+      XLA__IFRT__SERIALIZED_XLA_EXECUTABLE_METADATA__INIT;
   static char runtime[] = "pjrt_ifrt", computation[] = "jit_f";
   m.runtime_name = runtime;
   m.computation_name = computation;
