@@ -1,0 +1,10 @@
+/*===- cuda_missing.c - the cuda backend of a build without cuda.h -------===*/
+#include "backend.h"
+
+static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **state,
+                   ThunkyError *error) {
+  return thunkyErrorf(error, "cuda: this thunky-run was built without the CUDA backend "
+                             "(cuda.h was not found at build time)");
+}
+
+const ThunkyBackendOps thunkyCudaBackend = {"cuda", create, NULL, NULL, NULL, NULL};

@@ -1,0 +1,386 @@
+/*===- host_backend.c - the reference backend: every thunk on the CPU -----===*
+ *
+ * Each rank has its own copy of every allocation and runs the plan on its
+ * own thread; collectives meet in a ThunkyHostWorld. An async region runs
+ * when it starts: a legal schedule of "on another stream", and the one that
+ * makes results reproducible. Everything a run needs is allocated in
+ * create.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "backend.h"
+#include "host_collectives.h"
+#include "host_gemm.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct HostState HostState;
+
+/* What one rank needs while it runs. */
+typedef struct {
+  HostState *state;
+  uint32_t rank;
+  uint8_t **memory;    /* allocation bases */
+  uint8_t *block;      /* where they live */
+  void **pointers;     /* kernel and custom-call argument scratch */
+  uint64_t *sizes;
+  bool *inFlight;      /* per async slot */
+  ThunkyError error;
+  bool failed;
+} Rank;
+
+struct HostState {
+  const ThunkyPlan *plan;
+  ThunkyRunConfig config;
+  const ThunkyRegistryEntry **kernels, **calls;
+  ThunkyHostWorld *world;
+  Rank *ranks;
+};
+
+static void destroy(void *opaque) {
+  HostState *s = opaque;
+  if (!s)
+    return;
+  for (uint32_t r = 0; s->ranks && r < s->config.ranks; r++) {
+    free(s->ranks[r].block), free(s->ranks[r].memory);
+    free(s->ranks[r].pointers), free(s->ranks[r].sizes), free(s->ranks[r].inFlight);
+  }
+  free(s->ranks), free(s->kernels), free(s->calls);
+  if (s->world)
+    thunkyHostWorldFree(s->world);
+  free(s);
+}
+
+/* Allocations laid out in one block per rank, each 64-byte aligned. */
+static bool allocateRank(HostState *s, Rank *r, uint32_t maxArgs, ThunkyError *error) {
+  const ThunkyPlan *p = s->plan;
+  uint64_t total = 0;
+  for (uint32_t a = 0; a < p->numAllocations; a++) {
+    uint64_t size = (p->allocations[a].size + 63) & ~(uint64_t)63;
+    if (size < p->allocations[a].size || total + size < total)
+      return thunkyErrorf(error, "host: allocations overflow the address space");
+    total += size;
+  }
+  r->block = total <= SIZE_MAX ? aligned_alloc(64, total ? (size_t)total : 64) : NULL;
+  r->memory = calloc(p->numAllocations + 1, sizeof *r->memory);
+  r->pointers = calloc(maxArgs + 1, sizeof *r->pointers);
+  r->sizes = calloc(maxArgs + 1, sizeof *r->sizes);
+  r->inFlight = calloc(p->numAsyncSlots + 1, sizeof *r->inFlight);
+  if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->inFlight)
+    return thunkyErrorf(error, "host: out of memory for %llu bytes of allocations",
+                        (unsigned long long)total);
+  memset(r->block, 0, (size_t)total);
+  uint64_t at = 0;
+  for (uint32_t a = 0; a < p->numAllocations; a++) {
+    r->memory[a] = r->block + at;
+    memcpy(r->memory[a], p->allocations[a].constant.data, p->allocations[a].constant.size);
+    at += (p->allocations[a].size + 63) & ~(uint64_t)63;
+  }
+  return true;
+}
+
+/* Every kernel and custom call must be registered before anything runs. */
+static bool resolve(HostState *s, ThunkyError *error) {
+  const ThunkyPlan *p = s->plan;
+  s->kernels = calloc(p->numKernels + 1, sizeof *s->kernels);
+  s->calls = calloc(p->numCustomCalls + 1, sizeof *s->calls);
+  if (!s->kernels || !s->calls)
+    return thunkyErrorf(error, "host: out of memory");
+  for (uint32_t i = 0; i < p->numKernels; i++)
+    if (!(s->kernels[i] = thunkyRegistryFind(s->config.registry, "host", true,
+                                             p->kernels[i].name)))
+      return thunkyErrorf(error,
+                          "host: no host implementation of kernel '%.*s' is registered "
+                          "(thunky-run --library loads them)",
+                          (int)p->kernels[i].name.size, (const char *)p->kernels[i].name.data);
+  for (uint32_t i = 0; i < p->numCustomCalls; i++)
+    if (!(s->calls[i] = thunkyRegistryFind(s->config.registry, "host", false,
+                                           p->customCalls[i].target)))
+      return thunkyErrorf(error, "host: custom-call target '%.*s' is not registered",
+                          (int)p->customCalls[i].target.size,
+                          (const char *)p->customCalls[i].target.data);
+  return true;
+}
+
+static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **out,
+                   ThunkyError *error) {
+  HostState *s = calloc(1, sizeof *s);
+  *out = NULL;
+  if (!s)
+    return thunkyErrorf(error, "host: out of memory");
+  s->plan = plan;
+  s->config = *config;
+  if (!s->config.ranks)
+    s->config.ranks = 1;
+  if (!s->config.partitions || s->config.ranks % s->config.partitions)
+    s->config.partitions = 1;
+  uint32_t maxArgs = 0;
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    uint32_t n = c->kind == THUNKY_CMD_KERNEL        ? c->kernel.args.count
+                 : c->kind == THUNKY_CMD_CUSTOM_CALL ? c->customCall.operands.count +
+                                                           c->customCall.results.count
+                                                     : 0;
+    maxArgs = n > maxArgs ? n : maxArgs;
+  }
+  bool ok = resolve(s, error) &&
+            (s->world = thunkyHostWorldCreate(s->config.ranks, s->config.partitions, error)) &&
+            (s->ranks = calloc(s->config.ranks, sizeof *s->ranks));
+  if (ok && !s->ranks)
+    ok = thunkyErrorf(error, "host: out of memory");
+  for (uint32_t r = 0; ok && r < s->config.ranks; r++) {
+    s->ranks[r].state = s, s->ranks[r].rank = r;
+    ok = allocateRank(s, &s->ranks[r], maxArgs, error);
+  }
+  if (!ok) {
+    destroy(s);
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
+static bool access(void *opaque, uint32_t rank, ThunkyPlanSlice slice, ThunkyError *error) {
+  HostState *s = opaque;
+  if (rank >= s->config.ranks || slice.allocation >= s->plan->numAllocations ||
+      slice.offset > s->plan->allocations[slice.allocation].size ||
+      slice.size > s->plan->allocations[slice.allocation].size - slice.offset)
+    return thunkyErrorf(error, "host: rank %u, allocation %u, bytes [%llu, %llu) do not exist",
+                        rank, slice.allocation, (unsigned long long)slice.offset,
+                        (unsigned long long)(slice.offset + slice.size));
+  return true;
+}
+
+static bool write(void *opaque, uint32_t rank, ThunkyPlanSlice slice, const void *data,
+                  ThunkyError *error) {
+  HostState *s = opaque;
+  if (!access(s, rank, slice, error))
+    return false;
+  memcpy(s->ranks[rank].memory[slice.allocation] + slice.offset, data, slice.size);
+  return true;
+}
+
+static bool read(void *opaque, uint32_t rank, ThunkyPlanSlice slice, void *out,
+                 ThunkyError *error) {
+  HostState *s = opaque;
+  if (!access(s, rank, slice, error))
+    return false;
+  memcpy(out, s->ranks[rank].memory[slice.allocation] + slice.offset, slice.size);
+  return true;
+}
+
+/*--- running --------------------------------------------------------------------*/
+
+static bool runList(Rank *r, uint32_t list, uint32_t stream);
+
+static bool fail(Rank *r, const ThunkyCommand *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool fail(Rank *r, const ThunkyCommand *c, const char *fmt, ...) {
+  char what[400], name[160];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(what, sizeof what, fmt, args);
+  va_end(args);
+  thunkyPlanThunkName(r->state->plan, c->thunk, name, sizeof name);
+  return thunkyErrorf(&r->error, "rank %u: %s: %s", r->rank, name, what);
+}
+
+/* Puts a failure reported by a callee into the rank's context. */
+static bool failWith(Rank *r, const ThunkyCommand *c, const ThunkyError *why) {
+  return fail(r, c, "%s", why->message);
+}
+
+static uint8_t *at(Rank *r, ThunkyPlanSlice s) { return r->memory[s.allocation] + s.offset; }
+
+static bool runKernel(Rank *r, const ThunkyCommand *c) {
+  const ThunkyPlan *p = r->state->plan;
+  const ThunkyRegistryEntry *e = r->state->kernels[c->kernel.kernel];
+  for (uint32_t i = 0; i < c->kernel.args.count; i++) {
+    ThunkyPlanSlice s = p->slices[c->kernel.args.first + i];
+    r->pointers[i] = at(r, s), r->sizes[i] = s.size;
+  }
+  ThunkyKernelCall call = {.name = e->name, .args = r->pointers, .argSizes = r->sizes,
+                           .numArgs = c->kernel.args.count, .rank = r->rank,
+                           .ranks = r->state->config.ranks};
+  memcpy(call.grid, c->kernel.grid, sizeof call.grid);
+  memcpy(call.block, c->kernel.block, sizeof call.block);
+  ThunkyError why = {{0}};
+  return e->kernel(&call, e->userData, &why) || failWith(r, c, &why);
+}
+
+static bool runCustomCall(Rank *r, const ThunkyCommand *c) {
+  const ThunkyPlan *p = r->state->plan;
+  const ThunkyRegistryEntry *e = r->state->calls[c->customCall.call];
+  const ThunkyPlanCustomCall *call = &p->customCalls[c->customCall.call];
+  uint32_t nOperands = c->customCall.operands.count, nResults = c->customCall.results.count;
+  for (uint32_t i = 0; i < nOperands + nResults; i++) {
+    ThunkyPlanSlice s = i < nOperands ? p->slices[c->customCall.operands.first + i]
+                                      : p->slices[c->customCall.results.first + i - nOperands];
+    r->pointers[i] = s.size ? at(r, s) : NULL, r->sizes[i] = s.size;
+  }
+  ThunkyCustomCallArgs args = {.target = e->name, .operands = r->pointers,
+                               .results = r->pointers + nOperands, .operandSizes = r->sizes,
+                               .resultSizes = r->sizes + nOperands, .numOperands = nOperands,
+                               .numResults = nResults, .opaque = call->opaque,
+                               .attributes = call->attributes, .rank = r->rank,
+                               .ranks = r->state->config.ranks};
+  ThunkyError why = {{0}};
+  return e->customCall(&args, e->userData, &why) || failWith(r, c, &why);
+}
+
+static bool runConditional(Rank *r, const ThunkyCommand *c, uint32_t stream) {
+  const ThunkyPlan *p = r->state->plan;
+  uint32_t n = c->conditional.branches.count, branch;
+  const uint8_t *index = at(r, c->conditional.index);
+  if (c->conditional.index.size == 1) {
+    if (n != 2)
+      return fail(r, c, "a pred selects between 2 branches, not %u", n);
+    branch = index[0] ? 0 : 1;
+  } else {
+    int32_t i;
+    memcpy(&i, index, 4);
+    /* XLA runs the last branch for an index out of range. */
+    branch = i >= 0 && (uint32_t)i < n ? (uint32_t)i : n - 1;
+  }
+  return runList(r, (uint32_t)p->ids[c->conditional.branches.first + branch], stream);
+}
+
+static bool runWhile(Rank *r, const ThunkyCommand *c, uint32_t stream) {
+  uint64_t limit = r->state->config.maxIterations;
+  for (uint64_t i = 0;; i++) {
+    if (!runList(r, c->loop.condition, stream))
+      return false;
+    if (!*at(r, c->loop.predicate))
+      return true;
+    if (limit && i >= limit)
+      return fail(r, c, "the loop ran past --max-iterations (%llu)", (unsigned long long)limit);
+    if (!runList(r, c->loop.body, stream))
+      return false;
+  }
+}
+
+static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
+  HostState *s = r->state;
+  ThunkyError why = {{0}};
+  switch ((ThunkyCommandKind)c->kind) {
+  case THUNKY_CMD_MEMZERO:
+    memset(at(r, c->memzero.dst), 0, c->memzero.dst.size);
+    return true;
+  case THUNKY_CMD_MEMSET32: {
+    uint8_t *dst = at(r, c->memset32.dst);
+    for (uint64_t i = 0; i < c->memset32.dst.size; i += 4)
+      memcpy(dst + i, &c->memset32.value, 4);
+    return true;
+  }
+  case THUNKY_CMD_COPY:
+    memmove(at(r, c->copy.dst), at(r, c->copy.src), c->copy.dst.size);
+    return true;
+  case THUNKY_CMD_KERNEL:
+    return runKernel(r, c);
+  case THUNKY_CMD_CUSTOM_CALL:
+    return runCustomCall(r, c);
+  case THUNKY_CMD_GEMM:
+    return thunkyHostGemm(&s->plan->gemms[c->gemm.gemm], r->memory, &why) ||
+           failWith(r, c, &why);
+  case THUNKY_CMD_CONDITIONAL:
+    return runConditional(r, c, stream);
+  case THUNKY_CMD_WHILE:
+    return runWhile(r, c, stream);
+  case THUNKY_CMD_ASYNC_START:
+    if (r->inFlight[c->asyncStart.slot])
+      return fail(r, c, "async start while the same execution id is still in flight");
+    r->inFlight[c->asyncStart.slot] = true;
+    return runList(r, c->asyncStart.list, c->asyncStart.stream + 1);
+  case THUNKY_CMD_ASYNC_DONE:
+    if (!r->inFlight[c->asyncDone.slot])
+      return fail(r, c, "async done without an async start in flight");
+    r->inFlight[c->asyncDone.slot] = false;
+    return true;
+  case THUNKY_CMD_COLLECTIVE:
+    return thunkyHostCollective(s->world, r->rank, s->plan, c->collective.collective, r->memory,
+                                &why) ||
+           failWith(r, c, &why);
+  case THUNKY_CMD_COLLECTIVE_GROUP:
+    return runList(r, c->group.list, stream);
+  case THUNKY_CMD_REPLICA_ID:
+  case THUNKY_CMD_PARTITION_ID: {
+    uint32_t p = s->config.partitions;
+    uint32_t id = c->kind == THUNKY_CMD_REPLICA_ID ? r->rank / p : r->rank % p;
+    memcpy(at(r, c->id.dst), &id, 4);
+    return true;
+  }
+  case THUNKY_CMD_COUNT:
+    break;
+  }
+  return fail(r, c, "unknown command kind %u", c->kind);
+}
+
+static bool runList(Rank *r, uint32_t list, uint32_t stream) {
+  const ThunkyPlan *p = r->state->plan;
+  ThunkyTimeline *timeline = r->state->config.timeline;
+  ThunkyRange range = p->lists[list];
+  for (uint32_t i = 0; i < range.count; i++) {
+    const ThunkyCommand *c = &p->commands[range.first + i];
+    if (!timeline) {
+      if (!runCommand(r, c, stream))
+        return false;
+      continue;
+    }
+    uint64_t begin = thunkyTimelineNow(timeline);
+    bool ok = runCommand(r, c, stream);
+    thunkyTimelineAdd(timeline, (ThunkyTraceEvent){c->thunk, r->rank, stream, begin,
+                                                   thunkyTimelineNow(timeline)});
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+static void *runRank(void *opaque) {
+  Rank *r = opaque;
+  r->failed = !runList(r, 0, 0);
+  for (uint32_t i = 0; !r->failed && i < r->state->plan->numAsyncSlots; i++)
+    if (r->inFlight[i]) {
+      r->failed = true;
+      thunkyErrorf(&r->error, "rank %u: an async region was started and never done", r->rank);
+    }
+  memset(r->inFlight, 0, r->state->plan->numAsyncSlots * sizeof *r->inFlight);
+  /* Peers waiting at a collective for this rank must not wait forever. */
+  if (r->failed)
+    thunkyHostWorldAbort(r->state->world);
+  return NULL;
+}
+
+static bool run(void *opaque, ThunkyError *error) {
+  HostState *s = opaque;
+  uint32_t n = s->config.ranks, started = 0;
+  pthread_t threads[n > 1 ? n : 1];
+  for (uint32_t r = 0; r < n; r++)
+    s->ranks[r].failed = false;
+  thunkyHostWorldReset(s->world); /* a failed run left it aborted */
+  if (n == 1) {
+    runRank(&s->ranks[0]);
+  } else {
+    for (; started < n; started++)
+      if (pthread_create(&threads[started], NULL, runRank, &s->ranks[started]) != 0)
+        break;
+    if (started < n)
+      thunkyHostWorldAbort(s->world);
+    for (uint32_t r = 0; r < started; r++)
+      pthread_join(threads[r], NULL);
+    if (started < n)
+      return thunkyErrorf(error, "host: could not start a thread for rank %u", started);
+  }
+  /* The first rank's error that is not just "another rank failed". */
+  for (uint32_t r = 0; r < n; r++)
+    if (s->ranks[r].failed) {
+      *error = s->ranks[r].error;
+      return false;
+    }
+  return true;
+}
+
+const ThunkyBackendOps thunkyHostBackend = {"host", create, write, read, run, destroy};

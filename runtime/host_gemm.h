@@ -1,0 +1,11 @@
+/*===- host_gemm.h - the host backend's reference matrix multiply --------===*/
+#ifndef THUNKY_RUNTIME_HOST_GEMM_H
+#define THUNKY_RUNTIME_HOST_GEMM_H
+
+#include "plan.h"
+
+/* Runs `g` on host memory (allocation bases `memory`): f32 and f64, in
+ * double precision accumulation. */
+bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError *error);
+
+#endif /* THUNKY_RUNTIME_HOST_GEMM_H */

@@ -1,0 +1,216 @@
+/*===- plan.h - the compact form of an executable that backends run ------===*
+ *
+ * Planning reads a GpuExecutableProto once: it checks every slice against
+ * its allocation and every index against its table, flattens sequential
+ * thunks, and writes what each thunk does into flat arrays of plain structs.
+ * Backends then run the plan without parsing, string lookups or allocation.
+ * Everything is referred to by index: a ThunkyRange names elements
+ * [first, first + count) of one of the plan's arrays.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_RUNTIME_PLAN_H
+#define THUNKY_RUNTIME_PLAN_H
+
+#include "thunky-c/Container.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ThunkyRange {
+  uint32_t first, count;
+} ThunkyRange;
+
+/* Bytes [offset, offset + size) of allocation `allocation`; checked. */
+typedef struct ThunkyPlanSlice {
+  uint32_t allocation;
+  uint64_t offset, size;
+} ThunkyPlanSlice;
+
+typedef enum ThunkyCommandKind {
+  THUNKY_CMD_MEMZERO,
+  THUNKY_CMD_MEMSET32,
+  THUNKY_CMD_COPY,         /* device<->device, host<->device: the same on the host */
+  THUNKY_CMD_KERNEL,       /* kernel_thunk and custom_kernel_thunk */
+  THUNKY_CMD_CUSTOM_CALL,
+  THUNKY_CMD_GEMM,         /* gemm_thunk and cublas_lt_matmul_thunk */
+  THUNKY_CMD_CONDITIONAL,
+  THUNKY_CMD_WHILE,
+  THUNKY_CMD_ASYNC_START,
+  THUNKY_CMD_ASYNC_DONE,
+  THUNKY_CMD_COLLECTIVE,   /* every collective but the group */
+  THUNKY_CMD_COLLECTIVE_GROUP,
+  THUNKY_CMD_REPLICA_ID,
+  THUNKY_CMD_PARTITION_ID,
+  THUNKY_CMD_COUNT
+} ThunkyCommandKind;
+
+typedef enum ThunkyCopyDirection {
+  THUNKY_COPY_DEVICE_TO_DEVICE,
+  THUNKY_COPY_HOST_TO_DEVICE,
+  THUNKY_COPY_DEVICE_TO_HOST,
+} ThunkyCopyDirection;
+
+typedef struct ThunkyCommand {
+  uint8_t kind;   /* ThunkyCommandKind */
+  uint32_t thunk; /* index into plan->thunks: names it in errors, profiles, traces */
+  union {
+    struct { ThunkyPlanSlice dst; } memzero;
+    struct { ThunkyPlanSlice dst; uint32_t value; } memset32;
+    struct { ThunkyPlanSlice src, dst; uint8_t direction; } copy;
+    struct {
+      uint32_t kernel;  /* plan->kernels */
+      ThunkyRange args; /* plan->slices, in the kernel's parameter order */
+      uint32_t grid[3], block[3], sharedBytes;
+    } kernel;
+    struct {
+      uint32_t call;    /* plan->customCalls */
+      ThunkyRange operands, results; /* plan->slices; size 0 = a null operand */
+    } customCall;
+    struct { uint32_t gemm; } gemm; /* plan->gemms */
+    struct {
+      ThunkyPlanSlice index; /* 1 byte: a pred (true runs branch 0); 4: an s32 */
+      ThunkyRange branches;  /* plan->ids, each a list index */
+    } conditional;
+    struct {
+      ThunkyPlanSlice predicate; /* 1-byte pred the condition list writes */
+      uint32_t condition, body;  /* plan->lists */
+      int64_t tripCount;         /* known trip count, or -1 */
+    } loop;
+    struct {
+      uint32_t slot;   /* dense index of the async execution id */
+      uint32_t list;   /* plan->lists: the region */
+      uint32_t stream; /* its execution stream id */
+      bool communication;
+    } asyncStart;
+    struct { uint32_t slot; } asyncDone;
+    struct { uint32_t collective; } collective; /* plan->collectives */
+    struct { uint32_t list; } group;            /* plan->lists, run as one group */
+    struct { ThunkyPlanSlice dst; } id;         /* replica or partition id, u32 */
+  };
+} ThunkyCommand;
+
+typedef enum ThunkyCollectiveKind {
+  THUNKY_COLLECTIVE_ALL_REDUCE,
+  THUNKY_COLLECTIVE_ALL_GATHER,
+  THUNKY_COLLECTIVE_REDUCE_SCATTER,
+  THUNKY_COLLECTIVE_ALL_TO_ALL,
+  THUNKY_COLLECTIVE_PERMUTE,
+  THUNKY_COLLECTIVE_BROADCAST,
+} ThunkyCollectiveKind;
+
+typedef enum ThunkyReduction {
+  THUNKY_REDUCE_SUM = 1, /* XLA's ReductionKindProto numbers */
+  THUNKY_REDUCE_PRODUCT = 2,
+  THUNKY_REDUCE_MIN = 3,
+  THUNKY_REDUCE_MAX = 4,
+} ThunkyReduction;
+
+/* One source/destination pair of a collective, as XLA lists them. */
+typedef struct ThunkyCollectiveBuffer {
+  ThunkyPlanSlice src, dst;
+  uint64_t elementCount; /* elements of the source, as XLA records it */
+  int32_t elementType;   /* xla.PrimitiveType */
+} ThunkyCollectiveBuffer;
+
+typedef struct ThunkyCollective {
+  uint8_t kind;      /* ThunkyCollectiveKind */
+  uint8_t reduction; /* ThunkyReduction, for reductions */
+  uint8_t groupMode; /* xla.CollectiveOpGroupMode */
+  bool splitDimension; /* all-to-all: one buffer, split in rank-sized chunks */
+  ThunkyRange buffers; /* plan->collectiveBuffers */
+  ThunkyRange groups;  /* plan->groups; empty: all ranks in one group */
+  ThunkyRange pairs;   /* collective-permute: plan->ids holds source, target, ... */
+  int64_t root;        /* broadcast: the source rank within the group (0) */
+} ThunkyCollective;
+
+/* A kernel: a name, and the module binary (cubin or PTX) that holds it. */
+typedef struct ThunkyPlanKernel {
+  ThunkyBytes name;
+  uint32_t binary;   /* plan->binaries; UINT32_MAX: the executable's own */
+} ThunkyPlanKernel;
+
+typedef struct ThunkyPlanBinary {
+  ThunkyBytes bytes;
+  bool isPtx;
+} ThunkyPlanBinary;
+
+typedef struct ThunkyPlanCustomCall {
+  ThunkyBytes target;
+  ThunkyBytes opaque;     /* legacy API's opaque string */
+  ThunkyBytes attributes; /* serialized xla.ffi.AttributesMapProto, for FFI */
+  int32_t apiVersion;
+} ThunkyPlanCustomCall;
+
+/* A matrix as XLA's GemmConfigProto.MatrixLayout describes one: `batch`
+ * matrices of rows x cols, stored row- or column-major with the given
+ * strides (in elements), used transposed when `transposed`. */
+typedef struct ThunkyMatrixLayout {
+  bool rowMajor, transposed;
+  uint64_t rows, cols, batch, leadingStride, batchStride;
+} ThunkyMatrixLayout;
+
+/* out = alpha * op(lhs) x op(rhs) + beta * out, per batch; lhs is m x k and
+ * rhs k x n once op (the layout's transpose) is applied. */
+typedef struct ThunkyPlanGemm {
+  ThunkyPlanSlice lhs, rhs, out, workspace;
+  ThunkyMatrixLayout lhsLayout, rhsLayout, outLayout;
+  int32_t elementType; /* of lhs, rhs and out (xla.PrimitiveType) */
+  double alphaReal, alphaImag, beta;
+} ThunkyPlanGemm;
+
+typedef struct ThunkyPlanAllocation {
+  uint64_t size;
+  int64_t parameter;   /* entry parameter number, or -1 */
+  bool isConstant, isOutput, isThreadLocal;
+  ThunkyBytes constant; /* initial bytes of a constant allocation, may be empty */
+} ThunkyPlanAllocation;
+
+/* An array the program takes or gives: where it lives and its type. */
+typedef struct ThunkyPlanArray {
+  ThunkyPlanSlice slice;
+  int32_t elementType; /* xla.PrimitiveType; 0 when unknown (raw bytes) */
+  uint32_t rank;
+  int64_t dims[8];
+} ThunkyPlanArray;
+
+typedef struct ThunkyPlan {
+  ThunkyPlanAllocation *allocations;
+  uint32_t numAllocations;
+  ThunkyPlanArray *parameters, *outputs;
+  uint32_t numParameters, numOutputs;
+
+  ThunkyCommand *commands;
+  ThunkyRange *lists; /* each a range of commands; lists[0] is the entry */
+  ThunkyPlanSlice *slices;
+  ThunkyCollective *collectives;
+  ThunkyCollectiveBuffer *collectiveBuffers;
+  ThunkyRange *groups; /* each a range of plan->ids: one replica group */
+  int64_t *ids;
+  ThunkyPlanKernel *kernels;
+  ThunkyPlanBinary *binaries;
+  ThunkyPlanCustomCall *customCalls;
+  ThunkyPlanGemm *gemms;
+  ThunkyBytes *thunks; /* each thunk's profile annotation (may be empty) */
+  uint32_t numCommands, numLists, numSlices, numCollectives, numCollectiveBuffers,
+      numGroups, numIds, numKernels, numBinaries, numCustomCalls, numGemms, numThunks;
+  uint32_t numAsyncSlots;
+  uint32_t maxDepth; /* deepest nesting of lists */
+
+  void *storage; /* what the arrays and bytes live in */
+} ThunkyPlan;
+
+/* Builds the plan of a GpuExecutableProto given in any container layering;
+ * `data` must outlive the plan only while thunkyPlanBuild runs (the plan
+ * copies what it keeps). */
+bool thunkyPlanBuild(const void *data, size_t size, ThunkyPlan **plan, ThunkyError *error);
+void thunkyPlanFree(ThunkyPlan *plan);
+
+/* The thunk's name for messages: "thunk 7 (loop_add_fusion)". */
+void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size);
+
+/* Bytes of one element of an xla.PrimitiveType; 0 for types without a
+ * whole-byte size (sub-byte, tuple, token). */
+uint32_t thunkyElementBytes(int32_t elementType);
+
+#endif /* THUNKY_RUNTIME_PLAN_H */

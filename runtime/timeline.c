@@ -1,0 +1,65 @@
+/*===- timeline.c - when each thunk ran ------------------------------------===*/
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "timeline.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct ThunkyTimeline {
+  pthread_mutex_t lock;
+  ThunkyTraceEvent *events;
+  size_t count, capacity;
+  uint64_t origin;
+};
+
+static uint64_t monotonicNs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+ThunkyTimeline *thunkyTimelineCreate(void) {
+  ThunkyTimeline *t = calloc(1, sizeof *t);
+  if (t && pthread_mutex_init(&t->lock, NULL) != 0) {
+    free(t);
+    return NULL;
+  }
+  if (t)
+    t->origin = monotonicNs();
+  return t;
+}
+
+void thunkyTimelineFree(ThunkyTimeline *t) {
+  if (!t)
+    return;
+  pthread_mutex_destroy(&t->lock);
+  free(t->events);
+  free(t);
+}
+
+uint64_t thunkyTimelineNow(const ThunkyTimeline *t) { return monotonicNs() - t->origin; }
+
+bool thunkyTimelineAdd(ThunkyTimeline *t, ThunkyTraceEvent event) {
+  pthread_mutex_lock(&t->lock);
+  bool ok = true;
+  if (t->count == t->capacity) {
+    size_t capacity = t->capacity ? t->capacity * 2 : 1024;
+    ThunkyTraceEvent *grown = realloc(t->events, capacity * sizeof *grown);
+    ok = grown != NULL;
+    if (ok)
+      t->events = grown, t->capacity = capacity;
+  }
+  if (ok)
+    t->events[t->count++] = event;
+  pthread_mutex_unlock(&t->lock);
+  return ok;
+}
+
+const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *t, size_t *count) {
+  *count = t->count;
+  return t->events;
+}
+
+void thunkyTimelineClear(ThunkyTimeline *t) { t->count = 0; }

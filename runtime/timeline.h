@@ -1,0 +1,27 @@
+/*===- timeline.h - when each thunk ran, for profiles and traces ---------===*/
+#ifndef THUNKY_RUNTIME_TIMELINE_H
+#define THUNKY_RUNTIME_TIMELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ThunkyTraceEvent {
+  uint32_t thunk, rank, stream;
+  uint64_t beginNs, endNs; /* since the timeline's origin */
+} ThunkyTraceEvent;
+
+/* Events of every rank; appending takes a lock, so ranks may share one. */
+typedef struct ThunkyTimeline ThunkyTimeline;
+
+ThunkyTimeline *thunkyTimelineCreate(void);
+void thunkyTimelineFree(ThunkyTimeline *timeline);
+/* Nanoseconds since the timeline was created (CLOCK_MONOTONIC). */
+uint64_t thunkyTimelineNow(const ThunkyTimeline *timeline);
+/* Records one event; false when out of memory (the event is dropped). */
+bool thunkyTimelineAdd(ThunkyTimeline *timeline, ThunkyTraceEvent event);
+/* The events so far, in the order they were added. */
+const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *timeline, size_t *count);
+void thunkyTimelineClear(ThunkyTimeline *timeline);
+
+#endif /* THUNKY_RUNTIME_TIMELINE_H */

@@ -1,0 +1,91 @@
+/* Host implementations of the kernels and custom calls the runtime tests'
+ * executables launch, registered by name (thunky-run --library). Each says
+ * what it computes; a wrong argument count or size is an error, so a test
+ * cannot pass by accident. */
+#include "thunky-c/Runtime.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static bool expectArgs(const ThunkyKernelCall *call, uint32_t n, ThunkyError *error) {
+  return call->numArgs == n ||
+         thunkyErrorf(error, "%s takes %u arguments, got %u", call->name, n, call->numArgs);
+}
+
+static float loadF32(const void *p, uint64_t i) {
+  float v;
+  memcpy(&v, (const uint8_t *)p + 4 * i, 4);
+  return v;
+}
+
+static void storeF32(void *p, uint64_t i, float v) { memcpy((uint8_t *)p + 4 * i, &v, 4); }
+
+/* out = a + b, elementwise f32. */
+static bool addF32(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 3, error))
+    return false;
+  for (uint64_t i = 0; i < call->argSizes[2] / 4; i++)
+    storeF32(call->args[2], i, loadF32(call->args[0], i) + loadF32(call->args[1], i));
+  return true;
+}
+
+/* out = 2 * in, f32 (the example's scale_fusion). */
+static bool scaleF32(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 2, error))
+    return false;
+  for (uint64_t i = 0; i < call->argSizes[1] / 4; i++)
+    storeF32(call->args[1], i, 2 * loadF32(call->args[0], i));
+  return true;
+}
+
+/* pred = counter < limit: args (counter s32, limit s32, pred u8). */
+static bool lessThan(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 3, error))
+    return false;
+  int32_t counter, limit;
+  memcpy(&counter, call->args[0], 4);
+  memcpy(&limit, call->args[1], 4);
+  *(uint8_t *)call->args[2] = counter < limit;
+  return true;
+}
+
+/* counter += 1, s32. */
+static bool increment(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 1, error))
+    return false;
+  int32_t counter;
+  memcpy(&counter, call->args[0], 4);
+  counter++;
+  memcpy(call->args[0], &counter, 4);
+  return true;
+}
+
+/* XLA's golden ReduceScatter executable: out = (id == 0 ? c0 : c1), u32[8];
+ * args (c0, c1, id, out). */
+static bool loopSelectFusion(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 4, error))
+    return false;
+  uint32_t id;
+  memcpy(&id, call->args[2], 4);
+  memcpy(call->args[3], id == 0 ? call->args[0] : call->args[1], call->argSizes[3]);
+  return true;
+}
+
+/* A custom call: results[0] = operands[0] + 1 for each f32 element. */
+static bool plusOne(const ThunkyCustomCallArgs *call, void *user, ThunkyError *error) {
+  if (call->numOperands != 1 || call->numResults != 1)
+    return thunkyErrorf(error, "plus_one takes one operand and one result");
+  for (uint64_t i = 0; i < call->resultSizes[0] / 4; i++)
+    storeF32(call->results[0], i, loadF32(call->operands[0], i) + 1);
+  return true;
+}
+
+bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
+  return (thunkyRegistryAddHostKernel(r, "add_f32", addF32, NULL) &&
+          thunkyRegistryAddHostKernel(r, "scale_fusion", scaleF32, NULL) &&
+          thunkyRegistryAddHostKernel(r, "less_than", lessThan, NULL) &&
+          thunkyRegistryAddHostKernel(r, "increment", increment, NULL) &&
+          thunkyRegistryAddHostKernel(r, "loop_select_fusion", loopSelectFusion, NULL) &&
+          thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL)) ||
+         thunkyErrorf(error, "out of memory");
+}

@@ -1,0 +1,163 @@
+/*===- run_report.c - what thunky-run prints and writes after a run -------===*/
+#include "run_report.h"
+
+#include "element_types.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How many elements of an output --print shows. */
+#define SHOWN 8
+
+static void printElement(FILE *out, int32_t type, const uint8_t *p) {
+  switch (type) {
+#define INT(T, ctype, fmt)                                                                    \
+  case T: {                                                                                   \
+    ctype v;                                                                                  \
+    memcpy(&v, p, sizeof v);                                                                  \
+    fprintf(out, fmt, v);                                                                     \
+    return;                                                                                   \
+  }
+    INT(THUNKY_TYPE_S8, int8_t, "%d") INT(THUNKY_TYPE_S16, int16_t, "%d")
+    INT(THUNKY_TYPE_S32, int32_t, "%d") INT(THUNKY_TYPE_S64, int64_t, "%" PRId64)
+    INT(THUNKY_TYPE_U8, uint8_t, "%u") INT(THUNKY_TYPE_U16, uint16_t, "%u")
+    INT(THUNKY_TYPE_U32, uint32_t, "%u") INT(THUNKY_TYPE_U64, uint64_t, "%" PRIu64)
+    INT(THUNKY_TYPE_F32, float, "%g") INT(THUNKY_TYPE_F64, double, "%g")
+#undef INT
+  case THUNKY_TYPE_PRED:
+    fputs(*p ? "true" : "false", out);
+    return;
+  case THUNKY_TYPE_F16:
+  case THUNKY_TYPE_BF16: {
+    uint16_t bits;
+    memcpy(&bits, p, 2);
+    fprintf(out, "%g", thunkySmallFloatDecode(type, bits));
+    return;
+  }
+  default:
+    fprintf(out, "0x%02x", *p); /* raw bytes, or a type printed bytewise */
+  }
+}
+
+void thunkyPrintOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray *outputs,
+                        uint32_t ranks) {
+  for (uint32_t r = 0; r < ranks; r++)
+    for (uint32_t i = 0; i < plan->numOutputs; i++) {
+      const ThunkyNpyArray *a = &outputs[r * plan->numOutputs + i];
+      char type[128];
+      thunkyNpyDescribe(a->elementType, a->rank, a->dims, type, sizeof type);
+      uint32_t bytes = a->elementType ? thunkyElementBytes(a->elementType) : 1;
+      bool bytewise = !bytes || (a->elementType == THUNKY_TYPE_C64 ||
+                                 a->elementType == THUNKY_TYPE_C128);
+      uint64_t step = bytewise ? 1 : bytes, count = a->size / step;
+      fprintf(out, ranks > 1 ? "rank %u out%u: %s = [" : "%.0u" "out%u: %s = [", r, i, type);
+      for (uint64_t k = 0; k < count && k < SHOWN; k++) {
+        if (k)
+          fputs(", ", out);
+        printElement(out, bytewise ? 0 : a->elementType, a->data + k * step);
+      }
+      fputs(count > SHOWN ? ", ...]\n" : "]\n", out);
+    }
+}
+
+typedef struct {
+  uint32_t thunk;
+  uint64_t totalNs, calls;
+} ThunkTime;
+
+static int byTimeDescending(const void *a, const void *b) {
+  const ThunkTime *x = a, *y = b;
+  return x->totalNs != y->totalNs ? (x->totalNs < y->totalNs ? 1 : -1)
+                                  : (x->thunk > y->thunk) - (x->thunk < y->thunk);
+}
+
+void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
+                        uint32_t top) {
+  size_t count;
+  const ThunkyTraceEvent *events = thunkyTimelineEvents(timeline, &count);
+  ThunkTime *times = calloc(plan->numThunks + 1, sizeof *times);
+  if (!times)
+    return;
+  bool *contains = calloc(plan->numThunks + 1, sizeof *contains);
+  if (!contains) {
+    free(times);
+    return;
+  }
+  /* Control flow's time is its body's: counting both would count twice. */
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    uint8_t kind = plan->commands[i].kind;
+    if (kind == THUNKY_CMD_CONDITIONAL || kind == THUNKY_CMD_WHILE ||
+        kind == THUNKY_CMD_ASYNC_START || kind == THUNKY_CMD_COLLECTIVE_GROUP)
+      contains[plan->commands[i].thunk] = true;
+  }
+  uint64_t total = 0;
+  for (uint32_t t = 0; t < plan->numThunks; t++)
+    times[t].thunk = t;
+  for (size_t i = 0; i < count; i++) {
+    uint32_t thunk = events[i].thunk;
+    if (thunk >= plan->numThunks || contains[thunk])
+      continue;
+    times[thunk].totalNs += events[i].endNs - events[i].beginNs;
+    times[thunk].calls++;
+  }
+  free(contains);
+  for (uint32_t t = 0; t < plan->numThunks; t++)
+    total += times[t].totalNs;
+  qsort(times, plan->numThunks, sizeof *times, byTimeDescending);
+  fprintf(out, "%-48s %10s %8s %7s\n", "thunk", "total ms", "calls", "share");
+  for (uint32_t i = 0; i < plan->numThunks && i < top && times[i].calls; i++) {
+    char name[160];
+    thunkyPlanThunkName(plan, times[i].thunk, name, sizeof name);
+    fprintf(out, "%-48.48s %10.3f %8llu %6.1f%%\n", name, times[i].totalNs / 1e6,
+            (unsigned long long)times[i].calls,
+            total ? 100.0 * (double)times[i].totalNs / (double)total : 0.0);
+  }
+  free(times);
+}
+
+/* A JSON string body: the name's bytes with quotes, backslashes and control
+ * characters escaped. */
+static void jsonString(FILE *f, ThunkyBytes s) {
+  for (size_t i = 0; i < s.size; i++) {
+    unsigned char c = s.data[i];
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+}
+
+bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
+                      ThunkyError *error) {
+  char partial[4096];
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  FILE *f = fopen(partial, "w");
+  if (!f)
+    return thunkyErrorf(error, "cannot write %s: %s", path, strerror(errno));
+  size_t count;
+  const ThunkyTraceEvent *events = thunkyTimelineEvents(timeline, &count);
+  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+  for (size_t i = 0; i < count; i++) {
+    const ThunkyTraceEvent *e = &events[i];
+    ThunkyBytes name = e->thunk < plan->numThunks ? plan->thunks[e->thunk] : (ThunkyBytes){0};
+    fprintf(f, "%s{\"name\":\"thunk %u", i ? ",\n" : "", e->thunk);
+    if (name.size) {
+      fputs(" ", f);
+      jsonString(f, name);
+    }
+    fprintf(f, "\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}", e->rank,
+            e->stream, e->beginNs / 1e3, (e->endNs - e->beginNs) / 1e3);
+  }
+  fputs("\n]}\n", f);
+  bool ok = !ferror(f);
+  ok = fclose(f) == 0 && ok && rename(partial, path) == 0;
+  if (!ok) {
+    remove(partial);
+    return thunkyErrorf(error, "cannot write %s: %s", path, strerror(errno));
+  }
+  return true;
+}

@@ -1,0 +1,22 @@
+/*===- run_report.h - what thunky-run prints and writes after a run -------===*/
+#ifndef THUNKY_TOOLS_RUN_REPORT_H
+#define THUNKY_TOOLS_RUN_REPORT_H
+
+#include "npy.h"
+#include "plan.h"
+#include "timeline.h"
+
+#include <stdio.h>
+
+/* Each output of each rank: its type and its first elements. */
+void thunkyPrintOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray *outputs,
+                        uint32_t ranks);
+/* The `top` thunks with the most time, with call counts and shares. */
+void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
+                        uint32_t top);
+/* The timeline as Chrome trace JSON: one process per rank, one thread per
+ * stream. Written whole or not at all. */
+bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
+                      ThunkyError *error);
+
+#endif /* THUNKY_TOOLS_RUN_REPORT_H */

@@ -1,0 +1,383 @@
+/*===- thunky-run.c - run an XLA:GPU executable without XLA ---------------===*
+ *
+ *   thunky-run [options] EXECUTABLE [INPUT.npy ...]
+ *
+ * Plans the executable (a GpuExecutableProto in any container layering, or
+ * a .mlir module when built with MLIR), feeds each parameter from a .npy
+ * file, runs it on the host reference backend or on CUDA, and writes each
+ * output as a .npy file. Links no MLIR unless built with it.
+ *
+ *===--------------------------------------------------------------------===*/
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, isatty, fileno */
+
+#include "thunky-c/Runtime.h"
+
+#include "backend.h"
+#include "npy.h"
+#include "plan.h"
+#include "run_report.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef THUNKY_WITH_MLIR
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Translate.h"
+#include "mlir-c/IR.h"
+#endif
+
+static const char usage[] =
+    "usage: thunky-run [options] EXECUTABLE [INPUT.npy ...]\n"
+    "  EXECUTABLE             a GpuExecutableProto, bare or as JAX/XLA packed it"
+#ifdef THUNKY_WITH_MLIR
+    ", or a .mlir module"
+#endif
+    "\n"
+    "  INPUT.npy              one per parameter, in order (every rank gets the same)\n"
+    "  --backend host|cuda    where to run (host: the reference backend)\n"
+    "  --ranks N              ranks: simulated (host) or GPUs (cuda); default 1\n"
+    "  --partitions N         of the ranks, partitions per replica; default 1\n"
+    "  --library LIB.so       host kernels and custom calls to register (repeatable)\n"
+    "  -o DIR                 write outputs as DIR/out<i>.npy (out<i>.rank<r>.npy for r > 0)\n"
+    "  --print                print the outputs\n"
+    "  --repeat N             run N times and print a timing summary\n"
+    "  --profile[=N]          print the N thunks that took longest (default 10)\n"
+    "  --trace FILE           write a Chrome trace (chrome://tracing, Perfetto)\n"
+    "  --max-iterations N     fail a while loop running longer (default 1000000)\n"
+    "  --cuda-graph           cuda: capture the run once and replay it\n";
+
+typedef struct {
+  const char *executable, *backend, *outputDir, *trace;
+  const char *inputs[256], *libraries[32];
+  int numInputs, numLibraries;
+  uint32_t ranks, partitions, repeat, profileTop;
+  uint64_t maxIterations;
+  bool print, profile, cudaGraph;
+} Options;
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  fputs("thunky-run: ", stderr);
+  vfprintf(stderr, fmt, args);
+  fputc('\n', stderr);
+  va_end(args);
+  return 1;
+}
+
+static bool parseCount(const char *text, uint64_t max, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno || *end || !*text || text[0] == '-' || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+static bool parseOptions(int argc, char **argv, Options *o) {
+  *o = (Options){.backend = "host", .ranks = 1, .partitions = 1, .repeat = 1,
+                 .profileTop = 10, .maxIterations = 1000000};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+    uint64_t n;
+    bool takes = true;
+    if (!strcmp(a, "--backend") && value)
+      o->backend = value;
+    else if (!strcmp(a, "--ranks") && value && parseCount(value, 4096, &n) && n)
+      o->ranks = (uint32_t)n;
+    else if (!strcmp(a, "--partitions") && value && parseCount(value, 4096, &n) && n)
+      o->partitions = (uint32_t)n;
+    else if (!strcmp(a, "--repeat") && value && parseCount(value, UINT32_MAX, &n) && n)
+      o->repeat = (uint32_t)n;
+    else if (!strcmp(a, "--max-iterations") && value && parseCount(value, UINT64_MAX, &n))
+      o->maxIterations = n;
+    else if (!strcmp(a, "--library") && value && o->numLibraries < 32)
+      o->libraries[o->numLibraries++] = value;
+    else if (!strcmp(a, "-o") && value)
+      o->outputDir = value;
+    else if (!strcmp(a, "--trace") && value)
+      o->trace = value;
+    else if ((takes = false), !strcmp(a, "--print"))
+      o->print = true;
+    else if (!strcmp(a, "--cuda-graph"))
+      o->cudaGraph = true;
+    else if (!strcmp(a, "--profile"))
+      o->profile = true;
+    else if (!strncmp(a, "--profile=", 10) && parseCount(a + 10, 100000, &n) && n)
+      o->profile = true, o->profileTop = (uint32_t)n;
+    else if (a[0] == '-' && a[1])
+      return false;
+    else if (!o->executable)
+      o->executable = a;
+    else if (o->numInputs < 256)
+      o->inputs[o->numInputs++] = a;
+    else
+      return false;
+    i += takes;
+  }
+  return o->executable != NULL;
+}
+
+/* Reads a whole file into `out`. */
+static bool readFile(const char *path, ThunkyBuffer *out, ThunkyError *error) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return thunkyErrorf(error, "cannot open %s: %s", path, strerror(errno));
+  uint8_t chunk[1 << 16];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    thunkyBufferAppend(out, chunk, n);
+  bool ok = !ferror(f) && !out->failed;
+  fclose(f);
+  return ok || thunkyErrorf(error, "cannot read %s", path);
+}
+
+#ifdef THUNKY_WITH_MLIR
+static void appendBytes(MlirStringRef bytes, void *buffer) {
+  thunkyBufferAppend(buffer, bytes.data, bytes.length);
+}
+
+/* A .mlir module becomes an executable in memory, as --export-thunky would
+ * write it. */
+static bool exportModule(const ThunkyBuffer *text, const char *path, ThunkyBuffer *out,
+                         ThunkyError *error) {
+  MlirContext ctx = mlirContextCreate();
+  thunkyContextLoadDialects(ctx);
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreate((const char *)text->data, text->size));
+  bool ok = !mlirModuleIsNull(module) &&
+            mlirLogicalResultIsSuccess(thunkyExportExecutable(mlirModuleGetOperation(module),
+                                                              appendBytes, out));
+  if (!mlirModuleIsNull(module))
+    mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  return ok || thunkyErrorf(error, "%s: could not parse or export the module (see above)", path);
+}
+#endif
+
+static bool loadPlan(const char *path, ThunkyPlan **plan, ThunkyError *error) {
+  ThunkyBuffer bytes = {0};
+  size_t length = strlen(path);
+  bool isMlir = length > 5 && !strcmp(path + length - 5, ".mlir");
+  bool ok = readFile(path, &bytes, error);
+  if (ok && isMlir) {
+#ifdef THUNKY_WITH_MLIR
+    ThunkyBuffer exported = {0};
+    ok = exportModule(&bytes, path, &exported, error);
+    thunkyBufferFree(&bytes);
+    bytes = exported;
+#else
+    ok = thunkyErrorf(error,
+                      "%s: this thunky-run was built without MLIR; export the module with "
+                      "thunky-translate --export-thunky first", path);
+#endif
+  }
+  ok = ok && (thunkyPlanBuild(bytes.data, bytes.size, plan, error) ||
+              thunkyErrorContext(error, "%s", path));
+  thunkyBufferFree(&bytes);
+  return ok;
+}
+
+static bool loadLibraries(const Options *o, ThunkyRegistry *registry, ThunkyError *error) {
+  for (int i = 0; i < o->numLibraries; i++) {
+    void *handle = dlopen(o->libraries[i], RTLD_NOW | RTLD_LOCAL);
+    ThunkyRegisterFn registerFn = handle ? (ThunkyRegisterFn)(uintptr_t)dlsym(
+                                               handle, THUNKY_REGISTER_SYMBOL)
+                                         : NULL;
+    if (!registerFn)
+      return thunkyErrorf(error, "%s: %s", o->libraries[i],
+                          handle ? "exports no " THUNKY_REGISTER_SYMBOL : dlerror());
+    /* The library stays loaded: its functions are in the registry. */
+    if (!registerFn(registry, error))
+      return thunkyErrorContext(error, "%s", o->libraries[i]);
+  }
+  return true;
+}
+
+/* Reads input i and checks it against parameter i. */
+static bool readInput(const ThunkyPlanArray *p, const char *path, ThunkyNpyArray *in,
+                      ThunkyError *error) {
+  char want[128], got[128];
+  if (!thunkyNpyRead(path, p->elementType, in, error))
+    return false;
+  if (!p->elementType) {
+    /* No program shape: raw bytes, of the parameter's size. */
+    return in->size == p->slice.size ||
+           thunkyErrorf(error, "%s holds %llu bytes, the parameter %llu", path,
+                        (unsigned long long)in->size, (unsigned long long)p->slice.size);
+  }
+  thunkyNpyDescribe(p->elementType, p->rank, p->dims, want, sizeof want);
+  thunkyNpyDescribe(in->elementType, in->rank, in->dims, got, sizeof got);
+  return strcmp(want, got) == 0 ||
+         thunkyErrorf(error, "%s is %s, the parameter is %s", path, got, want);
+}
+
+static bool writeInputs(const Options *o, const ThunkyPlan *plan, const ThunkyBackendOps *b,
+                        void *state, ThunkyError *error) {
+  if ((uint32_t)o->numInputs != plan->numParameters) {
+    char list[512] = "";
+    for (uint32_t i = 0; i < plan->numParameters && strlen(list) < 400; i++) {
+      char one[96];
+      const ThunkyPlanArray *p = &plan->parameters[i];
+      thunkyNpyDescribe(p->elementType, p->rank, p->dims, one, sizeof one);
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", one);
+    }
+    return thunkyErrorf(error, "the executable takes %u parameter%s (%s); %d given",
+                        plan->numParameters, plan->numParameters == 1 ? "" : "s", list,
+                        o->numInputs);
+  }
+  for (uint32_t i = 0; i < plan->numParameters; i++) {
+    ThunkyNpyArray in;
+    if (!readInput(&plan->parameters[i], o->inputs[i], &in, error))
+      return false;
+    bool ok = true;
+    for (uint32_t r = 0; ok && r < o->ranks; r++)
+      ok = b->write(state, r, plan->parameters[i].slice, in.data, error);
+    thunkyNpyFree(&in);
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+static uint64_t nowNs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int compareU64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static bool runRepeatedly(const Options *o, const ThunkyBackendOps *b, void *state,
+                          ThunkyError *error) {
+  uint64_t *times = calloc(o->repeat, sizeof *times);
+  if (!times)
+    return thunkyErrorf(error, "out of memory");
+  bool progress = o->repeat > 1 && isatty(fileno(stderr));
+  uint64_t started = nowNs(), shown = started;
+  bool ok = true;
+  for (uint32_t i = 0; ok && i < o->repeat; i++) {
+    uint64_t begin = nowNs();
+    ok = b->run(state, error);
+    times[i] = nowNs() - begin;
+    if (progress && times[i] + begin - shown > 500000000u) {
+      shown = nowNs();
+      fprintf(stderr, "\rthunky-run: run %u of %u", i + 1, o->repeat);
+    }
+  }
+  if (progress && shown != started)
+    fputc('\n', stderr);
+  if (ok && o->repeat > 1) {
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < o->repeat; i++)
+      total += times[i];
+    qsort(times, o->repeat, sizeof *times, compareU64);
+    printf("%u runs on %s: min %.3f ms, median %.3f ms, mean %.3f ms, max %.3f ms\n",
+           o->repeat, b->name, times[0] / 1e6, times[o->repeat / 2] / 1e6,
+           total / 1e6 / o->repeat, times[o->repeat - 1] / 1e6);
+  }
+  free(times);
+  return ok;
+}
+
+/* Every output of every rank is read before any file is written. */
+static bool readOutputs(const Options *o, const ThunkyPlan *plan, const ThunkyBackendOps *b,
+                        void *state, ThunkyNpyArray *outputs, ThunkyError *error) {
+  for (uint32_t r = 0; r < o->ranks; r++)
+    for (uint32_t i = 0; i < plan->numOutputs; i++) {
+      const ThunkyPlanArray *p = &plan->outputs[i];
+      ThunkyNpyArray *out = &outputs[r * plan->numOutputs + i];
+      out->elementType = p->elementType;
+      out->rank = p->elementType ? p->rank : 1;
+      memcpy(out->dims, p->dims, sizeof out->dims);
+      if (!p->elementType)
+        out->dims[0] = (int64_t)p->slice.size;
+      out->size = p->slice.size;
+      if (!(out->data = malloc(out->size ? out->size : 1)))
+        return thunkyErrorf(error, "out of memory");
+      if (!b->read(state, r, p->slice, out->data, error))
+        return false;
+    }
+  return true;
+}
+
+static bool writeOutputs(const Options *o, const ThunkyPlan *plan, const ThunkyNpyArray *outputs,
+                         ThunkyError *error) {
+  for (uint32_t r = 0; r < o->ranks; r++)
+    for (uint32_t i = 0; i < plan->numOutputs; i++) {
+      char path[4096];
+      if (r)
+        snprintf(path, sizeof path, "%s/out%u.rank%u.npy", o->outputDir, i, r);
+      else
+        snprintf(path, sizeof path, "%s/out%u.npy", o->outputDir, i);
+      if (!thunkyNpyWrite(path, &outputs[r * plan->numOutputs + i], error))
+        return false;
+    }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  Options o;
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (!parseOptions(argc, argv, &o)) {
+    fputs(usage, stderr);
+    return 2;
+  }
+  const ThunkyBackendOps *backend = !strcmp(o.backend, "host")   ? &thunkyHostBackend
+                                    : !strcmp(o.backend, "cuda") ? &thunkyCudaBackend
+                                                                 : NULL;
+  if (!backend)
+    return fail("unknown backend '%s' (host or cuda)", o.backend);
+  if (o.ranks % o.partitions)
+    return fail("%u ranks cannot be split into partitions of %u", o.ranks, o.partitions);
+  ThunkyError error = {{0}};
+  ThunkyPlan *plan = NULL;
+  ThunkyRegistry *registry = thunkyRegistryCreate();
+  ThunkyTimeline *timeline = o.profile || o.trace ? thunkyTimelineCreate() : NULL;
+  ThunkyNpyArray *outputs = NULL;
+  void *state = NULL;
+  bool ok = registry && (!(o.profile || o.trace) || timeline);
+  if (!ok)
+    thunkyErrorf(&error, "out of memory");
+  ok = ok && loadPlan(o.executable, &plan, &error) && loadLibraries(&o, registry, &error);
+  ThunkyRunConfig config = {.ranks = o.ranks, .partitions = o.partitions,
+                            .maxIterations = o.maxIterations, .registry = registry,
+                            .timeline = timeline, .cudaGraph = o.cudaGraph};
+  ok = ok && backend->create(plan, &config, &state, &error) &&
+       writeInputs(&o, plan, backend, state, &error) &&
+       runRepeatedly(&o, backend, state, &error);
+  if (ok) {
+    outputs = calloc((size_t)o.ranks * plan->numOutputs + 1, sizeof *outputs);
+    ok = outputs ? readOutputs(&o, plan, backend, state, outputs, &error)
+                 : thunkyErrorf(&error, "out of memory");
+  }
+  ok = ok && (!o.outputDir || writeOutputs(&o, plan, outputs, &error));
+  if (ok && o.print)
+    thunkyPrintOutputs(stdout, plan, outputs, o.ranks);
+  if (ok && o.profile)
+    thunkyPrintProfile(stdout, plan, timeline, o.profileTop);
+  ok = ok && (!o.trace || thunkyWriteTrace(o.trace, plan, timeline, &error));
+  int status = ok ? 0 : fail("%s", error.message);
+  for (size_t i = 0; outputs && plan && i < (size_t)o.ranks * plan->numOutputs; i++)
+    thunkyNpyFree(&outputs[i]);
+  free(outputs);
+  if (state)
+    backend->destroy(state);
+  thunkyTimelineFree(timeline);
+  thunkyRegistryFree(registry);
+  thunkyPlanFree(plan);
+  return status;
+}
