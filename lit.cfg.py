@@ -26,6 +26,8 @@ config.substitutions.append(
 config.substitutions.append(
     ("%example_pass", os.path.join(config.thunky_obj_root, "lib", "libExamplePass.so")))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(
+    ("%test_kernels", os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so")))
 config.substitutions.append(("%thunky_src", config.thunky_src_root))
 config.substitutions.append(("%shared", config.thunky_shared_dir))
 config.substitutions.append(("%scripts", os.path.join(config.thunky_src_root, "scripts")))

@@ -120,7 +120,7 @@ typedef struct ThunkyCollective {
   bool splitDimension; /* all-to-all: one buffer, split in rank-sized chunks */
   ThunkyRange buffers; /* plan->collectiveBuffers */
   ThunkyRange groups;  /* plan->groups; empty: all ranks in one group */
-  ThunkyRange pairs;   /* collective-permute: plan->ids holds source, target, ... */
+  ThunkyRange pairs;   /* collective-permute: plan->ids, source, target, source, ... */
   int64_t root;        /* broadcast: the source rank within the group (0) */
 } ThunkyCollective;
 

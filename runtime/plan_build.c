@@ -463,7 +463,7 @@ static bool collectiveThunk(Builder *b, CommandVec *v, const Thunk *t) {
     if (!collective(b, v, THUNKY_COLLECTIVE_PERMUTE, p->collective_config, p->n_buffers,
                     p->buffers, &c))
       return false;
-    c->pairs = (ThunkyRange){*b->ids.count, (uint32_t)p->n_source_target_pairs};
+    c->pairs = (ThunkyRange){*b->ids.count, 2 * (uint32_t)p->n_source_target_pairs};
     for (size_t i = 0; i < p->n_source_target_pairs; i++) {
       int64_t *pair = push(&b->ids), *target = pair ? push(&b->ids) : NULL;
       if (!target)

@@ -71,6 +71,18 @@ static bool loopSelectFusion(const ThunkyKernelCall *call, void *user, ThunkyErr
   return true;
 }
 
+/* out[i] = 100 * rank + i, s32: data that differs on every rank, for the
+ * collectives. */
+static bool rankIota(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 1, error))
+    return false;
+  for (uint64_t i = 0; i < call->argSizes[0] / 4; i++) {
+    int32_t v = (int32_t)(100 * call->rank + i);
+    memcpy((uint8_t *)call->args[0] + 4 * i, &v, 4);
+  }
+  return true;
+}
+
 /* A custom call: results[0] = operands[0] + 1 for each f32 element. */
 static bool plusOne(const ThunkyCustomCallArgs *call, void *user, ThunkyError *error) {
   if (call->numOperands != 1 || call->numResults != 1)
@@ -86,6 +98,7 @@ bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
           thunkyRegistryAddHostKernel(r, "less_than", lessThan, NULL) &&
           thunkyRegistryAddHostKernel(r, "increment", increment, NULL) &&
           thunkyRegistryAddHostKernel(r, "loop_select_fusion", loopSelectFusion, NULL) &&
+          thunkyRegistryAddHostKernel(r, "rank_iota_s32", rankIota, NULL) &&
           thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL)) ||
          thunkyErrorf(error, "out of memory");
 }
