@@ -76,7 +76,8 @@ static bool allocateRank(HostState *s, Rank *r, uint32_t maxArgs, ThunkyError *e
   uint64_t at = 0;
   for (uint32_t a = 0; a < p->numAllocations; a++) {
     r->memory[a] = r->block + at;
-    memcpy(r->memory[a], p->allocations[a].constant.data, p->allocations[a].constant.size);
+    if (p->allocations[a].constant.size)
+      memcpy(r->memory[a], p->allocations[a].constant.data, p->allocations[a].constant.size);
     at += (p->allocations[a].size + 63) & ~(uint64_t)63;
   }
   return true;

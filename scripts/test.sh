@@ -30,10 +30,26 @@ if [ ! -f "$asan/build.ninja" ]; then
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DTHUNKY_SANITIZE=ON >/dev/null
 fi
-ninja -C "$asan" thunky-translate thunky-opt thunky-container thunky-container-test >/dev/null
+ninja -C "$asan" >/dev/null
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  /usr/lib/llvm-22/bin/lit -s "$asan/test/Container" "$asan/test/Translate" "$asan/test/Passes" ||
+  /usr/lib/llvm-22/bin/lit -s "$asan/test/Container" "$asan/test/Translate" "$asan/test/Passes" \
+  "$asan/test/Runtime" || status=1
+
+# The portable thunky-run (no MLIR; protobuf-c, snappy, zstd, brotli and the
+# C++ runtime static) builds, needs none of them at run time (the script
+# checks with ldd), and runs an executable.
+"$root/scripts/build-runtime.sh" || status=1
+portable="$(mktemp -d)"
+"$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/test/Runtime/ids.textproto" \
+  > "$portable/ids.pb"
+if "${THUNKY_RUNTIME_BUILD_DIR:-$root/build-runtime}/bin/thunky-run" --ranks 4 --partitions 2 \
+    --print "$portable/ids.pb" | grep -q "rank 3 out0: u32\[2\] = \[1, 1\]"; then
+  echo "portable thunky-run: runs without MLIR, protobuf-c or snappy installed"
+else
+  echo "portable thunky-run: failed to run test/Runtime/ids.textproto" >&2
   status=1
+fi
+rm -rf "$portable"
 
 cd "$build"
 ctest --output-on-failure || status=1

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the portable thunky-run (and thunky-container) into build-runtime/:
+# no MLIR, with protobuf-c, snappy, zstd, brotli and the C++ runtime linked
+# statically, so the binary can be copied to a machine (say, one with a GPU)
+# where none of them is installed. It then checks that no such library is
+# left dynamic.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${THUNKY_RUNTIME_BUILD_DIR:-$root/build-runtime}"
+
+"$root/scripts/setup.sh" >/dev/null
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DTHUNKY_ENABLE_MLIR=OFF -DTHUNKY_STATIC_DEPS=ON "$@" >/dev/null
+fi
+ninja -C "$build" thunky-run thunky-container >/dev/null
+for tool in thunky-run thunky-container; do
+  if ldd "$build/bin/$tool" | grep -E 'protobuf-c|snappy|zstd|brotli|stdc\+\+|MLIR|LLVM'; then
+    echo "build-runtime.sh: $tool still needs the libraries above" >&2
+    exit 1
+  fi
+done
+echo "build-runtime.sh: $build/bin/thunky-run and thunky-container need only: $(ldd "$build/bin/thunky-run" | awk '{print $1}' | tr '\n' ' ')"
