@@ -27,6 +27,9 @@ config.substitutions.append(
     ("%example_pass", os.path.join(config.thunky_obj_root, "lib", "libExamplePass.so")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(
+    ("%example_kernels",
+     os.path.join(config.thunky_obj_root, "lib", "libThunkyExampleKernels.so")))
+config.substitutions.append(
     ("%test_kernels", os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so")))
 config.substitutions.append(("%thunky_src", config.thunky_src_root))
 config.substitutions.append(("%shared", config.thunky_shared_dir))
@@ -42,6 +45,9 @@ for name, message in [("exe", "xla.gpu.GpuExecutableProto"),
             ("%%%s_%s" % (verb, name),
              "bash %s/scripts/%s.sh %s" % (config.thunky_src_root, verb, message)))
 config.suffixes.append(".textproto")
+
+if config.cuda_backend:
+    config.available_features.add("cuda-backend")
 
 if os.path.isdir(os.path.join(config.thunky_shared_dir, "reference")):
     config.available_features.add("shared")

@@ -7,4 +7,6 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
                              "(cuda.h was not found at build time)");
 }
 
-const ThunkyBackendOps thunkyCudaBackend = {"cuda", create, NULL, NULL, NULL, NULL};
+static void destroy(void *state) {}
+
+const ThunkyBackendOps thunkyCudaBackend = {"cuda", create, NULL, NULL, NULL, destroy};

@@ -249,12 +249,16 @@ static bool runConditional(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   return runList(r, (uint32_t)p->ids[c->conditional.branches.first + branch], stream);
 }
 
+/* A loop with a known trip count runs its body that many times and never
+ * its condition, as XLA's WhileThunk does. */
 static bool runWhile(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   uint64_t limit = r->state->config.maxIterations;
   for (uint64_t i = 0;; i++) {
-    if (!runList(r, c->loop.condition, stream))
+    if (c->loop.tripCount >= 0 && i == (uint64_t)c->loop.tripCount)
+      return true;
+    if (c->loop.tripCount < 0 && !runList(r, c->loop.condition, stream))
       return false;
-    if (!*at(r, c->loop.predicate))
+    if (c->loop.tripCount < 0 && !*at(r, c->loop.predicate))
       return true;
     if (limit && i >= limit)
       return fail(r, c, "the loop ran past --max-iterations (%llu)", (unsigned long long)limit);

@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L /* pthread_condattr_setclock, clock_gettime */
 
 #include "host_collectives.h"
+#include "replica_groups.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -34,16 +35,6 @@
 #include <time.h>
 
 enum { DEFAULT_TIMEOUT_MS = 120000 };
-
-/* xla.CollectiveOpGroupMode */
-enum {
-  GROUP_CROSS_REPLICA = 0,
-  GROUP_CROSS_PARTITION = 1,
-  GROUP_CROSS_REPLICA_AND_PARTITION = 2,
-  GROUP_FLATTENED_ID = 3,
-};
-
-#define NO_RANK UINT32_MAX
 
 /* What one rank publishes and keeps. Only its own thread writes it; others
  * read the published fields between the two rendezvous. */
@@ -219,39 +210,6 @@ static const char *kindName(uint8_t kind) {
   return "unknown collective";
 }
 
-/* The ids a group mode speaks of, seen from one rank: the caller's own id,
- * ids in [0, count), and the ranks id i stands for, base + i * stride + s
- * for s < spread. */
-typedef struct IdSpace {
-  int64_t self, count;
-  uint32_t base, stride, spread;
-} IdSpace;
-
-static bool idSpace(const ThunkyHostWorld *world, uint8_t mode, uint32_t rank,
-                    IdSpace *space, ThunkyError *error) {
-  uint32_t partitions = world->partitions, replicas = world->ranks / partitions;
-  uint32_t replica = rank / partitions, partition = rank % partitions;
-  switch (mode) {
-  case GROUP_CROSS_REPLICA: /* replica ids, within the caller's partition */
-    *space = (IdSpace){replica, replicas, partition, partitions, 1};
-    return true;
-  case GROUP_CROSS_PARTITION: /* partition ids, within the caller's replica */
-    *space = (IdSpace){partition, partitions, replica * partitions, 1, 1};
-    return true;
-  case GROUP_CROSS_REPLICA_AND_PARTITION: /* replica ids, with all their partitions */
-    *space = (IdSpace){replica, replicas, 0, partitions, partitions};
-    return true;
-  case GROUP_FLATTENED_ID: /* ranks */
-    *space = (IdSpace){rank, world->ranks, 0, 1, 1};
-    return true;
-  }
-  return thunkyErrorf(error, "unknown group mode %u", mode);
-}
-
-static uint32_t rankOf(const IdSpace *space, int64_t id, uint32_t s) {
-  return space->base + (uint32_t)id * space->stride + s;
-}
-
 /* One rank's view of the collective it is running. */
 typedef struct Call {
   ThunkyHostWorld *world;
@@ -263,103 +221,6 @@ typedef struct Call {
   uint32_t permuteSource;  /* collective-permute: the rank sending to the caller */
   bool viaScratch;
 } Call;
-
-/* The id at `index` of group `group`; with no groups, the one implicit
- * group holds every id in order. */
-static int64_t groupId(const Call *call, uint32_t group, uint32_t index) {
-  if (call->collective->groups.count == 0)
-    return index;
-  ThunkyRange ids = call->plan->groups[call->collective->groups.first + group];
-  return call->plan->ids[ids.first + index];
-}
-
-static uint32_t groupLength(const Call *call, uint32_t group, const IdSpace *space) {
-  if (call->collective->groups.count == 0)
-    return (uint32_t)space->count;
-  return call->plan->groups[call->collective->groups.first + group].count;
-}
-
-/* Finds the caller's replica group and lists its ranks in group order. */
-static bool resolveGroup(Call *call, ThunkyError *error) {
-  const ThunkyCollective *c = call->collective;
-  IdSpace space;
-  if (!idSpace(call->world, c->groupMode, call->rank, &space, error))
-    return false;
-  uint32_t groups = c->groups.count ? c->groups.count : 1, found = 0, mine = 0, again = 0;
-  for (uint32_t g = 0; g < groups; g++)
-    for (uint32_t i = 0, n = groupLength(call, g, &space); i < n; i++) {
-      int64_t id = groupId(call, g, i);
-      if (id < 0 || id >= space.count)
-        return thunkyErrorf(error, "replica group %u holds id %lld, outside [0, %lld)", g,
-                            (long long)id, (long long)space.count);
-      if (id == space.self && found++ == 0)
-        mine = g;
-      else if (id == space.self && found == 2)
-        again = g;
-    }
-  uint32_t partitions = call->world->partitions;
-  if (found == 0)
-    return thunkyErrorf(error, "rank %u (replica %u, partition %u) is in no replica group",
-                        call->rank, call->rank / partitions, call->rank % partitions);
-  if (found > 1)
-    return thunkyErrorf(error,
-                        "rank %u (replica %u, partition %u) is in replica group %u and "
-                        "again in %u",
-                        call->rank, call->rank / partitions, call->rank % partitions, mine,
-                        again);
-
-  uint32_t *members = call->self->members;
-  uint8_t *seen = call->self->seen;
-  uint32_t size = 0;
-  bool repeated = false;
-  for (uint32_t i = 0, n = groupLength(call, mine, &space); i < n && !repeated; i++)
-    for (uint32_t s = 0; s < space.spread && !repeated; s++) {
-      uint32_t member = rankOf(&space, groupId(call, mine, i), s);
-      repeated = seen[member];
-      if (!repeated) {
-        seen[member] = 1;
-        if (member == call->rank)
-          call->position = size;
-        members[size++] = member;
-      }
-    }
-  for (uint32_t i = 0; i < size; i++)
-    seen[members[i]] = 0;
-  if (repeated)
-    return thunkyErrorf(error, "replica group %u names an id twice", mine);
-  call->size = size;
-  return true;
-}
-
-/* The rank whose source a collective-permute delivers to the caller, or
- * NO_RANK. Pairs speak of replica ids within the caller's partition
- * (cross-replica) or of partition ids within its replica (cross-partition),
- * as XLA's collective-permute does; flattened ids name ranks. */
-static bool resolvePermute(Call *call, ThunkyError *error) {
-  const ThunkyCollective *c = call->collective;
-  if (c->groupMode == GROUP_CROSS_REPLICA_AND_PARTITION)
-    return thunkyErrorf(error, "group mode cross_replica_and_partition has no ids for "
-                               "source-target pairs");
-  IdSpace space;
-  if (!idSpace(call->world, c->groupMode, call->rank, &space, error))
-    return false;
-  if (c->pairs.count % 2)
-    return thunkyErrorf(error, "%u ids do not make source-target pairs", c->pairs.count);
-  call->permuteSource = NO_RANK;
-  const int64_t *ids = call->plan->ids + c->pairs.first;
-  for (uint32_t p = 0; p < c->pairs.count; p += 2) {
-    int64_t source = ids[p], target = ids[p + 1];
-    if (source < 0 || source >= space.count || target < 0 || target >= space.count)
-      return thunkyErrorf(error, "pair {%lld, %lld} names an id outside [0, %lld)",
-                          (long long)source, (long long)target, (long long)space.count);
-    if (target != space.self)
-      continue;
-    if (call->permuteSource != NO_RANK)
-      return thunkyErrorf(error, "id %lld is the target of two pairs", (long long)target);
-    call->permuteSource = rankOf(&space, source, 0);
-  }
-  return true;
-}
 
 /* Buffer i's element type, and its sizes against its element count and
  * against each other as the kind requires. */
@@ -439,11 +300,15 @@ static bool prepare(Call *call, ThunkyError *error) {
   const ThunkyCollective *c = call->collective;
   if (c->kind > THUNKY_COLLECTIVE_BROADCAST)
     return thunkyErrorf(error, "unknown collective kind %u", c->kind);
+  const ThunkyHostWorld *world = call->world;
   if (c->kind == THUNKY_COLLECTIVE_PERMUTE) {
     call->size = 1;
-    if (!resolvePermute(call, error))
+    if (!thunkyPermuteSource(call->plan, c, world->ranks, world->partitions, call->rank,
+                             &call->permuteSource, error))
       return false;
-  } else if (!resolveGroup(call, error)) {
+  } else if (!thunkyReplicaGroup(call->plan, c, world->ranks, world->partitions, call->rank,
+                                 call->self->members, call->self->seen, &call->size,
+                                 &call->position, error)) {
     return false;
   }
   if (c->kind == THUNKY_COLLECTIVE_ALL_TO_ALL && !c->splitDimension &&
@@ -518,7 +383,7 @@ static void computeBuffer(const Call *call, uint32_t i, uint8_t *out) {
     }
     break;
   case THUNKY_COLLECTIVE_PERMUTE: /* XLA zeroes what no pair targets */
-    if (call->permuteSource == NO_RANK)
+    if (call->permuteSource == THUNKY_NO_RANK)
       memset(out, 0, dst);
     else
       memcpy(out, sourceOf(call, call->permuteSource, b->src), dst);

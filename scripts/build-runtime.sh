@@ -21,4 +21,10 @@ for tool in thunky-run thunky-container; do
     exit 1
   fi
 done
+# The fixtures scripts/device-check.sh runs, encoded here where protoc is.
+mkdir -p "$build/fixtures"
+for fixture in memops ids gemm; do
+  "$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/test/Runtime/$fixture.textproto" \
+    > "$build/fixtures/$fixture.pb"
+done
 echo "build-runtime.sh: $build/bin/thunky-run and thunky-container need only: $(ldd "$build/bin/thunky-run" | awk '{print $1}' | tr '\n' ' ')"

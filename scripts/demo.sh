@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The main job, for now a tour: installs what is missing, builds, then loads
-# thunky into Debian's stock mlir-opt as a plugin to parse, verify, print and
+# The main job, a tour: installs what is missing, builds, then loads thunky
+# into Debian's stock mlir-opt as a plugin to parse, verify, print and
 # transform a sample program, shows the verifier refusing a broken edit of
-# it, and takes an XLA:GPU executable through import and export, bare and
-# packed as JAX serializes it.
+# it, takes an XLA:GPU executable through import and export (bare and packed
+# as JAX serializes it), and finally imports, optimizes, exports and runs it
+# on the host backend, printing its outputs and a profile.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${THUNKY_BUILD_DIR:-$root/build}"
@@ -61,4 +62,20 @@ echo "== 5. the same executable as JAX serializes it: IFRT envelope > options > 
   -o "$work/jax.mlir" 2>&1 | sed "s|$work/||"
 "$build/bin/thunky-translate" --export-thunky "$work/jax.mlir" -o "$work/jax.out"
 same_bytes "$work/jax.bin" "$work/jax.out" "exported in the layering it came in"
+
+echo "== 6. import, optimize, export and run it: host backend, 2 ranks (the all-reduce spans both)"
+"$build/bin/thunky-translate" --import-thunky "$work/jax.bin" |
+  "$build/bin/thunky-opt" --thunky-optimize |
+  "$build/bin/thunky-translate" --export-thunky -o "$work/optimized.bin"
+# The input: f32[64] holding 0, 1, ..., 63 (a .npy file, as np.save writes it).
+python3 - "$work/input.npy" <<'PYTHON'
+import struct, sys
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (64,), }"
+header += " " * (117 - len(header)) + "\n"
+open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) +
+                              header.encode() + struct.pack("<64f", *range(64)))
+PYTHON
+"$build/bin/thunky-run" --ranks 2 --library "$build/lib/libThunkyExampleKernels.so" \
+  "$work/optimized.bin" "$work/input.npy" -o "$work" --print --profile=5
+echo "-- each rank doubled its input and the all-reduce summed both: out = 4 * input"
 echo "== done"

@@ -49,10 +49,13 @@ static const char usage[] =
     "  --profile[=N]          print the N thunks that took longest (default 10)\n"
     "  --trace FILE           write a Chrome trace (chrome://tracing, Perfetto)\n"
     "  --max-iterations N     fail a while loop running longer (default 1000000)\n"
-    "  --cuda-graph           cuda: capture the run once and replay it\n";
+    "  --cuda-graph           cuda: capture the run once and replay it\n"
+    "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
+    "                         process's rank and count come from THUNKY_RANK and\n"
+    "                         THUNKY_WORLD_SIZE, or mpirun's OMPI_COMM_WORLD_RANK/_SIZE\n";
 
 typedef struct {
-  const char *executable, *backend, *outputDir, *trace;
+  const char *executable, *backend, *outputDir, *trace, *ncclId;
   const char *inputs[256], *libraries[32];
   int numInputs, numLibraries;
   uint32_t ranks, partitions, repeat, profileTop;
@@ -104,6 +107,8 @@ static bool parseOptions(int argc, char **argv, Options *o) {
       o->outputDir = value;
     else if (!strcmp(a, "--trace") && value)
       o->trace = value;
+    else if (!strcmp(a, "--nccl-id") && value)
+      o->ncclId = value;
     else if ((takes = false), !strcmp(a, "--print"))
       o->print = true;
     else if (!strcmp(a, "--cuda-graph"))
@@ -247,6 +252,18 @@ static bool writeInputs(const Options *o, const ThunkyPlan *plan, const ThunkyBa
   return true;
 }
 
+/* This process's place among several, from its launcher's environment. */
+static bool processPlace(uint32_t *rank, uint32_t *count) {
+  const char *r = getenv("THUNKY_RANK"), *n = getenv("THUNKY_WORLD_SIZE");
+  if (!r || !n)
+    r = getenv("OMPI_COMM_WORLD_RANK"), n = getenv("OMPI_COMM_WORLD_SIZE");
+  uint64_t rv = 0, nv = 1;
+  if (r && n && !(parseCount(r, 65535, &rv) && parseCount(n, 65536, &nv) && rv < nv))
+    return false;
+  *rank = (uint32_t)rv, *count = (uint32_t)nv;
+  return true;
+}
+
 static uint64_t nowNs(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -355,7 +372,11 @@ int main(int argc, char **argv) {
   ok = ok && loadPlan(o.executable, &plan, &error) && loadLibraries(&o, registry, &error);
   ThunkyRunConfig config = {.ranks = o.ranks, .partitions = o.partitions,
                             .maxIterations = o.maxIterations, .registry = registry,
-                            .timeline = timeline, .cudaGraph = o.cudaGraph};
+                            .timeline = timeline, .cudaGraph = o.cudaGraph,
+                            .ncclIdFile = o.ncclId};
+  if (ok && !processPlace(&config.processRank, &config.processCount))
+    ok = thunkyErrorf(&error, "THUNKY_RANK/THUNKY_WORLD_SIZE (or OMPI_COMM_WORLD_RANK/_SIZE) "
+                              "are not a rank below a count");
   ok = ok && backend->create(plan, &config, &state, &error) &&
        writeInputs(&o, plan, backend, state, &error) &&
        runRepeatedly(&o, backend, state, &error);

@@ -20,17 +20,7 @@
 #include <string.h>
 #include <zstd.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                 \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      failures++;                                                                        \
-      printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond);                             \
-      printf(__VA_ARGS__);                                                               \
-      printf("\n");                                                                      \
-    }                                                                                    \
-  } while (0)
+#include "check.h"
 
 static uint64_t seed = 0x9e3779b97f4a7c15ull;
 static uint64_t nextRandom(void) { /* xorshift64: reproducible test data */

@@ -4,6 +4,7 @@
  * registered, CUDA graph mode possible, the configuration) must fail first,
  * with their own messages, on any machine. Plans are built by hand.
  *
+ * REQUIRES: cuda-backend
  * RUN: thunky-cuda-no-driver-test
  */
 #include "backend.h"
@@ -12,21 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      failures++;                                                                          \
-      printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond);                               \
-      printf(__VA_ARGS__);                                                                 \
-      printf("\n");                                                                        \
-    }                                                                                      \
-  } while (0)
-
-static void report(const char *group, int failuresBefore) {
-  printf("%s: %s\n", group, failures == failuresBefore ? "ok" : "FAILED");
-}
 
 /*--- A plan built by hand ----------------------------------------------------*/
 

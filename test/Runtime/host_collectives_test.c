@@ -15,22 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-static int failures;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      failures++;                                                                          \
-      printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond);                               \
-      printf(__VA_ARGS__);                                                                 \
-      printf("\n");                                                                        \
-    }                                                                                      \
-  } while (0)
-
-/* Prints the group's line: how many checks failed in it. */
-static void report(const char *group, int failuresBefore) {
-  printf("%s: %s\n", group, failures == failuresBefore ? "ok" : "FAILED");
-}
 
 /*--- Plans built by hand -----------------------------------------------------*/
 

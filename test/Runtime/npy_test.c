@@ -13,17 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                 \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      failures++;                                                                        \
-      printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond);                             \
-      printf(__VA_ARGS__);                                                               \
-      printf("\n");                                                                      \
-    }                                                                                    \
-  } while (0)
+#include "check.h"
 
 enum { PRED = 1, S8 = 2, S32 = 4, S64 = 5, U8 = 6, U16 = 7, F16 = 10, F32 = 11, C64 = 15,
        BF16 = 16, F8E4M3FN = 20 };

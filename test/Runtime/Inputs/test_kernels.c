@@ -29,15 +29,6 @@ static bool addF32(const ThunkyKernelCall *call, void *user, ThunkyError *error)
   return true;
 }
 
-/* out = 2 * in, f32 (the example's scale_fusion). */
-static bool scaleF32(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
-  if (!expectArgs(call, 2, error))
-    return false;
-  for (uint64_t i = 0; i < call->argSizes[1] / 4; i++)
-    storeF32(call->args[1], i, 2 * loadF32(call->args[0], i));
-  return true;
-}
-
 /* pred = counter < limit: args (counter s32, limit s32, pred u8). */
 static bool lessThan(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
   if (!expectArgs(call, 3, error))
@@ -94,7 +85,6 @@ static bool plusOne(const ThunkyCustomCallArgs *call, void *user, ThunkyError *e
 
 bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
   return (thunkyRegistryAddHostKernel(r, "add_f32", addF32, NULL) &&
-          thunkyRegistryAddHostKernel(r, "scale_fusion", scaleF32, NULL) &&
           thunkyRegistryAddHostKernel(r, "less_than", lessThan, NULL) &&
           thunkyRegistryAddHostKernel(r, "increment", increment, NULL) &&
           thunkyRegistryAddHostKernel(r, "loop_select_fusion", loopSelectFusion, NULL) &&

@@ -1,0 +1,21 @@
+/*===- cublaslt_api.c - cuBLASLt's table, loaded when a plan has gemms ----===*/
+#include "cuda_api.h"
+
+#define CUBLASLT_SYMBOL(name) THUNKY_CUDA_SYMBOL(ThunkyCublasLt, name)
+static const ThunkyCudaSymbol cublasLtSymbols[] = {THUNKY_CUBLASLT_FUNCTIONS(CUBLASLT_SYMBOL)};
+
+bool thunkyCudaLoadCublasLt(ThunkyCublasLt *lt, ThunkyError *error) {
+  /* The soname carries cuBLAS's major version; the unversioned name is
+   * what a toolkit of another major version leaves for development. */
+  static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so", NULL};
+  return thunkyCudaLoadLibrary(names, "the plan has gemms; cuBLAS is needed", cublasLtSymbols,
+                               sizeof cublasLtSymbols / sizeof *cublasLtSymbols, lt, error);
+}
+
+bool thunkyCublasLtFail(const ThunkyCublasLt *lt, cublasStatus_t status, const char *call,
+                        const char *where, ThunkyError *error) {
+  const char *text = lt->cublasLtGetStatusString(status);
+  bool located = where && *where;
+  return thunkyErrorf(error, "cuda: %s failed: %s (%d)%s%s", call, text ? text : "unknown",
+                      (int)status, located ? " in " : "", located ? where : "");
+}

@@ -1,0 +1,80 @@
+/*===- cuda_api.c - opening NVIDIA's libraries, and the driver's table ----===*/
+#include "cuda_api.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Functions a header maps to a newer ABI name than an older driver has,
+ * with the same signature under the old name: cuEventElapsedTime_v2 came
+ * with CUDA 12.8 and only changed what it returns for events still
+ * pending, which the runtime never asks about. */
+static const char *const renames[][2] = {
+    {"cuEventElapsedTime_v2", "cuEventElapsedTime"},
+};
+
+static void *findSymbol(void *library, const char *name) {
+  void *fn = dlsym(library, name);
+  for (size_t i = 0; !fn && i < sizeof renames / sizeof *renames; i++)
+    if (!strcmp(renames[i][0], name))
+      fn = dlsym(library, renames[i][1]);
+  return fn;
+}
+
+bool thunkyCudaLoadLibrary(const char *const *libraries, const char *why,
+                           const ThunkyCudaSymbol *symbols, size_t count, void *table,
+                           ThunkyError *error) {
+  /* The first name's dlerror says most (the versioned name is the one a
+   * correct install has); the others are fallbacks. */
+  char firstError[256] = "";
+  void *library = NULL;
+  const char *loaded = NULL;
+  for (size_t i = 0; libraries[i] && !library; i++) {
+    library = dlopen(libraries[i], RTLD_NOW | RTLD_LOCAL);
+    loaded = libraries[i];
+    const char *message = dlerror();
+    if (!library && i == 0)
+      snprintf(firstError, sizeof firstError, "%s", message ? message : "unknown error");
+  }
+  if (!library)
+    return thunkyErrorf(error, "cuda: cannot load %s (%s): %s", libraries[0], why, firstError);
+  for (size_t i = 0; i < count; i++) {
+    void *fn = findSymbol(library, symbols[i].name);
+    if (!fn) {
+      const char *message = dlerror();
+      thunkyErrorf(error, "cuda: %s has no %s (too old for this build?): %s", loaded,
+                   symbols[i].name, message ? message : "not found");
+      dlclose(library); /* nothing of it has run yet */
+      return false;
+    }
+    /* POSIX guarantees data and function pointers convert; memcpy says so
+     * without a cast that ISO C leaves undefined. */
+    memcpy((char *)table + symbols[i].offset, &fn, sizeof fn);
+  }
+  return true;
+}
+
+#define DRIVER_SYMBOL(name) THUNKY_CUDA_SYMBOL(ThunkyCudaDriver, name)
+static const ThunkyCudaSymbol driverSymbols[] = {THUNKY_CUDA_DRIVER_FUNCTIONS(DRIVER_SYMBOL)};
+
+bool thunkyCudaLoadDriver(ThunkyCudaDriver *driver, ThunkyError *error) {
+  static const char *const names[] = {"libcuda.so.1", NULL};
+  return thunkyCudaLoadLibrary(names, "no NVIDIA driver?", driverSymbols,
+                               sizeof driverSymbols / sizeof *driverSymbols, driver, error);
+}
+
+bool thunkyCudaFail(const ThunkyCudaDriver *driver, CUresult result, const char *call,
+                    const char *where, ThunkyError *error) {
+  /* A stub library or a result newer than the driver has no words. */
+  const char *text = NULL, *name = NULL;
+  if (driver->cuGetErrorString(result, &text) != CUDA_SUCCESS || !text)
+    text = "unknown error";
+  char number[32];
+  if (driver->cuGetErrorName(result, &name) != CUDA_SUCCESS || !name) {
+    snprintf(number, sizeof number, "CUresult %d", (int)result);
+    name = number;
+  }
+  bool located = where && *where;
+  return thunkyErrorf(error, "cuda: %s failed: %s (%s)%s%s", call, text, name,
+                      located ? " in " : "", located ? where : "");
+}

@@ -1,0 +1,99 @@
+/*===- cuda_api.h - the CUDA driver, NCCL and cuBLASLt, loaded at run time -===*
+ *
+ * The runtime must build and run on machines without a GPU, so it links
+ * none of NVIDIA's libraries: it compiles against their headers and opens
+ * libcuda.so.1, libnccl.so.2 and libcublasLt at run time, resolving every
+ * function it calls into a table. The tables are filled from X-lists whose
+ * entries go through the headers' own #defines, so a field named cuMemAlloc
+ * is really cuMemAlloc_v2, typed and looked up under that ABI name.
+ *
+ * The libraries are never unloaded: the driver and NCCL leave threads
+ * running in their code after the last context or communicator is gone.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_RUNTIME_CUDA_API_H
+#define THUNKY_RUNTIME_CUDA_API_H
+
+#include "thunky-c/Error.h"
+
+#include <cublasLt.h>
+#include <cuda.h>
+#include <nccl.h>
+
+#include <stddef.h>
+
+#define THUNKY_CUDA_DRIVER_FUNCTIONS(X)                                                  \
+  X(cuInit) X(cuGetErrorString) X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet)     \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)            \
+  X(cuCtxSynchronize)                                                                    \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)               \
+  X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemsetD8Async) X(cuMemsetD32Async)              \
+  X(cuMemcpyDtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadDataEx) X(cuModuleUnload)      \
+  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)   \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuStreamSynchronize)           \
+  X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)               \
+  X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)                    \
+  X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
+
+#define THUNKY_NCCL_FUNCTIONS(X)                                                         \
+  X(ncclGetErrorString) X(ncclGetLastError) X(ncclGetUniqueId) X(ncclCommInitRank)       \
+  X(ncclCommSplit) X(ncclCommDestroy) X(ncclCommAbort) X(ncclGroupStart) X(ncclGroupEnd) \
+  X(ncclAllReduce) X(ncclAllGather) X(ncclReduceScatter) X(ncclBroadcast) X(ncclSend)    \
+  X(ncclRecv)
+
+#define THUNKY_CUBLASLT_FUNCTIONS(X)                                                     \
+  X(cublasLtCreate) X(cublasLtDestroy) X(cublasLtGetStatusString)                        \
+  X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy)                               \
+  X(cublasLtMatmulDescSetAttribute) X(cublasLtMatrixLayoutCreate)                        \
+  X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute)                     \
+  X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy)                   \
+  X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic)              \
+  X(cublasLtMatmul)
+
+#define THUNKY_CUDA_API_FIELD(name) __typeof__(name) *name;
+
+typedef struct ThunkyCudaDriver {
+  THUNKY_CUDA_DRIVER_FUNCTIONS(THUNKY_CUDA_API_FIELD)
+} ThunkyCudaDriver;
+
+typedef struct ThunkyNccl {
+  THUNKY_NCCL_FUNCTIONS(THUNKY_CUDA_API_FIELD)
+} ThunkyNccl;
+
+typedef struct ThunkyCublasLt {
+  THUNKY_CUBLASLT_FUNCTIONS(THUNKY_CUDA_API_FIELD)
+} ThunkyCublasLt;
+
+/* Each fills its table, or fails with a message that names the library and
+ * what needs it ("cuda: cannot load libcuda.so.1 (no NVIDIA driver?): ..."). */
+bool thunkyCudaLoadDriver(ThunkyCudaDriver *driver, ThunkyError *error);
+bool thunkyCudaLoadNccl(ThunkyNccl *nccl, ThunkyError *error);
+bool thunkyCudaLoadCublasLt(ThunkyCublasLt *lt, ThunkyError *error);
+
+/* One function of a table: its ABI name and where its field is. */
+typedef struct ThunkyCudaSymbol {
+  const char *name;
+  size_t offset;
+} ThunkyCudaSymbol;
+
+#define THUNKY_CUDA_STRING_(x) #x
+#define THUNKY_CUDA_STRING(x) THUNKY_CUDA_STRING_(x) /* after expanding x */
+#define THUNKY_CUDA_SYMBOL(table, name) {THUNKY_CUDA_STRING(name), offsetof(table, name)},
+
+/* Opens the first of `libraries` (NULL-terminated) that loads and resolves
+ * every symbol into `table`; `why` says in errors what needs the library. */
+bool thunkyCudaLoadLibrary(const char *const *libraries, const char *why,
+                           const ThunkyCudaSymbol *symbols, size_t count, void *table,
+                           ThunkyError *error);
+
+/* Each sets "cuda: <call> failed: <the library's words for result>" with
+ * " in <where>" after it when `where` is not NULL or empty, and returns
+ * false. The NCCL one adds NCCL's last error message for `comm`. */
+bool thunkyCudaFail(const ThunkyCudaDriver *driver, CUresult result, const char *call,
+                    const char *where, ThunkyError *error);
+bool thunkyNcclFail(const ThunkyNccl *nccl, ncclResult_t result, ncclComm_t comm,
+                    const char *call, const char *where, ThunkyError *error);
+bool thunkyCublasLtFail(const ThunkyCublasLt *lt, cublasStatus_t status, const char *call,
+                        const char *where, ThunkyError *error);
+
+#endif /* THUNKY_RUNTIME_CUDA_API_H */

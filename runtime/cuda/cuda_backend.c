@@ -1,0 +1,482 @@
+/*===- cuda_backend.c - the CUDA backend: setting up, copying, running ----===*
+ *
+ * `create` does everything that can fail before anything runs: it checks
+ * the plan against the configuration (custom calls registered, collectives
+ * fitting the world, gemms cuBLASLt can run), then per local rank takes the
+ * device's primary context (shared with the CUDA runtime, which NCCL and
+ * cuBLASLt use), allocates and zeroes every allocation, uploads constants,
+ * loads the modules its kernels need, and makes its streams and events;
+ * then the communicators, and in CUDA graph mode the graphs. Local rank r
+ * runs on device r of those the process sees (CUDA_VISIBLE_DEVICES).
+ *
+ * Several processes: each is given processRank and processCount (thunky-run
+ * reads them from THUNKY_RANK and THUNKY_WORLD_SIZE; this backend reads no
+ * such variables) and drives the same number of local ranks; NCCL's id
+ * goes through config->ncclIdFile (see nccl_id.c, which reads
+ * THUNKY_NCCL_ID_TIMEOUT). Slices given to write and read name local ranks.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "cuda_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void destroy(void *opaque);
+
+/* calloc that means NULL only when out of memory, even for no elements. */
+static void *zeroed(size_t count, size_t size) { return calloc(count ? count : 1, size); }
+
+static char *copyString(ThunkyBytes bytes) {
+  char *s = malloc(bytes.size + 1);
+  if (s) {
+    if (bytes.size)
+      memcpy(s, bytes.data, bytes.size);
+    s[bytes.size] = '\0';
+  }
+  return s;
+}
+
+/*--- what needs no GPU -----------------------------------------------------*/
+
+static bool checkConfig(ThunkyCudaState *s, ThunkyError *error) {
+  ThunkyRunConfig *c = &s->config;
+  if (!c->ranks)
+    c->ranks = 1;
+  if (!c->partitions)
+    c->partitions = 1;
+  if (!c->processCount)
+    c->processCount = 1;
+  if (c->processRank >= c->processCount)
+    return thunkyErrorf(error, "cuda: process %u of only %u", c->processRank, c->processCount);
+  uint64_t world = (uint64_t)c->ranks * c->processCount;
+  if (world > INT32_MAX)
+    return thunkyErrorf(error, "cuda: a world of %llu ranks is too large",
+                        (unsigned long long)world);
+  if (world % c->partitions)
+    return thunkyErrorf(error, "cuda: %u partitions do not divide a world of %llu ranks",
+                        c->partitions, (unsigned long long)world);
+  s->ranks = c->ranks, s->world = (uint32_t)world, s->partitions = c->partitions;
+  return true;
+}
+
+/* The distinct execution streams of async regions: each gets a CUDA stream
+ * per rank. */
+static bool findStreams(ThunkyCudaState *s, ThunkyError *error) {
+  const ThunkyPlan *plan = s->plan;
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    if (c->kind != THUNKY_CMD_ASYNC_START)
+      continue;
+    uint32_t known = 0;
+    while (known < s->numStreams && s->streamIds[known] != c->asyncStart.stream)
+      known++;
+    if (known < s->numStreams)
+      continue;
+    uint32_t *grown = realloc(s->streamIds, (s->numStreams + 1) * sizeof *grown);
+    if (!grown)
+      return thunkyErrorf(error, "cuda: out of memory");
+    s->streamIds = grown;
+    s->streamIds[s->numStreams++] = c->asyncStart.stream;
+  }
+  return true;
+}
+
+static bool resolveCalls(ThunkyCudaState *s, ThunkyError *error) {
+  const ThunkyPlan *plan = s->plan;
+  s->calls = zeroed(plan->numCustomCalls, sizeof *s->calls);
+  s->callTargets = zeroed(plan->numCustomCalls, sizeof *s->callTargets);
+  s->sliceSizes = zeroed(plan->numSlices, sizeof *s->sliceSizes);
+  if (!s->calls || !s->callTargets || !s->sliceSizes)
+    return thunkyErrorf(error, "cuda: out of memory");
+  for (uint32_t i = 0; i < plan->numSlices; i++)
+    s->sliceSizes[i] = plan->slices[i].size;
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    if (c->kind != THUNKY_CMD_CUSTOM_CALL || s->calls[c->customCall.call])
+      continue;
+    uint32_t index = c->customCall.call;
+    ThunkyBytes target = plan->customCalls[index].target;
+    s->calls[index] = s->config.registry
+                          ? thunkyRegistryFind(s->config.registry, "cuda", false, target)
+                          : NULL;
+    if (!s->calls[index]) {
+      char name[160];
+      thunkyCudaThunkName(s, c->thunk, name, sizeof name);
+      return thunkyErrorf(error,
+                          "cuda: custom call target '%.*s' of %s is not registered for the "
+                          "cuda backend",
+                          (int)target.size, (const char *)target.data, name);
+    }
+    if (!(s->callTargets[index] = copyString(target)))
+      return thunkyErrorf(error, "cuda: out of memory");
+  }
+  return true;
+}
+
+/*--- one rank's device -----------------------------------------------------*/
+
+static bool allocate(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
+  const ThunkyPlan *plan = s->plan;
+  const ThunkyCudaDriver *cu = &s->cu;
+  for (uint32_t a = 0; a < plan->numAllocations; a++) {
+    const ThunkyPlanAllocation *alloc = &plan->allocations[a];
+    if (!alloc->size)
+      continue;
+    char where[64];
+    snprintf(where, sizeof where, "allocation %u (%llu bytes)", a,
+             (unsigned long long)alloc->size);
+    CUresult result = cu->cuMemAlloc(&r->memory[a], alloc->size);
+    if (result != CUDA_SUCCESS)
+      return thunkyCudaFail(cu, result, "cuMemAlloc", where, error);
+    /* Zeroed, so that runs compare bit for bit with the host backend even
+     * where a program reads what it never wrote. */
+    result = cu->cuMemsetD8(r->memory[a], 0, alloc->size);
+    if (result != CUDA_SUCCESS)
+      return thunkyCudaFail(cu, result, "cuMemsetD8", where, error);
+    size_t constant = alloc->constant.size < alloc->size ? alloc->constant.size : alloc->size;
+    result = constant ? cu->cuMemcpyHtoD(r->memory[a], alloc->constant.data, constant)
+                      : CUDA_SUCCESS;
+    if (result != CUDA_SUCCESS)
+      return thunkyCudaFail(cu, result, "cuMemcpyHtoD", where, error);
+  }
+  for (uint32_t i = 0; i < plan->numSlices; i++) {
+    r->slices[i] = thunkyCudaAddress(r, plan->slices[i]);
+    r->params[i] = &r->slices[i];
+    r->pointers[i] = plan->slices[i].size ? (void *)(uintptr_t)r->slices[i] : NULL;
+  }
+  return true;
+}
+
+/* Loads binary `index`, which `user` (a thunk name) is the first to need. */
+static bool loadModule(ThunkyCudaState *s, ThunkyCudaRank *r, uint32_t index, const char *user,
+                       ThunkyError *error) {
+  const ThunkyPlanBinary *binary = &s->plan->binaries[index];
+  /* cuModuleLoadData takes PTX as a NUL-terminated string. */
+  char *ptx = binary->isPtx ? copyString(binary->bytes) : NULL;
+  if (binary->isPtx && !ptx)
+    return thunkyErrorf(error, "cuda: out of memory");
+  char log[2048] = "";
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, (void *)(uintptr_t)sizeof log};
+  CUresult result = s->cu.cuModuleLoadDataEx(
+      &r->modules[index], ptx ? (const void *)ptx : binary->bytes.data, 2, options, values);
+  free(ptx);
+  if (result == CUDA_SUCCESS)
+    return true;
+  char where[sizeof log + 256];
+  snprintf(where, sizeof where, "binary %u (%s of %zu bytes) of %s%s%s", index,
+           binary->isPtx ? "PTX" : "cubin", binary->bytes.size, user, log[0] ? ": " : "", log);
+  return thunkyCudaFail(&s->cu, result, "cuModuleLoadDataEx", where, error);
+}
+
+/* Resolves kernel `k`, loading its module first if no kernel has yet. */
+static bool resolveKernel(ThunkyCudaState *s, ThunkyCudaRank *r, uint32_t k, uint32_t thunk,
+                          ThunkyError *error) {
+  const ThunkyPlanKernel *kernel = &s->plan->kernels[k];
+  char name[160];
+  thunkyCudaThunkName(s, thunk, name, sizeof name);
+  if (kernel->binary == UINT32_MAX)
+    return thunkyErrorf(error,
+                        "cuda: kernel '%.*s' of %s has no binary: the executable carries "
+                        "neither a cubin nor PTX",
+                        (int)kernel->name.size, (const char *)kernel->name.data, name);
+  if (!r->modules[kernel->binary] && !loadModule(s, r, kernel->binary, name, error))
+    return false;
+  char *symbol = copyString(kernel->name);
+  if (!symbol)
+    return thunkyErrorf(error, "cuda: out of memory");
+  CUresult result =
+      s->cu.cuModuleGetFunction(&r->functions[k], r->modules[kernel->binary], symbol);
+  bool ok = result == CUDA_SUCCESS;
+  if (result == CUDA_ERROR_NOT_FOUND)
+    thunkyErrorf(error, "cuda: kernel '%s' not found in its module (%s)", symbol, name);
+  else if (!ok)
+    thunkyCudaCheck(s, result, "cuModuleGetFunction", thunk, error);
+  free(symbol);
+  return ok;
+}
+
+static bool loadKernels(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
+  const ThunkyPlan *plan = s->plan;
+  const ThunkyCudaDriver *cu = &s->cu;
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    if (c->kind != THUNKY_CMD_KERNEL)
+      continue;
+    uint32_t k = c->kernel.kernel;
+    if (!r->functions[k] && !resolveKernel(s, r, k, c->thunk, error))
+      return false;
+    /* Dynamic shared memory past the default limit (48 KiB) must be
+     * asked for, once per function, for its largest launch. */
+    int allowed = 0;
+    if (!thunkyCudaCheck(
+            s,
+            cu->cuFuncGetAttribute(&allowed, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   r->functions[k]),
+            "cuFuncGetAttribute", c->thunk, error))
+      return false;
+    if (c->kernel.sharedBytes > (uint32_t)allowed &&
+        !thunkyCudaCheck(s,
+                         cu->cuFuncSetAttribute(
+                             r->functions[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             (int)c->kernel.sharedBytes),
+                         "cuFuncSetAttribute", c->thunk, error))
+      return false;
+  }
+  return true;
+}
+
+static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
+  const ThunkyCudaDriver *cu = &s->cu;
+  const uint32_t none = THUNKY_CUDA_NO_THUNK;
+  /* Non-blocking: the legacy default stream, which custom calls or other
+   * libraries may use, must not serialize with the plan's streams. */
+  if (!thunkyCudaCheck(s, cu->cuStreamCreate(&r->main, CU_STREAM_NON_BLOCKING),
+                       "cuStreamCreate", none, error))
+    return false;
+  for (uint32_t i = 0; i < s->numStreams; i++)
+    if (!thunkyCudaCheck(s, cu->cuStreamCreate(&r->streams[i], CU_STREAM_NON_BLOCKING),
+                         "cuStreamCreate", none, error))
+      return false;
+  for (uint32_t i = 0; i < s->plan->numAsyncSlots; i++)
+    if (!thunkyCudaCheck(s, cu->cuEventCreate(&r->started[i], CU_EVENT_DISABLE_TIMING),
+                         "cuEventCreate", none, error) ||
+        !thunkyCudaCheck(s, cu->cuEventCreate(&r->done[i], CU_EVENT_DISABLE_TIMING),
+                         "cuEventCreate", none, error))
+      return false;
+  if (s->config.timeline &&
+      (!thunkyCudaCheck(s, cu->cuEventCreate(&r->origin, CU_EVENT_DEFAULT), "cuEventCreate",
+                        none, error) ||
+       !thunkyCudaCheck(s, cu->cuEventCreate(&r->mark, CU_EVENT_DEFAULT), "cuEventCreate",
+                        none, error)))
+    return false;
+  void *pinned = NULL;
+  if (!thunkyCudaCheck(s, cu->cuMemHostAlloc(&pinned, 8, 0), "cuMemHostAlloc", none, error))
+    return false;
+  r->pinned = pinned;
+  return true;
+}
+
+static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
+  const ThunkyPlan *plan = s->plan;
+  const ThunkyCudaDriver *cu = &s->cu;
+  const uint32_t none = THUNKY_CUDA_NO_THUNK;
+  CUcontext context = NULL;
+  if (!thunkyCudaCheck(s, cu->cuDeviceGet(&r->device, (int)r->index), "cuDeviceGet", none,
+                       error) ||
+      !thunkyCudaCheck(s, cu->cuDevicePrimaryCtxRetain(&context, r->device),
+                       "cuDevicePrimaryCtxRetain", none, error))
+    return false;
+  r->context = context;
+  if (!thunkyCudaCheck(s, cu->cuCtxSetCurrent(context), "cuCtxSetCurrent", none, error))
+    return false;
+  r->memory = zeroed(plan->numAllocations, sizeof *r->memory);
+  r->slices = zeroed(plan->numSlices, sizeof *r->slices);
+  r->params = zeroed(plan->numSlices, sizeof *r->params);
+  r->pointers = zeroed(plan->numSlices, sizeof *r->pointers);
+  r->modules = zeroed(plan->numBinaries, sizeof *r->modules);
+  r->functions = zeroed(plan->numKernels, sizeof *r->functions);
+  r->streams = zeroed(s->numStreams, sizeof *r->streams);
+  r->started = zeroed(plan->numAsyncSlots, sizeof *r->started);
+  r->done = zeroed(plan->numAsyncSlots, sizeof *r->done);
+  r->comms = zeroed(s->numGroupings, sizeof *r->comms);
+  if (!r->memory || !r->slices || !r->params || !r->pointers || !r->modules || !r->functions ||
+      !r->streams || !r->started || !r->done || !r->comms)
+    return thunkyErrorf(error, "cuda: out of memory");
+  /* The zeroing and uploads ran on the legacy stream, which the plan's
+   * non-blocking streams do not wait for. */
+  return allocate(s, r, error) && loadKernels(s, r, error) && makeStreams(s, r, error) &&
+         (!plan->numGemms || thunkyCudaInitGemms(s, r, error)) &&
+         thunkyCudaCheck(s, cu->cuCtxSynchronize(), "cuCtxSynchronize", none, error);
+}
+
+/* Frees what setUpRank made, as far as it got. */
+static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
+  const ThunkyCudaDriver *cu = &s->cu;
+  const ThunkyPlan *plan = s->plan;
+  if (r->context && cu->cuCtxSetCurrent(r->context) == CUDA_SUCCESS) {
+    if (r->graphExec)
+      cu->cuGraphExecDestroy(r->graphExec);
+    if (s->hasCublasLt)
+      thunkyCudaFreeGemms(s, r);
+    if (r->pinned)
+      cu->cuMemFreeHost(r->pinned);
+    if (r->origin)
+      cu->cuEventDestroy(r->origin);
+    if (r->mark)
+      cu->cuEventDestroy(r->mark);
+    for (uint32_t i = 0; i < plan->numAsyncSlots && r->started && r->done; i++) {
+      if (r->started[i])
+        cu->cuEventDestroy(r->started[i]);
+      if (r->done[i])
+        cu->cuEventDestroy(r->done[i]);
+    }
+    for (uint32_t i = 0; i < s->numStreams && r->streams; i++)
+      if (r->streams[i])
+        cu->cuStreamDestroy(r->streams[i]);
+    if (r->main)
+      cu->cuStreamDestroy(r->main);
+    for (uint32_t i = 0; i < plan->numBinaries && r->modules; i++)
+      if (r->modules[i])
+        cu->cuModuleUnload(r->modules[i]);
+    for (uint32_t i = 0; i < plan->numAllocations && r->memory; i++)
+      if (r->memory[i])
+        cu->cuMemFree(r->memory[i]);
+    cu->cuCtxSetCurrent(NULL);
+    cu->cuDevicePrimaryCtxRelease(r->device);
+  }
+  free(r->memory), free(r->slices), free(r->params), free(r->pointers);
+  free(r->modules), free(r->functions), free(r->streams), free(r->started), free(r->done);
+  free(r->comms);
+}
+
+/*--- the backend -----------------------------------------------------------*/
+
+static bool setUp(ThunkyCudaState *s, ThunkyError *error) {
+  const ThunkyPlan *plan = s->plan;
+  if (!checkConfig(s, error) ||
+      (s->config.cudaGraph && !thunkyCudaCheckCapturable(s, error)) ||
+      !findStreams(s, error) || !resolveCalls(s, error) ||
+      !thunkyCudaLoadDriver(&s->cu, error))
+    return false;
+  const ThunkyCudaDriver *cu = &s->cu;
+  const uint32_t none = THUNKY_CUDA_NO_THUNK;
+  int devices = 0;
+  if (!thunkyCudaCheck(s, cu->cuInit(0), "cuInit", none, error) ||
+      !thunkyCudaCheck(s, cu->cuDeviceGetCount(&devices), "cuDeviceGetCount", none, error))
+    return false;
+  if (s->ranks > (uint32_t)devices)
+    return thunkyErrorf(error,
+                        "cuda: %u ranks need a GPU each, and this process sees %d "
+                        "(CUDA_VISIBLE_DEVICES?)",
+                        s->ranks, devices);
+  if (!(s->rank = zeroed(s->ranks, sizeof *s->rank)))
+    return thunkyErrorf(error, "cuda: out of memory");
+  for (uint32_t i = 0; i < s->ranks; i++)
+    s->rank[i].index = i, s->rank[i].global = s->config.processRank * s->ranks + i;
+  if (plan->numCollectives) {
+    if (!thunkyCudaLoadNccl(&s->nccl, error))
+      return false;
+    s->hasNccl = true;
+    if (!thunkyCudaPlanCollectives(s, error))
+      return false;
+  }
+  if (plan->numGemms) {
+    if (!thunkyCudaLoadCublasLt(&s->lt, error))
+      return false;
+    s->hasCublasLt = true;
+  }
+  for (uint32_t i = 0; i < s->ranks; i++)
+    if (!setUpRank(s, &s->rank[i], error))
+      return s->world > 1 ? thunkyErrorContext(error, "rank %u", s->rank[i].global) : false;
+  if (s->hasNccl) {
+    if (!thunkyCudaShareNcclId(s, &s->ncclId, error))
+      return false;
+    bool joined = thunkyCudaForEachRank(s, thunkyCudaInitComms, error);
+    thunkyCudaRetireNcclId(s);
+    /* Communicators whose peers never joined can only be aborted. */
+    if (!joined) {
+      s->broken = true;
+      return false;
+    }
+  }
+  return !s->config.cudaGraph || thunkyCudaForEachRank(s, thunkyCudaCaptureRank, error);
+}
+
+static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **out,
+                   ThunkyError *error) {
+  *out = NULL;
+  ThunkyCudaState *s = calloc(1, sizeof *s);
+  if (!s)
+    return thunkyErrorf(error, "cuda: out of memory");
+  s->plan = plan;
+  s->config = *config;
+  atomic_init(&s->stop, false);
+  atomic_init(&s->failed, UINT32_MAX);
+  if (!setUp(s, error)) {
+    destroy(s);
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
+/* The device address of `slice` of local rank `rank`, checked, with the
+ * rank's context current on this thread. */
+static bool locate(ThunkyCudaState *s, uint32_t rank, ThunkyPlanSlice slice,
+                   CUdeviceptr *address, ThunkyError *error) {
+  const ThunkyPlan *plan = s->plan;
+  if (rank >= s->ranks)
+    return thunkyErrorf(error, "cuda: rank %u of only %u in this process", rank, s->ranks);
+  if (slice.allocation >= plan->numAllocations ||
+      slice.offset > plan->allocations[slice.allocation].size ||
+      slice.size > plan->allocations[slice.allocation].size - slice.offset)
+    return thunkyErrorf(error, "cuda: bytes [%llu, +%llu) of allocation %u are out of range",
+                        (unsigned long long)slice.offset, (unsigned long long)slice.size,
+                        slice.allocation);
+  *address = thunkyCudaAddress(&s->rank[rank], slice);
+  return thunkyCudaCheck(s, s->cu.cuCtxSetCurrent(s->rank[rank].context), "cuCtxSetCurrent",
+                         THUNKY_CUDA_NO_THUNK, error);
+}
+
+static bool writeSlice(void *opaque, uint32_t rank, ThunkyPlanSlice slice, const void *data,
+                       ThunkyError *error) {
+  ThunkyCudaState *s = opaque;
+  CUdeviceptr address;
+  /* From pageable memory the copy may return before its DMA ends, on the
+   * legacy stream, which the plan's non-blocking streams do not wait for. */
+  return locate(s, rank, slice, &address, error) &&
+         (!slice.size || (thunkyCudaCheck(s, s->cu.cuMemcpyHtoD(address, data, slice.size),
+                                          "cuMemcpyHtoD", THUNKY_CUDA_NO_THUNK, error) &&
+                          thunkyCudaCheck(s, s->cu.cuCtxSynchronize(), "cuCtxSynchronize",
+                                          THUNKY_CUDA_NO_THUNK, error)));
+}
+
+static bool readSlice(void *opaque, uint32_t rank, ThunkyPlanSlice slice, void *out,
+                      ThunkyError *error) {
+  ThunkyCudaState *s = opaque;
+  CUdeviceptr address;
+  return locate(s, rank, slice, &address, error) &&
+         (!slice.size || thunkyCudaCheck(s, s->cu.cuMemcpyDtoH(out, address, slice.size),
+                                         "cuMemcpyDtoH", THUNKY_CUDA_NO_THUNK, error));
+}
+
+static bool run(void *opaque, ThunkyError *error) {
+  ThunkyCudaState *s = opaque;
+  if (s->broken)
+    return thunkyErrorf(error, "cuda: an earlier run failed with collectives in flight; "
+                               "destroy the backend and create it again");
+  if (thunkyCudaForEachRank(s, s->config.cudaGraph ? thunkyCudaReplayRank : thunkyCudaRunRank,
+                            error))
+    return true;
+  /* Peers may wait forever in NCCL for a rank that stopped: from now on
+   * only aborting the communicators (in destroy) is safe. */
+  s->broken = s->hasNccl && s->world > 1;
+  return false;
+}
+
+static void destroy(void *opaque) {
+  ThunkyCudaState *s = opaque;
+  if (!s)
+    return;
+  if (s->rank && s->hasNccl) {
+    ThunkyError ignored;
+    thunkyCudaForEachRank(s, thunkyCudaFreeComms, &ignored);
+  }
+  for (uint32_t i = s->rank ? s->ranks : 0; i-- > 0;)
+    freeRank(s, &s->rank[i]);
+  for (uint32_t i = 0; s->callTargets && i < s->plan->numCustomCalls; i++)
+    free(s->callTargets[i]);
+  free(s->callTargets);
+  free(s->calls);
+  free(s->sliceSizes);
+  free(s->streamIds);
+  free(s->groupings);
+  free(s->collectiveGrouping);
+  free(s->rank);
+  free(s);
+}
+
+const ThunkyBackendOps thunkyCudaBackend = {"cuda",    create, writeSlice,
+                                            readSlice, run,    destroy};

@@ -1,0 +1,355 @@
+/*===- cuda_exec.c - one rank's walk of the plan, eager or into a graph ----===*
+ *
+ * A walk enqueues each command on the stream of the list it is in: the
+ * rank's main stream, or the stream of the async region around it. Only
+ * control flow waits: a conditional or while loop copies its predicate to
+ * page-locked memory and waits for the stream, as XLA does. With a
+ * timeline, every command is bracketed by events and waited for, so each
+ * event measures the command alone.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "cuda_state.h"
+
+#include <string.h>
+
+typedef struct Walk {
+  ThunkyCudaState *state;
+  ThunkyCudaRank *rank;
+  const ThunkyPlan *plan;
+  const ThunkyCudaDriver *cu;
+  bool timed; /* an event per command; off inside collective groups */
+} Walk;
+
+static bool check(Walk *w, CUresult result, const char *call, uint32_t thunk) {
+  return thunkyCudaCheck(w->state, result, call, thunk, &w->rank->error);
+}
+
+/* streamId is the timeline's: 0 for the main stream, an async region's
+ * execution stream id + 1, as the host backend numbers them. */
+static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId);
+
+/*--- control flow ----------------------------------------------------------*/
+
+/* Copies a 1-byte pred (as 0 or 1) or a 4-byte s32 to the host. */
+static bool readBack(Walk *w, ThunkyPlanSlice slice, CUstream stream, uint32_t thunk,
+                     int32_t *value) {
+  if (slice.size != 1 && slice.size != 4) {
+    char name[160];
+    thunkyCudaThunkName(w->state, thunk, name, sizeof name);
+    return thunkyErrorf(
+        &w->rank->error,
+        "cuda: the predicate of %s has %llu bytes; 1 (pred) or 4 (s32) expected", name,
+        (unsigned long long)slice.size);
+  }
+  uint8_t *host = w->rank->pinned;
+  if (!check(w,
+             w->cu->cuMemcpyDtoHAsync(host, thunkyCudaAddress(w->rank, slice), slice.size,
+                                      stream),
+             "cuMemcpyDtoHAsync", thunk) ||
+      !thunkyCudaWait(w->state, w->rank, stream, thunk))
+    return false;
+  if (slice.size == 1) {
+    *value = host[0] != 0;
+  } else {
+    memcpy(value, host, sizeof *value); /* both sides are little-endian */
+  }
+  return true;
+}
+
+static bool runConditional(Walk *w, const ThunkyCommand *c, CUstream stream,
+                           uint32_t streamId) {
+  ThunkyRange branches = c->conditional.branches;
+  int32_t index;
+  if (!branches.count)
+    return true;
+  if (!readBack(w, c->conditional.index, stream, c->thunk, &index))
+    return false;
+  uint32_t last = branches.count - 1, branch;
+  if (c->conditional.index.size == 1)
+    branch = index ? 0 : 1; /* XLA: true runs the first branch */
+  else                      /* XLA: an index out of range runs the last branch */
+    branch = index < 0 || (uint32_t)index > last ? last : (uint32_t)index;
+  uint32_t list = (uint32_t)w->plan->ids[branches.first + (branch < last ? branch : last)];
+  return runList(w, list, stream, streamId);
+}
+
+static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  uint64_t limit =
+      w->state->config.maxIterations ? w->state->config.maxIterations : UINT64_MAX;
+  char name[160];
+  /* XLA runs a loop of known trip count without its condition, saving a
+   * wait for the predicate every iteration. */
+  if (c->loop.tripCount >= 0) {
+    if ((uint64_t)c->loop.tripCount > limit) {
+      thunkyCudaThunkName(w->state, c->thunk, name, sizeof name);
+      return thunkyErrorf(&w->rank->error,
+                          "cuda: the while loop of %s runs %lld iterations, more than the "
+                          "limit of %llu",
+                          name, (long long)c->loop.tripCount, (unsigned long long)limit);
+    }
+    for (int64_t i = 0; i < c->loop.tripCount; i++)
+      if (!runList(w, c->loop.body, stream, streamId))
+        return false;
+    return true;
+  }
+  for (uint64_t i = 0;; i++) {
+    int32_t more;
+    if (!runList(w, c->loop.condition, stream, streamId) ||
+        !readBack(w, c->loop.predicate, stream, c->thunk, &more))
+      return false;
+    if (!more)
+      return true;
+    if (i == limit) {
+      thunkyCudaThunkName(w->state, c->thunk, name, sizeof name);
+      return thunkyErrorf(&w->rank->error,
+                          "cuda: the while loop of %s ran past the limit of %llu iterations",
+                          name, (unsigned long long)limit);
+    }
+    if (!runList(w, c->loop.body, stream, streamId))
+      return false;
+  }
+}
+
+static bool runAsyncStart(Walk *w, const ThunkyCommand *c, CUstream stream) {
+  uint32_t slot = c->asyncStart.slot, index = 0;
+  while (w->state->streamIds[index] != c->asyncStart.stream) /* a handful of ids */
+    index++;
+  CUstream async = w->rank->streams[index];
+  CUevent started = w->rank->started[slot], done = w->rank->done[slot];
+  /* The region sees all work before it, and async_done waits for the
+   * region through `done`, recorded once the region is enqueued. */
+  return check(w, w->cu->cuEventRecord(started, stream), "cuEventRecord", c->thunk) &&
+         check(w, w->cu->cuStreamWaitEvent(async, started, 0), "cuStreamWaitEvent",
+               c->thunk) &&
+         runList(w, c->asyncStart.list, async, c->asyncStart.stream + 1) &&
+         check(w, w->cu->cuEventRecord(done, async), "cuEventRecord", c->thunk);
+}
+
+static bool runGroup(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  const ThunkyNccl *nccl = &w->state->nccl;
+  if (!w->state->hasNccl) /* a group of no collectives: NCCL was never loaded */
+    return runList(w, c->group.list, stream, streamId);
+  if (!thunkyCudaNcclCheck(w->state, w->rank, nccl->ncclGroupStart(), NULL, "ncclGroupStart",
+                           c->thunk))
+    return false;
+  /* Inside a group NCCL enqueues nothing until the group ends, so events
+   * around its members would time nothing. */
+  bool timed = w->timed;
+  w->timed = false;
+  bool ok = runList(w, c->group.list, stream, streamId);
+  w->timed = timed;
+  ncclResult_t ended = nccl->ncclGroupEnd(); /* always: the group must close */
+  return ok && thunkyCudaNcclCheck(w->state, w->rank, ended, NULL, "ncclGroupEnd", c->thunk);
+}
+
+/*--- commands --------------------------------------------------------------*/
+
+static bool runCustomCall(Walk *w, const ThunkyCommand *c, CUstream stream) {
+  const ThunkyCudaState *state = w->state;
+  uint32_t index = c->customCall.call;
+  const ThunkyRegistryEntry *entry = state->calls[index];
+  const ThunkyPlanCustomCall *call = &w->plan->customCalls[index];
+  ThunkyRange in = c->customCall.operands, out = c->customCall.results;
+  ThunkyCustomCallArgs args = {
+      .target = state->callTargets[index],
+      .operands = w->rank->pointers + in.first,
+      .results = w->rank->pointers + out.first,
+      .operandSizes = state->sliceSizes + in.first,
+      .resultSizes = state->sliceSizes + out.first,
+      .numOperands = in.count,
+      .numResults = out.count,
+      .opaque = call->opaque,
+      .attributes = call->attributes,
+      .stream = stream,
+      .rank = w->rank->global,
+      .ranks = state->world,
+  };
+  ThunkyError failure = {{0}};
+  if (entry->customCall(&args, entry->userData, &failure))
+    return true;
+  char name[160];
+  thunkyCudaThunkName(state, c->thunk, name, sizeof name);
+  return thunkyErrorf(&w->rank->error, "cuda: custom call '%s' failed in %s: %s", args.target,
+                      name, failure.message[0] ? failure.message : "no message");
+}
+
+static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  const ThunkyCudaDriver *cu = w->cu;
+  ThunkyCudaRank *rank = w->rank;
+  uint32_t thunk = c->thunk;
+  switch ((ThunkyCommandKind)c->kind) {
+  case THUNKY_CMD_MEMZERO:
+    return !c->memzero.dst.size ||
+           check(w,
+                 cu->cuMemsetD8Async(thunkyCudaAddress(rank, c->memzero.dst), 0,
+                                     c->memzero.dst.size, stream),
+                 "cuMemsetD8Async", thunk);
+  case THUNKY_CMD_MEMSET32:
+    return c->memset32.dst.size < 4 ||
+           check(w,
+                 cu->cuMemsetD32Async(thunkyCudaAddress(rank, c->memset32.dst),
+                                      c->memset32.value, c->memset32.dst.size / 4, stream),
+                 "cuMemsetD32Async", thunk);
+  case THUNKY_CMD_COPY: {
+    /* Every allocation is device memory here, whatever XLA's direction. */
+    uint64_t size = c->copy.src.size < c->copy.dst.size ? c->copy.src.size : c->copy.dst.size;
+    return !size ||
+           check(w,
+                 cu->cuMemcpyDtoDAsync(thunkyCudaAddress(rank, c->copy.dst),
+                                       thunkyCudaAddress(rank, c->copy.src), size, stream),
+                 "cuMemcpyDtoDAsync", thunk);
+  }
+  case THUNKY_CMD_KERNEL: {
+    const uint32_t *g = c->kernel.grid, *b = c->kernel.block;
+    /* XLA's argument layout: each argument a device pointer by value. */
+    void **params = c->kernel.args.count ? rank->params + c->kernel.args.first : NULL;
+    return check(w,
+                 cu->cuLaunchKernel(rank->functions[c->kernel.kernel], g[0], g[1], g[2], b[0],
+                                    b[1], b[2], c->kernel.sharedBytes, stream, params, NULL),
+                 "cuLaunchKernel", thunk);
+  }
+  case THUNKY_CMD_CUSTOM_CALL: return runCustomCall(w, c, stream);
+  case THUNKY_CMD_GEMM: return thunkyCudaGemm(w->state, rank, c->gemm.gemm, stream, thunk);
+  case THUNKY_CMD_CONDITIONAL: return runConditional(w, c, stream, streamId);
+  case THUNKY_CMD_WHILE: return runWhile(w, c, stream, streamId);
+  case THUNKY_CMD_ASYNC_START: return runAsyncStart(w, c, stream);
+  case THUNKY_CMD_ASYNC_DONE:
+    return check(w, cu->cuStreamWaitEvent(stream, rank->done[c->asyncDone.slot], 0),
+                 "cuStreamWaitEvent", thunk);
+  case THUNKY_CMD_COLLECTIVE:
+    return thunkyCudaCollective(w->state, rank, c->collective.collective, stream, thunk);
+  case THUNKY_CMD_COLLECTIVE_GROUP: return runGroup(w, c, stream, streamId);
+  case THUNKY_CMD_REPLICA_ID:
+  case THUNKY_CMD_PARTITION_ID: {
+    uint32_t partitions = w->state->partitions;
+    uint32_t id = c->kind == THUNKY_CMD_REPLICA_ID ? rank->global / partitions
+                                                   : rank->global % partitions;
+    return check(w, cu->cuMemsetD32Async(thunkyCudaAddress(rank, c->id.dst), id, 1, stream),
+                 "cuMemsetD32Async", thunk);
+  }
+  case THUNKY_CMD_COUNT: break;
+  }
+  char name[160];
+  thunkyCudaThunkName(w->state, thunk, name, sizeof name);
+  return thunkyErrorf(&rank->error, "cuda: %s has unknown command kind %u", name, c->kind);
+}
+
+/*--- timing ----------------------------------------------------------------*/
+
+/* The timeline's clock when the stream reaches this point. Each mark is
+ * measured from the one before and becomes the next origin, so a float of
+ * milliseconds never has to span a whole run. */
+static bool mark(Walk *w, CUstream stream, uint32_t thunk, uint64_t *ns) {
+  ThunkyCudaRank *rank = w->rank;
+  float ms = 0;
+  if (!check(w, w->cu->cuEventRecord(rank->mark, stream), "cuEventRecord", thunk) ||
+      !thunkyCudaWait(w->state, rank, stream, thunk) ||
+      !check(w, w->cu->cuEventElapsedTime(&ms, rank->origin, rank->mark), "cuEventElapsedTime",
+             thunk))
+    return false;
+  rank->originNs += ms > 0 ? (uint64_t)((double)ms * 1e6 + 0.5) : 0;
+  CUevent swap = rank->origin;
+  rank->origin = rank->mark;
+  rank->mark = swap;
+  *ns = rank->originNs;
+  return true;
+}
+
+static bool runTimed(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  ThunkyTraceEvent event = {.thunk = c->thunk, .rank = w->rank->global, .stream = streamId};
+  if (!mark(w, stream, c->thunk, &event.beginNs) || !runCommand(w, c, stream, streamId) ||
+      !mark(w, stream, c->thunk, &event.endNs))
+    return false;
+  thunkyTimelineAdd(w->state->config.timeline, event); /* dropped if out of memory */
+  return true;
+}
+
+static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId) {
+  ThunkyRange range = w->plan->lists[list];
+  for (uint32_t i = 0; i < range.count; i++) {
+    if (atomic_load_explicit(&w->state->stop, memory_order_relaxed))
+      return thunkyErrorf(&w->rank->error, "cuda: stopped because another rank failed");
+    const ThunkyCommand *c = &w->plan->commands[range.first + i];
+    if (!(w->timed ? runTimed(w, c, stream, streamId) : runCommand(w, c, stream, streamId)))
+      return false;
+  }
+  return true;
+}
+
+/*--- rank jobs -------------------------------------------------------------*/
+
+static Walk walkOf(ThunkyCudaState *state, ThunkyCudaRank *rank, bool timed) {
+  return (Walk){state, rank, state->plan, &state->cu, timed};
+}
+
+/* Waits for the main stream, then for regions never awaited. */
+static bool waitAll(ThunkyCudaState *state, ThunkyCudaRank *rank) {
+  if (!thunkyCudaWait(state, rank, rank->main, THUNKY_CUDA_NO_THUNK))
+    return false;
+  for (uint32_t i = 0; i < state->numStreams; i++)
+    if (!thunkyCudaWait(state, rank, rank->streams[i], THUNKY_CUDA_NO_THUNK))
+      return false;
+  return true;
+}
+
+bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
+  ThunkyTimeline *timeline = state->config.timeline;
+  Walk w = walkOf(state, rank, timeline != NULL);
+  if (timeline) {
+    if (!check(&w, state->cu.cuEventRecord(rank->origin, rank->main), "cuEventRecord",
+               THUNKY_CUDA_NO_THUNK) ||
+        !thunkyCudaWait(state, rank, rank->main, THUNKY_CUDA_NO_THUNK))
+      return false;
+    rank->originNs = thunkyTimelineNow(timeline);
+  }
+  return runList(&w, 0, rank->main, 0) && waitAll(state, rank);
+}
+
+bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
+  Walk w = walkOf(state, rank, false);
+  /* Thread-local: the other ranks capture at the same time in their own
+   * threads, and must not count as unsafe calls during this capture. */
+  if (!check(&w,
+             state->cu.cuStreamBeginCapture(rank->main, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+             "cuStreamBeginCapture", THUNKY_CUDA_NO_THUNK))
+    return false;
+  bool ok = runList(&w, 0, rank->main, 0);
+  CUgraph graph = NULL;
+  CUresult ended =
+      state->cu.cuStreamEndCapture(rank->main, &graph); /* always: restore the stream */
+  ok = ok && check(&w, ended, "cuStreamEndCapture", THUNKY_CUDA_NO_THUNK) &&
+       check(&w, state->cu.cuGraphInstantiate(&rank->graphExec, graph, 0),
+             "cuGraphInstantiate", THUNKY_CUDA_NO_THUNK);
+  if (graph)
+    state->cu.cuGraphDestroy(graph); /* the executable graph stands alone */
+  return ok;
+}
+
+bool thunkyCudaReplayRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
+  return thunkyCudaCheck(state, state->cu.cuGraphLaunch(rank->graphExec, rank->main),
+                         "cuGraphLaunch", THUNKY_CUDA_NO_THUNK, &rank->error) &&
+         waitAll(state, rank);
+}
+
+bool thunkyCudaCheckCapturable(const ThunkyCudaState *state, ThunkyError *error) {
+  const ThunkyPlan *plan = state->plan;
+  if (state->config.timeline)
+    return thunkyErrorf(error, "cuda: CUDA graph mode replays the plan as one launch and "
+                               "cannot time thunks; profile without it");
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    const char *why =
+        c->kind == THUNKY_CMD_CONDITIONAL ? "a conditional picks its branch on the host"
+        : c->kind == THUNKY_CMD_WHILE     ? "a while loop tests its predicate on the host"
+        : c->kind == THUNKY_CMD_CUSTOM_CALL
+            ? "a custom call may do anything, capture-safe or not"
+            : NULL;
+    if (why) {
+      char name[160];
+      thunkyCudaThunkName(state, c->thunk, name, sizeof name);
+      return thunkyErrorf(error, "cuda: CUDA graph mode cannot capture %s: %s; run without it",
+                          name, why);
+    }
+  }
+  return true;
+}

@@ -1,0 +1,176 @@
+/*===- cuda_state.h - what the CUDA backend holds, shared by its files -----===*
+ *
+ * One process drives `ranks` local GPUs, one host thread per rank while
+ * running (cuda_ranks.c), because XLA's control flow reads predicates back
+ * to the host: a rank waiting for its predicate must not stop the other
+ * ranks from reaching the collective the predicate depends on. Several
+ * processes make one world of ranks * processCount ranks; a rank's place in
+ * it is processRank * ranks + its local index.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_RUNTIME_CUDA_STATE_H
+#define THUNKY_RUNTIME_CUDA_STATE_H
+
+#include "backend.h"
+#include "cuda_api.h"
+
+#include <stdatomic.h>
+
+/* A communicator of one rank, with its size and the rank's place in it. */
+typedef struct ThunkyCudaComm {
+  ncclComm_t comm;
+  int size, rank;
+} ThunkyCudaComm;
+
+/* Where a world rank stands in one grouping of the world: its group's
+ * color (the group's smallest rank), its place in the group, and the
+ * group's size. */
+typedef struct ThunkyCudaPlace {
+  int32_t color, key, size;
+} ThunkyCudaPlace;
+
+/* One gemm as cuBLASLt runs it on one rank's device. */
+typedef struct ThunkyCudaGemm {
+  cublasLtMatmulDesc_t desc;
+  cublasLtMatrixLayout_t a, b, c;
+  cublasLtMatmulAlgo_t algo;
+  bool swapped; /* A is the rhs and B the lhs: the output is stored transposed */
+  union {
+    float f[2];
+    double d[2];
+  } alpha, beta; /* in the scale type; the second word is the imaginary part */
+} ThunkyCudaGemm;
+
+typedef struct ThunkyCudaRank {
+  uint32_t index, global;  /* local index; rank in the world */
+  CUdevice device;
+  CUcontext context;       /* the device's primary context, retained */
+  CUdeviceptr *memory;     /* per allocation; 0 for an empty one */
+  CUdeviceptr *slices;     /* per plan slice: its address */
+  void **params;           /* per plan slice: &slices[i], as cuLaunchKernel takes them */
+  void **pointers;         /* per plan slice: its address, NULL when empty (custom calls) */
+  CUmodule *modules;       /* per plan binary */
+  CUfunction *functions;   /* per plan kernel; NULL when no command launches it */
+  CUstream main;
+  CUstream *streams;       /* per async execution stream (state->streamIds) */
+  CUevent *started, *done; /* per async slot */
+  CUevent origin, mark;    /* timeline: the run's start, and a reusable mark */
+  uint64_t originNs;       /* the timeline's clock at `origin` */
+  uint8_t *pinned;         /* page-locked words for reading predicates back */
+  cublasLtHandle_t lt;
+  ThunkyCudaGemm *gemms;   /* per plan gemm */
+  ThunkyCudaComm *comms;   /* per grouping; comms[0] is the world */
+  CUgraphExec graphExec;
+  ThunkyError error;       /* what this rank's thread failed with */
+} ThunkyCudaRank;
+
+typedef struct ThunkyCudaState {
+  const ThunkyPlan *plan;
+  ThunkyRunConfig config;
+  uint32_t ranks, world, partitions;
+  ThunkyCudaDriver cu;
+  ThunkyNccl nccl;         /* loaded when the plan has collectives */
+  ThunkyCublasLt lt;       /* loaded when the plan has gemms */
+  bool hasNccl, hasCublasLt;
+  ThunkyCudaRank *rank;    /* per local rank */
+
+  uint32_t *streamIds;     /* the distinct async execution stream ids */
+  uint32_t numStreams;
+  uint64_t *sliceSizes;    /* per plan slice, as custom calls take them */
+  const ThunkyRegistryEntry **calls; /* per plan custom call */
+  char **callTargets;      /* per plan custom call: its target, NUL-terminated */
+
+  /* A grouping splits the world into the groups of a collective, a place
+   * per world rank. Collectives that split the world alike share
+   * communicators; grouping 0 is the whole world in rank order. */
+  ThunkyCudaPlace *groupings; /* numGroupings * world */
+  uint32_t numGroupings;
+  uint32_t *collectiveGrouping; /* per plan collective */
+
+  ncclUniqueId ncclId;     /* the world's, while communicators are made */
+  atomic_bool stop;        /* a rank failed: the others stop at their next command */
+  atomic_uint failed;      /* the first rank that failed, or UINT32_MAX */
+  bool broken;             /* comms may wait for peers that never come: abort them */
+} ThunkyCudaState;
+
+#define THUNKY_CUDA_NO_THUNK UINT32_MAX
+
+/*--- cuda_ranks.c ----------------------------------------------------------*/
+
+/* True for CUDA_SUCCESS; otherwise the error names the call, the driver's
+ * words for `result` and the thunk (unless THUNKY_CUDA_NO_THUNK). */
+bool thunkyCudaCheck(const ThunkyCudaState *state, CUresult result, const char *call,
+                     uint32_t thunk, ThunkyError *error);
+
+/* Writes "thunk 7 (fusion)" for messages; "" for THUNKY_CUDA_NO_THUNK. */
+void thunkyCudaThunkName(const ThunkyCudaState *state, uint32_t thunk, char *out,
+                         size_t size);
+
+/* A job for every local rank; on failure it leaves its error in
+ * rank->error. */
+typedef bool (*ThunkyCudaRankJob)(ThunkyCudaState *state, ThunkyCudaRank *rank);
+
+/* Runs job on every local rank, each in its own thread with its context
+ * current (inline for a single rank); false with the first failing rank's
+ * error, prefixed by "rank N: " in a world of several ranks. */
+bool thunkyCudaForEachRank(ThunkyCudaState *state, ThunkyCudaRankJob job, ThunkyError *error);
+
+/* Waits until `stream` has done all its work, giving up when another rank
+ * failed, so a rank never waits forever for a peer that stopped. */
+bool thunkyCudaWait(ThunkyCudaState *state, ThunkyCudaRank *rank, CUstream stream,
+                    uint32_t thunk);
+
+/*--- cuda_exec.c -----------------------------------------------------------*/
+
+/* The address of a slice on a rank; 0 when its allocation is empty. */
+static inline CUdeviceptr thunkyCudaAddress(const ThunkyCudaRank *rank, ThunkyPlanSlice s) {
+  CUdeviceptr base = rank->memory[s.allocation];
+  return base ? base + s.offset : 0;
+}
+
+/* Rank jobs: run the entry list once and wait for it; capture it into the
+ * rank's CUDA graph; replay that graph and wait for it. */
+bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
+bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
+bool thunkyCudaReplayRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
+
+/* Why the plan cannot be captured into a CUDA graph; true if it can. */
+bool thunkyCudaCheckCapturable(const ThunkyCudaState *state, ThunkyError *error);
+
+/*--- cuda_collectives.c ----------------------------------------------------*/
+
+/* Checks every collective against the world and finds its grouping. */
+bool thunkyCudaPlanCollectives(ThunkyCudaState *state, ThunkyError *error);
+/* Rank jobs: make the rank's communicators; free them (or abort them when
+ * a run failed with work in flight). */
+bool thunkyCudaInitComms(ThunkyCudaState *state, ThunkyCudaRank *rank);
+bool thunkyCudaFreeComms(ThunkyCudaState *state, ThunkyCudaRank *rank);
+/* True for ncclSuccess; otherwise the rank's error names the call, NCCL's
+ * words and the thunk. */
+bool thunkyCudaNcclCheck(const ThunkyCudaState *state, ThunkyCudaRank *rank,
+                         ncclResult_t result, ncclComm_t comm, const char *call,
+                         uint32_t thunk);
+/* Enqueues collective `index` on `stream` of the rank. */
+bool thunkyCudaCollective(ThunkyCudaState *state, ThunkyCudaRank *rank, uint32_t index,
+                          CUstream stream, uint32_t thunk);
+
+/*--- nccl_id.c -------------------------------------------------------------*/
+
+/* NCCL's id for the world: made here for one process; with several, made
+ * by process 0 and passed through config->ncclIdFile. */
+bool thunkyCudaShareNcclId(const ThunkyCudaState *state, ncclUniqueId *id, ThunkyError *error);
+/* Process 0 removes the file once every rank has joined, so a later
+ * launch never reads a stale id. */
+void thunkyCudaRetireNcclId(const ThunkyCudaState *state);
+
+/*--- cuda_gemm.c -----------------------------------------------------------*/
+
+/* Makes the rank's cuBLASLt handle and describes every gemm for its
+ * device; the rank's context must be current. */
+bool thunkyCudaInitGemms(ThunkyCudaState *state, ThunkyCudaRank *rank, ThunkyError *error);
+void thunkyCudaFreeGemms(ThunkyCudaState *state, ThunkyCudaRank *rank);
+/* Enqueues gemm `index` on `stream` of the rank. */
+bool thunkyCudaGemm(ThunkyCudaState *state, ThunkyCudaRank *rank, uint32_t index,
+                    CUstream stream, uint32_t thunk);
+
+#endif /* THUNKY_RUNTIME_CUDA_STATE_H */
