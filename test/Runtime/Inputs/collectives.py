@@ -45,8 +45,8 @@ def expected(kind, n, rank):
     src, dst = sizes(kind, n)
     if kind.startswith("all-reduce-"):
         return reduce_all(REDUCTIONS[kind[11:]][0], n, src)
-    if kind == "all-reduce-pairs":
-        return None
+    if kind == "group":
+        return reduce_all(REDUCTIONS["sum"][0], n, src)
     if kind == "all-gather":
         return sum((source(r, src) for r in range(n)), [])
     if kind == "reduce-scatter":
@@ -101,6 +101,10 @@ def make(kind, n):
         body = "collective_permute_thunk { %s %s %s }" % (buffers, config % "", pairs)
     elif kind == "broadcast":
         body = "collective_broadcast_thunk { %s %s }" % (buffers, config % "")
+    elif kind == "group":
+        body = ("collective_group_thunk { thunk_kind: %s thunks { all_reduce_thunk { %s %s "
+                "reduction_kind: REDUCTION_KIND_SUM } } }") % (
+            "THUNK_KIND_GROUP", config % "", buffers)
     else:
         raise SystemExit("unknown kind " + kind)
     print("""# %s on %d ranks (made by collectives.py)
