@@ -137,12 +137,15 @@ static bool sliceRange(Builder *b, size_t n, const SliceProto *const *slices,
   range->count = (uint32_t)n;
   for (size_t i = 0; i < n; i++) {
     ThunkyPlanSlice *s = push(&b->slices);
-    char name[64];
-    snprintf(name, sizeof name, "%s %zu", what, i);
     if (!s)
       return thunkyErrorf(b->error, "out of memory");
-    if (slices[i] && !slice(b, slices[i], name, s))
-      return false;
+    if (slices[i] && !slice(b, slices[i], what, s)) {
+      /* Named by position only when it failed: formatting every name
+       * showed in profiles of large plans. */
+      char name[64];
+      snprintf(name, sizeof name, "%s %zu", what, i);
+      return slice(b, slices[i], name, s);
+    }
   }
   return true;
 }
@@ -840,6 +843,9 @@ static bool readOutputs(Builder *b) {
         result ? subshape(result, e->shape_index ? e->shape_index->n_indexes : 0,
                           e->shape_index ? e->shape_index->indexes : NULL)
                : NULL;
+    /* XLA lists the tuple itself too (its index table): not an array. */
+    if (shape && (shape->element_type == XLA__PRIMITIVE_TYPE__TUPLE || shape->n_tuple_shapes))
+      continue;
     ok = describeArray(b, shape, (uint32_t)a, what, &p->outputs[p->numOutputs++]);
   }
   free(sorted);

@@ -1109,11 +1109,16 @@ static bool importConstant(Importer *im, Xla__Gpu__GpuExecutableProto__ConstantI
   }
   memcpy(value, data, length);
   free(bools);
+  MlirAttribute allocation = allocationAttr(im, (size_t)a);
+  if (mlirAttributeIsNull(allocation)) {
+    free(value);
+    return error(im, "%s", "out of memory");
+  }
   MlirType type = thunkyBufferTypeGet(im->ctx, size);
   MlirNamedAttribute attrs[3];
   intptr_t n = 0;
   attrs[n++] = named(im, "value", stringAttr(im, value, (size_t)size));
-  attrs[n++] = named(im, THUNKY_ATTR_ALLOCATION, allocationAttr(im, (size_t)a));
+  attrs[n++] = named(im, THUNKY_ATTR_ALLOCATION, allocation);
   if (!inProto)
     attrs[n++] = named(im, THUNKY_ATTR_CONTENT_OMITTED, mlirUnitAttrGet(im->ctx));
   free(value);
@@ -1143,8 +1148,14 @@ static MlirOperation buildMain(Importer *im, Partition *p) {
     types[i] = thunkyBufferTypeGet(im->ctx, im->allocationSize[a]);
     locs[i] = im->fileLoc;
     MlirType logical = logicalType(im, p, a);
+    MlirAttribute allocation = allocationAttr(im, a);
+    if (mlirAttributeIsNull(allocation)) {
+      free(types), free(locs), free(argAttrs);
+      error(im, "%s", "out of memory");
+      return (MlirOperation){NULL};
+    }
     MlirNamedAttribute entries[3] = {
-        named(im, THUNKY_ATTR_ALLOCATION, allocationAttr(im, a)),
+        named(im, THUNKY_ATTR_ALLOCATION, allocation),
         named(im, THUNKY_ATTR_ROLE, roleAttr(im, p, a)),
     };
     intptr_t count = 2;

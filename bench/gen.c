@@ -1,0 +1,1195 @@
+/*===- gen.c - synthetic XLA:GPU executables for benchmarks --------------===*
+ *
+ *   bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--stats]
+ *             -o FILE.pb
+ *
+ * Writes a bare xla.gpu.GpuExecutableProto with exactly N thunks, nested ones
+ * included, shaped like what XLA at HEAD emits: mostly custom_kernel_thunk
+ * with per-kernel cubins (K distinct blobs shared between kernels, as kernels
+ * share modules), memzero and memset, device-to-device copies, collectives
+ * (some in async start/done regions), while loops and conditionals with
+ * nested sequences, replica ids; over parameters, outputs, constants and
+ * temp allocations, every slice inside its allocation. The same arguments
+ * give the same bytes.
+ *
+ * Memory stays bounded whatever N is: the allocations and the cubins are
+ * made once, and each top-level thunk is built in a scratch arena, packed,
+ * written after the rest of the executable as one more field 13 and
+ * forgotten. Protobuf concatenates repeated fields on the wire, so the file
+ * is the message protobuf-c would have packed whole, in field order.
+ *
+ * Each custom_kernel_thunk carries its kernel's cubin on the wire (the schema
+ * has no way to share one), so a file's size grows with N times the blob
+ * size; --cubin-bytes makes blobs smaller for big N.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "xla/backends/gpu/runtime/thunk.pb-c.h"
+#include "xla/service/gpu/gpu_executable.pb-c.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef Xla__Gpu__ThunkProto Thunk;
+typedef Xla__BufferAssignment__BufferAllocationSliceProto Slice;
+
+static const char usage[] =
+    "usage: bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--stats] -o FILE.pb\n"
+    "  --thunks N       thunks in all, nested ones included\n"
+    "  --seed S         PRNG seed (default 1); the same arguments give the same bytes\n"
+    "  --cubins K       distinct cubin blobs (default max(4, N/250))\n"
+    "  --cubin-bytes B  each blob holds B/2..B bytes (default 4096)\n"
+    "  --stats          print thunks per kind, depth and size to stderr\n"
+    "  -o FILE          the executable (bare GpuExecutableProto); - is stdout\n";
+
+/* Nested sequences (loop bodies, branches, async regions) go at most this
+ * deep below the entry sequence. */
+enum { MAX_DEPTH = 3 };
+/* Async regions one sequence has in flight at once. */
+enum { MAX_PENDING = 4 };
+/* Arguments of a kernel. */
+enum { MAX_ARGS = 6 };
+/* Participants of every collective: replica group {0, 1}. */
+enum { GROUP_SIZE = 2 };
+
+static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fatal(const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  fputs("bench-gen: ", stderr);
+  vfprintf(stderr, fmt, args);
+  fputc('\n', stderr);
+  va_end(args);
+  exit(1);
+}
+
+/*--- randomness ----------------------------------------------------------*/
+
+typedef struct {
+  uint64_t state;
+} Rng;
+
+/* splitmix64: one multiply-xorshift step per draw, and a good mixer for
+ * deriving independent streams from (seed, index). */
+static uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t next(Rng *r) { return mix(r->state += 0x9e3779b97f4a7c15ull); }
+
+/* Uniform in [0, n); the modulo bias is irrelevant at these sizes. */
+static uint64_t below(Rng *r, uint64_t n) { return n ? next(r) % n : 0; }
+
+static int64_t between(Rng *r, int64_t lo, int64_t hi) {
+  return lo + (int64_t)below(r, (uint64_t)(hi - lo + 1));
+}
+
+static bool chance(Rng *r, unsigned percent) { return below(r, 100) < percent; }
+
+/*--- a scratch arena for one top-level thunk ---------------------------------*/
+
+typedef struct Block {
+  struct Block *next;
+  size_t used, capacity;
+  max_align_t data[];
+} Block;
+
+typedef struct {
+  Block *first, *current;
+} Arena;
+
+enum { BLOCK_BYTES = 256 << 10 };
+
+/* Zeroed memory that lives until the next arenaReset. Blocks are kept and
+ * reused, so a steady stream of thunks allocates nothing after warming up. */
+static void *arenaAlloc(Arena *a, size_t n) {
+  n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+  while (a->current && a->current->capacity - a->current->used < n && a->current->next)
+    a->current = a->current->next; /* blocks after current are unused */
+  Block *b = a->current;
+  if (!b || b->capacity - b->used < n) {
+    size_t capacity = n > BLOCK_BYTES ? n : BLOCK_BYTES;
+    Block *fresh = malloc(sizeof *fresh + capacity);
+    if (!fresh)
+      fatal("out of memory");
+    *fresh = (Block){.next = b ? b->next : NULL, .capacity = capacity};
+    if (b)
+      b->next = fresh;
+    else
+      a->first = fresh;
+    a->current = b = fresh;
+  }
+  void *p = (char *)b->data + b->used;
+  b->used += n;
+  return memset(p, 0, n);
+}
+
+static void arenaReset(Arena *a) {
+  for (Block *b = a->first; b; b = b->next)
+    b->used = 0;
+  a->current = a->first;
+}
+
+static void arenaFree(Arena *a) {
+  for (Block *b = a->first, *n; b; b = n)
+    n = b->next, free(b);
+  *a = (Arena){0};
+}
+
+static char *arenaPrintf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *arenaPrintf(Arena *a, const char *fmt, ...) {
+  char buffer[128];
+  va_list args;
+  va_start(args, fmt);
+  int n = vsnprintf(buffer, sizeof buffer, fmt, args);
+  va_end(args);
+  if (n < 0 || (size_t)n >= sizeof buffer)
+    fatal("name too long: %s", fmt);
+  return memcpy(arenaAlloc(a, (size_t)n + 1), buffer, (size_t)n + 1);
+}
+
+static void *newMessage(Arena *a, const ProtobufCMessageDescriptor *desc) {
+  void *m = arenaAlloc(a, desc->sizeof_message);
+  protobuf_c_message_init(desc, m);
+  return m;
+}
+
+/*--- the generator's state ---------------------------------------------------*/
+
+typedef enum { ALLOC_PARAMETER, ALLOC_OUTPUT, ALLOC_TUPLE, ALLOC_CONSTANT, ALLOC_TEMP } AllocKind;
+
+/* An allocation, and the array a parameter, output or constant holds. */
+typedef struct {
+  AllocKind kind;
+  uint64_t size;
+  Xla__PrimitiveType type;
+  uint64_t elements;
+} Alloc;
+
+/* What --stats counts, one entry per thunk kind written. */
+typedef enum {
+  STAT_KERNEL,
+  STAT_MEMZERO,
+  STAT_MEMSET,
+  STAT_COPY,
+  STAT_ALL_REDUCE,
+  STAT_ALL_GATHER,
+  STAT_REDUCE_SCATTER,
+  STAT_ASYNC_START,
+  STAT_ASYNC_DONE,
+  STAT_WHILE,
+  STAT_CONDITIONAL,
+  STAT_REPLICA_ID,
+  NUM_STATS
+} Stat;
+
+static const char *const statNames[NUM_STATS] = {
+    "custom_kernel_thunk",  "memzero_thunk",    "memset32bit_value_thunk",
+    "device_to_device_copy_thunk", "all_reduce_thunk", "all_gather_thunk",
+    "reduce_scatter_thunk", "async_start_thunk", "async_done_thunk",
+    "while_thunk",          "conditional_thunk", "replica_id_thunk"};
+
+typedef struct {
+  Rng rng;
+  uint64_t seed;
+  Arena scratch; /* the top-level thunk being built */
+  Arena keep;    /* the rest of the executable */
+  Alloc *allocs;
+  uint32_t numAllocs;
+  uint32_t *byKind[ALLOC_TEMP + 1]; /* allocation indices of each kind */
+  uint32_t numByKind[ALLOC_TEMP + 1];
+  ProtobufCBinaryData *blobs; /* the distinct cubins */
+  uint32_t numBlobs;
+  uint64_t numKernels; /* distinct kernels the custom kernel thunks launch */
+  int64_t nextThunkId;
+  uint64_t nextAsyncId;
+  uint64_t stats[NUM_STATS];
+  int maxDepth;
+  FILE *out;
+  uint8_t *packed; /* one top-level thunk on the wire */
+  size_t packedCapacity;
+  uint64_t bytesWritten;
+} Gen;
+
+/* proto3, as XLA writes it, leaves zeros out; so do these. */
+static void setI64(protobuf_c_boolean *has, int64_t *field, int64_t value) {
+  *field = value, *has = value != 0;
+}
+
+static void setU64(protobuf_c_boolean *has, uint64_t *field, uint64_t value) {
+  *field = value, *has = value != 0;
+}
+
+static uint32_t elementBytes(Xla__PrimitiveType t) {
+  switch (t) {
+  case XLA__PRIMITIVE_TYPE__PRED:
+  case XLA__PRIMITIVE_TYPE__U8: return 1;
+  case XLA__PRIMITIVE_TYPE__F16:
+  case XLA__PRIMITIVE_TYPE__BF16: return 2;
+  case XLA__PRIMITIVE_TYPE__U64: return 8;
+  default: return 4; /* F32, S32, U32 */
+  }
+}
+
+/* What kernels read and write, by how often XLA's fusions use it. */
+static Xla__PrimitiveType randomType(Rng *r) {
+  static const Xla__PrimitiveType types[] = {
+      XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__F32,
+      XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16,
+      XLA__PRIMITIVE_TYPE__BF16, XLA__PRIMITIVE_TYPE__F16, XLA__PRIMITIVE_TYPE__S32,
+      XLA__PRIMITIVE_TYPE__PRED};
+  return types[below(r, sizeof types / sizeof *types)];
+}
+
+/* a, percent times in a hundred; b otherwise. */
+static Xla__PrimitiveType either(Rng *r, unsigned percent, Xla__PrimitiveType a,
+                                 Xla__PrimitiveType b) {
+  return chance(r, percent) ? a : b;
+}
+
+/*--- shapes and slices -------------------------------------------------------*/
+
+/* An array shape with XLA's default layout: dimensions major to minor, a
+ * power-of-two element count split over one to three of them. */
+static Xla__ShapeProto *arrayShape(Arena *a, Rng *r, Xla__PrimitiveType type, uint64_t elements,
+                                   int rank) {
+  Xla__ShapeProto *s = newMessage(a, &xla__shape_proto__descriptor);
+  s->has_element_type = true, s->element_type = type;
+  s->n_dimensions = (size_t)rank;
+  s->dimensions = arenaAlloc(a, (size_t)(rank + 1) * sizeof *s->dimensions);
+  bool powerOfTwo = (elements & (elements - 1)) == 0;
+  uint64_t left = elements;
+  for (int d = 0; d < rank - 1; d++) {
+    int bits = 0;
+    while (powerOfTwo && (left >> bits) > 1)
+      bits++;
+    uint64_t dim = UINT64_C(1) << between(r, 0, bits);
+    s->dimensions[d] = (int64_t)dim;
+    left /= dim;
+  }
+  if (rank > 0)
+    s->dimensions[rank - 1] = (int64_t)left;
+  Xla__LayoutProto *l = newMessage(a, &xla__layout_proto__descriptor);
+  l->n_minor_to_major = (size_t)rank;
+  l->minor_to_major = arenaAlloc(a, (size_t)(rank + 1) * sizeof *l->minor_to_major);
+  for (int d = 0; d < rank; d++)
+    l->minor_to_major[d] = rank - 1 - d;
+  l->has_tail_padding_alignment_in_elements = true;
+  l->tail_padding_alignment_in_elements = 1;
+  s->layout = l;
+  return s;
+}
+
+/* A byte range of an allocation, and the array it holds. */
+typedef struct {
+  uint32_t alloc;
+  uint64_t offset, size;
+  Xla__PrimitiveType type;
+  uint64_t elements;
+} Span;
+
+static Slice *slice(Arena *a, const Span *s, bool withType) {
+  Slice *m = newMessage(a, &xla__buffer_assignment__buffer_allocation_slice_proto__descriptor);
+  setI64(&m->has_offset, &m->offset, (int64_t)s->offset);
+  setI64(&m->has_size, &m->size, (int64_t)s->size);
+  setI64(&m->has_buffer_allocation_index, &m->buffer_allocation_index, s->alloc);
+  if (withType)
+    m->has_element_type = true, m->element_type = s->type;
+  return m;
+}
+
+static Xla__ShapedSliceProto *shapedSlice(Gen *g, const Span *s) {
+  Arena *a = &g->scratch;
+  Xla__ShapedSliceProto *m = newMessage(a, &xla__shaped_slice_proto__descriptor);
+  m->slice = slice(a, s, false);
+  int rank = s->elements == 1 ? (int)below(&g->rng, 2) : (int)between(&g->rng, 1, 3);
+  m->shape = arrayShape(a, &g->rng, s->type, s->elements, rank);
+  return m;
+}
+
+/* A power of two of 16 to 64Ki elements, as kernels touch, halved until it
+ * fits in `room`. */
+static uint64_t pickElements(Rng *r, uint64_t room) {
+  uint64_t want = UINT64_C(1) << between(r, 4, 16);
+  while (want > room && want > 1)
+    want /= 2;
+  return want;
+}
+
+/* `elements` of `type` at a random 64-byte aligned offset of [lo, hi) in
+ * allocation `a`; the caller made sure they fit. */
+static Span spanAt(Gen *g, uint32_t a, uint64_t lo, uint64_t hi, Xla__PrimitiveType type,
+                   uint64_t elements) {
+  uint64_t size = elements * elementBytes(type);
+  uint64_t slots = (hi - lo - size) / 64 + 1;
+  return (Span){a, lo + below(&g->rng, slots) * 64, size, type, elements};
+}
+
+static Span wholeAlloc(const Gen *g, uint32_t a) {
+  const Alloc *al = &g->allocs[a];
+  return (Span){a, 0, al->size, al->type, al->elements};
+}
+
+/* A slice of `type` somewhere in allocation `a` (within [lo, hi)), of about
+ * `elements`; parameters and outputs are often read or written whole, as
+ * XLA's fusions do, and constants always are. */
+static Span spanIn(Gen *g, uint32_t a, uint64_t lo, uint64_t hi, Xla__PrimitiveType type,
+                   uint64_t elements, bool mayBeWhole) {
+  const Alloc *al = &g->allocs[a];
+  if (al->kind == ALLOC_CONSTANT ||
+      (mayBeWhole && al->kind != ALLOC_TEMP && lo == 0 && hi == al->size && chance(&g->rng, 50)))
+    return wholeAlloc(g, a);
+  uint64_t room = (hi - lo) / elementBytes(type);
+  while (elements > room && elements > 1)
+    elements /= 2;
+  return spanAt(g, a, lo, hi, type, elements);
+}
+
+static uint32_t allocOf(Gen *g, AllocKind kind) {
+  return g->byKind[kind][below(&g->rng, g->numByKind[kind])];
+}
+
+/* Where a thunk reads: parameters, constants, or what earlier thunks wrote. */
+static uint32_t readAlloc(Gen *g) {
+  unsigned r = (unsigned)below(&g->rng, 100);
+  return allocOf(g, r < 25 ? ALLOC_PARAMETER : r < 35 ? ALLOC_CONSTANT : ALLOC_TEMP);
+}
+
+/* Where a thunk writes: mostly temps, sometimes the program's outputs. */
+static uint32_t writeAlloc(Gen *g) {
+  return allocOf(g, chance(&g->rng, 15) ? ALLOC_OUTPUT : ALLOC_TEMP);
+}
+
+/* Byte ranges for a source and a destination that do not overlap: halves of
+ * the allocation when both are in the same one. */
+typedef struct {
+  uint64_t lo, hi;
+} Range;
+
+static void disjoint(const Gen *g, uint32_t src, uint32_t dst, Range *s, Range *d) {
+  uint64_t srcSize = g->allocs[src].size, dstSize = g->allocs[dst].size;
+  *s = (Range){0, srcSize}, *d = (Range){0, dstSize};
+  if (src == dst)
+    s->hi = d->lo = srcSize / 2;
+}
+
+/* A small scalar (a loop counter, a predicate, a branch index) in a temp. */
+static Span scalarSpan(Gen *g, Xla__PrimitiveType type) {
+  uint32_t a = allocOf(g, ALLOC_TEMP);
+  return spanAt(g, a, 0, g->allocs[a].size, type, 1);
+}
+
+/*--- thunks ------------------------------------------------------------------*/
+
+static Thunk *newThunk(Gen *g, Stat stat, const char *annotation) {
+  Arena *a = &g->scratch;
+  Thunk *t = newMessage(a, &xla__gpu__thunk_proto__descriptor);
+  Xla__Gpu__ThunkInfoProto *info = newMessage(a, &xla__gpu__thunk_info_proto__descriptor);
+  int64_t id = ++g->nextThunkId;
+  info->profile_annotation = arenaPrintf(a, "%s.%" PRId64, annotation, id);
+  info->has_thunk_id = true, info->thunk_id = id;
+  t->thunk_info = info;
+  g->stats[stat]++;
+  return t;
+}
+
+/* A kernel of the executable: everything but its arguments' slices follows
+ * from (seed, its number), so the many thunks that launch it agree without
+ * a table of kernels. */
+typedef struct {
+  const char *kind;
+  uint64_t number;
+  int arity, writes; /* the last `writes` arguments are outputs */
+  Xla__PrimitiveType types[MAX_ARGS];
+  uint32_t blob;
+  int64_t blocks, threads, sharedBytes;
+} Kernel;
+
+static Kernel kernel(const Gen *g, uint64_t number) {
+  static const char *const kinds[] = {
+      "loop_add_fusion",         "loop_multiply_fusion",    "loop_convert_fusion",
+      "loop_select_fusion",      "loop_broadcast_fusion",   "loop_transpose_fusion",
+      "loop_exponential_fusion", "loop_concatenate_fusion", "loop_dynamic_slice_fusion",
+      "input_reduce_fusion",     "input_scatter_fusion",    "gemm_fusion_dot",
+      "triton_softmax_fusion",   "fusion"};
+  Rng r = {mix(g->seed ^ mix(number + 1))};
+  Kernel k = {.kind = kinds[below(&r, sizeof kinds / sizeof *kinds)], .number = number};
+  k.arity = (int)between(&r, 2, MAX_ARGS);
+  k.writes = k.arity > 3 && chance(&r, 30) ? 2 : 1;
+  for (int i = 0; i < k.arity; i++)
+    k.types[i] = randomType(&r);
+  k.blob = (uint32_t)below(&r, g->numBlobs);
+  k.blocks = INT64_C(1) << between(&r, 0, 14);
+  k.threads = INT64_C(32) << between(&r, 0, 5);
+  k.sharedBytes = chance(&r, 20) ? between(&r, 1, 48) * 1024 : 0;
+  return k;
+}
+
+static StreamExecutor__Dim3DProto *dim3(Arena *a, int64_t x) {
+  StreamExecutor__Dim3DProto *d = newMessage(a, &stream_executor__dim3_dproto__descriptor);
+  d->has_x = d->has_y = d->has_z = true;
+  d->x = x, d->y = 1, d->z = 1;
+  return d;
+}
+
+static Xla__Gpu__CustomKernelProto *customKernel(Gen *g, const Kernel *k) {
+  Arena *a = &g->scratch;
+  Xla__Gpu__CustomKernelProto *ck = newMessage(a, &xla__gpu__custom_kernel_proto__descriptor);
+  ck->name = arenaPrintf(a, "%s_%" PRIu64, k->kind, k->number);
+  StreamExecutor__KernelLoaderSpecProto *spec =
+      newMessage(a, &stream_executor__kernel_loader_spec_proto__descriptor);
+  StreamExecutor__CudaCubinProto *cubin =
+      newMessage(a, &stream_executor__cuda_cubin_proto__descriptor);
+  cubin->has_data = true, cubin->data = g->blobs[k->blob]; /* shared, not copied */
+  spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN;
+  spec->cubin = cubin;
+  spec->has_arity = true, spec->arity = k->arity;
+  spec->kernel_name = ck->name;
+  ck->kernel_spec = spec;
+  ck->block_dims = newMessage(a, &stream_executor__block_dim_proto__descriptor);
+  ck->block_dims->coordinates = dim3(a, k->blocks);
+  ck->thread_dims = newMessage(a, &stream_executor__thread_dim_proto__descriptor);
+  ck->thread_dims->coordinates = dim3(a, k->threads);
+  setI64(&ck->has_shared_memory_bytes, &ck->shared_memory_bytes, k->sharedBytes);
+  return ck;
+}
+
+/* A launch of `k` over `args`, of which the last k->writes are written. */
+static Thunk *kernelLaunch(Gen *g, const Kernel *k, const Span *args) {
+  Arena *a = &g->scratch;
+  Thunk *t = newThunk(g, STAT_KERNEL, k->kind);
+  Xla__Gpu__CustomKernelThunkProto *ckt =
+      newMessage(a, &xla__gpu__custom_kernel_thunk_proto__descriptor);
+  ckt->n_args = ckt->n_written = (size_t)k->arity;
+  ckt->args = arenaAlloc(a, (size_t)k->arity * sizeof *ckt->args);
+  ckt->written = arenaAlloc(a, (size_t)k->arity * sizeof *ckt->written);
+  for (int i = 0; i < k->arity; i++) {
+    ckt->args[i] = shapedSlice(g, &args[i]);
+    ckt->written[i] = i >= k->arity - k->writes;
+  }
+  ckt->custom_kernel = customKernel(g, k);
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK;
+  t->custom_kernel_thunk = ckt;
+  return t;
+}
+
+/* One of the executable's kernels over fresh slices: elementwise-like, every
+ * argument about the same number of elements. */
+static Thunk *kernelThunk(Gen *g) {
+  Kernel k = kernel(g, below(&g->rng, g->numKernels));
+  Span args[MAX_ARGS];
+  uint64_t elements = pickElements(&g->rng, UINT64_MAX);
+  for (int i = 0; i < k.arity; i++) {
+    uint32_t a = i >= k.arity - k.writes ? writeAlloc(g) : readAlloc(g);
+    args[i] = spanIn(g, a, 0, g->allocs[a].size, k.types[i], elements, true);
+  }
+  return kernelLaunch(g, &k, args);
+}
+
+static Thunk *memzeroThunk(Gen *g) {
+  Thunk *t = newThunk(g, STAT_MEMZERO, "memzero");
+  Xla__Gpu__MemzeroThunkProto *m =
+      newMessage(&g->scratch, &xla__gpu__memzero_thunk_proto__descriptor);
+  uint32_t a = writeAlloc(g);
+  Span s = spanIn(g, a, 0, g->allocs[a].size, randomType(&g->rng),
+                  pickElements(&g->rng, UINT64_MAX), true);
+  m->dest_buffer = shapedSlice(g, &s);
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_MEMZERO_THUNK;
+  t->memzero_thunk = m;
+  return t;
+}
+
+/* The values XLA fills with: zeros, ones, and -inf before a max-reduction. */
+static Thunk *memsetThunk(Gen *g) {
+  static const uint32_t values[] = {0, 0x3f800000u, 0xff800000u};
+  Thunk *t = newThunk(g, STAT_MEMSET, "memset");
+  Xla__Gpu__Memset32BitValueThunkProto *m =
+      newMessage(&g->scratch, &xla__gpu__memset32_bit_value_thunk_proto__descriptor);
+  uint32_t a = writeAlloc(g);
+  Xla__PrimitiveType type = either(&g->rng, 80, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__S32);
+  Span s = spanIn(g, a, 0, g->allocs[a].size, type, pickElements(&g->rng, UINT64_MAX), false);
+  m->dest_buffer = slice(&g->scratch, &s, true);
+  uint32_t value = values[below(&g->rng, 3)];
+  m->value = value, m->has_value = value != 0;
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_MEMSET32BIT_VALUE_THUNK;
+  t->memset32bit_value_thunk = m;
+  return t;
+}
+
+static Thunk *copyThunk(Gen *g) {
+  Arena *a = &g->scratch;
+  Thunk *t = newThunk(g, STAT_COPY, "copy");
+  uint32_t src = readAlloc(g), dst = writeAlloc(g);
+  Range rs, rd;
+  disjoint(g, src, dst, &rs, &rd);
+  Xla__PrimitiveType type = randomType(&g->rng);
+  uint64_t bytes = elementBytes(type);
+  uint64_t room = (rs.hi - rs.lo < rd.hi - rd.lo ? rs.hi - rs.lo : rd.hi - rd.lo) / bytes;
+  Span from = spanIn(g, src, rs.lo, rs.hi, type, pickElements(&g->rng, room), false);
+  if (from.size > rd.hi - rd.lo) /* a constant read whole, bigger than the room */
+    from = spanAt(g, src, rs.lo, rs.hi, type, pickElements(&g->rng, room));
+  Span to = spanAt(g, dst, rd.lo, rd.hi, from.type, from.elements);
+  Xla__Gpu__CopyThunkProto *c = newMessage(a, &xla__gpu__copy_thunk_proto__descriptor);
+  c->source_buffer = shapedSlice(g, &from);
+  c->destination_buffer = shapedSlice(g, &to);
+  setI64(&c->has_mem_size, &c->mem_size, (int64_t)from.size);
+  Xla__Gpu__DeviceToDeviceCopyThunkProto *d =
+      newMessage(a, &xla__gpu__device_to_device_copy_thunk_proto__descriptor);
+  d->copy_thunk = c;
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_DEVICE_TO_DEVICE_COPY_THUNK;
+  t->device_to_device_copy_thunk = d;
+  return t;
+}
+
+static Thunk *replicaIdThunk(Gen *g) {
+  Thunk *t = newThunk(g, STAT_REPLICA_ID, "replica-id");
+  Xla__Gpu__ReplicaIdThunkProto *m =
+      newMessage(&g->scratch, &xla__gpu__replica_id_thunk_proto__descriptor);
+  Span s = scalarSpan(g, XLA__PRIMITIVE_TYPE__U32);
+  m->dest_buffer = slice(&g->scratch, &s, true);
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_REPLICA_ID_THUNK;
+  t->replica_id_thunk = m;
+  return t;
+}
+
+/*--- collectives -------------------------------------------------------------*/
+
+typedef enum { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER } CollectiveKind;
+
+static const char *const collectiveNames[] = {"all-reduce", "all-gather", "reduce-scatter"};
+
+static Xla__Gpu__CollectiveConfigProto *collectiveConfig(Arena *a, Xla__PrimitiveType type) {
+  Xla__Gpu__CollectiveConfigProto *c =
+      newMessage(a, &xla__gpu__collective_config_proto__descriptor);
+  c->n_operand_element_type = 1;
+  c->operand_element_type = arenaAlloc(a, sizeof *c->operand_element_type);
+  c->operand_element_type[0] = type;
+  Xla__ReplicaGroup *group = newMessage(a, &xla__replica_group__descriptor);
+  group->n_replica_ids = GROUP_SIZE;
+  group->replica_ids = arenaAlloc(a, GROUP_SIZE * sizeof *group->replica_ids);
+  for (int i = 0; i < GROUP_SIZE; i++)
+    group->replica_ids[i] = i;
+  c->n_replica_groups = 1;
+  c->replica_groups = arenaAlloc(a, sizeof *c->replica_groups);
+  c->replica_groups[0] = group;
+  return c; /* group_mode: cross-replica, proto3's zero */
+}
+
+/* One buffer pair: the gathered (or scattered) side holds GROUP_SIZE times
+ * the other, and element_count counts the source's elements. */
+static Xla__Gpu__CollectiveBufferProto *collectiveBuffer(Gen *g, CollectiveKind kind,
+                                                         Xla__PrimitiveType type) {
+  uint32_t src = allocOf(g, chance(&g->rng, 70) ? ALLOC_TEMP : ALLOC_PARAMETER);
+  uint32_t dst = writeAlloc(g);
+  bool inPlace = kind == ALL_REDUCE && g->allocs[src].kind == ALLOC_TEMP && chance(&g->rng, 50);
+  Range rs, rd;
+  disjoint(g, src, inPlace ? src : dst, &rs, &rd);
+  uint64_t srcScale = kind == REDUCE_SCATTER ? GROUP_SIZE : 1;
+  uint64_t dstScale = kind == ALL_GATHER ? GROUP_SIZE : 1;
+  uint64_t bytes = elementBytes(type);
+  uint64_t srcRoom = (rs.hi - rs.lo) / bytes / srcScale;
+  uint64_t dstRoom = (rd.hi - rd.lo) / bytes / dstScale;
+  uint64_t unit = pickElements(&g->rng, srcRoom < dstRoom ? srcRoom : dstRoom);
+  Span from = spanAt(g, src, rs.lo, rs.hi, type, unit * srcScale);
+  Span to = inPlace ? from : spanAt(g, dst, rd.lo, rd.hi, type, unit * dstScale);
+  Xla__Gpu__CollectiveBufferProto *b =
+      newMessage(&g->scratch, &xla__gpu__collective_buffer_proto__descriptor);
+  setI64(&b->has_element_count, &b->element_count, (int64_t)from.elements);
+  b->source_buffer = shapedSlice(g, &from);
+  b->destination_buffer = shapedSlice(g, &to);
+  return b;
+}
+
+static Thunk *collectiveThunk(Gen *g, CollectiveKind kind) {
+  static const Stat stats[] = {STAT_ALL_REDUCE, STAT_ALL_GATHER, STAT_REDUCE_SCATTER};
+  Arena *a = &g->scratch;
+  Thunk *t = newThunk(g, stats[kind], collectiveNames[kind]);
+  Xla__PrimitiveType type =
+      either(&g->rng, 90, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
+  Xla__Gpu__CollectiveConfigProto *config = collectiveConfig(a, type);
+  Xla__Gpu__CollectiveBufferProto **buffers = arenaAlloc(a, sizeof *buffers);
+  buffers[0] = collectiveBuffer(g, kind, type);
+  Xla__ReductionKindProto reduction =
+      chance(&g->rng, 90) ? XLA__REDUCTION_KIND_PROTO__REDUCTION_KIND_SUM
+                          : XLA__REDUCTION_KIND_PROTO__REDUCTION_KIND_MAX;
+  switch (kind) {
+  case ALL_REDUCE: {
+    Xla__Gpu__AllReduceThunkProto *m = newMessage(a, &xla__gpu__all_reduce_thunk_proto__descriptor);
+    m->collective_config = config, m->n_buffers = 1, m->buffers = buffers;
+    m->has_reduction_kind = true, m->reduction_kind = reduction;
+    t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ALL_REDUCE_THUNK, t->all_reduce_thunk = m;
+    break;
+  }
+  case ALL_GATHER: {
+    Xla__Gpu__AllGatherThunkProto *m = newMessage(a, &xla__gpu__all_gather_thunk_proto__descriptor);
+    m->collective_config = config, m->n_buffers = 1, m->buffers = buffers;
+    t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ALL_GATHER_THUNK, t->all_gather_thunk = m;
+    break;
+  }
+  case REDUCE_SCATTER: {
+    Xla__Gpu__ReduceScatterThunkProto *m =
+        newMessage(a, &xla__gpu__reduce_scatter_thunk_proto__descriptor);
+    m->collective_config = config, m->n_buffers = 1, m->buffers = buffers;
+    m->has_reduction_kind = true, m->reduction_kind = reduction;
+    t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_REDUCE_SCATTER_THUNK, t->reduce_scatter_thunk = m;
+    break;
+  }
+  }
+  return t;
+}
+
+static CollectiveKind randomCollective(Rng *r) {
+  unsigned x = (unsigned)below(r, 100);
+  return x < 60 ? ALL_REDUCE : x < 85 ? ALL_GATHER : REDUCE_SCATTER;
+}
+
+/*--- sequences ---------------------------------------------------------------*/
+
+/* Where a sequence's thunks go: the file (the entry sequence) or a list in
+ * the scratch arena (nested ones, which live inside their parent thunk). */
+typedef struct {
+  Thunk **items;
+  size_t count;
+  bool toFile;
+} Sink;
+
+static void writeThunk(Gen *g, const Thunk *t);
+
+static void put(Gen *g, Sink *s, Thunk *t) {
+  if (!s->toFile) {
+    s->items[s->count++] = t;
+    return;
+  }
+  writeThunk(g, t);
+  arenaReset(&g->scratch);
+}
+
+typedef enum {
+  KIND_KERNEL,
+  KIND_MEMZERO,
+  KIND_MEMSET,
+  KIND_COPY,
+  KIND_COLLECTIVE,
+  KIND_ASYNC_COLLECTIVE,
+  KIND_WHILE,
+  KIND_CONDITIONAL,
+  KIND_REPLICA_ID
+} Kind;
+
+/* The least budget each kind takes, its nested thunks (and an async done)
+ * included. */
+static int64_t leastThunks(Kind k) {
+  switch (k) {
+  case KIND_ASYNC_COLLECTIVE: return 3; /* start, collective, done */
+  case KIND_WHILE: return 3;            /* while, condition kernel, body */
+  case KIND_CONDITIONAL: return 3;      /* conditional, two branches */
+  default: return 1;
+  }
+}
+
+/* The mix, in thunks per thousand drawn: kernels dominate, as in XLA's
+ * output at HEAD. An async collective also brings its start and done. */
+static Kind pickKind(Gen *g, int depth, int64_t avail, int pending) {
+  static const struct {
+    Kind kind;
+    unsigned perMille;
+  } mix[] = {{KIND_KERNEL, 710},     {KIND_MEMZERO, 42},    {KIND_MEMSET, 42},
+             {KIND_COPY, 85},       {KIND_COLLECTIVE, 32}, {KIND_ASYNC_COLLECTIVE, 24},
+             {KIND_WHILE, 30},      {KIND_CONDITIONAL, 30}, {KIND_REPLICA_ID, 5}};
+  unsigned r = (unsigned)below(&g->rng, 1000);
+  Kind k = KIND_KERNEL;
+  for (size_t i = 0; i < sizeof mix / sizeof *mix; r -= mix[i++].perMille)
+    if (r < mix[i].perMille) {
+      k = mix[i].kind;
+      break;
+    }
+  bool nests = k == KIND_ASYNC_COLLECTIVE || k == KIND_WHILE || k == KIND_CONDITIONAL;
+  if (nests && (depth >= MAX_DEPTH || avail < leastThunks(k)))
+    return KIND_KERNEL;
+  if (k == KIND_ASYNC_COLLECTIVE && pending == MAX_PENDING)
+    return KIND_COLLECTIVE;
+  return k;
+}
+
+static Xla__Gpu__ThunkSequenceProto *sequence(Gen *g, int depth, int64_t budget);
+
+/* XLA's while: the condition computes the predicate from a counter, the body
+ * is a few thunks; trip_count is known, as XLA finds it for most loops. */
+static Thunk *whileThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
+  Arena *a = &g->scratch;
+  Thunk *t = newThunk(g, STAT_WHILE, "while");
+  Xla__Gpu__WhileThunkProto *w = newMessage(a, &xla__gpu__while_thunk_proto__descriptor);
+  Span pred = scalarSpan(g, XLA__PRIMITIVE_TYPE__PRED);
+  w->condition_result_buffer_index = slice(a, &pred, true);
+  Kernel compare = kernel(g, below(&g->rng, g->numKernels));
+  compare.kind = "loop_compare_fusion", compare.arity = 2, compare.writes = 1;
+  compare.types[0] = XLA__PRIMITIVE_TYPE__S32, compare.types[1] = XLA__PRIMITIVE_TYPE__PRED;
+  Span args[2] = {scalarSpan(g, XLA__PRIMITIVE_TYPE__S32), pred};
+  Xla__Gpu__ThunkSequenceProto *cond =
+      newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
+  cond->n_thunks = 1;
+  cond->thunks = arenaAlloc(a, sizeof *cond->thunks);
+  cond->thunks[0] = kernelLaunch(g, &compare, args);
+  w->condition_thunk_sequence = cond;
+  int64_t body = between(&g->rng, 1, avail - 2 < 8 ? avail - 2 : 8);
+  w->body_thunk_sequence = sequence(g, depth + 1, body);
+  setI64(&w->has_trip_count, &w->trip_count, between(&g->rng, 2, 32));
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_WHILE_THUNK;
+  t->while_thunk = w;
+  *used = 2 + body;
+  return t;
+}
+
+/* Two or three branches of one to four thunks, on an s32 index. */
+static Thunk *conditionalThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
+  Arena *a = &g->scratch;
+  Thunk *t = newThunk(g, STAT_CONDITIONAL, "conditional");
+  Xla__Gpu__ConditionalThunkProto *c =
+      newMessage(a, &xla__gpu__conditional_thunk_proto__descriptor);
+  Span index = scalarSpan(g, XLA__PRIMITIVE_TYPE__S32);
+  c->branch_index_buffer = shapedSlice(g, &index);
+  int branches = avail >= 4 && chance(&g->rng, 30) ? 3 : 2;
+  c->n_branch_thunks = (size_t)branches;
+  c->branch_thunks = arenaAlloc(a, (size_t)branches * sizeof *c->branch_thunks);
+  int64_t left = avail - 1;
+  *used = 1;
+  for (int b = 0; b < branches; b++) {
+    int64_t most = left - (branches - 1 - b); /* one each for the rest */
+    int64_t n = between(&g->rng, 1, most < 4 ? most : 4);
+    c->branch_thunks[b] = sequence(g, depth + 1, n);
+    left -= n, *used += n;
+  }
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_CONDITIONAL_THUNK;
+  t->conditional_thunk = c;
+  return t;
+}
+
+/* A collective on the communication stream; its done comes later in the
+ * same sequence. */
+static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
+  Arena *a = &g->scratch;
+  Thunk *t = newThunk(g, STAT_ASYNC_START, arenaPrintf(a, "%s-start", collectiveNames[kind]));
+  Xla__Gpu__AsyncStartThunkProto *s =
+      newMessage(a, &xla__gpu__async_start_thunk_proto__descriptor);
+  setU64(&s->has_async_execution_id, &s->async_execution_id, id);
+  s->execution_stream_id_case =
+      XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
+  s->communication_stream_id = 1;
+  Xla__Gpu__ThunkSequenceProto *region =
+      newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
+  region->n_thunks = 1;
+  region->thunks = arenaAlloc(a, sizeof *region->thunks);
+  region->thunks[0] = collectiveThunk(g, kind);
+  s->thunks = region;
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_START_THUNK;
+  t->async_start_thunk = s;
+  return t;
+}
+
+static Thunk *asyncDone(Gen *g, CollectiveKind kind, uint64_t id) {
+  const char *name = arenaPrintf(&g->scratch, "%s-done", collectiveNames[kind]);
+  Thunk *t = newThunk(g, STAT_ASYNC_DONE, name);
+  Xla__Gpu__AsyncDoneThunkProto *d =
+      newMessage(&g->scratch, &xla__gpu__async_done_thunk_proto__descriptor);
+  setU64(&d->has_async_execution_id, &d->async_execution_id, id);
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK;
+  t->async_done_thunk = d;
+  return t;
+}
+
+/* A thunk of kind k, not an async one, using at most `avail` thunks. */
+static Thunk *makeThunk(Gen *g, Kind k, int depth, int64_t avail, int64_t *used) {
+  *used = 1;
+  switch (k) {
+  case KIND_MEMZERO: return memzeroThunk(g);
+  case KIND_MEMSET: return memsetThunk(g);
+  case KIND_COPY: return copyThunk(g);
+  case KIND_COLLECTIVE: return collectiveThunk(g, randomCollective(&g->rng));
+  case KIND_WHILE: return whileThunk(g, depth, avail, used);
+  case KIND_CONDITIONAL: return conditionalThunk(g, depth, avail, used);
+  case KIND_REPLICA_ID: return replicaIdThunk(g);
+  default: return kernelThunk(g);
+  }
+}
+
+typedef struct {
+  uint64_t id;
+  CollectiveKind kind;
+  int64_t due; /* emitted thunks after which the done goes */
+} Pending;
+
+/* Exactly `budget` thunks at `depth` into `sink`, every async region done
+ * within the sequence that started it. */
+static void fill(Gen *g, Sink *sink, int depth, int64_t budget) {
+  Pending pending[MAX_PENDING];
+  int numPending = 0;
+  int64_t left = budget, emitted = 0; /* left counts the dones owed */
+  if (depth > g->maxDepth)
+    g->maxDepth = depth;
+  while (left > 0) {
+    if (numPending && (pending[0].due <= emitted || left == numPending)) {
+      put(g, sink, asyncDone(g, pending[0].kind, pending[0].id));
+      memmove(pending, pending + 1, (size_t)--numPending * sizeof *pending);
+      left--, emitted++;
+      continue;
+    }
+    int64_t avail = left - numPending, used;
+    Kind k = pickKind(g, depth, avail, numPending);
+    if (k == KIND_ASYNC_COLLECTIVE) {
+      Pending p = {++g->nextAsyncId, randomCollective(&g->rng),
+                   emitted + 2 + between(&g->rng, 0, 5)};
+      put(g, sink, asyncStart(g, p.kind, p.id));
+      if (depth + 1 > g->maxDepth)
+        g->maxDepth = depth + 1;
+      pending[numPending++] = p;
+      left -= 2, emitted++; /* the start and its collective; the done is owed */
+      continue;
+    }
+    put(g, sink, makeThunk(g, k, depth, avail, &used));
+    left -= used, emitted++;
+  }
+}
+
+/* A nested sequence of exactly `budget` thunks. */
+static Xla__Gpu__ThunkSequenceProto *sequence(Gen *g, int depth, int64_t budget) {
+  Sink sink = {arenaAlloc(&g->scratch, (size_t)budget * sizeof(Thunk *)), 0, false};
+  fill(g, &sink, depth, budget);
+  Xla__Gpu__ThunkSequenceProto *s =
+      newMessage(&g->scratch, &xla__gpu__thunk_sequence_proto__descriptor);
+  s->n_thunks = sink.count, s->thunks = sink.items;
+  return s;
+}
+
+/*--- the executable around the thunks ---------------------------------------*/
+
+static uint32_t addAlloc(Gen *g, AllocKind kind, uint64_t size, Xla__PrimitiveType type) {
+  Alloc *al = &g->allocs[g->numAllocs];
+  *al = (Alloc){kind, size, type, size / elementBytes(type)};
+  g->byKind[kind][g->numByKind[kind]++] = g->numAllocs;
+  return g->numAllocs++;
+}
+
+/* Parameters and outputs of 1Ki to 256Ki elements of f32 or bf16, a few
+ * small f32 constants, XLA's big preallocated temp and smaller temps; and for a tuple
+ * result, the tuple's index table, which XLA allocates too. */
+static void planAllocations(Gen *g, uint64_t thunks) {
+  uint32_t params = (uint32_t)between(&g->rng, 2, 4), outputs = (uint32_t)between(&g->rng, 1, 3);
+  uint32_t constants = (uint32_t)between(&g->rng, 2, 6);
+  uint64_t t = 4 + thunks / 2000;
+  uint32_t temps = (uint32_t)(t > 128 ? 128 : t);
+  uint32_t total = params + outputs + 1 + constants + temps;
+  g->allocs = arenaAlloc(&g->keep, total * sizeof *g->allocs);
+  for (int k = 0; k <= ALLOC_TEMP; k++)
+    g->byKind[k] = arenaAlloc(&g->keep, total * sizeof **g->byKind);
+  for (uint32_t i = 0; i < params + outputs; i++) {
+    Xla__PrimitiveType type =
+        either(&g->rng, 80, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
+    uint64_t size = elementBytes(type) << between(&g->rng, 10, 18);
+    addAlloc(g, i < params ? ALLOC_PARAMETER : ALLOC_OUTPUT, size, type);
+  }
+  if (outputs > 1)
+    addAlloc(g, ALLOC_TUPLE, 8 * outputs, XLA__PRIMITIVE_TYPE__U64);
+  for (uint32_t i = 0; i < constants; i++)
+    addAlloc(g, ALLOC_CONSTANT, 4 << between(&g->rng, 0, 8), XLA__PRIMITIVE_TYPE__F32);
+  addAlloc(g, ALLOC_TEMP, 16 << 20, XLA__PRIMITIVE_TYPE__U8);
+  for (uint32_t i = 1; i < temps; i++)
+    addAlloc(g, ALLOC_TEMP, (uint64_t)between(&g->rng, 256, 4096) * 256, XLA__PRIMITIVE_TYPE__U8);
+}
+
+static Xla__BufferAllocationProto *allocationProto(Gen *g, uint32_t i, int64_t parameter) {
+  const Alloc *al = &g->allocs[i];
+  Xla__BufferAllocationProto *m = newMessage(&g->keep, &xla__buffer_allocation_proto__descriptor);
+  setI64(&m->has_index, &m->index, i);
+  setI64(&m->has_size, &m->size, (int64_t)al->size);
+  if (al->kind == ALLOC_PARAMETER) {
+    m->has_is_entry_computation_parameter = m->is_entry_computation_parameter = true;
+    setI64(&m->has_parameter_number, &m->parameter_number, parameter);
+  }
+  if (al->kind == ALLOC_OUTPUT || al->kind == ALLOC_TUPLE)
+    m->has_maybe_live_out = m->maybe_live_out = true;
+  if (al->kind == ALLOC_TUPLE)
+    m->has_is_tuple = m->is_tuple = true;
+  if (al->kind == ALLOC_CONSTANT)
+    m->has_is_constant = m->is_constant = true;
+  return m;
+}
+
+static Xla__ShapeProto *allocShape(Gen *g, uint32_t i) {
+  const Alloc *al = &g->allocs[i];
+  return arrayShape(&g->keep, &g->rng, al->type, al->elements, 2);
+}
+
+/* The program's signature, so that thunky-run reads and writes arrays. */
+static Xla__ProgramShapeProto *programShape(Gen *g) {
+  Arena *a = &g->keep;
+  Xla__ProgramShapeProto *p = newMessage(a, &xla__program_shape_proto__descriptor);
+  uint32_t params = g->numByKind[ALLOC_PARAMETER], outputs = g->numByKind[ALLOC_OUTPUT];
+  p->n_parameters = p->n_parameter_names = params;
+  p->parameters = arenaAlloc(a, params * sizeof *p->parameters);
+  p->parameter_names = arenaAlloc(a, params * sizeof *p->parameter_names);
+  for (uint32_t i = 0; i < params; i++) {
+    p->parameters[i] = allocShape(g, g->byKind[ALLOC_PARAMETER][i]);
+    p->parameter_names[i] = arenaPrintf(a, "arg%u", i);
+  }
+  if (outputs == 1) {
+    p->result = allocShape(g, g->byKind[ALLOC_OUTPUT][0]);
+    return p;
+  }
+  Xla__ShapeProto *tuple = newMessage(a, &xla__shape_proto__descriptor);
+  tuple->has_element_type = true, tuple->element_type = XLA__PRIMITIVE_TYPE__TUPLE;
+  tuple->n_tuple_shapes = outputs;
+  tuple->tuple_shapes = arenaAlloc(a, outputs * sizeof *tuple->tuple_shapes);
+  for (uint32_t i = 0; i < outputs; i++)
+    tuple->tuple_shapes[i] = allocShape(g, g->byKind[ALLOC_OUTPUT][i]);
+  p->result = tuple;
+  return p;
+}
+
+static Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *outputEntry(Gen *g, int64_t index,
+                                                                     uint32_t alloc) {
+  Arena *a = &g->keep;
+  Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *e =
+      newMessage(a, &xla__gpu__gpu_executable_proto__output_info_map_entry__descriptor);
+  e->shape_index = newMessage(a, &xla__shape_index_proto__descriptor);
+  if (index >= 0) {
+    e->shape_index->n_indexes = 1;
+    e->shape_index->indexes = arenaAlloc(a, sizeof *e->shape_index->indexes);
+    e->shape_index->indexes[0] = index;
+  }
+  e->output_info = newMessage(a, &xla__gpu__gpu_executable_proto__output_info_proto__descriptor);
+  setI64(&e->output_info->has_allocation_index, &e->output_info->allocation_index, alloc);
+  return e;
+}
+
+/* Output i at shape index {i}, and the tuple itself at {} (XLA lists every
+ * subshape); a single array output sits at {}. */
+static void outputInfo(Gen *g, Xla__Gpu__GpuExecutableProto *exe) {
+  uint32_t outputs = g->numByKind[ALLOC_OUTPUT];
+  exe->output_info_map = arenaAlloc(&g->keep, (outputs + 1) * sizeof *exe->output_info_map);
+  if (outputs == 1) {
+    exe->output_info_map[exe->n_output_info_map++] = outputEntry(g, -1, g->byKind[ALLOC_OUTPUT][0]);
+    return;
+  }
+  exe->output_info_map[exe->n_output_info_map++] = outputEntry(g, -1, g->byKind[ALLOC_TUPLE][0]);
+  for (uint32_t i = 0; i < outputs; i++)
+    exe->output_info_map[exe->n_output_info_map++] = outputEntry(g, i, g->byKind[ALLOC_OUTPUT][i]);
+}
+
+/* Each constant allocation's bytes, as XLA writes them when it keeps no HLO
+ * module: small floats in [-1, 1]. */
+static void constants(Gen *g, Xla__Gpu__GpuExecutableProto *exe) {
+  Arena *a = &g->keep;
+  uint32_t n = g->numByKind[ALLOC_CONSTANT];
+  exe->n_constants = n;
+  exe->constants = arenaAlloc(a, n * sizeof *exe->constants);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t alloc = g->byKind[ALLOC_CONSTANT][i];
+    Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c =
+        newMessage(a, &xla__gpu__gpu_executable_proto__constant_info_proto__descriptor);
+    c->symbol_name = arenaPrintf(a, "buffer_for_constant_%u", i);
+    c->content = newMessage(a, &xla__gpu__dense_data_intermediate_proto__descriptor);
+    size_t size = (size_t)g->allocs[alloc].size;
+    float *values = arenaAlloc(a, size);
+    for (size_t k = 0; k < size / sizeof *values; k++)
+      values[k] = (float)((int)below(&g->rng, 2001) - 1000) / 1000.0f;
+    c->content->has_data = true;
+    c->content->data = (ProtobufCBinaryData){size, (uint8_t *)values};
+    setI64(&c->has_allocation_index, &c->allocation_index, alloc);
+    exe->constants[i] = c;
+  }
+}
+
+/* Everything but the thunks. */
+static Xla__Gpu__GpuExecutableProto *executable(Gen *g, uint64_t thunks) {
+  Arena *a = &g->keep;
+  Xla__Gpu__GpuExecutableProto *exe = newMessage(a, &xla__gpu__gpu_executable_proto__descriptor);
+  /* XLA refuses an executable without a buffer assignment; empty will do. */
+  exe->buffer_assignment = newMessage(a, &xla__buffer_assignment_proto__descriptor);
+  exe->module_name = arenaPrintf(a, "jit_bench_%" PRIu64 "_seed%" PRIu64, thunks, g->seed);
+  exe->program_shape = programShape(g);
+  Xla__Gpu__GpuExecutableProto__RepeatedBufferAllocations *allocs =
+      newMessage(a, &xla__gpu__gpu_executable_proto__repeated_buffer_allocations__descriptor);
+  allocs->n_values = g->numAllocs;
+  allocs->values = arenaAlloc(a, g->numAllocs * sizeof *allocs->values);
+  for (uint32_t i = 0, parameter = 0; i < g->numAllocs; i++)
+    allocs->values[i] =
+        allocationProto(g, i, g->allocs[i].kind == ALLOC_PARAMETER ? parameter++ : -1);
+  exe->buffer_allocations = allocs;
+  outputInfo(g, exe);
+  constants(g, exe);
+  return exe;
+}
+
+/* K blobs of B/2..B bytes: an ELF identification as nvcc writes it (64-bit,
+ * little-endian, CUDA's OS ABI), then noise. */
+static void makeBlobs(Gen *g, uint32_t count, uint32_t maxBytes) {
+  static const uint8_t ident[8] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33};
+  g->numBlobs = count;
+  g->blobs = arenaAlloc(&g->keep, count * sizeof *g->blobs);
+  for (uint32_t i = 0; i < count; i++) {
+    size_t size = (size_t)between(&g->rng, maxBytes / 2, maxBytes) & ~(size_t)7;
+    uint8_t *data = malloc(size);
+    if (!data)
+      fatal("out of memory");
+    for (size_t k = 0; k < size; k += 8) {
+      uint64_t word = next(&g->rng);
+      memcpy(data + k, &word, 8);
+    }
+    memcpy(data, ident, sizeof ident);
+    g->blobs[i] = (ProtobufCBinaryData){size, data};
+  }
+}
+
+/*--- writing -----------------------------------------------------------------*/
+
+static void writeBytes(Gen *g, const void *data, size_t size) {
+  if (fwrite(data, 1, size, g->out) != size)
+    fatal("write failed: %s", strerror(errno));
+  g->bytesWritten += size;
+}
+
+/* A length-delimited field's tag and length. */
+static void writeHeader(Gen *g, uint32_t field, uint64_t length) {
+  uint8_t bytes[16];
+  size_t n = 0;
+  for (uint64_t v = (uint64_t)field << 3 | 2;; v >>= 7) {
+    bytes[n++] = (uint8_t)(v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
+    if (v < 0x80)
+      break;
+  }
+  for (uint64_t v = length;; v >>= 7) {
+    bytes[n++] = (uint8_t)(v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
+    if (v < 0x80)
+      break;
+  }
+  writeBytes(g, bytes, n);
+}
+
+/* One more GpuExecutableProto.thunks (field 13). */
+static void writeThunk(Gen *g, const Thunk *t) {
+  size_t size = protobuf_c_message_get_packed_size(&t->base);
+  if (size > g->packedCapacity) {
+    free(g->packed);
+    g->packedCapacity = size * 2;
+    if (!(g->packed = malloc(g->packedCapacity)))
+      fatal("out of memory");
+  }
+  protobuf_c_message_pack(&t->base, g->packed);
+  writeHeader(g, 13, size);
+  writeBytes(g, g->packed, size);
+}
+
+static void writeMessage(Gen *g, const ProtobufCMessage *m) {
+  size_t size = protobuf_c_message_get_packed_size(m);
+  uint8_t *bytes = malloc(size + 1);
+  if (!bytes)
+    fatal("out of memory");
+  protobuf_c_message_pack(m, bytes);
+  writeBytes(g, bytes, size);
+  free(bytes);
+}
+
+/*--- the command line --------------------------------------------------------*/
+
+typedef struct {
+  uint64_t thunks, seed, cubins, cubinBytes;
+  const char *output;
+  bool stats;
+} Args;
+
+static bool number(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno || end == s || *end || *s == '-')
+    return false;
+  *out = v;
+  return true;
+}
+
+static bool parseArgs(int argc, char **argv, Args *a) {
+  *a = (Args){.seed = 1, .cubinBytes = 4096};
+  bool haveThunks = false;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(arg, "--stats")) {
+      a->stats = true;
+      continue;
+    }
+    if (!value)
+      return false;
+    i++;
+    bool ok = !strcmp(arg, "--thunks")        ? (haveThunks = number(value, &a->thunks))
+              : !strcmp(arg, "--seed")        ? number(value, &a->seed)
+              : !strcmp(arg, "--cubins")      ? number(value, &a->cubins) && a->cubins > 0
+              : !strcmp(arg, "--cubin-bytes") ? number(value, &a->cubinBytes)
+              : !strcmp(arg, "-o")            ? (a->output = value) != NULL
+                                              : false;
+    if (!ok)
+      return false;
+  }
+  if (!a->cubins)
+    a->cubins = a->thunks / 250 > 4 ? a->thunks / 250 : 4;
+  return haveThunks && a->thunks >= 1 && a->thunks <= INT64_MAX / 2 && a->output &&
+         a->cubins <= UINT32_MAX && a->cubinBytes >= 16 && a->cubinBytes <= (1u << 30);
+}
+
+static void printStats(const Gen *g) {
+  uint64_t total = 0;
+  for (int s = 0; s < NUM_STATS; s++)
+    total += g->stats[s];
+  fprintf(stderr, "bench-gen: %" PRIu64 " thunks, nesting depth %d, %u allocations, %u cubins, "
+          "%" PRIu64 " bytes\n", total, g->maxDepth, g->numAllocs, g->numBlobs, g->bytesWritten);
+  for (int s = 0; s < NUM_STATS; s++)
+    fprintf(stderr, "  %-28s %10" PRIu64 "  %5.1f%%\n", statNames[s], g->stats[s],
+            100.0 * (double)g->stats[s] / (double)total);
+}
+
+/* Writes to a temporary name and renames, so that a failed run leaves no
+ * half file under the name asked for. */
+static int generate(const Args *a) {
+  Gen g = {.rng = {mix(a->seed)}, .seed = a->seed};
+  bool toStdout = !strcmp(a->output, "-");
+  char temporary[4096];
+  snprintf(temporary, sizeof temporary, "%s.partial", a->output);
+  g.out = toStdout ? stdout : fopen(temporary, "wb");
+  if (!g.out)
+    fatal("cannot open %s: %s", temporary, strerror(errno));
+  static char buffer[1 << 20];
+  setvbuf(g.out, buffer, _IOFBF, sizeof buffer);
+  makeBlobs(&g, (uint32_t)a->cubins, (uint32_t)a->cubinBytes);
+  planAllocations(&g, a->thunks);
+  g.numKernels = a->thunks / 8 > 16 ? a->thunks / 8 : 16;
+  writeMessage(&g, &executable(&g, a->thunks)->base);
+  Sink entry = {.toFile = true};
+  fill(&g, &entry, 0, (int64_t)a->thunks);
+  if (fflush(g.out) != 0 || (!toStdout && fclose(g.out) != 0))
+    fatal("cannot write %s: %s", a->output, strerror(errno));
+  if (!toStdout && rename(temporary, a->output) != 0)
+    fatal("cannot rename %s to %s: %s", temporary, a->output, strerror(errno));
+  if (a->stats)
+    printStats(&g);
+  for (uint32_t i = 0; i < g.numBlobs; i++)
+    free(g.blobs[i].data);
+  free(g.packed);
+  arenaFree(&g.scratch);
+  arenaFree(&g.keep);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  Args a;
+  if (!parseArgs(argc, argv, &a)) {
+    fputs(usage, stderr);
+    return 2;
+  }
+  return generate(&a);
+}
