@@ -25,8 +25,9 @@ typedef struct {
   uint32_t rank;
   uint8_t **memory;    /* allocation bases */
   uint8_t *block;      /* where they live */
-  void **pointers;     /* kernel and custom-call argument scratch */
-  uint64_t *sizes;
+  void **pointers;     /* per plan slice: where it is (NULL when empty) */
+  uint64_t *sizes;     /* per plan slice: its size; kernels get ranges of both */
+  ThunkyError why;     /* what a kernel or custom call said went wrong */
   bool *inFlight;      /* per async slot */
   ThunkyError error;
   bool failed;
@@ -54,8 +55,10 @@ static void destroy(void *opaque) {
   free(s);
 }
 
-/* Allocations laid out in one block per rank, each 64-byte aligned. */
-static bool allocateRank(HostState *s, Rank *r, uint32_t maxArgs, ThunkyError *error) {
+/* Allocations laid out in one block per rank, each 64-byte aligned; every
+ * slice's address is computed here, once, so that launching a kernel is a
+ * call with pointers into these tables. */
+static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   const ThunkyPlan *p = s->plan;
   uint64_t total = 0;
   for (uint32_t a = 0; a < p->numAllocations; a++) {
@@ -66,8 +69,8 @@ static bool allocateRank(HostState *s, Rank *r, uint32_t maxArgs, ThunkyError *e
   }
   r->block = total <= SIZE_MAX ? aligned_alloc(64, total ? (size_t)total : 64) : NULL;
   r->memory = calloc(p->numAllocations + 1, sizeof *r->memory);
-  r->pointers = calloc(maxArgs + 1, sizeof *r->pointers);
-  r->sizes = calloc(maxArgs + 1, sizeof *r->sizes);
+  r->pointers = calloc(p->numSlices + 1, sizeof *r->pointers);
+  r->sizes = calloc(p->numSlices + 1, sizeof *r->sizes);
   r->inFlight = calloc(p->numAsyncSlots + 1, sizeof *r->inFlight);
   if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->inFlight)
     return thunkyErrorf(error, "host: out of memory for %llu bytes of allocations",
@@ -79,6 +82,11 @@ static bool allocateRank(HostState *s, Rank *r, uint32_t maxArgs, ThunkyError *e
     if (p->allocations[a].constant.size)
       memcpy(r->memory[a], p->allocations[a].constant.data, p->allocations[a].constant.size);
     at += (p->allocations[a].size + 63) & ~(uint64_t)63;
+  }
+  for (uint32_t i = 0; i < p->numSlices; i++) {
+    ThunkyPlanSlice slice = p->slices[i];
+    r->pointers[i] = slice.size ? r->memory[slice.allocation] + slice.offset : NULL;
+    r->sizes[i] = slice.size;
   }
   return true;
 }
@@ -118,15 +126,6 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     s->config.ranks = 1;
   if (!s->config.partitions || s->config.ranks % s->config.partitions)
     s->config.partitions = 1;
-  uint32_t maxArgs = 0;
-  for (uint32_t i = 0; i < plan->numCommands; i++) {
-    const ThunkyCommand *c = &plan->commands[i];
-    uint32_t n = c->kind == THUNKY_CMD_KERNEL        ? c->kernel.args.count
-                 : c->kind == THUNKY_CMD_CUSTOM_CALL ? c->customCall.operands.count +
-                                                           c->customCall.results.count
-                                                     : 0;
-    maxArgs = n > maxArgs ? n : maxArgs;
-  }
   bool ok = resolve(s, error) &&
             (s->world = thunkyHostWorldCreate(s->config.ranks, s->config.partitions, error)) &&
             (s->ranks = calloc(s->config.ranks, sizeof *s->ranks));
@@ -134,7 +133,7 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     ok = thunkyErrorf(error, "host: out of memory");
   for (uint32_t r = 0; ok && r < s->config.ranks; r++) {
     s->ranks[r].state = s, s->ranks[r].rank = r;
-    ok = allocateRank(s, &s->ranks[r], maxArgs, error);
+    ok = allocateRank(s, &s->ranks[r], error);
   }
   if (!ok) {
     destroy(s);
@@ -197,39 +196,31 @@ static bool failWith(Rank *r, const ThunkyCommand *c, const ThunkyError *why) {
 static uint8_t *at(Rank *r, ThunkyPlanSlice s) { return r->memory[s.allocation] + s.offset; }
 
 static bool runKernel(Rank *r, const ThunkyCommand *c) {
-  const ThunkyPlan *p = r->state->plan;
   const ThunkyRegistryEntry *e = r->state->kernels[c->kernel.kernel];
-  for (uint32_t i = 0; i < c->kernel.args.count; i++) {
-    ThunkyPlanSlice s = p->slices[c->kernel.args.first + i];
-    r->pointers[i] = at(r, s), r->sizes[i] = s.size;
-  }
-  ThunkyKernelCall call = {.name = e->name, .args = r->pointers, .argSizes = r->sizes,
-                           .numArgs = c->kernel.args.count, .rank = r->rank,
-                           .ranks = r->state->config.ranks};
-  memcpy(call.grid, c->kernel.grid, sizeof call.grid);
-  memcpy(call.block, c->kernel.block, sizeof call.block);
-  ThunkyError why = {{0}};
-  return e->kernel(&call, e->userData, &why) || failWith(r, c, &why);
+  uint32_t first = c->kernel.args.first;
+  ThunkyKernelCall call = {.name = e->name, .args = r->pointers + first,
+                           .argSizes = r->sizes + first, .numArgs = c->kernel.args.count,
+                           .grid = {c->kernel.grid[0], c->kernel.grid[1], c->kernel.grid[2]},
+                           .block = {c->kernel.block[0], c->kernel.block[1], c->kernel.block[2]},
+                           .rank = r->rank, .ranks = r->state->config.ranks};
+  r->why.message[0] = 0;
+  return e->kernel(&call, e->userData, &r->why) || failWith(r, c, &r->why);
 }
 
 static bool runCustomCall(Rank *r, const ThunkyCommand *c) {
-  const ThunkyPlan *p = r->state->plan;
   const ThunkyRegistryEntry *e = r->state->calls[c->customCall.call];
-  const ThunkyPlanCustomCall *call = &p->customCalls[c->customCall.call];
-  uint32_t nOperands = c->customCall.operands.count, nResults = c->customCall.results.count;
-  for (uint32_t i = 0; i < nOperands + nResults; i++) {
-    ThunkyPlanSlice s = i < nOperands ? p->slices[c->customCall.operands.first + i]
-                                      : p->slices[c->customCall.results.first + i - nOperands];
-    r->pointers[i] = s.size ? at(r, s) : NULL, r->sizes[i] = s.size;
-  }
-  ThunkyCustomCallArgs args = {.target = e->name, .operands = r->pointers,
-                               .results = r->pointers + nOperands, .operandSizes = r->sizes,
-                               .resultSizes = r->sizes + nOperands, .numOperands = nOperands,
-                               .numResults = nResults, .opaque = call->opaque,
-                               .attributes = call->attributes, .rank = r->rank,
-                               .ranks = r->state->config.ranks};
-  ThunkyError why = {{0}};
-  return e->customCall(&args, e->userData, &why) || failWith(r, c, &why);
+  const ThunkyPlanCustomCall *call = &r->state->plan->customCalls[c->customCall.call];
+  uint32_t operands = c->customCall.operands.first, results = c->customCall.results.first;
+  ThunkyCustomCallArgs args = {.target = e->name, .operands = r->pointers + operands,
+                               .results = r->pointers + results,
+                               .operandSizes = r->sizes + operands,
+                               .resultSizes = r->sizes + results,
+                               .numOperands = c->customCall.operands.count,
+                               .numResults = c->customCall.results.count,
+                               .opaque = call->opaque, .attributes = call->attributes,
+                               .rank = r->rank, .ranks = r->state->config.ranks};
+  r->why.message[0] = 0;
+  return e->customCall(&args, e->userData, &r->why) || failWith(r, c, &r->why);
 }
 
 static bool runConditional(Rank *r, const ThunkyCommand *c, uint32_t stream) {
@@ -269,7 +260,6 @@ static bool runWhile(Rank *r, const ThunkyCommand *c, uint32_t stream) {
 
 static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   HostState *s = r->state;
-  ThunkyError why = {{0}};
   switch ((ThunkyCommandKind)c->kind) {
   case THUNKY_CMD_MEMZERO:
     memset(at(r, c->memzero.dst), 0, c->memzero.dst.size);
@@ -288,8 +278,8 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   case THUNKY_CMD_CUSTOM_CALL:
     return runCustomCall(r, c);
   case THUNKY_CMD_GEMM:
-    return thunkyHostGemm(&s->plan->gemms[c->gemm.gemm], r->memory, &why) ||
-           failWith(r, c, &why);
+    return thunkyHostGemm(&s->plan->gemms[c->gemm.gemm], r->memory, &r->why) ||
+           failWith(r, c, &r->why);
   case THUNKY_CMD_CONDITIONAL:
     return runConditional(r, c, stream);
   case THUNKY_CMD_WHILE:
@@ -306,8 +296,8 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
     return true;
   case THUNKY_CMD_COLLECTIVE:
     return thunkyHostCollective(s->world, r->rank, s->plan, c->collective.collective, r->memory,
-                                &why) ||
-           failWith(r, c, &why);
+                                &r->why) ||
+           failWith(r, c, &r->why);
   case THUNKY_CMD_COLLECTIVE_GROUP:
     return runList(r, c->group.list, stream);
   case THUNKY_CMD_REPLICA_ID:
