@@ -18,9 +18,11 @@ struct ThunkyArena {
   Chunk *chunks;
 };
 
-static void *allocatorAlloc(void *data, size_t size) {
-  return thunkyArenaAlloc(data, size);
-}
+static void *bump(ThunkyArena *arena, size_t size);
+
+/* protobuf-c initializes or fills all it allocates: no zeroing, which for
+ * the bytes of cubins would double the work. */
+static void *allocatorAlloc(void *data, size_t size) { return bump(data, size); }
 
 static void allocatorFree(void *data, void *pointer) {}
 
@@ -42,7 +44,7 @@ void thunkyArenaDestroy(ThunkyArena *arena) {
   free(arena);
 }
 
-void *thunkyArenaAlloc(ThunkyArena *arena, size_t size) {
+static void *bump(ThunkyArena *arena, size_t size) {
   if (size > SIZE_MAX - ALIGN - sizeof(Chunk))
     return NULL;
   size_t rounded = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
@@ -67,12 +69,18 @@ void *thunkyArenaAlloc(ThunkyArena *arena, size_t size) {
   }
   void *p = c->data + c->used;
   c->used += rounded;
-  memset(p, 0, size);
+  return p;
+}
+
+void *thunkyArenaAlloc(ThunkyArena *arena, size_t size) {
+  void *p = bump(arena, size);
+  if (p)
+    memset(p, 0, size);
   return p;
 }
 
 void *thunkyArenaCopy(ThunkyArena *arena, const void *data, size_t size) {
-  void *p = thunkyArenaAlloc(arena, size ? size : 1);
+  void *p = bump(arena, size ? size : 1);
   if (p && size)
     memcpy(p, data, size);
   return p;
