@@ -16,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A kernel's code (thunky.kernel_binary) is the program, not metadata:
+ * without it the module would export kernels that cannot load. */
 static bool isMetadata(MlirStringRef name) {
+  static const char code[] = "thunky.kernel_binary";
+  if (name.length == sizeof code - 1 && memcmp(name.data, code, sizeof code - 1) == 0)
+    return false;
   return name.length > 7 && memcmp(name.data, "thunky.", 7) == 0;
 }
 

@@ -39,6 +39,11 @@
  * its `written` flags, so that passes need not read the ThunkProto. Export
  * ignores it; it goes stale if thunk_proto is edited by hand. */
 #define THUNKY_ATTR_WRITTEN "thunky.written"
+/* call_thunk_proto of a custom kernel thunk: the kernel's cubin (or PTX),
+ * taken out of thunk_proto so that a module holds each distinct binary once
+ * (MLIR uniques attributes) however many thunks launch it; export puts it
+ * back. It is the program's code, so thunky-strip-metadata keeps it. */
+#define THUNKY_ATTR_KERNEL_BINARY "thunky.kernel_binary"
 /* First-class op: the fields of its ThunkProto that the op does not model
  * (thunk_info, shapes, collective details...). */
 #define THUNKY_ATTR_THUNK "thunky.thunk"

@@ -652,6 +652,39 @@ static bool rebaseSlice(ThunkySlice *s, void *userData) {
   return true;
 }
 
+/* Puts back the cubin or PTX import took out (THUNKY_ATTR_KERNEL_BINARY). */
+static bool restoreKernelBinary(Exporter *ex, MlirOperation op, Thunk *t) {
+  MlirAttribute code = discardable(op, THUNKY_ATTR_KERNEL_BINARY);
+  if (mlirAttributeIsNull(code))
+    return true;
+  if (!mlirAttributeIsAString(code))
+    return opError(op, THUNKY_ATTR_KERNEL_BINARY " must be a string");
+  const Xla__Gpu__CustomKernelProto *k =
+      t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK
+          ? t->custom_kernel_thunk->custom_kernel
+          : NULL;
+  StreamExecutor__KernelLoaderSpecProto *spec = k ? k->kernel_spec : NULL;
+  MlirStringRef bytes = mlirStringAttrGetValue(code);
+  if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN &&
+      spec->cubin) {
+    spec->cubin->has_data = 1;
+    spec->cubin->data = (ProtobufCBinaryData){bytes.length, (uint8_t *)(uintptr_t)bytes.data};
+    return true;
+  }
+  if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
+      spec->ptx) {
+    /* The attribute's bytes are not NUL-terminated; the string field must be. */
+    char *text = thunkyArenaAlloc(ex->arena, bytes.length + 1);
+    if (!text)
+      return opError(op, "out of memory");
+    memcpy(text, bytes.data, bytes.length);
+    spec->ptx->data = text;
+    return true;
+  }
+  return opError(op, THUNKY_ATTR_KERNEL_BINARY " on a thunk that is not a custom kernel with a "
+                     "cubin or PTX");
+}
+
 static Thunk *exportCallThunkProto(Exporter *ex, MlirOperation op) {
   MlirStringRef bytes = mlirStringAttrGetValue(inherent(op, "thunk_proto"));
   char why[512];
@@ -676,7 +709,7 @@ static Thunk *exportCallThunkProto(Exporter *ex, MlirOperation op) {
   if (ok)
     thunkyForEachSlice(&t->base, rebaseSlice, &r);
   free(operands);
-  return ok && !r.failed ? t : NULL;
+  return ok && !r.failed && restoreKernelBinary(ex, op, t) ? t : NULL;
 }
 
 /*--- dispatch ------------------------------------------------------------*/

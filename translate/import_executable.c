@@ -747,6 +747,31 @@ static bool kernelWrites(const Thunk *t, size_t n, int *writes) {
   return true;
 }
 
+/* A custom kernel's cubin or PTX, moved out of the thunk (see
+ * THUNKY_ATTR_KERNEL_BINARY); a null attribute when there is none. */
+static MlirAttribute takeKernelBinary(Importer *im, Thunk *t) {
+  const Xla__Gpu__CustomKernelProto *k =
+      t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK
+          ? t->custom_kernel_thunk->custom_kernel
+          : NULL;
+  StreamExecutor__KernelLoaderSpecProto *spec = k ? k->kernel_spec : NULL;
+  if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN &&
+      spec->cubin && spec->cubin->has_data && spec->cubin->data.len) {
+    MlirAttribute code =
+        stringAttr(im, (const char *)spec->cubin->data.data, spec->cubin->data.len);
+    spec->cubin->has_data = 0;
+    spec->cubin->data.len = 0;
+    return code;
+  }
+  if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
+      spec->ptx && spec->ptx->data && *spec->ptx->data) {
+    MlirAttribute code = stringAttr(im, spec->ptx->data, strlen(spec->ptx->data));
+    spec->ptx->data = NULL;
+    return code;
+  }
+  return mlirAttributeGetNull();
+}
+
 static bool importOpaque(Importer *im, Thunk *t) {
   size_t numSlices = 0;
   thunkyForEachSlice(&t->base, countSlice, &numSlices);
@@ -768,6 +793,8 @@ static bool importOpaque(Importer *im, Thunk *t) {
   }
   for (size_t i = 0; i < l.count; ++i)
     operands[i] = im->allocationValue[l.globals[i]];
+  MlirAttribute code = takeKernelBinary(im, t);
+  packed = protobuf_c_message_get_packed_size(&t->base);
   protobuf_c_message_pack(&t->base, bytes);
   MlirNamedAttribute attrs[4] = {
       named(im, "kernel_name", mlirStringAttrGet(im->ctx, str(kernelName(t)))),
@@ -778,6 +805,8 @@ static bool importOpaque(Importer *im, Thunk *t) {
   };
   MlirOperation op = emit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
                           0, NULL, 4, attrs, 0);
+  if (!mlirAttributeIsNull(code))
+    mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_KERNEL_BINARY), code);
   int *writes = malloc((l.count + 1) * sizeof *writes);
   if (writes && kernelWrites(t, l.count, writes))
     mlirOperationSetDiscardableAttributeByName(
