@@ -6,15 +6,17 @@
  * Builds a ThunkyPlan by hand: N kernel commands in the entry list, each with
  * A arguments (2) of its own slices, naming K distinct kernels
  * (min(N, 4096)) round robin, every kernel the same empty host function
- * registered in a ThunkyRegistry. Creates the host backend (1 rank), runs
- * the plan until at least T ms (200) and 5 runs have passed, and does the
- * same for a bare C loop calling the empty function N times through a
- * volatile function pointer, with the same arguments. Prints one
+ * registered in a ThunkyRegistry. Creates the host backend (1 rank) and
+ * runs the plan, in turn with a bare C loop calling the empty function N
+ * times through a volatile function pointer with the same arguments, until
+ * 2T ms (T = 200) and at least 5 pairs of runs have passed. Prints one
  * `key value` pair a line, medians over the runs:
  *
  *   thunky_ns_per_cmd  host backend: ns per kernel command
  *   bare_ns_per_call   bare loop: ns per call
  *   ratio              the two divided
+ *   thunky_min_ns_per_cmd, bare_min_ns_per_call  the fastest runs
+ *   pairs              runs of each
  *   create_ns          thunkyHostBackend.create (resolving K kernels), once
  *
  * With --exe, also (without N: only) plans FILE.pb with thunkyPlanBuild,
@@ -107,32 +109,71 @@ static double timeBackend(void *state, uint64_t minNs, ThunkyError *error) {
   return m;
 }
 
-static double timeBareLoop(uint32_t n, uint32_t numArgs, uint64_t minNs) {
-  void **args = calloc(numArgs + 1, sizeof *args);
-  uint64_t *sizes = calloc(numArgs + 1, sizeof *sizes);
+/* The bare loop: the empty kernel called n times through the volatile
+ * pointer, with arguments like the backend's. */
+typedef struct BareLoop {
+  void **args;
+  uint64_t *sizes;
+  ThunkyKernelCall call;
+  bool ok;
+} BareLoop;
+
+static void bareLoopInit(BareLoop *b, uint32_t numArgs) {
   static uint8_t memory[64];
-  for (uint32_t i = 0; i < numArgs; i++)
-    args[i] = memory, sizes[i] = sizeof memory;
-  ThunkyKernelCall call = {.name = "k0", .args = args, .argSizes = sizes, .numArgs = numArgs,
-                           .grid = {1, 1, 1}, .block = {1, 1, 1}, .rank = 0, .ranks = 1};
-  ThunkyError error = {{0}};
-  Samples s = {0};
-  bool ok = true;
-  for (int warm = 0; warm < 1; warm++)
-    for (uint32_t i = 0; i < n; i++)
-      ok &= kernelPointer(&call, NULL, &error);
-  uint64_t start = nowNs();
-  while (s.count < 5 || nowNs() - start < minNs) {
-    uint64_t begin = nowNs();
-    for (uint32_t i = 0; i < n; i++)
-      ok &= kernelPointer(&call, NULL, &error);
-    addSample(&s, (double)(nowNs() - begin));
+  b->args = calloc(numArgs + 1, sizeof *b->args);
+  b->sizes = calloc(numArgs + 1, sizeof *b->sizes);
+  if (!b->args || !b->sizes) {
+    fprintf(stderr, "bench-dispatch: out of memory\n");
+    exit(1);
   }
-  if (!ok)
+  for (uint32_t i = 0; i < numArgs; i++)
+    b->args[i] = memory, b->sizes[i] = sizeof memory;
+  b->call = (ThunkyKernelCall){.name = "k0", .args = b->args, .argSizes = b->sizes,
+                               .numArgs = numArgs, .grid = {1, 1, 1}, .block = {1, 1, 1},
+                               .rank = 0, .ranks = 1};
+  b->ok = true;
+}
+
+static uint64_t bareLoopRun(BareLoop *b, uint32_t n) {
+  ThunkyError error;
+  error.message[0] = 0;
+  uint64_t begin = nowNs();
+  for (uint32_t i = 0; i < n; i++)
+    b->ok &= kernelPointer(&b->call, NULL, &error);
+  return nowNs() - begin;
+}
+
+/* The backend and the bare loop, one run of each in turn (so that both see
+ * the same machine when others share it), until minNs has passed twice and
+ * at least 5 pairs ran. Medians and minimums of each; false if a run failed. */
+typedef struct Timings {
+  double thunkyMedian, bareMedian, thunkyMin, bareMin;
+  size_t pairs;
+} Timings;
+
+static bool timeInterleaved(void *state, uint32_t n, uint32_t numArgs, uint64_t minNs,
+                            Timings *out, ThunkyError *error) {
+  BareLoop bare;
+  bareLoopInit(&bare, numArgs);
+  bool ok = thunkyHostBackend.run(state, error); /* warm-up */
+  bareLoopRun(&bare, n);
+  Samples t = {0}, b = {0};
+  uint64_t start = nowNs();
+  while (ok && (t.count < 5 || nowNs() - start < 2 * minNs)) {
+    uint64_t begin = nowNs();
+    ok = thunkyHostBackend.run(state, error);
+    addSample(&t, (double)(nowNs() - begin));
+    addSample(&b, (double)bareLoopRun(&bare, n));
+  }
+  if (ok) {
+    out->pairs = t.count;
+    out->thunkyMedian = median(&t), out->bareMedian = median(&b);
+    out->thunkyMin = t.ns[0], out->bareMin = b.ns[0]; /* sorted by median() */
+  }
+  if (!bare.ok)
     fprintf(stderr, "bench-dispatch: the empty kernel failed?\n");
-  double m = median(&s);
-  free(s.ns), free(args), free(sizes);
-  return m;
+  free(t.ns), free(b.ns), free(bare.args), free(bare.sizes);
+  return ok;
 }
 
 /* The hand-built plan: N kernel commands over one allocation. */
@@ -339,18 +380,20 @@ int main(int argc, char **argv) {
     return 1;
   }
   uint64_t created = nowNs() - begin;
-  double thunky = timeBackend(state, minNs, &error);
-  if (thunky < 0) {
+  Timings t;
+  if (!timeInterleaved(state, (uint32_t)n, (uint32_t)numArgs, minNs, &t, &error)) {
     fprintf(stderr, "bench-dispatch: run: %s\n", error.message);
     return 1;
   }
-  double bare = timeBareLoop((uint32_t)n, (uint32_t)numArgs, minNs);
-  double perCommand = thunky / (double)n, perCall = bare / (double)n;
+  double perCommand = t.thunkyMedian / (double)n, perCall = t.bareMedian / (double)n;
   printf("commands %lld\n", n);
   printf("kernels %lld\n", kernels);
   printf("thunky_ns_per_cmd %.3f\n", perCommand);
   printf("bare_ns_per_call %.3f\n", perCall);
   printf("ratio %.3f\n", perCall > 0 ? perCommand / perCall : 0.0);
+  printf("thunky_min_ns_per_cmd %.3f\n", t.thunkyMin / (double)n);
+  printf("bare_min_ns_per_call %.3f\n", t.bareMin / (double)n);
+  printf("pairs %zu\n", t.pairs);
   printf("create_ns %llu\n", (unsigned long long)created);
   fflush(stdout);
   thunkyHostBackend.destroy(state);

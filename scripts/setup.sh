@@ -9,6 +9,7 @@ packages=(
   protobuf-c-compiler libprotobuf-c-dev protobuf-compiler
   libsnappy-dev libzstd-dev libbrotli-dev
   libhighwayhash-dev  # only to check thunky's own HighwayHash against
+  gnuplot-nox  # bench/run's plot
 )
 
 missing=()
