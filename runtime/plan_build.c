@@ -825,7 +825,8 @@ static bool readOutputs(Builder *b) {
     free(sorted);
     return thunkyErrorf(b->error, "out of memory");
   }
-  memcpy(sorted, exe->output_info_map, n * sizeof *sorted);
+  if (n)
+    memcpy(sorted, exe->output_info_map, n * sizeof *sorted);
   qsort(sorted, n, sizeof *sorted, compareOutputs);
   const Xla__ShapeProto *result = exe->program_shape ? exe->program_shape->result : NULL;
   bool ok = true;
