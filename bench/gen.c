@@ -164,7 +164,19 @@ static void *newMessage(Arena *a, const ProtobufCMessageDescriptor *desc) {
 
 /*--- the generator's state ---------------------------------------------------*/
 
-typedef enum { ALLOC_PARAMETER, ALLOC_OUTPUT, ALLOC_TUPLE, ALLOC_CONSTANT, ALLOC_TEMP } AllocKind;
+/* ALLOC_CONTROL is a temp that only loop counters, predicates and branch
+ * indices live in: nothing rank-dependent (a replica id, a reduce-scatter's
+ * share) is ever written there, so every rank takes the same branches and
+ * meets the same collectives. */
+typedef enum {
+  ALLOC_PARAMETER,
+  ALLOC_OUTPUT,
+  ALLOC_TUPLE,
+  ALLOC_CONSTANT,
+  ALLOC_TEMP,
+  ALLOC_CONTROL,
+  NUM_ALLOC_KINDS
+} AllocKind;
 
 /* An allocation, and the array a parameter, output or constant holds. */
 typedef struct {
@@ -204,8 +216,8 @@ typedef struct {
   Arena keep;    /* the rest of the executable */
   Alloc *allocs;
   uint32_t numAllocs;
-  uint32_t *byKind[ALLOC_TEMP + 1]; /* allocation indices of each kind */
-  uint32_t numByKind[ALLOC_TEMP + 1];
+  uint32_t *byKind[NUM_ALLOC_KINDS]; /* allocation indices of each kind */
+  uint32_t numByKind[NUM_ALLOC_KINDS];
   ProtobufCBinaryData *blobs; /* the distinct cubins */
   uint32_t numBlobs;
   uint64_t numKernels; /* distinct kernels the custom kernel thunks launch */
@@ -381,9 +393,9 @@ static void disjoint(const Gen *g, uint32_t src, uint32_t dst, Range *s, Range *
     s->hi = d->lo = srcSize / 2;
 }
 
-/* A small scalar (a loop counter, a predicate, a branch index) in a temp. */
-static Span scalarSpan(Gen *g, Xla__PrimitiveType type) {
-  uint32_t a = allocOf(g, ALLOC_TEMP);
+/* A small scalar in an allocation of `kind`. */
+static Span scalarSpan(Gen *g, AllocKind kind, Xla__PrimitiveType type) {
+  uint32_t a = allocOf(g, kind);
   return spanAt(g, a, 0, g->allocs[a].size, type, 1);
 }
 
@@ -553,7 +565,7 @@ static Thunk *replicaIdThunk(Gen *g) {
   Thunk *t = newThunk(g, STAT_REPLICA_ID, "replica-id");
   Xla__Gpu__ReplicaIdThunkProto *m =
       newMessage(&g->scratch, &xla__gpu__replica_id_thunk_proto__descriptor);
-  Span s = scalarSpan(g, XLA__PRIMITIVE_TYPE__U32);
+  Span s = scalarSpan(g, ALLOC_TEMP, XLA__PRIMITIVE_TYPE__U32);
   m->dest_buffer = slice(&g->scratch, &s, true);
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_REPLICA_ID_THUNK;
   t->replica_id_thunk = m;
@@ -727,12 +739,12 @@ static Thunk *whileThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
   Arena *a = &g->scratch;
   Thunk *t = newThunk(g, STAT_WHILE, "while");
   Xla__Gpu__WhileThunkProto *w = newMessage(a, &xla__gpu__while_thunk_proto__descriptor);
-  Span pred = scalarSpan(g, XLA__PRIMITIVE_TYPE__PRED);
+  Span pred = scalarSpan(g, ALLOC_CONTROL, XLA__PRIMITIVE_TYPE__PRED);
   w->condition_result_buffer_index = slice(a, &pred, true);
   Kernel compare = kernel(g, below(&g->rng, g->numKernels));
   compare.kind = "loop_compare_fusion", compare.arity = 2, compare.writes = 1;
   compare.types[0] = XLA__PRIMITIVE_TYPE__S32, compare.types[1] = XLA__PRIMITIVE_TYPE__PRED;
-  Span args[2] = {scalarSpan(g, XLA__PRIMITIVE_TYPE__S32), pred};
+  Span args[2] = {scalarSpan(g, ALLOC_CONTROL, XLA__PRIMITIVE_TYPE__S32), pred};
   Xla__Gpu__ThunkSequenceProto *cond =
       newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
   cond->n_thunks = 1;
@@ -754,7 +766,7 @@ static Thunk *conditionalThunk(Gen *g, int depth, int64_t avail, int64_t *used) 
   Thunk *t = newThunk(g, STAT_CONDITIONAL, "conditional");
   Xla__Gpu__ConditionalThunkProto *c =
       newMessage(a, &xla__gpu__conditional_thunk_proto__descriptor);
-  Span index = scalarSpan(g, XLA__PRIMITIVE_TYPE__S32);
+  Span index = scalarSpan(g, ALLOC_CONTROL, XLA__PRIMITIVE_TYPE__S32);
   c->branch_index_buffer = shapedSlice(g, &index);
   int branches = avail >= 4 && chance(&g->rng, 30) ? 3 : 2;
   c->n_branch_thunks = (size_t)branches;
@@ -885,9 +897,9 @@ static void planAllocations(Gen *g, uint64_t thunks) {
   uint32_t constants = (uint32_t)between(&g->rng, 2, 6);
   uint64_t t = 4 + thunks / 2000;
   uint32_t temps = (uint32_t)(t > 128 ? 128 : t);
-  uint32_t total = params + outputs + 1 + constants + temps;
+  uint32_t total = params + outputs + 1 + constants + temps + 1;
   g->allocs = arenaAlloc(&g->keep, total * sizeof *g->allocs);
-  for (int k = 0; k <= ALLOC_TEMP; k++)
+  for (int k = 0; k < NUM_ALLOC_KINDS; k++)
     g->byKind[k] = arenaAlloc(&g->keep, total * sizeof **g->byKind);
   for (uint32_t i = 0; i < params + outputs; i++) {
     Xla__PrimitiveType type =
@@ -902,6 +914,7 @@ static void planAllocations(Gen *g, uint64_t thunks) {
   addAlloc(g, ALLOC_TEMP, 16 << 20, XLA__PRIMITIVE_TYPE__U8);
   for (uint32_t i = 1; i < temps; i++)
     addAlloc(g, ALLOC_TEMP, (uint64_t)between(&g->rng, 256, 4096) * 256, XLA__PRIMITIVE_TYPE__U8);
+  addAlloc(g, ALLOC_CONTROL, 4096, XLA__PRIMITIVE_TYPE__U8);
 }
 
 static Xla__BufferAllocationProto *allocationProto(Gen *g, uint32_t i, int64_t parameter) {
