@@ -785,16 +785,16 @@ static bool importOpaque(Importer *im, Thunk *t) {
   }
   MlirValue *operands = malloc((l.count + 1) * sizeof *operands);
   MlirType *types = malloc((l.count + 1) * sizeof *types);
+  /* Sized once the binary is out: the thunk without its cubin is small. */
+  MlirAttribute code = takeKernelBinary(im, t);
   size_t packed = protobuf_c_message_get_packed_size(&t->base);
-  uint8_t *bytes = thunkyArenaAlloc(im->arena, packed + 1);
+  uint8_t *bytes = malloc(packed + 1);
   if (!operands || !types || !bytes) {
-    free(l.globals), free(operands), free(types);
+    free(l.globals), free(operands), free(types), free(bytes);
     return error(im, "%s", "out of memory");
   }
   for (size_t i = 0; i < l.count; ++i)
     operands[i] = im->allocationValue[l.globals[i]];
-  MlirAttribute code = takeKernelBinary(im, t);
-  packed = protobuf_c_message_get_packed_size(&t->base);
   protobuf_c_message_pack(&t->base, bytes);
   MlirNamedAttribute attrs[4] = {
       named(im, "kernel_name", mlirStringAttrGet(im->ctx, str(kernelName(t)))),
@@ -803,6 +803,7 @@ static bool importOpaque(Importer *im, Thunk *t) {
       named(im, "asm_text", stringAttr(im, "", 0)),
       named(im, "binary", stringAttr(im, "", 0)),
   };
+  free(bytes);
   MlirOperation op = emit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
                           0, NULL, 4, attrs, 0);
   if (!mlirAttributeIsNull(code))

@@ -10,9 +10,30 @@ typedef struct Reader {
   size_t errorSize;
 } Reader;
 
-static bool fail(Reader *r, size_t at, const char *path, const char *what) {
-  snprintf(r->error, r->errorSize, "at byte %zu%s%s: %s", at,
-           *path ? " in " : "", path, what);
+/* Where a field sits, as a chain up to the top message: formatted only when
+ * something is wrong, since export checks every byte it writes. */
+typedef struct Path {
+  const struct Path *parent;
+  const ProtobufCFieldDescriptor *field; /* NULL: an unknown field */
+  uint32_t number;
+} Path;
+
+static size_t formatPath(const Path *p, char *out, size_t size) {
+  if (!p)
+    return 0;
+  size_t n = formatPath(p->parent, out, size);
+  int wrote = p->field ? snprintf(out + n, size - n, "%s%s", n ? "." : "", p->field->name)
+                       : snprintf(out + n, size - n, "%s(unknown field %" PRIu32 ")",
+                                  n ? "." : "", p->number);
+  n += wrote > 0 ? (size_t)wrote : 0;
+  return n < size ? n : size - 1;
+}
+
+static bool fail(Reader *r, size_t at, const Path *path, const char *what) {
+  char where[256] = "";
+  formatPath(path, where, sizeof where);
+  snprintf(r->error, r->errorSize, "at byte %zu%s%s: %s", at, *where ? " in " : "", where,
+           what);
   return false;
 }
 
@@ -35,10 +56,10 @@ static const char *readVarint(const unsigned char *data, size_t *pos, size_t end
 }
 
 static bool checkMessage(Reader *r, const ProtobufCMessageDescriptor *desc,
-                         size_t pos, size_t end, int depth, const char *path);
+                         size_t pos, size_t end, int depth, const Path *path);
 
 static bool checkField(Reader *r, const ProtobufCMessageDescriptor *desc,
-                       size_t *pos, size_t end, int depth, const char *path) {
+                       size_t *pos, size_t end, int depth, const Path *path) {
   size_t start = *pos;
   uint64_t key;
   const char *bad = readVarint(r->base, pos, end, &key, "truncated field key");
@@ -50,11 +71,7 @@ static bool checkField(Reader *r, const ProtobufCMessageDescriptor *desc,
     return fail(r, start, path, "invalid field number");
   const ProtobufCFieldDescriptor *f =
       desc ? protobuf_c_message_descriptor_get_field(desc, number) : NULL;
-  char where[256];
-  char unknown[32];
-  snprintf(unknown, sizeof unknown, "(unknown field %" PRIu32 ")", number);
-  snprintf(where, sizeof where, "%s%s%s", path, *path ? "." : "",
-           f ? f->name : unknown);
+  const Path here = {path, f, number}, *where = &here;
   uint64_t length;
   switch (wireType) {
   case 0:
@@ -111,7 +128,7 @@ static bool checkField(Reader *r, const ProtobufCMessageDescriptor *desc,
 }
 
 static bool checkMessage(Reader *r, const ProtobufCMessageDescriptor *desc,
-                         size_t pos, size_t end, int depth, const char *path) {
+                         size_t pos, size_t end, int depth, const Path *path) {
   if (depth > THUNKY_MAX_NESTING) {
     char what[64];
     snprintf(what, sizeof what, "messages nested deeper than %d levels",
@@ -128,5 +145,5 @@ bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc,
                      const unsigned char *data, size_t size, char *error,
                      size_t errorSize) {
   Reader r = {data, error, errorSize};
-  return checkMessage(&r, desc, 0, size, 0, "");
+  return checkMessage(&r, desc, 0, size, 0, NULL);
 }
