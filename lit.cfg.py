@@ -20,9 +20,15 @@ plugin = os.path.join(config.thunky_obj_root, "lib", "libThunkyPlugin.so")
 # A plugin path without a slash goes through dlopen's search path, and a
 # failed load is only a warning in mlir-opt: always pass an absolute path.
 config.substitutions.append(("%thunky_plugin", plugin))
+# In a sanitizer build the plugin needs ASan's runtime, which stock mlir-opt
+# (not instrumented, and leaking on exit as LLVM tools do) does not load.
+mlir_opt = "mlir-opt"
+if config.asan_runtime:
+    mlir_opt = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 mlir-opt" % config.asan_runtime
 config.substitutions.append(
     ("%mlir_opt_plugins",
-     "mlir-opt --load-dialect-plugin=%s --load-pass-plugin=%s" % (plugin, plugin)))
+     "%s --load-dialect-plugin=%s --load-pass-plugin=%s" % (mlir_opt, plugin, plugin)))
+config.substitutions.append(("%mlir_opt", mlir_opt))
 config.substitutions.append(
     ("%example_pass", os.path.join(config.thunky_obj_root, "lib", "libExamplePass.so")))
 config.substitutions.append(("%python", config.python_executable))

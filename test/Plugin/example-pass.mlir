@@ -1,6 +1,6 @@
 // The example pass from docs/writing-a-pass.md, built as its own plugin,
 // loads into stock mlir-opt next to thunky's plugin and runs.
-// RUN: mlir-opt --load-dialect-plugin=%thunky_plugin --load-pass-plugin=%thunky_plugin \
+// RUN: %mlir_opt --load-dialect-plugin=%thunky_plugin --load-pass-plugin=%thunky_plugin \
 // RUN:   --load-pass-plugin=%example_pass -p 'builtin.module(example-memset-to-memzero)' %s 2>&1 | FileCheck %s
 // CHECK-NOT: Failed to load
 // CHECK-LABEL: func.func @main

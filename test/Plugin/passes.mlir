@@ -2,7 +2,7 @@
 // its --help once the plugin is loaded.
 // RUN: %mlir_opt_plugins -p 'builtin.module(thunky-flatten-sequential)' %s | FileCheck %s
 // RUN: %mlir_opt_plugins -p 'builtin.module(func.func(thunky-flatten-sequential))' %s | FileCheck %s
-// RUN: mlir-opt --load-pass-plugin=%thunky_plugin --help | FileCheck %s --check-prefix=HELP
+// RUN: %mlir_opt --load-pass-plugin=%thunky_plugin --help | FileCheck %s --check-prefix=HELP
 // HELP: --thunky-flatten-sequential {{.*}}Inline thunky.sequential bodies
 // Options of plugin passes work there too.
 // RUN: %mlir_opt_plugins -p 'builtin.module(thunky-stats{json=true})' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
