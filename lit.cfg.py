@@ -38,6 +38,7 @@ config.substitutions.append(
 config.substitutions.append(
     ("%test_kernels", os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so")))
 config.substitutions.append(("%thunky_src", config.thunky_src_root))
+config.substitutions.append(("%thunky_bin", os.path.join(config.thunky_obj_root, "bin")))
 config.substitutions.append(("%shared", config.thunky_shared_dir))
 config.substitutions.append(("%scripts", os.path.join(config.thunky_src_root, "scripts")))
 

@@ -10,10 +10,10 @@
 #include "plan.h"
 
 #include "constant_bytes.h"
+#include "golden.h"
 #include "wire_check.h"
 #include "xla/backends/gpu/runtime/thunk.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
-#include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -912,8 +912,7 @@ static const ProtobufCMessage *unwrapGolden(const ThunkyContainer *c,
                        c->executable.size, why, sizeof why))
     return NULL;
   *w = xla__human_readable_aot_executable__unpack(NULL, c->executable.size, c->executable.data);
-  const Executable *exe = *w ? (*w)->gpu_executable : NULL;
-  if (exe && (*w)->base.n_unknown_fields == 0 && (exe->n_thunks || exe->buffer_allocations))
+  if (thunkyGoldenExecutable(*w))
     return &(*w)->base;
   if (*w)
     xla__human_readable_aot_executable__free_unpacked(*w, NULL);

@@ -25,12 +25,7 @@ fi
 # The whole suite again, built with ASan and UBSan: bad input must never
 # crash, read out of bounds or leak.
 asan="${THUNKY_ASAN_BUILD_DIR:-$root/build-asan}"
-if [ ! -f "$asan/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DTHUNKY_SANITIZE=ON >/dev/null
-fi
-ninja -C "$asan" >/dev/null
+"$root/scripts/build-asan.sh"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   /usr/lib/llvm-22/bin/lit -s "$asan/test" || status=1
 

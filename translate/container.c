@@ -107,7 +107,10 @@ static bool readOptions(ThunkyContainer *c, ThunkyBytes options, uint64_t maxDec
   ThunkyBytes inner = {NULL, 0};
   ThunkyWireField f;
   for (size_t pos = 0; pos < options.size;) {
-    thunkyNextWireField(options.data, options.size, &pos, &f, NULL);
+    /* The wire check lets through a 10-byte varint past 64 bits, which
+     * this stricter reader refuses. */
+    if (!thunkyNextWireField(options.data, options.size, &pos, &f, error))
+      return thunkyErrorContext(error, "not an ExecutableAndOptionsProto");
     if (f.number == SERIALIZED_EXECUTABLE)
       inner = (ThunkyBytes){options.data + f.payload, f.end - f.payload};
     else
@@ -181,7 +184,7 @@ bool thunkyContainerOpen(const void *data, size_t size, const ThunkyContainerLim
   *c = (ThunkyContainer){0};
   ThunkyBytes in = {data, size}, metadata, rest;
   uint64_t maxDecoded = limits ? limits->maxDecodedBytes : THUNKY_DEFAULT_MAX_DECODED_BYTES;
-  bool ok, split, options;
+  bool ok, split = false, options = false; /* left alone by a read that fails early */
   if (thunkyRiegeliHasSignature(in.data, in.size)) {
     ok = readSplit(c, in, maxDecoded, &options, error);
     c->layering = options ? THUNKY_LAYERING_SPLIT_OPTIONS : THUNKY_LAYERING_SPLIT;

@@ -27,7 +27,7 @@
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
-#include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
+#include "golden.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -1137,7 +1137,8 @@ static bool importConstant(Importer *im, Xla__Gpu__GpuExecutableProto__ConstantI
     free(bools);
     return error(im, "%s", "out of memory");
   }
-  memcpy(value, data, length);
+  if (length) /* data is NULL for an empty constant */
+    memcpy(value, data, length);
   free(bools);
   MlirAttribute allocation = allocationAttr(im, (size_t)a);
   if (mlirAttributeIsNull(allocation)) {
@@ -1239,9 +1240,8 @@ static Executable *readInput(Importer *im, ThunkyBytes bytes, bool mayBeWrapped,
                                       bytes.data, bytes.size, asWrapper, sizeof asWrapper)) {
     Xla__HumanReadableAotExecutable *w =
         xla__human_readable_aot_executable__unpack(alloc, bytes.size, bytes.data);
-    Executable *exe = w ? w->gpu_executable : NULL;
-    if (exe && w->base.n_unknown_fields == 0 &&
-        (exe->n_thunks || exe->buffer_allocations)) {
+    Executable *exe = thunkyGoldenExecutable(w);
+    if (exe) {
       *wrapper = w;
       return exe;
     }

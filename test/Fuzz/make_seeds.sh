@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# make_seeds.sh BIN OUT: seed inputs for each fuzz target, from the test
+# fixtures (and the team's golden executables when ../shared is there):
+#   OUT/import  executables bare and in every container layering
+#   OUT/export  the same        OUT/plan  the runtime's fixtures
+#   OUT/riegeli split-proto files, raw and as chunk recipes
+#   OUT/npy     .npy files of several types and shapes
+set -euo pipefail
+bin="$1" out="$2"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+encode="$root/scripts/encode.sh"
+rm -rf "$out"
+mkdir -p "$out"/{import,export,plan,riegeli,npy,work}
+work="$out/work"
+
+# Every textproto that is a GpuExecutableProto (the others do not encode).
+n=0
+while IFS= read -r f; do
+  name="$(basename "$(dirname "$f")")-$(basename "$f" .textproto)"
+  if "$encode" xla.gpu.GpuExecutableProto < "$f" > "$out/import/$name.pb" 2>/dev/null; then
+    n=$((n + 1))
+  else
+    rm -f "$out/import/$name.pb"
+  fi
+done < <(find "$root/test" "$root/examples" -name '*.textproto' -not -path '*/invalid/*' | sort)
+cp "$out"/import/Runtime-*.pb "$out/plan/"
+
+golden="$root/../shared/fixtures"
+if [ -d "$golden" ]; then
+  while IFS= read -r f; do
+    "$encode" xla.HumanReadableAotExecutable < "$f" > "$out/import/golden-$(basename "$f" .pbtxt).pb" \
+      2>/dev/null || rm -f "$out/import/golden-$(basename "$f" .pbtxt).pb"
+  done < <(find "$golden" -name '*.pbtxt' | sort)
+fi
+
+# The example in every layering; the riegeli target gets the split files.
+"$encode" xla.gpu.GpuExecutableProto < "$root/examples/executable.textproto" > "$work/exe.pb"
+"$encode" xla.ExecutableAndOptionsProto < "$root/examples/jax-options.textproto" > "$work/options.pb"
+"$encode" xla.ifrt.SerializedXlaExecutableMetadata < "$root/examples/jax-ifrt-metadata.textproto" \
+  > "$work/metadata.pb"
+for layering in split options split-options ifrt+options ifrt+split-options; do
+  for compression in none snappy; do
+    "$bin/thunky-container" pack --as "$layering" "$work/exe.pb" --options "$work/options.pb" \
+      --metadata "$work/metadata.pb" --compression "$compression" \
+      -o "$out/import/example-$layering-$compression.bin"
+  done
+done
+cp "$out"/import/example-split-*.bin "$out/riegeli/"
+# A recipe for fuzz_riegeli's built files: 'B', then a records chunk.
+printf 'B\x72\x02\x00\x04\x00\x00\x0a\x00\x00\x02\x02\x02\x02\x61\x62\x63\x64' > "$out/riegeli/recipe.bin"
+cp "$out"/import/* "$out/export/"
+
+npy="$root/test/Runtime/Inputs/npy.py"
+python3 "$npy" write "$work/f32.npy" f32 2,3 1 2 3 4 5 6
+python3 "$npy" write "$work/s32.npy" s32 scalar 7
+python3 "$npy" write "$work/pred.npy" pred 4 1 0 1 0
+python3 "$npy" write "$work/u8.npy" u8 0
+python3 "$npy" write "$work/f64.npy" f64 1,1,2 0.5 -2
+# fuzz_npy's first byte is the XLA type asked for (11 = f32, 4 = s32, 1 = pred).
+for seed in "f32 11" "s32 4" "pred 1" "u8 6" "f64 12"; do
+  set -- $seed
+  { printf "\\x$(printf %02x "$2")"; cat "$work/$1.npy"; } > "$out/npy/$1.bin"
+done
+rm -rf "$work"
+echo "seeds: $n executables, $(ls "$out/import" | wc -l) import, $(ls "$out/riegeli" | wc -l) riegeli, $(ls "$out/npy" | wc -l) npy"
