@@ -86,6 +86,18 @@ void *thunkyArenaCopy(ThunkyArena *arena, const void *data, size_t size) {
   return p;
 }
 
+char *thunkyArenaString(ThunkyArena *arena, const char *data, size_t length) {
+  if (length == SIZE_MAX)
+    return NULL;
+  char *copy = bump(arena, length + 1);
+  if (copy) {
+    if (length)
+      memcpy(copy, data, length);
+    copy[length] = 0;
+  }
+  return copy;
+}
+
 ProtobufCAllocator *thunkyArenaAllocator(ThunkyArena *arena) {
   return &arena->allocator;
 }

@@ -21,6 +21,9 @@ void thunkyArenaDestroy(ThunkyArena *arena);
 void *thunkyArenaAlloc(ThunkyArena *arena, size_t size);
 /* A copy of data[0, size) in the arena (NULL when out of memory). */
 void *thunkyArenaCopy(ThunkyArena *arena, const void *data, size_t size);
+/* A NUL-terminated copy of data[0, length) (data may be NULL when length is
+ * 0, as an empty MLIR string's is); NULL when out of memory. */
+char *thunkyArenaString(ThunkyArena *arena, const char *data, size_t length);
 /* The arena as a protobuf-c allocator (its free does nothing). */
 ProtobufCAllocator *thunkyArenaAllocator(ThunkyArena *arena);
 

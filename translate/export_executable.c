@@ -490,10 +490,7 @@ static Thunk *exportAsyncDone(Exporter *ex, MlirOperation op) {
 /*--- kernels -------------------------------------------------------------*/
 
 static char *arenaString(Exporter *ex, MlirStringRef s) {
-  char *copy = thunkyArenaAlloc(ex->arena, s.length + 1);
-  if (copy)
-    memcpy(copy, s.data, s.length);
-  return copy;
+  return thunkyArenaString(ex->arena, s.data, s.length);
 }
 
 /* A Dim3DProto from a 3-element dense array (the verifier checked it). */
@@ -674,10 +671,9 @@ static bool restoreKernelBinary(Exporter *ex, MlirOperation op, Thunk *t) {
   if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
       spec->ptx) {
     /* The attribute's bytes are not NUL-terminated; the string field must be. */
-    char *text = thunkyArenaAlloc(ex->arena, bytes.length + 1);
+    char *text = thunkyArenaString(ex->arena, bytes.data, bytes.length);
     if (!text)
       return opError(op, "out of memory");
-    memcpy(text, bytes.data, bytes.length);
     spec->ptx->data = text;
     return true;
   }

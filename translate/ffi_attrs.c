@@ -240,10 +240,9 @@ static Xla__Ffi__AttributesMapProto *mapFromAttr(Builder *b, MlirAttribute dict)
     Xla__Ffi__AttributesMapProto__AttrsEntry *entry =
         newMessage(b, &xla__ffi__attributes_map_proto__attrs_entry__descriptor);
     Xla__Ffi__AttributeProto *v = newMessage(b, &xla__ffi__attribute_proto__descriptor);
-    char *name = thunkyArenaAlloc(b->arena, key.length + 1);
+    char *name = thunkyArenaString(b->arena, key.data, key.length);
     if (!entry || !v || !name)
       return NULL;
-    memcpy(name, key.data, key.length);
     entry->key = name, entry->value = v;
     map->attrs[i] = entry;
     MlirAttribute a = e.attribute;

@@ -342,10 +342,9 @@ static bool storeScalar(Builder *b, const ProtobufCFieldDescriptor *f,
     if (!mlirAttributeIsAString(a))
       return fail(b, "expected a string", f->name);
     MlirStringRef s = mlirStringAttrGetValue(a);
-    char *copy = thunkyArenaAlloc(b->arena, s.length + 1);
+    char *copy = thunkyArenaString(b->arena, s.data, s.length);
     if (!copy)
       return fail(b, "out of memory", f->name);
-    memcpy(copy, s.data, s.length);
     if (f->type == PROTOBUF_C_TYPE_STRING)
       *(char **)out = copy;
     else
