@@ -276,7 +276,7 @@ static bool runExecutable(const char *path, uint32_t ranks, uint64_t minNs) {
   }
   ThunkyPlan *plan = NULL;
   ThunkyError error = {{0}};
-  if (!thunkyPlanBuild(data, size, &plan, &error)) {
+  if (!thunkyPlanBuild(data, size, NULL, &plan, &error)) {
     exeError("plan: %s\n", error.message);
     free(data);
     return false;

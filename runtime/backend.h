@@ -17,6 +17,7 @@ typedef struct ThunkyRunConfig {
   uint32_t ranks;          /* simulated ranks (host) or local GPUs (cuda) */
   uint32_t partitions;     /* of the ranks, how many partitions per replica (1) */
   uint64_t maxIterations;  /* a while loop running longer is an error */
+  uint64_t maxHostMemory;  /* host: most bytes of allocations over all ranks (0: any) */
   const ThunkyRegistry *registry;
   ThunkyTimeline *timeline; /* NULL: no per-thunk timing */
   bool cudaGraph;          /* cuda: capture the plan once, replay it */

@@ -58,15 +58,22 @@ static void destroy(void *opaque) {
 /* Allocations laid out in one block per rank, each 64-byte aligned; every
  * slice's address is computed here, once, so that launching a kernel is a
  * call with pointers into these tables. */
-static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
-  const ThunkyPlan *p = s->plan;
-  uint64_t total = 0;
+static bool rankBytes(const ThunkyPlan *p, uint64_t *total, ThunkyError *error) {
+  *total = 0;
   for (uint32_t a = 0; a < p->numAllocations; a++) {
     uint64_t size = (p->allocations[a].size + 63) & ~(uint64_t)63;
-    if (size < p->allocations[a].size || total + size < total)
+    if (size < p->allocations[a].size || *total + size < *total)
       return thunkyErrorf(error, "host: allocations overflow the address space");
-    total += size;
+    *total += size;
   }
+  return true;
+}
+
+static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
+  const ThunkyPlan *p = s->plan;
+  uint64_t total;
+  if (!rankBytes(p, &total, error))
+    return false;
   r->block = total <= SIZE_MAX ? aligned_alloc(64, total ? (size_t)total : 64) : NULL;
   r->memory = calloc(p->numAllocations + 1, sizeof *r->memory);
   r->pointers = calloc(p->numSlices + 1, sizeof *r->pointers);
@@ -114,6 +121,18 @@ static bool resolve(HostState *s, ThunkyError *error) {
   return true;
 }
 
+/* Refused up front: zeroing allocations past the machine's memory would
+ * bring in the OOM killer, not an error. */
+static bool withinMemory(const HostState *s, uint64_t perRank, ThunkyError *error) {
+  uint64_t limit = s->config.maxHostMemory, ranks = s->config.ranks;
+  if (!limit || perRank <= limit / ranks)
+    return true;
+  return thunkyErrorf(error,
+                      "host: %u rank(s) x %llu bytes of allocations is more than the "
+                      "max-host-memory limit (%llu bytes)",
+                      s->config.ranks, (unsigned long long)perRank, (unsigned long long)limit);
+}
+
 static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **out,
                    ThunkyError *error) {
   HostState *s = calloc(1, sizeof *s);
@@ -126,7 +145,9 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     s->config.ranks = 1;
   if (!s->config.partitions || s->config.ranks % s->config.partitions)
     s->config.partitions = 1;
-  bool ok = resolve(s, error) &&
+  uint64_t perRank;
+  bool ok = rankBytes(plan, &perRank, error) && withinMemory(s, perRank, error) &&
+            resolve(s, error) &&
             (s->world = thunkyHostWorldCreate(s->config.ranks, s->config.partitions, error)) &&
             (s->ranks = calloc(s->config.ranks, sizeof *s->ranks));
   if (ok && !s->ranks)

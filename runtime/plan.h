@@ -200,10 +200,11 @@ typedef struct ThunkyPlan {
   void *storage; /* what the arrays and bytes live in */
 } ThunkyPlan;
 
-/* Builds the plan of a GpuExecutableProto given in any container layering;
- * `data` must outlive the plan only while thunkyPlanBuild runs (the plan
- * copies what it keeps). */
-bool thunkyPlanBuild(const void *data, size_t size, ThunkyPlan **plan, ThunkyError *error);
+/* Builds the plan of a GpuExecutableProto given in any container layering,
+ * within `limits` (NULL: the defaults); `data` must outlive the plan only
+ * while thunkyPlanBuild runs (the plan copies what it keeps). */
+bool thunkyPlanBuild(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **plan,
+                     ThunkyError *error);
 void thunkyPlanFree(ThunkyPlan *plan);
 
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion)". */

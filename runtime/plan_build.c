@@ -53,6 +53,8 @@ typedef struct {
   uint64_t *asyncIds; /* async execution ids seen, in slot order */
   uint32_t depth;
   uint32_t currentThunk;
+  ThunkyLimits limits;
+  uint64_t numThunks; /* seen so far, nested ones counted */
 } Builder;
 
 static bool fail(Builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -591,6 +593,9 @@ static bool nameThunk(Builder *b, const Thunk *t) {
 }
 
 static bool addThunk(Builder *b, CommandVec *v, const Thunk *t) {
+  if (++b->numThunks > b->limits.maxThunks)
+    return thunkyErrorf(b->error, "more than %" PRIu64 " thunks (the max-thunks limit)",
+                        b->limits.maxThunks);
   if (!nameThunk(b, t))
     return false;
   switch (t->impl_case) {
@@ -732,6 +737,10 @@ static bool readAllocations(Builder *b) {
                           "allocation %zu: index %" PRId64 " and size %" PRId64
                           " (each allocation must sit at its index, with a size >= 0)",
                           i, a->index, a->size);
+    if ((uint64_t)a->size > b->limits.maxAllocationBytes)
+      return thunkyErrorf(b->error,
+                          "allocation %zu: %" PRId64 " bytes, more than the max-allocation-bytes "
+                          "limit (%" PRIu64 ")", i, a->size, b->limits.maxAllocationBytes);
     p->allocations[i] = (ThunkyPlanAllocation){
         .size = (uint64_t)a->size,
         .parameter = a->is_entry_computation_parameter ? a->parameter_number : -1,
@@ -920,10 +929,11 @@ static const ProtobufCMessage *unwrapGolden(const ThunkyContainer *c,
   return NULL;
 }
 
-static Executable *unpack(const void *data, size_t size, ThunkyContainer *c,
-                          Xla__HumanReadableAotExecutable **wrapper, ThunkyError *error) {
+static Executable *unpack(const void *data, size_t size, const ThunkyLimits *limits,
+                          ThunkyContainer *c, Xla__HumanReadableAotExecutable **wrapper,
+                          ThunkyError *error) {
   char why[512];
-  if (!thunkyContainerOpen(data, size, NULL, c, error))
+  if (!thunkyContainerOpen(data, size, limits, c, error))
     return NULL;
   if (unwrapGolden(c, wrapper))
     return (*wrapper)->gpu_executable;
@@ -942,15 +952,17 @@ static Executable *unpack(const void *data, size_t size, ThunkyContainer *c,
 #define VEC(field, counter) \
   (Vec) { (void **)&plan->field, &plan->counter, 0, sizeof *plan->field }
 
-bool thunkyPlanBuild(const void *data, size_t size, ThunkyPlan **out, ThunkyError *error) {
+bool thunkyPlanBuild(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **out,
+                     ThunkyError *error) {
   *out = NULL;
   ThunkyContainer container;
   Xla__HumanReadableAotExecutable *wrapper = NULL;
-  Executable *exe = unpack(data, size, &container, &wrapper, error);
+  ThunkyLimits bounds = limits ? *limits : thunkyLimitsDefault();
+  Executable *exe = unpack(data, size, &bounds, &container, &wrapper, error);
   ThunkyPlan *plan = exe ? calloc(1, sizeof *plan) : NULL;
   if (exe && !plan)
     thunkyErrorf(error, "out of memory");
-  Builder b = {.plan = plan, .exe = exe, .error = error};
+  Builder b = {.plan = plan, .exe = exe, .error = error, .limits = bounds};
   bool ok = plan != NULL;
   if (ok) {
     b.commands = VEC(commands, numCommands);

@@ -49,6 +49,11 @@ static const char usage[] =
     "  --profile[=N]          print the N thunks that took longest (default 10)\n"
     "  --trace FILE           write a Chrome trace (chrome://tracing, Perfetto)\n"
     "  --max-iterations N     fail a while loop running longer (default 1000000)\n"
+    "  --max-host-memory B    host: refuse allocations of more bytes over all ranks\n"
+    "                         (default half the machine's memory; K, M, G, T suffixes)\n"
+    "  --max-thunks N         refuse an executable of more thunks (default 16777216)\n"
+    "  --max-allocation-bytes B  refuse a larger buffer allocation (default 1T)\n"
+    "  --max-decoded-bytes B  refuse a container decompressing to more (default 4G)\n"
     "  --cuda-graph           cuda: capture the run once and replay it\n"
     "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
     "                         process's rank and count come from THUNKY_RANK and\n"
@@ -59,7 +64,8 @@ typedef struct {
   const char *inputs[256], *libraries[32];
   int numInputs, numLibraries;
   uint32_t ranks, partitions, repeat, profileTop;
-  uint64_t maxIterations;
+  uint64_t maxIterations, maxHostMemory;
+  ThunkyLimits limits;
   bool print, profile, cudaGraph;
 } Options;
 
@@ -84,9 +90,18 @@ static bool parseCount(const char *text, uint64_t max, uint64_t *out) {
   return true;
 }
 
+/* Half the machine's memory: what the host backend may take by default, so
+ * that an executable asking for more fails with a message, not the OOM killer. */
+static uint64_t defaultHostMemory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  return pages > 0 && pageSize > 0 ? (uint64_t)pages * (uint64_t)pageSize / 2 : UINT64_C(8) << 30;
+}
+
 static bool parseOptions(int argc, char **argv, Options *o) {
   *o = (Options){.backend = "host", .ranks = 1, .partitions = 1, .repeat = 1,
-                 .profileTop = 10, .maxIterations = 1000000};
+                 .profileTop = 10, .maxIterations = 1000000,
+                 .maxHostMemory = defaultHostMemory(), .limits = thunkyLimitsDefault()};
+  ThunkyError why;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
     uint64_t n;
@@ -101,6 +116,15 @@ static bool parseOptions(int argc, char **argv, Options *o) {
       o->repeat = (uint32_t)n;
     else if (!strcmp(a, "--max-iterations") && value && parseCount(value, UINT64_MAX, &n))
       o->maxIterations = n;
+    else if (!strcmp(a, "--max-host-memory") && value && thunkyParseAmount(value, true, &n))
+      o->maxHostMemory = n;
+    else if ((!strcmp(a, "--max-thunks") || !strcmp(a, "--max-allocation-bytes") ||
+              !strcmp(a, "--max-decoded-bytes")) && value) {
+      if (!thunkyLimitsSet(&o->limits, a + 2, value, &why)) {
+        fprintf(stderr, "thunky-run: --%s\n", why.message);
+        return false;
+      }
+    }
     else if (!strcmp(a, "--library") && value && o->numLibraries < 32)
       o->libraries[o->numLibraries++] = value;
     else if (!strcmp(a, "-o") && value)
@@ -167,7 +191,8 @@ static bool exportModule(const ThunkyBuffer *text, const char *path, ThunkyBuffe
 }
 #endif
 
-static bool loadPlan(const char *path, ThunkyPlan **plan, ThunkyError *error) {
+static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **plan,
+                     ThunkyError *error) {
   ThunkyBuffer bytes = {0};
   size_t length = strlen(path);
   bool isMlir = length > 5 && !strcmp(path + length - 5, ".mlir");
@@ -184,7 +209,7 @@ static bool loadPlan(const char *path, ThunkyPlan **plan, ThunkyError *error) {
                       "thunky-translate --export-thunky first", path);
 #endif
   }
-  ok = ok && (thunkyPlanBuild(bytes.data, bytes.size, plan, error) ||
+  ok = ok && (thunkyPlanBuild(bytes.data, bytes.size, limits, plan, error) ||
               thunkyErrorContext(error, "%s", path));
   thunkyBufferFree(&bytes);
   return ok;
@@ -369,9 +394,11 @@ int main(int argc, char **argv) {
   bool ok = registry && (!(o.profile || o.trace) || timeline);
   if (!ok)
     thunkyErrorf(&error, "out of memory");
-  ok = ok && loadPlan(o.executable, &plan, &error) && loadLibraries(&o, registry, &error);
+  ok = ok && loadPlan(o.executable, &o.limits, &plan, &error) &&
+       loadLibraries(&o, registry, &error);
   ThunkyRunConfig config = {.ranks = o.ranks, .partitions = o.partitions,
-                            .maxIterations = o.maxIterations, .registry = registry,
+                            .maxIterations = o.maxIterations,
+                            .maxHostMemory = o.maxHostMemory, .registry = registry,
                             .timeline = timeline, .cudaGraph = o.cudaGraph,
                             .ncclIdFile = o.ncclId};
   if (ok && !processPlace(&config.processRank, &config.processCount))

@@ -44,6 +44,16 @@ extern "C" void thunkyRegisterTranslations(void) {
   // so import writes itself and offers mlir-opt's --emit-bytecode.
   static llvm::cl::opt<bool> emitBytecode(
       "emit-bytecode", llvm::cl::desc("import-thunky: write MLIR bytecode, not text"));
+  static llvm::cl::opt<std::string> maxThunks(
+      "thunky-max-thunks",
+      llvm::cl::desc("import-thunky: refuse an executable of more thunks (default 16777216)"));
+  static llvm::cl::opt<std::string> maxDecodedBytes(
+      "thunky-max-decoded-bytes",
+      llvm::cl::desc("import-thunky: refuse a container that decompresses to more bytes "
+                     "(default 4G; K, M, G, T suffixes)"));
+  static llvm::cl::opt<std::string> maxAllocationBytes(
+      "thunky-max-allocation-bytes",
+      llvm::cl::desc("import-thunky: refuse a buffer allocation of more bytes (default 1T)"));
   static TranslateRegistration importThunky(
       "import-thunky",
       "import an XLA:GPU executable (a GpuExecutableProto, bare or in "
@@ -53,21 +63,31 @@ extern "C" void thunkyRegisterTranslations(void) {
          MLIRContext *context) -> LogicalResult {
         const llvm::MemoryBuffer *buffer =
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+        ThunkyLimits limits = thunkyLimitsDefault();
+        ThunkyError why;
+        for (auto [name, value] : {std::pair{"max-thunks", &maxThunks},
+                                   {"max-decoded-bytes", &maxDecodedBytes},
+                                   {"max-allocation-bytes", &maxAllocationBytes}})
+          if (value->getNumOccurrences() &&
+              !thunkyLimitsSet(&limits, name, value->c_str(), &why)) {
+            llvm::errs() << "thunky-" << why.message << "\n";
+            return failure();
+          }
         if (describeContainer) {
           ThunkyContainer container;
           ThunkyError error;
           char line[1024];
-          if (thunkyContainerOpen(buffer->getBufferStart(), buffer->getBufferSize(), nullptr,
+          if (thunkyContainerOpen(buffer->getBufferStart(), buffer->getBufferSize(), &limits,
                                   &container, &error)) {
             thunkyContainerDescribe(&container, line, sizeof line);
             llvm::errs() << buffer->getBufferIdentifier() << ": " << line << "\n";
             thunkyContainerClose(&container);
           }
         }
-        OwningOpRef<Operation *> module(unwrap(thunkyImportExecutable(
+        OwningOpRef<Operation *> module(unwrap(thunkyImportExecutableWithLimits(
             wrap(context),
             mlirStringRefCreate(buffer->getBufferStart(), buffer->getBufferSize()),
-            wrap(buffer->getBufferIdentifier()))));
+            wrap(buffer->getBufferIdentifier()), &limits)));
         if (!module || failed(verify(*module)))
           return failure();
         if (emitBytecode)

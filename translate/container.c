@@ -179,7 +179,7 @@ static bool looksLikePlainOptions(ThunkyBytes in) {
   return found;
 }
 
-bool thunkyContainerOpen(const void *data, size_t size, const ThunkyContainerLimits *limits,
+bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limits,
                          ThunkyContainer *c, ThunkyError *error) {
   *c = (ThunkyContainer){0};
   ThunkyBytes in = {data, size}, metadata, rest;

@@ -59,6 +59,8 @@ typedef struct Importer {
   MlirBlock block; /* where ops go */
   Token *tokens;
   size_t numTokens;
+  ThunkyLimits limits;
+  uint64_t numThunks; /* imported so far, nested ones counted */
 } Importer;
 
 static const ProtobufCMessageDescriptor *const opaqueMessages[] = {
@@ -698,7 +700,11 @@ static bool localizeSlice(ThunkySlice *s, void *userData) {
   if (local == l->count)
     l->globals[l->count++] = global;
   s->buffer_allocation_index = (int64_t)local;
+  /* XLA's slices are proto3: a zero is never on the wire. An explicit one is
+   * dropped here, as export would drop it, so that import(export(m)) is m. */
   s->has_buffer_allocation_index = local != 0;
+  s->has_offset = s->offset != 0;
+  s->has_size = s->size != 0;
   return true;
 }
 
@@ -834,6 +840,8 @@ static bool importThunk(Importer *im, Thunk *t) {
   char savedName[sizeof im->thunk];
   memcpy(savedName, im->thunk, sizeof savedName);
   im->loc = thunkLocation(im, t);
+  if (++im->numThunks > im->limits.maxThunks)
+    return error(im, "more than %" PRIu64 " thunks (the max-thunks limit)", im->limits.maxThunks);
   bool ok;
   switch (t->impl_case) {
   case XLA__GPU__THUNK_PROTO__IMPL_MEMZERO_THUNK:
@@ -932,6 +940,9 @@ static bool readAllocations(Importer *im) {
                values[i]->size);
       return error(im, "%s", what);
     }
+    if ((uint64_t)values[i]->size > im->limits.maxAllocationBytes)
+      return error(im, "allocation %zu has %" PRId64 " bytes, more than the max-allocation-bytes "
+                   "limit (%" PRIu64 ")", i, values[i]->size, im->limits.maxAllocationBytes);
     im->allocationSize[i] = values[i]->size;
   }
   return true;
@@ -1297,8 +1308,15 @@ static bool setContainerAttrs(Importer *im, MlirOperation module, const ThunkyCo
 
 MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
                                      MlirStringRef bufferName) {
+  return thunkyImportExecutableWithLimits(ctx, bytes, bufferName, NULL);
+}
+
+MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef bytes,
+                                               MlirStringRef bufferName,
+                                               const ThunkyLimits *limits) {
   thunkyContextLoadDialects(ctx);
-  Importer im = {.ctx = ctx, .arena = thunkyArenaCreate()};
+  Importer im = {.ctx = ctx, .arena = thunkyArenaCreate(),
+                 .limits = limits ? *limits : thunkyLimitsDefault()};
   im.fileLoc = mlirLocationFileLineColGet(ctx, bufferName, 0, 0);
   im.loc = im.fileLoc;
   MlirOperation result = {NULL};
@@ -1310,7 +1328,7 @@ MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
     error(&im, "%s", "out of memory");
     return result;
   }
-  if (!thunkyContainerOpen(bytes.data, bytes.length, NULL, &container, &why)) {
+  if (!thunkyContainerOpen(bytes.data, bytes.length, &im.limits, &container, &why)) {
     error(&im, "%s", why.message);
     thunkyArenaDestroy(im.arena);
     return result;

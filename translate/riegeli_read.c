@@ -120,7 +120,7 @@ static bool decodeBlob(Reader *r, uint64_t chunk, const char *what, uint8_t comp
   if (claimed > r->budget)
     return thunkyErrorf(r->error,
                         "riegeli: chunk at byte %llu: %s would decode to %llu bytes, over the "
-                        "limit (%llu bytes left of the decoded-size budget)",
+                        "limit (%llu bytes left of the max-decoded-bytes limit)",
                         (unsigned long long)chunk, what, (unsigned long long)claimed,
                         (unsigned long long)r->budget);
   const uint8_t *stream = in.data + pos;

@@ -20,6 +20,7 @@
 #define THUNKY_C_CONTAINER_H
 
 #include "thunky-c/Error.h"
+#include "thunky-c/Limits.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -73,15 +74,6 @@ typedef enum ThunkyCompression {
   THUNKY_COMPRESSION_ZSTD = 'z',
 } ThunkyCompression;
 
-typedef struct ThunkyContainerLimits {
-  /* Most bytes that decompression may produce in all (a file claiming
-   * more is refused before anything is allocated). */
-  uint64_t maxDecodedBytes;
-} ThunkyContainerLimits;
-
-/* 4 GiB: past any real executable, short of what a bomb would ask for. */
-#define THUNKY_DEFAULT_MAX_DECODED_BYTES (UINT64_C(4) << 30)
-
 typedef struct ThunkyContainer {
   ThunkyLayering layering;
   ThunkyBytes executable; /* the GpuExecutableProto */
@@ -94,8 +86,9 @@ typedef struct ThunkyContainer {
 
 /* Finds the layers of data[0, size) (which must outlive the container).
  * Bytes that are no container are taken as a bare executable; whether they
- * parse is for the importer to say. NULL limits take the defaults. */
-bool thunkyContainerOpen(const void *data, size_t size, const ThunkyContainerLimits *limits,
+ * parse is for the importer to say. Only limits->maxDecodedBytes applies
+ * here; NULL limits take the defaults. */
+bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limits,
                          ThunkyContainer *container, ThunkyError *error);
 void thunkyContainerClose(ThunkyContainer *container);
 

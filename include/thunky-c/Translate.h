@@ -13,6 +13,8 @@
 #ifndef THUNKY_C_TRANSLATE_H
 #define THUNKY_C_TRANSLATE_H
 
+#include "thunky-c/Limits.h"
+
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 
@@ -25,6 +27,10 @@ extern "C" {
 MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutable(MlirContext ctx,
                                                         MlirStringRef bytes,
                                                         MlirStringRef bufferName);
+/* The same within `limits` (thunky-c/Limits.h); NULL takes the defaults. */
+MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutableWithLimits(
+    MlirContext ctx, MlirStringRef bytes, MlirStringRef bufferName,
+    const ThunkyLimits *limits);
 
 /* Exports `module` and hands the serialized bytes to `callback` in one call,
  * only on success; otherwise reports what is wrong and returns failure. */

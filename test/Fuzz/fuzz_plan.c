@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ThunkyPlan *plan = NULL;
   ThunkyError error;
-  if (thunkyPlanBuild(data, size, &plan, &error))
+  if (thunkyPlanBuild(data, size, NULL, &plan, &error))
     thunkyPlanFree(plan);
   return 0;
 }

@@ -1,0 +1,56 @@
+/*===- thunky-c/Limits.h - bounds on what thunky reads ------------------===*
+ *
+ * An executable may come from anywhere. These bounds keep a crafted or
+ * corrupt one from exhausting memory or time: input past one is refused
+ * with an error naming the limit, never half read. Every tool takes them
+ * as flags; docs/security.md lists them with their defaults.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_LIMITS_H
+#define THUNKY_C_LIMITS_H
+
+#include "thunky-c/Error.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ThunkyLimits {
+  /* Bytes that decompressing container chunks may produce, in all (a file
+   * claiming more is refused before anything is allocated). */
+  uint64_t maxDecodedBytes;
+  /* Thunks in one executable, those nested in loops, branches and async
+   * regions counted. */
+  uint64_t maxThunks;
+  /* Bytes of one buffer allocation. */
+  uint64_t maxAllocationBytes;
+} ThunkyLimits;
+
+/* 4 GiB decoded, 16Mi thunks, 1 TiB per allocation: past any executable XLA
+ * writes for today's GPUs, short of what would exhaust a workstation. */
+#define THUNKY_DEFAULT_MAX_DECODED_BYTES (UINT64_C(4) << 30)
+#define THUNKY_DEFAULT_MAX_THUNKS (UINT64_C(1) << 24)
+#define THUNKY_DEFAULT_MAX_ALLOCATION_BYTES (UINT64_C(1) << 40)
+
+/* The defaults above. */
+ThunkyLimits thunkyLimitsDefault(void);
+
+/* Sets the limit called `name` ("max-decoded-bytes", "max-thunks" or
+ * "max-allocation-bytes") from `value`: a decimal count, for bytes with an
+ * optional K, M, G or T suffix (powers of 1024). False, with the reason,
+ * for an unknown name or a malformed or zero value. */
+bool thunkyLimitsSet(ThunkyLimits *limits, const char *name, const char *value,
+                     ThunkyError *error);
+
+/* Parses `value` as thunkyLimitsSet does (a count, K/M/G/T suffixes when
+ * `bytes`) into *out; false when malformed, zero or past UINT64_MAX. */
+bool thunkyParseAmount(const char *value, bool bytes, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_LIMITS_H */
