@@ -10,6 +10,8 @@ packages=(
   libsnappy-dev libzstd-dev libbrotli-dev
   libhighwayhash-dev  # only to check thunky's own HighwayHash against
   gnuplot-nox  # bench/run's plot
+  libclang-rt-dev  # ASan, UBSan and libFuzzer's runtimes
+  valgrind  # scripts/leak-check.sh
 )
 
 missing=()

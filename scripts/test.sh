@@ -45,6 +45,14 @@ else
 fi
 rm -rf "$portable"
 
+# The tools under valgrind over the fixtures: no definite leaks.
+"$root/scripts/leak-check.sh" || status=1
+
+# The regression corpus replays in the lit suites (test/Fuzz); each fuzz
+# target also runs briefly from its seeds (scripts/fuzz.sh FUZZ_SECONDS=600
+# is the full run).
+FUZZ_SECONDS="${FUZZ_SECONDS:-10}" FUZZ_PARALLEL=2 "$root/scripts/fuzz.sh" || status=1
+
 cd "$build"
 ctest --output-on-failure || status=1
 exit $status
