@@ -15,6 +15,8 @@
 #include "wire_check.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
+#include "xla/service/gpu/gpu_executable.pb-c.h"
+#include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -179,6 +181,15 @@ static bool looksLikePlainOptions(ThunkyBytes in) {
   return found;
 }
 
+/* Whether `in` reads as a bare executable or XLA's golden wrapper of one. */
+static bool wellFormedExecutable(ThunkyBytes in) {
+  char why[8];
+  return thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, why,
+                         sizeof why) ||
+         thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, why,
+                         sizeof why);
+}
+
 bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limits,
                          ThunkyContainer *c, ThunkyError *error) {
   *c = (ThunkyContainer){0};
@@ -193,6 +204,15 @@ bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limi
     ok = readPjrtBytes(c, rest, maxDecoded, &split, error) ||
          thunkyErrorContext(error, "IFRT envelope (%zu bytes of metadata), then", metadata.size);
     c->layering = split ? THUNKY_LAYERING_IFRT_SPLIT_OPTIONS : THUNKY_LAYERING_IFRT_OPTIONS;
+    /* A bare executable can start like an envelope by chance (its first
+     * key read as a length, then bytes that parse as metadata); what comes
+     * after then does not read, and the whole reads as an executable. */
+    if (!ok && wellFormedExecutable(in)) {
+      thunkyContainerClose(c);
+      c->layering = THUNKY_LAYERING_EXECUTABLE;
+      c->executable = in;
+      ok = true;
+    }
   } else if (looksLikePlainOptions(in)) {
     ok = readPjrtBytes(c, in, maxDecoded, &split, error);
     c->layering = THUNKY_LAYERING_OPTIONS;
