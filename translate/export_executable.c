@@ -249,14 +249,12 @@ static Thunk *exportCopy(Exporter *ex, MlirOperation op) {
   if (!d->copy_thunk && !(d->copy_thunk = newMessage(ex, &xla__gpu__copy_thunk_proto__descriptor)))
     return NULL;
   Xla__Gpu__CopyThunkProto *c = d->copy_thunk;
-  bool fresh = !c->source_buffer;
   if (!setShapedSlice(ex, op, mlirOperationGetOperand(op, 0), &c->source_buffer) ||
       !setShapedSlice(ex, op, mlirOperationGetOperand(op, 1), &c->destination_buffer))
     return NULL;
-  if (fresh) {
-    c->mem_size = c->source_buffer->slice->size;
-    c->has_mem_size = c->mem_size != 0;
-  }
+  /* thunky.copy copies all of its source. */
+  c->mem_size = c->source_buffer->slice->size;
+  c->has_mem_size = c->mem_size != 0;
   return t;
 }
 

@@ -261,16 +261,20 @@ static bool importCopy(Importer *im, Thunk *t) {
   MlirOperation op = emit(im, "thunky.copy", 2, operands, 0, NULL, 0, NULL, 0);
   consumeShapedSlice(&c->source_buffer);
   consumeShapedSlice(&c->destination_buffer);
+  c->has_mem_size = 0, c->mem_size = 0; /* the slices' size: export writes it */
   return attachResidual(im, op, t, &t->device_to_device_copy_thunk->base,
                  "device_to_device_copy_thunk");
 }
 
-/* Whether a copy thunk fits thunky.copy: both slices, equal sizes. */
+/* Whether a copy thunk fits thunky.copy (all of one buffer into another of
+ * its size): both slices, equal sizes, and mem_size, the bytes XLA copies,
+ * the same. Any other copy stays opaque, and exact. */
 static bool copyIsFirstClass(const Thunk *t) {
   const Xla__Gpu__CopyThunkProto *c = t->device_to_device_copy_thunk->copy_thunk;
   return c && c->source_buffer && c->source_buffer->slice &&
          c->destination_buffer && c->destination_buffer->slice &&
-         c->source_buffer->slice->size == c->destination_buffer->slice->size;
+         c->source_buffer->slice->size == c->destination_buffer->slice->size &&
+         (c->has_mem_size ? c->mem_size : 0) == c->source_buffer->slice->size;
 }
 
 /*--- collectives ---------------------------------------------------------*/
