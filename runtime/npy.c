@@ -12,6 +12,8 @@
  *===--------------------------------------------------------------------===*/
 #include "npy.h"
 
+#include "element_types.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,41 +22,41 @@
 
 /*--- element types ---------------------------------------------------------*/
 
+/* The XLA types numpy can hold; sizes and XLA's names come from
+ * element_types.c. */
 typedef struct NpyType {
   int32_t type;          /* xla.PrimitiveType */
-  uint8_t bytes;
   char kind;             /* numpy's kind letter; 0: numpy has no such type */
-  const char *name;      /* XLA's, for messages */
   const char *numpyName; /* numpy's or ml_dtypes' name; read as a descr too */
 } NpyType;
 
 static const NpyType npyTypes[] = {
-    {1, 1, 'b', "pred", "bool"},
-    {2, 1, 'i', "s8", "int8"},
-    {3, 2, 'i', "s16", "int16"},
-    {4, 4, 'i', "s32", "int32"},
-    {5, 8, 'i', "s64", "int64"},
-    {6, 1, 'u', "u8", "uint8"},
-    {7, 2, 'u', "u16", "uint16"},
-    {8, 4, 'u', "u32", "uint32"},
-    {9, 8, 'u', "u64", "uint64"},
-    {10, 2, 'f', "f16", "float16"},
-    {11, 4, 'f', "f32", "float32"},
-    {12, 8, 'f', "f64", "float64"},
-    {15, 8, 'c', "c64", "complex64"},
-    {18, 16, 'c', "c128", "complex128"},
+    {1, 'b', "bool"},
+    {2, 'i', "int8"},
+    {3, 'i', "int16"},
+    {4, 'i', "int32"},
+    {5, 'i', "int64"},
+    {6, 'u', "uint8"},
+    {7, 'u', "uint16"},
+    {8, 'u', "uint32"},
+    {9, 'u', "uint64"},
+    {10, 'f', "float16"},
+    {11, 'f', "float32"},
+    {12, 'f', "float64"},
+    {15, 'c', "complex64"},
+    {18, 'c', "complex128"},
     /* ml_dtypes registers these with numpy as kind 'V', so np.save writes
      * them as '<V2' and '<V1'. The sub-byte types are left out: XLA packs
      * them, while numpy holds one per byte. */
-    {16, 2, 0, "bf16", "bfloat16"},
-    {19, 1, 0, "f8e5m2", "float8_e5m2"},
-    {20, 1, 0, "f8e4m3fn", "float8_e4m3fn"},
-    {23, 1, 0, "f8e4m3b11fnuz", "float8_e4m3b11fnuz"},
-    {24, 1, 0, "f8e5m2fnuz", "float8_e5m2fnuz"},
-    {25, 1, 0, "f8e4m3fnuz", "float8_e4m3fnuz"},
-    {28, 1, 0, "f8e4m3", "float8_e4m3"},
-    {29, 1, 0, "f8e3m4", "float8_e3m4"},
-    {33, 1, 0, "f8e8m0fnu", "float8_e8m0fnu"},
+    {16, 0, "bfloat16"},
+    {19, 0, "float8_e5m2"},
+    {20, 0, "float8_e4m3fn"},
+    {23, 0, "float8_e4m3b11fnuz"},
+    {24, 0, "float8_e5m2fnuz"},
+    {25, 0, "float8_e4m3fnuz"},
+    {28, 0, "float8_e4m3"},
+    {29, 0, "float8_e3m4"},
+    {33, 0, "float8_e8m0fnu"},
 };
 enum { NUM_NPY_TYPES = sizeof npyTypes / sizeof npyTypes[0] };
 
@@ -131,7 +133,7 @@ void thunkyNpyDescribe(int32_t elementType, uint32_t rank, const int64_t *dims, 
   out[0] = '\0';
   const NpyType *t = findType(elementType);
   if (t)
-    appendf(&text, "%s", t->name);
+    appendf(&text, "%s", thunkyElementTypeName(t->type));
   else if (elementType)
     appendf(&text, "type%d", (int)elementType);
   else
@@ -300,7 +302,7 @@ static bool interpretDescr(const char *s, size_t n, int32_t expectedType, Header
       /* Opaque bytes: a type numpy lacks, if the caller expects one of
        * this size, and otherwise raw bytes, never swapped. */
       const NpyType *expected = findType(expectedType);
-      if (!expected || expected->kind || expected->bytes != bytes) {
+      if (!expected || expected->kind || thunkyElementBytes(expected->type) != bytes) {
         h->type = 0, h->elementBytes = bytes, h->swapBytes = 0;
         return true;
       }
@@ -309,15 +311,16 @@ static bool interpretDescr(const char *s, size_t n, int32_t expectedType, Header
       if (order == '|' && bytes != 1)
         return false;
       for (size_t i = 0; i < NUM_NPY_TYPES && !found; i++)
-        if (npyTypes[i].kind == kind && npyTypes[i].bytes == bytes)
+        if (npyTypes[i].kind == kind && thunkyElementBytes(npyTypes[i].type) == bytes)
           found = &npyTypes[i];
       if (!found)
         return false;
     }
   }
   /* A complex number is two floats, each in the file's byte order. */
-  uint32_t unit = found->kind == 'c' ? found->bytes / 2u : found->bytes;
-  h->type = found->type, h->elementBytes = found->bytes;
+  uint32_t size = thunkyElementBytes(found->type);
+  uint32_t unit = found->kind == 'c' ? size / 2u : size;
+  h->type = found->type, h->elementBytes = size;
   h->swapBytes = bigEndian && unit > 1 ? unit : 0;
   return true;
 }
@@ -584,13 +587,14 @@ bool thunkyNpyWrite(const char *path, const ThunkyNpyArray *array, ThunkyError *
     bool negative = false;
     for (uint32_t i = 0; i < rank; i++)
       negative |= dims[i] < 0;
-    if (negative || !arrayBytes(rank, dims, t->bytes, &bytes) || bytes != array->size)
+    uint32_t size = thunkyElementBytes(t->type);
+    if (negative || !arrayBytes(rank, dims, size, &bytes) || bytes != array->size)
       return thunkyErrorf(error, "%s: %s does not describe the array's %llu bytes", path, shape,
                           (unsigned long long)array->size);
     /* numpy's typestr: '|' for one byte, and ml_dtypes' '<V<n>' where numpy
      * has no type. */
-    snprintf(descr, sizeof descr, "%c%c%u", t->kind && t->bytes == 1 ? '|' : '<',
-             t->kind ? t->kind : 'V', (unsigned)t->bytes);
+    snprintf(descr, sizeof descr, "%c%c%u", t->kind && size == 1 ? '|' : '<',
+             t->kind ? t->kind : 'V', (unsigned)size);
   }
   size_t headerSize = formatHeader(descr, rank, dims, header);
 
