@@ -31,18 +31,12 @@
 #include "backend.h"
 #include "plan.h"
 #include "registry.h"
+#include "timeline.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static uint64_t nowNs(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static int compareDouble(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -95,14 +89,14 @@ static double timeBackend(void *state, uint64_t minNs, ThunkyError *error) {
   if (!thunkyHostBackend.run(state, error))
     return -1;
   Samples s = {0};
-  uint64_t start = nowNs();
-  while (s.count < 5 || nowNs() - start < minNs) {
-    uint64_t begin = nowNs();
+  uint64_t start = thunkyMonotonicNs();
+  while (s.count < 5 || thunkyMonotonicNs() - start < minNs) {
+    uint64_t begin = thunkyMonotonicNs();
     if (!thunkyHostBackend.run(state, error)) {
       free(s.ns);
       return -1;
     }
-    addSample(&s, (double)(nowNs() - begin));
+    addSample(&s, (double)(thunkyMonotonicNs() - begin));
   }
   double m = median(&s);
   free(s.ns);
@@ -137,10 +131,10 @@ static void bareLoopInit(BareLoop *b, uint32_t numArgs) {
 static uint64_t bareLoopRun(BareLoop *b, uint32_t n) {
   ThunkyError error;
   error.message[0] = 0;
-  uint64_t begin = nowNs();
+  uint64_t begin = thunkyMonotonicNs();
   for (uint32_t i = 0; i < n; i++)
     b->ok &= kernelPointer(&b->call, NULL, &error);
-  return nowNs() - begin;
+  return thunkyMonotonicNs() - begin;
 }
 
 /* The backend and the bare loop, one run of each in turn (so that both see
@@ -158,11 +152,11 @@ static bool timeInterleaved(void *state, uint32_t n, uint32_t numArgs, uint64_t 
   bool ok = thunkyHostBackend.run(state, error); /* warm-up */
   bareLoopRun(&bare, n);
   Samples t = {0}, b = {0};
-  uint64_t start = nowNs();
-  while (ok && (t.count < 5 || nowNs() - start < 2 * minNs)) {
-    uint64_t begin = nowNs();
+  uint64_t start = thunkyMonotonicNs();
+  while (ok && (t.count < 5 || thunkyMonotonicNs() - start < 2 * minNs)) {
+    uint64_t begin = thunkyMonotonicNs();
     ok = thunkyHostBackend.run(state, error);
-    addSample(&t, (double)(nowNs() - begin));
+    addSample(&t, (double)(thunkyMonotonicNs() - begin));
     addSample(&b, (double)bareLoopRun(&bare, n));
   }
   if (ok) {
@@ -298,11 +292,11 @@ static bool runExecutable(const char *path, uint32_t ranks, uint64_t minNs) {
                             .registry = registry};
   void *state = NULL;
   bool ok = false;
-  uint64_t begin = nowNs();
+  uint64_t begin = thunkyMonotonicNs();
   if (!thunkyHostBackend.create(plan, &config, &state, &error)) {
     exeError("create: %s\n", error.message);
   } else {
-    uint64_t created = nowNs() - begin;
+    uint64_t created = thunkyMonotonicNs() - begin;
     double ns = timeBackend(state, minNs, &error);
     printf("exe_commands %u\n", plan->numCommands);
     printf("exe_kernels %u\n", plan->numKernels);
@@ -374,12 +368,12 @@ int main(int argc, char **argv) {
                             .registry = registry};
   void *state = NULL;
   ThunkyError error = {{0}};
-  uint64_t begin = nowNs();
+  uint64_t begin = thunkyMonotonicNs();
   if (!thunkyHostBackend.create(&h.plan, &config, &state, &error)) {
     fprintf(stderr, "bench-dispatch: create: %s\n", error.message);
     return 1;
   }
-  uint64_t created = nowNs() - begin;
+  uint64_t created = thunkyMonotonicNs() - begin;
   Timings t;
   if (!timeInterleaved(state, (uint32_t)n, (uint32_t)numArgs, minNs, &t, &error)) {
     fprintf(stderr, "bench-dispatch: run: %s\n", error.message);

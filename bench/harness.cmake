@@ -5,7 +5,7 @@
 # bench-unpack: the floor under import, protobuf-c unpacking the input alone
 # (ThunkyFormat finds the executable in a container, untimed).
 add_executable(bench-unpack ${CMAKE_CURRENT_LIST_DIR}/unpack.c)
-target_link_libraries(bench-unpack PRIVATE ThunkyFormat)
+target_link_libraries(bench-unpack PRIVATE ThunkyFormat ThunkyRuntime) # ThunkyRuntime: the clock
 set_target_properties(bench-unpack PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin
   LINKER_LANGUAGE CXX)
 

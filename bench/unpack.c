@@ -23,18 +23,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
+#include "timeline.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static uint64_t nowNs(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static int compareU64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -168,10 +162,10 @@ int main(int argc, char **argv) {
   size_t thunks = 0;
   uint64_t payload = 0, distinct = 0;
   for (int r = 0; r < repeat; r++) {
-    uint64_t begin = nowNs();
+    uint64_t begin = thunkyMonotonicNs();
     Xla__Gpu__GpuExecutableProto *exe = xla__gpu__gpu_executable_proto__unpack(
         NULL, container.executable.size, container.executable.data);
-    times[r] = nowNs() - begin;
+    times[r] = thunkyMonotonicNs() - begin;
     if (!exe) {
       fprintf(stderr, "bench-unpack: %s: the executable (%zu bytes) does not unpack as a "
                       "GpuExecutableProto\n", path, container.executable.size);

@@ -14,7 +14,7 @@ struct ThunkyTimeline {
   uint64_t origin;
 };
 
-static uint64_t monotonicNs(void) {
+uint64_t thunkyMonotonicNs(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -27,7 +27,7 @@ ThunkyTimeline *thunkyTimelineCreate(void) {
     return NULL;
   }
   if (t)
-    t->origin = monotonicNs();
+    t->origin = thunkyMonotonicNs();
   return t;
 }
 
@@ -39,7 +39,7 @@ void thunkyTimelineFree(ThunkyTimeline *t) {
   free(t);
 }
 
-uint64_t thunkyTimelineNow(const ThunkyTimeline *t) { return monotonicNs() - t->origin; }
+uint64_t thunkyTimelineNow(const ThunkyTimeline *t) { return thunkyMonotonicNs() - t->origin; }
 
 bool thunkyTimelineAdd(ThunkyTimeline *t, ThunkyTraceEvent event) {
   pthread_mutex_lock(&t->lock);

@@ -14,6 +14,9 @@ typedef struct ThunkyTraceEvent {
 /* Events of every rank; appending takes a lock, so ranks may share one. */
 typedef struct ThunkyTimeline ThunkyTimeline;
 
+/* Nanoseconds on CLOCK_MONOTONIC, for timing anything. */
+uint64_t thunkyMonotonicNs(void);
+
 ThunkyTimeline *thunkyTimelineCreate(void);
 void thunkyTimelineFree(ThunkyTimeline *timeline);
 /* Nanoseconds since the timeline was created (CLOCK_MONOTONIC). */

@@ -8,7 +8,7 @@
  * output as a .npy file. Links no MLIR unless built with it.
  *
  *===--------------------------------------------------------------------===*/
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, isatty, fileno */
+#define _POSIX_C_SOURCE 200809L /* isatty, fileno */
 
 #include "thunky-c/Runtime.h"
 
@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifdef THUNKY_WITH_MLIR
@@ -289,12 +288,6 @@ static bool processPlace(uint32_t *rank, uint32_t *count) {
   return true;
 }
 
-static uint64_t nowNs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int compareU64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
@@ -306,14 +299,14 @@ static bool runRepeatedly(const Options *o, const ThunkyBackendOps *b, void *sta
   if (!times)
     return thunkyErrorf(error, "out of memory");
   bool progress = o->repeat > 1 && isatty(fileno(stderr));
-  uint64_t started = nowNs(), shown = started;
+  uint64_t started = thunkyMonotonicNs(), shown = started;
   bool ok = true;
   for (uint32_t i = 0; ok && i < o->repeat; i++) {
-    uint64_t begin = nowNs();
+    uint64_t begin = thunkyMonotonicNs();
     ok = b->run(state, error);
-    times[i] = nowNs() - begin;
+    times[i] = thunkyMonotonicNs() - begin;
     if (progress && times[i] + begin - shown > 500000000u) {
-      shown = nowNs();
+      shown = thunkyMonotonicNs();
       fprintf(stderr, "\rthunky-run: run %u of %u", i + 1, o->repeat);
     }
   }
