@@ -1,7 +1,8 @@
 /*===- ops.c - op kinds -------------------------------------------------===*/
 #include "thunky-c/Ops.h"
 
-#include "mlir-c/BuiltinTypes.h"
+#include "thunky-c/Dialect.h"
+#include "thunky-c/ElementTypes.h"
 
 const char *thunkyOpKindGetMnemonic(ThunkyOpKind kind) {
   static const char *const names[THUNKY_OP_COUNT] = {
@@ -26,27 +27,8 @@ bool thunkyOpKindIsCollective(ThunkyOpKind kind) {
   }
 }
 
-/* Bytes per element of the types XLA's collectives accept, 0 otherwise. */
+/* Bytes per element of the types XLA's collectives accept, 0 otherwise:
+ * every type of a whole number of bytes (PRED takes one). */
 int thunkyCollectiveElementBytes(MlirType type) {
-  if (mlirTypeIsAInteger(type)) {
-    unsigned width = mlirIntegerTypeGetWidth(type);
-    if (width == 1)
-      return 1; /* PRED is stored as a byte */
-    return width == 8 || width == 16 || width == 32 || width == 64
-               ? (int)(width / 8)
-               : 0;
-  }
-  if (mlirTypeIsAFloat(type)) {
-    unsigned width = mlirFloatTypeGetWidth(type);
-    return width == 8 || width == 16 || width == 32 || width == 64
-               ? (int)(width / 8)
-               : 0;
-  }
-  if (mlirTypeIsAComplex(type)) {
-    MlirType part = mlirComplexTypeGetElementType(type);
-    if (mlirTypeIsAF32(part) || mlirTypeIsAF64(part))
-      return 2 * (int)(mlirFloatTypeGetWidth(part) / 8);
-  }
-  return 0;
+  return (int)thunkyElementBytes(thunkyElementTypeFromMlir(type));
 }
-

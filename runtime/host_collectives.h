@@ -11,7 +11,7 @@
 #ifndef THUNKY_RUNTIME_HOST_COLLECTIVES_H
 #define THUNKY_RUNTIME_HOST_COLLECTIVES_H
 
-#include "element_types.h"
+#include "reduce.h"
 #include "plan.h"
 
 /*--- The world of ranks -----------------------------------------------------*/

@@ -6,7 +6,7 @@
  *===--------------------------------------------------------------------===*/
 #include "host_gemm.h"
 
-#include "element_types.h"
+#include "reduce.h"
 
 #include <string.h>
 

@@ -12,7 +12,7 @@
  *===--------------------------------------------------------------------===*/
 #include "npy.h"
 
-#include "element_types.h"
+#include "thunky-c/ElementTypes.h"
 
 #include <errno.h>
 #include <stdarg.h>

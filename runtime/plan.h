@@ -12,6 +12,7 @@
 #define THUNKY_RUNTIME_PLAN_H
 
 #include "thunky-c/Container.h"
+#include "thunky-c/ElementTypes.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -209,9 +210,5 @@ void thunkyPlanFree(ThunkyPlan *plan);
 
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion)". */
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size);
-
-/* Bytes of one element of an xla.PrimitiveType; 0 for types without a
- * whole-byte size (sub-byte, tuple, token). */
-uint32_t thunkyElementBytes(int32_t elementType);
 
 #endif /* THUNKY_RUNTIME_PLAN_H */

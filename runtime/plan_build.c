@@ -9,9 +9,9 @@
  *===--------------------------------------------------------------------===*/
 #include "plan.h"
 
-#include "constant_bytes.h"
-#include "golden.h"
-#include "wire_check.h"
+#include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
+
 #include "xla/backends/gpu/runtime/thunk.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 
@@ -24,10 +24,6 @@
 typedef Xla__Gpu__ThunkProto Thunk;
 typedef Xla__Gpu__GpuExecutableProto Executable;
 typedef Xla__BufferAssignment__BufferAllocationSliceProto SliceProto;
-
-/* Control flow nests no deeper than this (protobuf nesting is already
- * bounded by the wire check; this bounds the executor's recursion). */
-#define MAX_LIST_DEPTH 64
 
 /* The plan's arrays while they grow. */
 typedef struct {
@@ -44,17 +40,15 @@ typedef struct {
 
 typedef struct {
   ThunkyPlan *plan;
+  const ThunkyExecutable *model; /* checked: every slice lies in its allocation */
   const Executable *exe;
   ThunkyError *error;
   Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels,
       binaries, customCalls, gemms, thunks;
   void **owned; /* copies of bytes the plan keeps */
   size_t numOwned, ownedCapacity;
-  uint64_t *asyncIds; /* async execution ids seen, in slot order */
-  uint32_t depth;
+  ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
   uint32_t currentThunk;
-  ThunkyLimits limits;
-  uint64_t numThunks; /* seen so far, nested ones counted */
 } Builder;
 
 static bool fail(Builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -109,19 +103,10 @@ static bool keepString(Builder *b, const char *s, ThunkyBytes *out) {
 
 /*--- slices ------------------------------------------------------------------*/
 
+/* The model checked that every slice lies within its allocation. */
 static bool slice(Builder *b, const SliceProto *s, const char *what, ThunkyPlanSlice *out) {
   if (!s)
     return fail(b, "%s has no slice", what);
-  const ThunkyPlan *p = b->plan;
-  if (s->buffer_allocation_index < 0 || s->buffer_allocation_index >= p->numAllocations)
-    return fail(b, "%s names allocation %" PRId64 ", but there are %u", what,
-                s->buffer_allocation_index, p->numAllocations);
-  uint64_t size = p->allocations[s->buffer_allocation_index].size;
-  if (s->offset < 0 || s->size < 0 || (uint64_t)s->offset > size ||
-      (uint64_t)s->size > size - (uint64_t)s->offset)
-    return fail(b, "%s: bytes [%" PRId64 ", %" PRId64 ") lie outside allocation %" PRId64
-                   " (%" PRIu64 " bytes)", what, s->offset, s->offset + s->size,
-                s->buffer_allocation_index, size);
   *out = (ThunkyPlanSlice){(uint32_t)s->buffer_allocation_index, (uint64_t)s->offset,
                            (uint64_t)s->size};
   return true;
@@ -141,13 +126,8 @@ static bool sliceRange(Builder *b, size_t n, const SliceProto *const *slices,
     ThunkyPlanSlice *s = push(&b->slices);
     if (!s)
       return thunkyErrorf(b->error, "out of memory");
-    if (slices[i] && !slice(b, slices[i], what, s)) {
-      /* Named by position only when it failed: formatting every name
-       * showed in profiles of large plans. */
-      char name[64];
-      snprintf(name, sizeof name, "%s %zu", what, i);
-      return slice(b, slices[i], name, s);
-    }
+    if (slices[i])
+      slice(b, slices[i], what, s); /* not NULL: cannot fail */
   }
   return true;
 }
@@ -196,9 +176,12 @@ static uint32_t dim(const StreamExecutor__Dim3DProto *d, int axis) {
   return v > 0 && v <= UINT32_MAX ? (uint32_t)v : 1;
 }
 
-/* The binary holding a kernel: one entry per distinct binary. */
+/* The binary holding a kernel: one entry per distinct binary, found by the
+ * hash of its bytes (two binaries of one hash both get entries). */
 static bool binaryIndex(Builder *b, const void *data, size_t size, bool isPtx, uint32_t *out) {
-  for (uint32_t i = 0; i < b->plan->numBinaries; i++) {
+  uint64_t key = thunkyHashBytes(data, size) ^ isPtx;
+  uint32_t i;
+  if (thunkyHashMapGet(&b->binaryIndex, key, &i)) {
     ThunkyPlanBinary *bin = &b->plan->binaries[i];
     if (bin->isPtx == isPtx && bin->bytes.size == size && !memcmp(bin->bytes.data, data, size)) {
       *out = i;
@@ -206,7 +189,7 @@ static bool binaryIndex(Builder *b, const void *data, size_t size, bool isPtx, u
     }
   }
   ThunkyPlanBinary *bin = push(&b->binaries);
-  if (!bin)
+  if (!bin || !thunkyHashMapPut(&b->binaryIndex, key, b->plan->numBinaries - 1))
     return thunkyErrorf(b->error, "out of memory");
   *out = b->plan->numBinaries - 1;
   bin->isPtx = isPtx;
@@ -495,10 +478,9 @@ static bool conditionalThunk(Builder *b, CommandVec *v, const Xla__Gpu__Conditio
   ThunkyPlanSlice index;
   if (!shapedSlice(b, p->branch_index_buffer, "branch index", &index))
     return false;
-  if (index.size != 1 && index.size != 4)
-    return fail(b, "the branch index is %" PRIu64 " bytes: a pred (1) or an s32 (4)", index.size);
-  if (p->n_branch_thunks == 0)
-    return fail(b, "conditional without branches");
+  if (thunkyConditionalPredicate(p) == THUNKY_PREDICATE_NONE)
+    return fail(b, "the branch index is %" PRIu64 " bytes for %zu branches: a pred for two (1) "
+                   "or an s32 (4)", index.size, p->n_branch_thunks);
   uint32_t *lists = calloc(p->n_branch_thunks, sizeof *lists);
   if (!lists)
     return thunkyErrorf(b->error, "out of memory");
@@ -527,38 +509,27 @@ static bool whileThunk(Builder *b, CommandVec *v, const Xla__Gpu__WhileThunkProt
       !sequence(b, p->condition_thunk_sequence, &condition) ||
       !sequence(b, p->body_thunk_sequence, &body))
     return false;
-  if (predicate.size != 1)
-    return fail(b, "the condition result is %" PRIu64 " bytes, not a 1-byte pred", predicate.size);
+  if (thunkyWhilePredicate(p) == THUNKY_PREDICATE_NONE)
+    return fail(b, "the condition result is %" PRIu64 " bytes: a pred (1, or 4 of which XLA "
+                   "reads the first)", predicate.size);
   ThunkyCommand *c = emit(b, v, THUNKY_CMD_WHILE);
   if (!c)
     return false;
+  predicate.size = 1; /* XLA reads one bool, whatever the slice's size */
   c->loop.predicate = predicate;
   c->loop.condition = condition, c->loop.body = body;
   c->loop.tripCount = p->has_trip_count ? p->trip_count : -1;
   return true;
 }
 
-/* The dense slot of an async execution id; a start must not reuse a slot
- * still in flight (checked by backends at run time, since control flow
- * decides). */
-static bool asyncSlot(Builder *b, uint64_t id, bool create, uint32_t *slot) {
-  for (uint32_t i = 0; i < b->plan->numAsyncSlots; i++)
-    if (b->asyncIds[i] == id)
-      return *slot = i, true;
-  if (!create)
-    return fail(b, "async done for execution id %" PRIu64 " that no async start has", id);
-  uint64_t *grown = realloc(b->asyncIds, (b->plan->numAsyncSlots + 1) * sizeof *grown);
-  if (!grown)
-    return thunkyErrorf(b->error, "out of memory");
-  b->asyncIds = grown;
-  grown[b->plan->numAsyncSlots] = id;
-  *slot = b->plan->numAsyncSlots++;
-  return true;
-}
-
 static bool asyncStartThunk(Builder *b, CommandVec *v, const Xla__Gpu__AsyncStartThunkProto *p) {
   uint32_t slot, list;
-  if (!asyncSlot(b, p->async_execution_id, true, &slot) || !sequence(b, p->thunks, &list))
+  /* The model gave each started id a slot; a start must not reuse a slot
+   * still in flight (checked by backends at run time, since control flow
+   * decides). */
+  if (!thunkyExecutableAsyncSlot(b->model, p->async_execution_id, &slot))
+    return fail(b, "async start without a slot");
+  if (!sequence(b, p->thunks, &list))
     return false;
   ThunkyCommand *c = emit(b, v, THUNKY_CMD_ASYNC_START);
   if (!c)
@@ -593,9 +564,6 @@ static bool nameThunk(Builder *b, const Thunk *t) {
 }
 
 static bool addThunk(Builder *b, CommandVec *v, const Thunk *t) {
-  if (++b->numThunks > b->limits.maxThunks)
-    return thunkyErrorf(b->error, "more than %" PRIu64 " thunks (the max-thunks limit)",
-                        b->limits.maxThunks);
   if (!nameThunk(b, t))
     return false;
   switch (t->impl_case) {
@@ -656,8 +624,8 @@ static bool addThunk(Builder *b, CommandVec *v, const Thunk *t) {
     return asyncStartThunk(b, v, t->async_start_thunk);
   case XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK: {
     uint32_t slot;
-    if (!asyncSlot(b, t->async_done_thunk->async_execution_id, false, &slot))
-      return false;
+    if (!thunkyExecutableAsyncSlot(b->model, t->async_done_thunk->async_execution_id, &slot))
+      return fail(b, "async done without a start");
     ThunkyCommand *c = emit(b, v, THUNKY_CMD_ASYNC_DONE);
     return c ? (c->asyncDone.slot = slot, true) : false;
   }
@@ -691,10 +659,6 @@ static bool addThunk(Builder *b, CommandVec *v, const Thunk *t) {
 /* Builds a list of thunks; the entry list (list == NULL) fills the range
  * reserved at index 0. */
 static bool buildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *list) {
-  if (++b->depth > MAX_LIST_DEPTH)
-    return fail(b, "control flow nests deeper than %d", MAX_LIST_DEPTH);
-  if (b->depth > b->plan->maxDepth)
-    b->plan->maxDepth = b->depth;
   uint32_t parent = b->currentThunk;
   CommandVec v = {0};
   bool ok = true;
@@ -713,7 +677,6 @@ static bool buildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *list
     }
   }
   free(v.items);
-  b->depth--;
   b->currentThunk = parent; /* what the caller emits next is its own thunk's */
   return ok;
 }
@@ -721,66 +684,28 @@ static bool buildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *list
 /*--- allocations and the program's arrays -----------------------------------*/
 
 static bool readAllocations(Builder *b) {
-  const Executable *exe = b->exe;
-  size_t n = exe->buffer_allocations ? exe->buffer_allocations->n_values : 0;
-  if (n > UINT32_MAX / 2)
-    return thunkyErrorf(b->error, "%zu allocations are too many", n);
+  const ThunkyExecutable *m = b->model;
   ThunkyPlan *p = b->plan;
-  p->allocations = calloc(n + 1, sizeof *p->allocations);
+  p->allocations = calloc(m->numAllocations + 1, sizeof *p->allocations);
   if (!p->allocations)
     return thunkyErrorf(b->error, "out of memory");
-  p->numAllocations = (uint32_t)n;
-  for (size_t i = 0; i < n; i++) {
-    const Xla__BufferAllocationProto *a = exe->buffer_allocations->values[i];
-    if (a->index != (int64_t)i || a->size < 0)
-      return thunkyErrorf(b->error,
-                          "allocation %zu: index %" PRId64 " and size %" PRId64
-                          " (each allocation must sit at its index, with a size >= 0)",
-                          i, a->index, a->size);
-    if ((uint64_t)a->size > b->limits.maxAllocationBytes)
-      return thunkyErrorf(b->error,
-                          "allocation %zu: %" PRId64 " bytes, more than the max-allocation-bytes "
-                          "limit (%" PRIu64 ")", i, a->size, b->limits.maxAllocationBytes);
+  p->numAllocations = m->numAllocations;
+  for (uint32_t i = 0; i < m->numAllocations; i++) {
+    const ThunkyExecutableAllocation *a = &m->allocations[i];
     p->allocations[i] = (ThunkyPlanAllocation){
-        .size = (uint64_t)a->size,
-        .parameter = a->is_entry_computation_parameter ? a->parameter_number : -1,
-        .isOutput = a->maybe_live_out,
-        .isThreadLocal = a->is_thread_local};
+        .size = a->size,
+        .parameter = a->parameter,
+        .isOutput = a->proto->maybe_live_out,
+        .isThreadLocal = a->proto->is_thread_local};
   }
-  for (size_t i = 0; i < exe->n_constants; i++) {
-    const Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c = exe->constants[i];
-    if (c->allocation_index < 0)
-      continue; /* a constant XLA placed nowhere */
-    if (c->allocation_index >= p->numAllocations)
-      return thunkyErrorf(b->error, "constant %s names allocation %" PRId64 " of %u",
-                          c->symbol_name ? c->symbol_name : "?", c->allocation_index,
-                          p->numAllocations);
-    ThunkyPlanAllocation *a = &p->allocations[c->allocation_index];
-    const void *data;
-    size_t size;
-    bool inProto;
-    unsigned char *owned;
-    ThunkyError why;
-    if (!thunkyConstantBytes(exe, c, &data, &size, &inProto, &owned, &why))
-      return thunkyErrorf(b->error, "constant %s %s", c->symbol_name ? c->symbol_name : "?",
-                          why.message);
-    bool fits = size <= a->size;
-    bool ok = fits && keepBytes(b, data, size, &a->constant);
-    free(owned);
-    if (!fits)
-      return thunkyErrorf(b->error, "constant %s holds %zu bytes, its allocation %" PRIu64,
-                          c->symbol_name ? c->symbol_name : "?", size, a->size);
-    if (!ok)
+  for (uint32_t i = 0; i < m->numConstants; i++) {
+    const ThunkyExecutableConstant *c = &m->constants[i];
+    ThunkyPlanAllocation *a = &p->allocations[c->allocation];
+    if (!keepBytes(b, c->bytes.data, c->bytes.size, &a->constant))
       return false;
     a->isConstant = true;
   }
   return true;
-}
-
-static const Xla__ShapeProto *subshape(const Xla__ShapeProto *s, size_t n, const int64_t *index) {
-  for (size_t i = 0; s && i < n; i++)
-    s = index[i] >= 0 && (size_t)index[i] < s->n_tuple_shapes ? s->tuple_shapes[index[i]] : NULL;
-  return s;
 }
 
 /* The array `shape` describes, living at the start of allocation `a`. */
@@ -809,145 +734,30 @@ static bool describeArray(Builder *b, const Xla__ShapeProto *shape, uint32_t a,
   return true;
 }
 
-static int compareIndex(size_t na, const int64_t *a, size_t nb, const int64_t *b) {
-  for (size_t i = 0; i < na && i < nb; i++)
-    if (a[i] != b[i])
-      return a[i] < b[i] ? -1 : 1;
-  return na < nb ? -1 : na > nb;
-}
-
-static int compareOutputs(const void *x, const void *y) {
-  const Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *a = *(void *const *)x, *b = *(void *const *)y;
-  return compareIndex(a->shape_index ? a->shape_index->n_indexes : 0,
-                      a->shape_index ? a->shape_index->indexes : NULL,
-                      b->shape_index ? b->shape_index->n_indexes : 0,
-                      b->shape_index ? b->shape_index->indexes : NULL);
-}
-
-static bool readOutputs(Builder *b) {
-  const Executable *exe = b->exe;
+static bool readArrays(Builder *b) {
+  const ThunkyExecutable *m = b->model;
   ThunkyPlan *p = b->plan;
-  size_t n = exe->n_output_info_map;
-  void **sorted = calloc(n + 1, sizeof *sorted);
-  p->outputs = calloc(n + 1, sizeof *p->outputs);
-  if (!sorted || !p->outputs) {
-    free(sorted);
+  p->parameters = calloc(m->numParameters + 1, sizeof *p->parameters);
+  p->outputs = calloc(m->numOutputs + 1, sizeof *p->outputs);
+  if (!p->parameters || !p->outputs)
     return thunkyErrorf(b->error, "out of memory");
+  char what[64];
+  for (uint32_t i = 0; i < m->numParameters; i++) {
+    const ThunkyExecutableAllocation *a = &m->allocations[m->parameters[i]];
+    snprintf(what, sizeof what, "parameter %" PRId64, a->parameter);
+    if (!describeArray(b, a->shape, m->parameters[i], what, &p->parameters[p->numParameters++]))
+      return false;
   }
-  if (n)
-    memcpy(sorted, exe->output_info_map, n * sizeof *sorted);
-  qsort(sorted, n, sizeof *sorted, compareOutputs);
-  const Xla__ShapeProto *result = exe->program_shape ? exe->program_shape->result : NULL;
-  bool ok = true;
-  for (size_t i = 0; ok && i < n; i++) {
-    const Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *e = sorted[i];
-    int64_t a = e->output_info ? e->output_info->allocation_index : -1;
-    char what[64];
-    snprintf(what, sizeof what, "output %zu", i);
-    if (a < 0 || a >= p->numAllocations) {
-      ok = thunkyErrorf(b->error, "%s names allocation %" PRId64 " of %u", what, a,
-                        p->numAllocations);
-      break;
-    }
-    const Xla__ShapeProto *shape =
-        result ? subshape(result, e->shape_index ? e->shape_index->n_indexes : 0,
-                          e->shape_index ? e->shape_index->indexes : NULL)
-               : NULL;
-    /* XLA lists the tuple itself too (its index table): not an array. */
-    if (shape && (shape->element_type == XLA__PRIMITIVE_TYPE__TUPLE || shape->n_tuple_shapes))
-      continue;
-    ok = describeArray(b, shape, (uint32_t)a, what, &p->outputs[p->numOutputs++]);
+  for (uint32_t i = 0; i < m->numOutputs; i++) {
+    snprintf(what, sizeof what, "output %u", i);
+    if (!describeArray(b, m->outputs[i].shape, m->outputs[i].allocation, what,
+                       &p->outputs[p->numOutputs++]))
+      return false;
   }
-  free(sorted);
-  return ok;
-}
-
-static bool readParameters(Builder *b) {
-  ThunkyPlan *p = b->plan;
-  const Xla__ProgramShapeProto *ps = b->exe->program_shape;
-  const Xla__BufferAllocationProto *const *values =
-      b->exe->buffer_allocations ? (const Xla__BufferAllocationProto *const *)b->exe->buffer_allocations->values : NULL;
-  p->parameters = calloc(p->numAllocations + 1, sizeof *p->parameters);
-  uint32_t *order = calloc(p->numAllocations + 1, sizeof *order);
-  if (!p->parameters || !order) {
-    free(order);
-    return thunkyErrorf(b->error, "out of memory");
-  }
-  /* Parameter allocations in (parameter number, shape index) order; few
-   * enough that insertion sort is fine. */
-  uint32_t n = 0;
-  for (uint32_t a = 0; a < p->numAllocations; a++) {
-    if (p->allocations[a].parameter < 0)
-      continue;
-    uint32_t j = n++;
-    for (; j > 0; j--) {
-      const Xla__BufferAllocationProto *x = values[order[j - 1]], *y = values[a];
-      int c = x->parameter_number != y->parameter_number
-                  ? (x->parameter_number < y->parameter_number ? -1 : 1)
-                  : compareIndex(x->n_parameter_shape_index, x->parameter_shape_index,
-                                 y->n_parameter_shape_index, y->parameter_shape_index);
-      if (c <= 0)
-        break;
-      order[j] = order[j - 1];
-    }
-    order[j] = a;
-  }
-  bool ok = true;
-  for (uint32_t i = 0; ok && i < n; i++) {
-    const Xla__BufferAllocationProto *a = values[order[i]];
-    char what[64];
-    snprintf(what, sizeof what, "parameter %" PRId64, a->parameter_number);
-    const Xla__ShapeProto *shape =
-        ps && a->parameter_number >= 0 && (size_t)a->parameter_number < ps->n_parameters
-            ? subshape(ps->parameters[a->parameter_number], a->n_parameter_shape_index,
-                       a->parameter_shape_index)
-            : NULL;
-    ok = describeArray(b, shape, order[i], what, &p->parameters[p->numParameters++]);
-  }
-  free(order);
-  return ok;
+  return true;
 }
 
 /*--- the plan -----------------------------------------------------------------*/
-
-/* XLA's golden files wrap the executable in a HumanReadableAotExecutable
- * (field 2); a bare executable with thunks or allocations is not one. */
-static const ProtobufCMessage *unwrapGolden(const ThunkyContainer *c,
-                                           Xla__HumanReadableAotExecutable **w) {
-  char why[8];
-  *w = NULL;
-  if (c->layering != THUNKY_LAYERING_EXECUTABLE ||
-      !thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, c->executable.data,
-                       c->executable.size, why, sizeof why))
-    return NULL;
-  *w = xla__human_readable_aot_executable__unpack(NULL, c->executable.size, c->executable.data);
-  if (thunkyGoldenExecutable(*w))
-    return &(*w)->base;
-  if (*w)
-    xla__human_readable_aot_executable__free_unpacked(*w, NULL);
-  *w = NULL;
-  return NULL;
-}
-
-static Executable *unpack(const void *data, size_t size, const ThunkyLimits *limits,
-                          ThunkyContainer *c, Xla__HumanReadableAotExecutable **wrapper,
-                          ThunkyError *error) {
-  char why[512];
-  if (!thunkyContainerOpen(data, size, limits, c, error))
-    return NULL;
-  if (unwrapGolden(c, wrapper))
-    return (*wrapper)->gpu_executable;
-  if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, c->executable.data,
-                       c->executable.size, why, sizeof why)) {
-    thunkyErrorf(error, "not a GpuExecutableProto: %s", why);
-    return NULL;
-  }
-  Executable *exe = xla__gpu__gpu_executable_proto__unpack(NULL, c->executable.size,
-                                                          c->executable.data);
-  if (!exe)
-    thunkyErrorf(error, "not a GpuExecutableProto: protobuf-c could not unpack it");
-  return exe;
-}
 
 #define VEC(field, counter) \
   (Vec) { (void **)&plan->field, &plan->counter, 0, sizeof *plan->field }
@@ -955,15 +765,12 @@ static Executable *unpack(const void *data, size_t size, const ThunkyLimits *lim
 bool thunkyPlanBuild(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **out,
                      ThunkyError *error) {
   *out = NULL;
-  ThunkyContainer container;
-  Xla__HumanReadableAotExecutable *wrapper = NULL;
-  ThunkyLimits bounds = limits ? *limits : thunkyLimitsDefault();
-  Executable *exe = unpack(data, size, &bounds, &container, &wrapper, error);
-  ThunkyPlan *plan = exe ? calloc(1, sizeof *plan) : NULL;
-  if (exe && !plan)
-    thunkyErrorf(error, "out of memory");
-  Builder b = {.plan = plan, .exe = exe, .error = error, .limits = bounds};
-  bool ok = plan != NULL;
+  ThunkyExecutable *model;
+  if (!thunkyExecutableCreate(data, size, limits, &model, error))
+    return false;
+  ThunkyPlan *plan = calloc(1, sizeof *plan);
+  Builder b = {.plan = plan, .model = model, .exe = model->proto, .error = error};
+  bool ok = plan != NULL || thunkyErrorf(error, "out of memory");
   if (ok) {
     b.commands = VEC(commands, numCommands);
     b.lists = VEC(lists, numLists);
@@ -977,30 +784,30 @@ bool thunkyPlanBuild(const void *data, size_t size, const ThunkyLimits *limits, 
     b.customCalls = VEC(customCalls, numCustomCalls);
     b.gemms = VEC(gemms, numGemms);
     b.thunks = VEC(thunks, numThunks);
-    plan->storage = &b; /* until the end of this function: where owned bytes are */
+    plan->numAsyncSlots = model->numAsyncSlots;
+    plan->maxDepth = model->maxDepth;
     ok = push(&b.lists) != NULL || thunkyErrorf(error, "out of memory"); /* the entry */
     b.currentThunk = UINT32_MAX;
-    ok = ok && readAllocations(&b) && readParameters(&b) && readOutputs(&b) &&
-         buildList(&b, exe->n_thunks, exe->thunks, NULL);
-  }
-  if (plan) {
-    /* The owned byte copies move to the plan's storage. */
-    void **owned = realloc(b.owned, (b.numOwned + 1) * sizeof *owned);
-    owned = owned ? owned : b.owned;
-    owned[b.numOwned] = NULL;
-    plan->storage = owned;
-    b.owned = NULL;
+    ok = ok && readAllocations(&b) && readArrays(&b) &&
+         buildList(&b, model->proto->n_thunks, model->proto->thunks, NULL);
+    /* The owned byte copies move to the plan's storage, NULL-terminated. */
+    void **owned = b.numOwned + 1 <= b.ownedCapacity
+                       ? b.owned
+                       : realloc(b.owned, (b.numOwned + 1) * sizeof *owned);
+    if (owned) {
+      owned[b.numOwned] = NULL;
+      plan->storage = owned;
+    } else {
+      for (size_t i = 0; i < b.numOwned; i++)
+        free(b.owned[i]);
+      free(b.owned);
+      ok = thunkyErrorf(error, "out of memory");
+    }
     if (!ok)
       thunkyPlanFree(plan);
-  } else {
-    free(b.owned);
   }
-  free(b.asyncIds);
-  if (wrapper)
-    xla__human_readable_aot_executable__free_unpacked(wrapper, NULL);
-  else if (exe)
-    xla__gpu__gpu_executable_proto__free_unpacked(exe, NULL);
-  thunkyContainerClose(&container);
+  thunkyHashMapDestroy(&b.binaryIndex);
+  thunkyExecutableDestroy(model);
   if (ok)
     *out = plan;
   return ok;

@@ -10,10 +10,11 @@
 #   1. runs the CUDA backend on the runtime fixtures that need no host
 #      kernels (memory ops, ids on 4 GPUs when there are 4, GEMM) and
 #      compares with the host backend bit for bit;
-#   2. makes the JAX fixtures (scripts/make-jax-fixtures.py) and checks the
-#      schema against jaxlib's, runs each serialized executable on the CUDA
-#      backend, compares the outputs with JAX's bit for bit, and times
-#      thunky-run against JAX's own execution;
+#   2. makes the JAX fixtures (scripts/make-jax-fixtures.py), checks the
+#      schema against jaxlib's (scripts/check-jax-schema.py), runs each
+#      serialized executable on the CUDA backend, compares the outputs
+#      with JAX's bit for bit, and times thunky-run against JAX's own
+#      execution;
 #   3. writes everything to OUT/device-check.md (for docs/runtime.md).
 set -uo pipefail
 out="${1:?usage: device-check.sh OUT}"
@@ -65,7 +66,7 @@ done
 note ""
 note "## JAX fixtures: thunky-run --backend cuda against JAX"
 check jax-fixtures python3 "$root/scripts/make-jax-fixtures.py" --out "$out/jax"
-check jax-schema python3 "$root/scripts/make-jax-fixtures.py" --check-schema --out "$out/jax"
+check jax-schema python3 "$root/scripts/check-jax-schema.py" --out "$out/jax"
 python3 - "$out/jax" "$run" "$report" <<'PYTHON' || status=1
 import json, subprocess, sys, time
 import numpy as np

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # encode.sh MESSAGE < TEXTPROTO > BINARY: encodes a textproto with the
-# project's schema (translate/proto); MESSAGE is xla.gpu.GpuExecutableProto,
+# project's schema (format/proto); MESSAGE is xla.gpu.GpuExecutableProto,
 # xla.HumanReadableAotExecutable, xla.ExecutableAndOptionsProto or
 # xla.ifrt.SerializedXlaExecutableMetadata. `decode.sh` is the same in reverse.
 set -euo pipefail
@@ -14,5 +14,5 @@ case "$1" in
 esac
 verb=encode
 [ "$(basename "$0")" = decode.sh ] && verb=decode
-cd "$root/translate/proto"
+cd "$root/format/proto"
 exec protoc -I. --"$verb"="$1" "$file"

@@ -1,7 +1,7 @@
 /*===- run_report.c - what thunky-run prints and writes after a run -------===*/
 #include "run_report.h"
 
-#include "element_types.h"
+#include "thunky-c/ElementTypes.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -14,7 +14,7 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Container.h"
 
-#include "riegeli.h"
+#include "thunky-c/Riegeli.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -52,6 +52,7 @@ static const char usage[] =
     "                         (default half the machine's memory; K, M, G, T suffixes)\n"
     "  --max-thunks N         refuse an executable of more thunks (default 16777216)\n"
     "  --max-allocation-bytes B  refuse a larger buffer allocation (default 1T)\n"
+    "  --max-allocations N    refuse an executable of more allocations (default 16777216)\n"
     "  --max-decoded-bytes B  refuse a container decompressing to more (default 4G)\n"
     "  --cuda-graph           cuda: capture the run once and replay it\n"
     "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
@@ -118,6 +119,7 @@ static bool parseOptions(int argc, char **argv, Options *o) {
     else if (!strcmp(a, "--max-host-memory") && value && thunkyParseAmount(value, true, &n))
       o->maxHostMemory = n;
     else if ((!strcmp(a, "--max-thunks") || !strcmp(a, "--max-allocation-bytes") ||
+              !strcmp(a, "--max-allocations") ||
               !strcmp(a, "--max-decoded-bytes")) && value) {
       if (!thunkyLimitsSet(&o->limits, a + 2, value, &why)) {
         fprintf(stderr, "thunky-run: --%s\n", why.message);

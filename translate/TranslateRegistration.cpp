@@ -54,6 +54,10 @@ extern "C" void thunkyRegisterTranslations(void) {
   static llvm::cl::opt<std::string> maxAllocationBytes(
       "thunky-max-allocation-bytes",
       llvm::cl::desc("import-thunky: refuse a buffer allocation of more bytes (default 1T)"));
+  static llvm::cl::opt<std::string> maxAllocations(
+      "thunky-max-allocations",
+      llvm::cl::desc("import-thunky: refuse an executable of more buffer allocations "
+                     "(default 16777216)"));
   static TranslateRegistration importThunky(
       "import-thunky",
       "import an XLA:GPU executable (a GpuExecutableProto, bare or in "
@@ -67,7 +71,8 @@ extern "C" void thunkyRegisterTranslations(void) {
         ThunkyError why;
         for (auto [name, value] : {std::pair{"max-thunks", &maxThunks},
                                    {"max-decoded-bytes", &maxDecodedBytes},
-                                   {"max-allocation-bytes", &maxAllocationBytes}})
+                                   {"max-allocation-bytes", &maxAllocationBytes},
+                                   {"max-allocations", &maxAllocations}})
           if (value->getNumOccurrences() &&
               !thunkyLimitsSet(&limits, name, value->c_str(), &why)) {
             llvm::errs() << "thunky-" << why.message << "\n";

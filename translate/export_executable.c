@@ -10,13 +10,13 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Translate.h"
 
-#include "arena.h"
-#include "bytes.h"
+#include "thunky-c/Arena.h"
+#include "thunky-c/Executable.h"
+#include "thunky-c/Wire.h"
 #include "executable_attrs.h"
 #include "ffi_attrs.h"
-#include "slice_walk.h"
-#include "wire_check.h"
-#include "xla_types.h"
+#include "xla_enums.h"
+#include "thunky-c/ElementTypes.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -309,7 +309,7 @@ static Thunk *exportCollective(Exporter *ex, MlirOperation op, ThunkyOpKind kind
 
   size_t pairs = (size_t)mlirOperationGetNumOperands(op) / 2;
   MlirType element = mlirTypeAttrGetValue(inherent(op, "element_type"));
-  int primitive = thunkyPrimitiveTypeFromMlir(element);
+  int primitive = thunkyElementTypeFromMlir(element);
   int mode = thunkyGroupModeFromName(mlirStringAttrGetValue(inherent(op, "group_mode")));
   if (!primitive || mode < 0) {
     opError(op, "element type or group mode has no XLA equivalent");
@@ -579,7 +579,7 @@ static bool exportArguments(Exporter *ex, MlirOperation op, size_t first, size_t
     MlirType type = mlirTypeAttrGetValue(mlirArrayAttrGetElement(shapes, (intptr_t)i));
     bool tensor = mlirTypeIsARankedTensor(type);
     MlirType element = tensor ? mlirShapedTypeGetElementType(type) : type;
-    int primitive = thunkyPrimitiveTypeFromMlir(element);
+    int primitive = thunkyElementTypeFromMlir(element);
     if (!primitive)
       return opError(op, "a shape's element type has no XLA equivalent");
     Xla__ShapedSliceProto *s = arg->shaped_slice;
@@ -629,7 +629,7 @@ typedef struct Rebase {
   bool failed;
 } Rebase;
 
-static bool rebaseSlice(ThunkySlice *s, void *userData) {
+static bool rebaseSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   Rebase *r = userData;
   int64_t local = s->buffer_allocation_index;
   if (local < 0 || (uint64_t)local >= r->count) {
@@ -681,10 +681,10 @@ static bool restoreKernelBinary(Exporter *ex, MlirOperation op, Thunk *t) {
 
 static Thunk *exportCallThunkProto(Exporter *ex, MlirOperation op) {
   MlirStringRef bytes = mlirStringAttrGetValue(inherent(op, "thunk_proto"));
-  char why[512];
-  if (!thunkyCheckWire(&xla__gpu__thunk_proto__descriptor,
-                       (const unsigned char *)bytes.data, bytes.length, why, sizeof why)) {
-    thunkyEmitOpError(op, "thunk_proto is not a ThunkProto: %s", why);
+  ThunkyError why;
+  if (!thunkyCheckWire(&xla__gpu__thunk_proto__descriptor, (const unsigned char *)bytes.data,
+                       bytes.length, &why)) {
+    thunkyEmitOpError(op, "thunk_proto is not a ThunkProto: %s", why.message);
     return NULL;
   }
   Thunk *t = xla__gpu__thunk_proto__unpack(thunkyArenaAllocator(ex->arena),
@@ -701,7 +701,7 @@ static Thunk *exportCallThunkProto(Exporter *ex, MlirOperation op) {
     ok = placeOf(ex, op, mlirOperationGetOperand(op, (intptr_t)i), &operands[i]);
   Rebase r = {ex, op, operands, n, false};
   if (ok)
-    thunkyForEachSlice(&t->base, rebaseSlice, &r);
+    thunkyForEachSlice(&t->base, true, rebaseSlice, &r);
   free(operands);
   return ok && !r.failed && restoreKernelBinary(ex, op, t) ? t : NULL;
 }
@@ -1000,13 +1000,14 @@ static ProtobufCMessage *outerMessage(Exporter *ex, MlirOperation module, Execut
 static bool packChecked(MlirOperation module, ProtobufCMessage *msg, ThunkyBuffer *out) {
   size_t size = protobuf_c_message_get_packed_size(msg);
   uint8_t *bytes = thunkyBufferExtend(out, size);
-  char why[512];
+  ThunkyError why;
   if (!bytes)
     return mlirLogicalResultIsSuccess(thunkyEmitOpError(module, "out of memory"));
   protobuf_c_message_pack(msg, bytes);
-  if (!thunkyCheckWire(msg->descriptor, bytes, size, why, sizeof why))
+  if (!thunkyCheckWire(msg->descriptor, bytes, size, &why))
     return mlirLogicalResultIsSuccess(thunkyEmitOpError(
-        module, "export-thunky: the %s would not read back: %s", msg->descriptor->name, why));
+        module, "export-thunky: the %s would not read back: %s", msg->descriptor->name,
+        why.message));
   return true;
 }
 

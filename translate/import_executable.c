@@ -11,23 +11,24 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Translate.h"
 
-#include "arena.h"
-#include "constant_bytes.h"
+#include "thunky-c/Arena.h"
+#include "thunky-c/Executable.h"
 #include "executable_attrs.h"
 #include "ffi_attrs.h"
-#include "slice_walk.h"
-#include "wire_check.h"
-#include "xla_types.h"
+#include "thunky-c/Wire.h"
+#include "xla_enums.h"
+#include "thunky-c/ElementTypes.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
 
 #include "thunky-c/Container.h"
+#include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
-#include "golden.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -41,26 +42,20 @@
 typedef Xla__Gpu__GpuExecutableProto Executable;
 typedef Xla__Gpu__ThunkProto Thunk;
 
-typedef struct Token {
-  uint64_t id;
-  MlirValue value;
-} Token;
-
 typedef struct Importer {
   MlirContext ctx;
   ThunkyArena *arena;
   MlirLocation fileLoc; /* the input, for errors not tied to a thunk */
   MlirLocation loc;     /* the thunk being imported */
   char thunk[256];      /* its name for messages: "thunk 7 zero_tail" */
-  Executable *exe;
+  ThunkyExecutable *model;
+  Executable *exe;      /* model->proto; what import takes out is cleared from it */
   size_t numAllocations;
-  int64_t *allocationSize;
   MlirValue *allocationValue;
   MlirBlock block; /* where ops go */
-  Token *tokens;
-  size_t numTokens;
+  MlirValue *tokens; /* per async slot: its start's token */
   ThunkyLimits limits;
-  uint64_t numThunks; /* imported so far, nested ones counted */
+  MlirType elementTypes[THUNKY_TYPE_COUNT]; /* parsed once each */
 } Importer;
 
 static const ProtobufCMessageDescriptor *const opaqueMessages[] = {
@@ -101,6 +96,15 @@ static bool error(Importer *im, const char *fmt, ...) {
 }
 
 /* Appends a new op to the current block. */
+/* MLIR's type for an xla.PrimitiveType, null when there is none. */
+static MlirType elementType(Importer *im, int32_t type) {
+  if (type <= 0 || type >= THUNKY_TYPE_COUNT)
+    return (MlirType){NULL};
+  if (mlirTypeIsNull(im->elementTypes[type]))
+    im->elementTypes[type] = thunkyElementTypeToMlir(im->ctx, type);
+  return im->elementTypes[type];
+}
+
 static MlirOperation emit(Importer *im, const char *name, intptr_t nOperands,
                           const MlirValue *operands, intptr_t nResults,
                           const MlirType *results, intptr_t nAttrs,
@@ -126,27 +130,12 @@ static void emitYield(Importer *im) {
 
 /*--- slices --------------------------------------------------------------*/
 
-/* Whether `s` names bytes of an allocation that has a value; reports what
- * is wrong otherwise. */
+/* Whether `s` names bytes of an allocation that has a value (the model
+ * checked every slice against its allocation); reports what is wrong. */
 static bool checkSlice(Importer *im, const ThunkySlice *s) {
   char what[160];
   if (!s)
     return error(im, "%s", "thunk has no buffer slice where one is required");
-  if (s->buffer_allocation_index < 0 ||
-      (uint64_t)s->buffer_allocation_index >= im->numAllocations) {
-    snprintf(what, sizeof what, "allocation %" PRId64 ", but the executable has %zu",
-             s->buffer_allocation_index, im->numAllocations);
-    return error(im, "slice refers to %s", what);
-  }
-  int64_t size = im->allocationSize[s->buffer_allocation_index];
-  if (s->offset < 0 || s->size < 0 || s->offset > size ||
-      s->size > size - s->offset) {
-    snprintf(what, sizeof what,
-             "slice [%" PRId64 " + %" PRId64 "] of allocation %" PRId64
-             " lies outside its %" PRId64 " bytes",
-             s->offset, s->size, s->buffer_allocation_index, size);
-    return error(im, "%s", what);
-  }
   if (mlirValueIsNull(im->allocationValue[s->buffer_allocation_index])) {
     snprintf(what, sizeof what, "%" PRId64, s->buffer_allocation_index);
     return error(im, "slice refers to allocation %s, which holds no buffer", what);
@@ -158,7 +147,7 @@ static bool checkSlice(Importer *im, const ThunkySlice *s) {
 static bool sliceValue(Importer *im, const ThunkySlice *s, MlirValue *out) {
   if (!checkSlice(im, s))
     return false;
-  int64_t size = im->allocationSize[s->buffer_allocation_index];
+  int64_t size = (int64_t)im->model->allocations[s->buffer_allocation_index].size;
   MlirValue base = im->allocationValue[s->buffer_allocation_index];
   if (s->offset == 0 && s->size == size) {
     *out = base;
@@ -303,7 +292,7 @@ static MlirType collectiveElementType(Importer *im,
   for (size_t i = 1; i < n; ++i)
     if (c->operand_element_type[i] != c->operand_element_type[0])
       return (MlirType){NULL};
-  return thunkyPrimitiveTypeToMlir(im->ctx, c->operand_element_type[0]);
+  return elementType(im, c->operand_element_type[0]);
 }
 
 static bool buffersHaveSlices(size_t n, Xla__Gpu__CollectiveBufferProto **b) {
@@ -443,7 +432,7 @@ typedef Xla__Gpu__CustomCallThunkProto CustomCall;
 
 /* The tensor type of an array shape; null for tuples and unknown types. */
 static MlirType tensorType(Importer *im, const Xla__ShapeProto *shape) {
-  MlirType element = thunkyPrimitiveTypeToMlir(im->ctx, shape->element_type);
+  MlirType element = elementType(im, shape->element_type);
   if (mlirTypeIsNull(element))
     return element;
   return mlirRankedTensorTypeGet((intptr_t)shape->n_dimensions, shape->dimensions,
@@ -600,12 +589,7 @@ static bool importConditional(Importer *im, Thunk *t) {
 }
 
 static bool conditionalIsFirstClass(const Thunk *t) {
-  const Xla__Gpu__ConditionalThunkProto *c = t->conditional_thunk;
-  if (!c->branch_index_buffer || !c->branch_index_buffer->slice ||
-      c->n_branch_thunks == 0)
-    return false;
-  int64_t size = c->branch_index_buffer->slice->size;
-  return size == 4 || (size == 1 && c->n_branch_thunks == 2);
+  return thunkyConditionalPredicate(t->conditional_thunk) != THUNKY_PREDICATE_NONE;
 }
 
 static bool importWhile(Importer *im, Thunk *t) {
@@ -626,16 +610,14 @@ static bool importWhile(Importer *im, Thunk *t) {
 }
 
 static bool whileIsFirstClass(const Thunk *t) {
-  const ThunkySlice *s = t->while_thunk->condition_result_buffer_index;
-  return s && (s->size == 1 || s->size == 4);
+  return thunkyWhilePredicate(t->while_thunk) != THUNKY_PREDICATE_NONE;
 }
 
 static bool importAsyncStart(Importer *im, Thunk *t) {
   Xla__Gpu__AsyncStartThunkProto *a = t->async_start_thunk;
-  for (size_t i = 0; i < im->numTokens; ++i)
-    if (im->tokens[i].id == a->async_execution_id)
-      return error(im, "async_execution_id %" PRIu64 " is started twice",
-                   a->async_execution_id);
+  uint32_t slot;
+  if (!thunkyExecutableAsyncSlot(im->model, a->async_execution_id, &slot))
+    return error(im, "%s", "async start has no slot"); /* the model gave every start one */
   bool communication =
       a->execution_stream_id_case ==
       XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
@@ -648,12 +630,7 @@ static bool importAsyncStart(Importer *im, Thunk *t) {
   MlirType tokenType = thunkyTokenTypeGet(im->ctx);
   MlirOperation op =
       emit(im, "thunky.async_start", 0, NULL, 1, &tokenType, 2, attrs, 1);
-  Token *grown = realloc(im->tokens, (im->numTokens + 1) * sizeof *grown);
-  if (!grown)
-    return error(im, "%s", "out of memory");
-  im->tokens = grown;
-  im->tokens[im->numTokens++] =
-      (Token){a->async_execution_id, mlirOperationGetResult(op, 0)};
+  im->tokens[slot] = mlirOperationGetResult(op, 0);
   Xla__Gpu__ThunkSequenceProto *body = a->thunks;
   if (!importRegion(im, op, 0, body ? body->n_thunks : 0, body ? body->thunks : NULL))
     return false;
@@ -667,19 +644,15 @@ static bool importAsyncStart(Importer *im, Thunk *t) {
 
 static bool importAsyncDone(Importer *im, Thunk *t) {
   uint64_t id = t->async_done_thunk->async_execution_id;
-  for (size_t i = 0; i < im->numTokens; ++i)
-    if (im->tokens[i].id == id) {
-      MlirOperation op = emit(im, "thunky.async_done", 1, &im->tokens[i].value,
-                              0, NULL, 0, NULL, 0);
-      /* The id is the token's: export takes it from the async_start. */
-      t->async_done_thunk->has_async_execution_id = 0;
-      t->async_done_thunk->async_execution_id = 0;
-      return attachResidual(im, op, t, &t->async_done_thunk->base, "async_done_thunk");
-    }
-  char what[32];
-  snprintf(what, sizeof what, "%" PRIu64, id);
-  return error(im, "async_done_thunk waits for async_execution_id %s, which no "
-                   "earlier async_start_thunk started", what);
+  uint32_t slot;
+  /* The model refused a done before its start. */
+  if (!thunkyExecutableAsyncSlot(im->model, id, &slot) || mlirValueIsNull(im->tokens[slot]))
+    return error(im, "async done for execution id %" PRIu64 " has no start", id);
+  MlirOperation op = emit(im, "thunky.async_done", 1, &im->tokens[slot], 0, NULL, 0, NULL, 0);
+  /* The id is the token's: export takes it from the async_start. */
+  t->async_done_thunk->has_async_execution_id = 0;
+  t->async_done_thunk->async_execution_id = 0;
+  return attachResidual(im, op, t, &t->async_done_thunk->base, "async_done_thunk");
 }
 
 /*--- everything else: call_thunk_proto -----------------------------------*/
@@ -687,22 +660,30 @@ static bool importAsyncDone(Importer *im, Thunk *t) {
 typedef struct Localizer {
   Importer *im;
   int64_t *globals; /* distinct allocation indices, first-seen order */
+  int *writes;      /* per operand: whether the thunk may write it */
   size_t count;
+  ThunkyHashMap locals; /* allocation index -> operand */
   bool failed;
 } Localizer;
 
-static bool localizeSlice(ThunkySlice *s, void *userData) {
+static bool localizeSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   Localizer *l = userData;
   if (!checkSlice(l->im, s)) {
     l->failed = true;
     return false;
   }
   int64_t global = s->buffer_allocation_index;
-  size_t local = 0;
-  while (local < l->count && l->globals[local] != global)
-    ++local;
-  if (local == l->count)
-    l->globals[l->count++] = global;
+  uint32_t local;
+  if (!thunkyHashMapGet(&l->locals, (uint64_t)global, &local)) {
+    local = (uint32_t)l->count;
+    if (!thunkyHashMapPut(&l->locals, (uint64_t)global, local)) {
+      l->failed = true;
+      return error(l->im, "%s", "out of memory");
+    }
+    l->globals[l->count] = global;
+    l->writes[l->count++] = 0;
+  }
+  l->writes[local] |= (access & THUNKY_ACCESS_WRITE) != 0;
   s->buffer_allocation_index = (int64_t)local;
   /* XLA's slices are proto3: a zero is never on the wire. An explicit one is
    * dropped here, as export would drop it, so that import(export(m)) is m. */
@@ -712,7 +693,7 @@ static bool localizeSlice(ThunkySlice *s, void *userData) {
   return true;
 }
 
-static bool countSlice(ThunkySlice *s, void *userData) {
+static bool countSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   ++*(size_t *)userData;
   return true;
 }
@@ -726,35 +707,6 @@ static const char *kernelName(const Thunk *t) {
       t->custom_kernel_thunk->custom_kernel->name)
     return t->custom_kernel_thunk->custom_kernel->name;
   return "thunk";
-}
-
-/* Which of the `n` operands a kernel thunk writes, from its `written` flags
- * (its slices already renumbered over the operands); false for another kind
- * of thunk, whose reads and writes import cannot tell. */
-static bool kernelWrites(const Thunk *t, size_t n, int *writes) {
-  size_t args, flags;
-  const protobuf_c_boolean *written;
-  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK) {
-    args = t->kernel_thunk->n_args, flags = t->kernel_thunk->n_written;
-    written = t->kernel_thunk->written;
-  } else if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK) {
-    args = t->custom_kernel_thunk->n_args, flags = t->custom_kernel_thunk->n_written;
-    written = t->custom_kernel_thunk->written;
-  } else {
-    return false;
-  }
-  if (flags != args)
-    return false;
-  memset(writes, 0, n * sizeof *writes);
-  for (size_t i = 0; i < args; ++i) {
-    const ThunkySlice *s = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK
-                               ? t->kernel_thunk->args[i]
-                               : t->custom_kernel_thunk->args[i]->slice;
-    if (!s || s->buffer_allocation_index < 0 || (size_t)s->buffer_allocation_index >= n)
-      return false;
-    writes[s->buffer_allocation_index] |= written[i] != 0;
-  }
-  return true;
 }
 
 /* A custom kernel's cubin or PTX, moved out of the thunk (see
@@ -784,13 +736,17 @@ static MlirAttribute takeKernelBinary(Importer *im, Thunk *t) {
 
 static bool importOpaque(Importer *im, Thunk *t) {
   size_t numSlices = 0;
-  thunkyForEachSlice(&t->base, countSlice, &numSlices);
-  Localizer l = {im, malloc((numSlices + 1) * sizeof(int64_t)), 0, false};
-  if (!l.globals)
+  thunkyForEachSlice(&t->base, true, countSlice, &numSlices);
+  Localizer l = {.im = im, .globals = malloc((numSlices + 1) * sizeof(int64_t)),
+                 .writes = malloc((numSlices + 1) * sizeof(int))};
+  if (!l.globals || !l.writes) {
+    free(l.globals), free(l.writes);
     return error(im, "%s", "out of memory");
-  thunkyForEachSlice(&t->base, localizeSlice, &l);
+  }
+  thunkyForEachSlice(&t->base, true, localizeSlice, &l);
+  thunkyHashMapDestroy(&l.locals);
   if (l.failed) {
-    free(l.globals);
+    free(l.globals), free(l.writes);
     return false;
   }
   MlirValue *operands = malloc((l.count + 1) * sizeof *operands);
@@ -800,7 +756,7 @@ static bool importOpaque(Importer *im, Thunk *t) {
   size_t packed = protobuf_c_message_get_packed_size(&t->base);
   uint8_t *bytes = malloc(packed + 1);
   if (!operands || !types || !bytes) {
-    free(l.globals), free(operands), free(types), free(bytes);
+    free(l.globals), free(l.writes), free(operands), free(types), free(bytes);
     return error(im, "%s", "out of memory");
   }
   for (size_t i = 0; i < l.count; ++i)
@@ -818,13 +774,10 @@ static bool importOpaque(Importer *im, Thunk *t) {
                           0, NULL, 4, attrs, 0);
   if (!mlirAttributeIsNull(code))
     mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_KERNEL_BINARY), code);
-  int *writes = malloc((l.count + 1) * sizeof *writes);
-  if (writes && kernelWrites(t, l.count, writes))
-    mlirOperationSetDiscardableAttributeByName(
-        op, str(THUNKY_ATTR_WRITTEN),
-        mlirDenseBoolArrayGet(im->ctx, (intptr_t)l.count, writes));
-  free(writes);
-  free(l.globals), free(operands), free(types);
+  /* What the thunk kind table says of each operand, for the passes. */
+  mlirOperationSetDiscardableAttributeByName(
+      op, str(THUNKY_ATTR_WRITTEN), mlirDenseBoolArrayGet(im->ctx, (intptr_t)l.count, l.writes));
+  free(l.globals), free(l.writes), free(operands), free(types);
   return true;
 }
 
@@ -844,8 +797,6 @@ static bool importThunk(Importer *im, Thunk *t) {
   char savedName[sizeof im->thunk];
   memcpy(savedName, im->thunk, sizeof savedName);
   im->loc = thunkLocation(im, t);
-  if (++im->numThunks > im->limits.maxThunks)
-    return error(im, "more than %" PRIu64 " thunks (the max-thunks limit)", im->limits.maxThunks);
   bool ok;
   switch (t->impl_case) {
   case XLA__GPU__THUNK_PROTO__IMPL_MEMZERO_THUNK:
@@ -920,163 +871,39 @@ static bool importThunks(Importer *im, size_t n, Thunk **thunks) {
 
 typedef Xla__BufferAllocationProto Allocation;
 
-static Allocation **allocations(const Executable *exe, size_t *n) {
-  *n = exe->buffer_allocations ? exe->buffer_allocations->n_values : 0;
-  return exe->buffer_allocations ? exe->buffer_allocations->values : NULL;
-}
-
-static bool readAllocations(Importer *im) {
-  Allocation **values = allocations(im->exe, &im->numAllocations);
-  size_t n = im->numAllocations;
-  im->allocationSize = calloc(n + 1, sizeof *im->allocationSize);
-  im->allocationValue = calloc(n + 1, sizeof *im->allocationValue);
-  if (!im->allocationSize || !im->allocationValue)
+/* Upstream's order of @main's arguments: parameters (in the model's
+ * order), then outputs that are not parameters in shape-index order, then
+ * every remaining allocation that is not a constant, by index. */
+static bool argumentOrder(Importer *im, size_t **order, size_t *count) {
+  const ThunkyExecutable *m = im->model;
+  bool *placed = calloc(m->numAllocations + 1, sizeof *placed);
+  *order = calloc(m->numAllocations + 1, sizeof **order);
+  *count = 0;
+  if (!placed || !*order) {
+    free(placed);
     return error(im, "%s", "out of memory");
-  for (size_t i = 0; i < n; ++i) {
-    char what[128];
-    if (values[i]->index != (int64_t)i) {
-      snprintf(what, sizeof what, "buffer_allocations.values[%zu] has index %" PRId64,
-               i, values[i]->index);
-      return error(im, "%s; XLA requires each allocation at the position of its index", what);
-    }
-    if (values[i]->size < 0) {
-      snprintf(what, sizeof what, "allocation %zu has negative size %" PRId64, i,
-               values[i]->size);
-      return error(im, "%s", what);
-    }
-    if ((uint64_t)values[i]->size > im->limits.maxAllocationBytes)
-      return error(im, "allocation %zu has %" PRId64 " bytes, more than the max-allocation-bytes "
-                   "limit (%" PRIu64 ")", i, values[i]->size, im->limits.maxAllocationBytes);
-    im->allocationSize[i] = values[i]->size;
   }
+  for (uint32_t p = 0; p < m->numParameters; p++)
+    placed[m->parameters[p]] = true, (*order)[(*count)++] = m->parameters[p];
+  for (uint32_t o = 0; o < m->numOutputs; o++)
+    if (!placed[m->outputs[o].allocation])
+      placed[m->outputs[o].allocation] = true, (*order)[(*count)++] = m->outputs[o].allocation;
+  for (uint32_t a = 0; a < m->numAllocations; a++)
+    if (!placed[a] && m->allocations[a].constant < 0)
+      (*order)[(*count)++] = a;
+  free(placed);
   return true;
 }
 
-/* Lexicographic order of output shape indices. */
-static int compareShapeIndex(const Xla__ShapeIndexProto *a,
-                             const Xla__ShapeIndexProto *b) {
-  size_t na = a ? a->n_indexes : 0, nb = b ? b->n_indexes : 0;
-  for (size_t i = 0; i < na && i < nb; ++i)
-    if (a->indexes[i] != b->indexes[i])
-      return a->indexes[i] < b->indexes[i] ? -1 : 1;
-  return (na > nb) - (na < nb);
-}
-
-static int compareOutputs(const void *x, const void *y) {
-  const Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *a =
-      *(Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *const *)x;
-  const Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *b =
-      *(Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *const *)y;
-  return compareShapeIndex(a->shape_index, b->shape_index);
-}
-
-/* The subshape of `shape` at `index`, NULL when the index leaves it. */
-static const Xla__ShapeProto *subshape(const Xla__ShapeProto *shape,
-                                       const Xla__ShapeIndexProto *index) {
-  for (size_t i = 0; shape && index && i < index->n_indexes; ++i)
-    shape = index->indexes[i] >= 0 && (size_t)index->indexes[i] < shape->n_tuple_shapes
-                ? shape->tuple_shapes[index->indexes[i]]
-                : NULL;
-  return shape;
-}
-
-typedef enum Role { ROLE_NONE, ROLE_PARAMETER, ROLE_OUTPUT, ROLE_CONSTANT } Role;
-
-typedef struct Partition {
-  size_t *order; /* allocation indices in @main argument order */
-  size_t count;
-  Role *role;                  /* per allocation */
-  const Xla__ShapeIndexProto **outputIndex; /* per allocation, if output */
-} Partition;
-
-/* Upstream's order: parameters by (parameter_number, index), then outputs
- * that are not parameters in shape-index order, then every remaining
- * allocation that is not a constant, by index. */
-static bool partition(Importer *im, Partition *p) {
-  size_t n = im->numAllocations;
-  Allocation **values = allocations(im->exe, &n);
-  p->order = calloc(n + 1, sizeof *p->order);
-  p->role = calloc(n + 1, sizeof *p->role);
-  p->outputIndex = calloc(n + 1, sizeof *p->outputIndex);
-  if (!p->order || !p->role || !p->outputIndex)
-    return error(im, "%s", "out of memory");
-  /* Parameters: a stable insertion sort, since there are few. */
-  for (size_t i = 0; i < n; ++i) {
-    if (!values[i]->is_entry_computation_parameter)
-      continue;
-    size_t k = p->count++;
-    while (k > 0 && values[p->order[k - 1]]->parameter_number >
-                        values[i]->parameter_number) {
-      p->order[k] = p->order[k - 1];
-      --k;
-    }
-    p->order[k] = i;
-    p->role[i] = ROLE_PARAMETER;
-  }
-  size_t nOutputs = im->exe->n_output_info_map;
-  Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry **outputs =
-      malloc((nOutputs + 1) * sizeof *outputs);
-  if (!outputs)
-    return error(im, "%s", "out of memory");
-  if (nOutputs)
-    memcpy(outputs, im->exe->output_info_map, nOutputs * sizeof *outputs);
-  qsort(outputs, nOutputs, sizeof *outputs, compareOutputs);
-  const Xla__ShapeProto *result =
-      im->exe->program_shape ? im->exe->program_shape->result : NULL;
-  bool ok = true;
-  for (size_t o = 0; o < nOutputs && ok; ++o) {
-    const Xla__ShapeProto *sub = subshape(result, outputs[o]->shape_index);
-    if (sub && sub->element_type == XLA__PRIMITIVE_TYPE__TUPLE)
-      continue;
-    int64_t a = outputs[o]->output_info ? outputs[o]->output_info->allocation_index : 0;
-    if (a < 0 || (uint64_t)a >= n) {
-      char what[96];
-      snprintf(what, sizeof what, "%" PRId64 " (the executable has %zu)", a, n);
-      ok = error(im, "output_info_map names unknown allocation %s", what);
-      break;
-    }
-    if (p->role[a] == ROLE_NONE) {
-      p->role[a] = ROLE_OUTPUT;
-      p->order[p->count++] = (size_t)a;
-    }
-    if (!p->outputIndex[a])
-      p->outputIndex[a] = outputs[o]->shape_index;
-  }
-  free(outputs);
-  for (size_t c = 0; c < im->exe->n_constants && ok; ++c) {
-    int64_t a = im->exe->constants[c]->has_allocation_index
-                    ? im->exe->constants[c]->allocation_index
-                    : 0;
-    if (a == -1)
-      continue;
-    if (a < 0 || (uint64_t)a >= n) {
-      char what[96];
-      snprintf(what, sizeof what, "%" PRId64 " (the executable has %zu)", a, n);
-      ok = error(im, "constant names unknown allocation %s", what);
-    } else if (p->role[a] == ROLE_NONE) {
-      p->role[a] = ROLE_CONSTANT;
-    }
-  }
-  for (size_t i = 0; i < n && ok; ++i)
-    if (p->role[i] == ROLE_NONE)
-      p->order[p->count++] = i;
-  return ok;
-}
-
-static void freePartition(Partition *p) {
-  free(p->order), free(p->role), free(p->outputIndex);
-}
-
 /* "parameter 0", "output {1, 0}", "parameter 2, output {0}", "scratch". */
-static MlirAttribute roleAttr(Importer *im, const Partition *p, size_t a) {
+static MlirAttribute roleAttr(Importer *im, size_t a) {
+  const ThunkyExecutableAllocation *alloc = &im->model->allocations[a];
   char text[256];
   size_t used = 0;
-  Allocation **values = allocations(im->exe, &(size_t){0});
-  if (values[a]->is_entry_computation_parameter)
-    used += (size_t)snprintf(text, sizeof text, "parameter %" PRId64,
-                             values[a]->parameter_number);
-  const Xla__ShapeIndexProto *index = p->outputIndex[a];
-  if (index || p->role[a] == ROLE_OUTPUT) {
+  if (alloc->parameter >= 0)
+    used += (size_t)snprintf(text, sizeof text, "parameter %" PRId64, alloc->parameter);
+  const Xla__ShapeIndexProto *index = alloc->outputIndex;
+  if (alloc->isOutput) {
     used += (size_t)snprintf(text + used, sizeof text - used, "%soutput {",
                              used ? ", " : "");
     for (size_t i = 0; index && i < index->n_indexes && used < sizeof text; ++i)
@@ -1086,34 +913,14 @@ static MlirAttribute roleAttr(Importer *im, const Partition *p, size_t a) {
       used += (size_t)snprintf(text + used, sizeof text - used, "}");
   }
   if (!used)
-    snprintf(text, sizeof text, "%s", values[a]->is_thread_local ? "thread-local scratch" : "scratch");
+    snprintf(text, sizeof text, "%s",
+             alloc->proto->is_thread_local ? "thread-local scratch" : "scratch");
   return mlirStringAttrGet(im->ctx, str(text));
-}
-
-/* The logical type of the array an argument holds, as the program shape
- * says: its parameter's shape, or its output's subshape; null otherwise. */
-static MlirType logicalType(Importer *im, const Partition *p, size_t a) {
-  const Xla__ProgramShapeProto *program = im->exe->program_shape;
-  const Allocation *alloc = allocations(im->exe, &(size_t){0})[a];
-  const Xla__ShapeProto *shape = NULL;
-  if (!program)
-    return (MlirType){NULL};
-  if (alloc->is_entry_computation_parameter && alloc->parameter_number >= 0 &&
-      (size_t)alloc->parameter_number < program->n_parameters) {
-    shape = program->parameters[alloc->parameter_number];
-    for (size_t i = 0; shape && i < alloc->n_parameter_shape_index; ++i) {
-      int64_t k = alloc->parameter_shape_index[i];
-      shape = k >= 0 && (size_t)k < shape->n_tuple_shapes ? shape->tuple_shapes[k] : NULL;
-    }
-  } else if (p->outputIndex[a]) {
-    shape = subshape(program->result, p->outputIndex[a]);
-  }
-  return shape ? tensorType(im, shape) : (MlirType){NULL};
 }
 
 /* The allocation's fields less its size, which the buffer type carries. */
 static MlirAttribute allocationAttr(Importer *im, size_t a) {
-  Allocation *copy = thunkyArenaCopy(im->arena, allocations(im->exe, &(size_t){0})[a],
+  Allocation *copy = thunkyArenaCopy(im->arena, im->model->allocations[a].proto,
                                      sizeof(Allocation));
   if (!copy)
     return mlirAttributeGetNull();
@@ -1123,39 +930,25 @@ static MlirAttribute allocationAttr(Importer *im, size_t a) {
 
 /*--- constants -----------------------------------------------------------*/
 
-static bool importConstant(Importer *im, Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c) {
-  int64_t a = c->allocation_index;
-  int64_t size = im->allocationSize[a];
+static bool importConstant(Importer *im, const ThunkyExecutableConstant *k) {
+  Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c = k->proto;
+  size_t a = k->allocation;
+  int64_t size = (int64_t)im->model->allocations[a].size;
+  int64_t length = (int64_t)k->bytes.size;
   char what[160];
-  snprintf(what, sizeof what, "%s (allocation %" PRId64 ", %" PRId64 " bytes)",
+  snprintf(what, sizeof what, "%s (allocation %zu, %" PRId64 " bytes)",
            c->symbol_name ? c->symbol_name : "(unnamed)", a, size);
   if (size > MAX_CONSTANT_BYTES)
     return error(im, "constant %s is larger than the 1 GiB import limit", what);
-  bool inProto;
-  const void *data;
-  size_t length;
-  unsigned char *bools = NULL;
-  ThunkyError why;
-  if (!thunkyConstantBytes(im->exe, c, &data, &length, &inProto, &bools, &why))
-    return error(im, "constant %s %s", what, why.message);
-  if ((int64_t)length > size) {
-    free(bools);
-    return error(im, "constant %s holds more bytes than its allocation", what);
-  }
-  if (size - (int64_t)length > MAX_CONSTANT_PADDING) {
-    free(bools);
-    return error(im, "constant %s holds %zu bytes, more than 1 MiB short of its allocation",
-                 what, length);
-  }
+  if (size - length > MAX_CONSTANT_PADDING)
+    return error(im, "constant %s holds %" PRId64 " bytes, more than 1 MiB short of its "
+                 "allocation", what, length);
   char *value = calloc((size_t)size + 1, 1);
-  if (!value) {
-    free(bools);
+  if (!value)
     return error(im, "%s", "out of memory");
-  }
   if (length) /* data is NULL for an empty constant */
-    memcpy(value, data, length);
-  free(bools);
-  MlirAttribute allocation = allocationAttr(im, (size_t)a);
+    memcpy(value, k->bytes.data, (size_t)length);
+  MlirAttribute allocation = allocationAttr(im, a);
   if (mlirAttributeIsNull(allocation)) {
     free(value);
     return error(im, "%s", "out of memory");
@@ -1165,44 +958,47 @@ static bool importConstant(Importer *im, Xla__Gpu__GpuExecutableProto__ConstantI
   intptr_t n = 0;
   attrs[n++] = named(im, "value", stringAttr(im, value, (size_t)size));
   attrs[n++] = named(im, THUNKY_ATTR_ALLOCATION, allocation);
-  if (!inProto)
+  if (!k->inProto)
     attrs[n++] = named(im, THUNKY_ATTR_CONTENT_OMITTED, mlirUnitAttrGet(im->ctx));
   free(value);
   MlirOperation op = emit(im, "thunky.constant", 0, NULL, 1, &type, n, attrs, 0);
   im->allocationValue[a] = mlirOperationGetResult(op, 0);
   /* The bytes live in the op; the proto keeps them only if padding made the
    * op's value differ from them. */
-  if (inProto && (int64_t)length == size)
+  if (k->inProto && length == size)
     thunkyProtoClearField(&c->base, "content");
   return true;
 }
 
 /*--- the module ----------------------------------------------------------*/
 
-static MlirOperation buildMain(Importer *im, Partition *p) {
-  size_t n = p->count;
+static MlirOperation buildMain(Importer *im) {
+  size_t *order, n;
+  if (!argumentOrder(im, &order, &n))
+    return (MlirOperation){NULL};
   MlirType *types = malloc((n + 1) * sizeof *types);
   MlirLocation *locs = malloc((n + 1) * sizeof *locs);
   MlirAttribute *argAttrs = malloc((n + 1) * sizeof *argAttrs);
   if (!types || !locs || !argAttrs) {
-    free(types), free(locs), free(argAttrs);
+    free(order), free(types), free(locs), free(argAttrs);
     error(im, "%s", "out of memory");
     return (MlirOperation){NULL};
   }
   for (size_t i = 0; i < n; ++i) {
-    size_t a = p->order[i];
-    types[i] = thunkyBufferTypeGet(im->ctx, im->allocationSize[a]);
+    size_t a = order[i];
+    const Xla__ShapeProto *shape = im->model->allocations[a].shape;
+    types[i] = thunkyBufferTypeGet(im->ctx, (int64_t)im->model->allocations[a].size);
     locs[i] = im->fileLoc;
-    MlirType logical = logicalType(im, p, a);
+    MlirType logical = shape ? tensorType(im, shape) : (MlirType){NULL};
     MlirAttribute allocation = allocationAttr(im, a);
     if (mlirAttributeIsNull(allocation)) {
-      free(types), free(locs), free(argAttrs);
+      free(order), free(types), free(locs), free(argAttrs);
       error(im, "%s", "out of memory");
       return (MlirOperation){NULL};
     }
     MlirNamedAttribute entries[3] = {
         named(im, THUNKY_ATTR_ALLOCATION, allocation),
-        named(im, THUNKY_ATTR_ROLE, roleAttr(im, p, a)),
+        named(im, THUNKY_ATTR_ROLE, roleAttr(im, a)),
     };
     intptr_t count = 2;
     if (!mlirTypeIsNull(logical))
@@ -1224,17 +1020,17 @@ static MlirOperation buildMain(Importer *im, Partition *p) {
   mlirOperationStateAddOwnedRegions(&state, 1, &body);
   free(types), free(locs), free(argAttrs);
   for (size_t i = 0; i < n; ++i)
-    im->allocationValue[p->order[i]] = mlirBlockGetArgument(entry, (intptr_t)i);
+    im->allocationValue[order[i]] = mlirBlockGetArgument(entry, (intptr_t)i);
+  free(order);
   im->block = entry;
   return mlirOperationCreate(&state);
 }
 
 static bool importBody(Importer *im) {
-  for (size_t c = 0; c < im->exe->n_constants; ++c) {
-    Xla__Gpu__GpuExecutableProto__ConstantInfoProto *k = im->exe->constants[c];
-    int64_t a = k->has_allocation_index ? k->allocation_index : 0;
+  for (uint32_t c = 0; c < im->model->numConstants; ++c) {
+    const ThunkyExecutableConstant *k = &im->model->constants[c];
     /* Constants of argument allocations stay in the executable's table. */
-    if (a != -1 && mlirValueIsNull(im->allocationValue[a]) && !importConstant(im, k))
+    if (mlirValueIsNull(im->allocationValue[k->allocation]) && !importConstant(im, k))
       return false;
   }
   if (!importThunks(im, im->exe->n_thunks, im->exe->thunks))
@@ -1242,39 +1038,6 @@ static bool importBody(Importer *im) {
   im->loc = im->fileLoc;
   emit(im, "func.return", 0, NULL, 0, NULL, 0, NULL, 0);
   return true;
-}
-
-/* What the executable's bytes are: XLA's golden-file wrapper (only where
- * no container was around them), or a bare executable. */
-static Executable *readInput(Importer *im, ThunkyBytes bytes, bool mayBeWrapped,
-                             Xla__HumanReadableAotExecutable **wrapper) {
-  ProtobufCAllocator *alloc = thunkyArenaAllocator(im->arena);
-  char asWrapper[512] = "", asExecutable[512];
-  *wrapper = NULL;
-  if (mayBeWrapped && thunkyCheckWire(&xla__human_readable_aot_executable__descriptor,
-                                      bytes.data, bytes.size, asWrapper, sizeof asWrapper)) {
-    Xla__HumanReadableAotExecutable *w =
-        xla__human_readable_aot_executable__unpack(alloc, bytes.size, bytes.data);
-    Executable *exe = thunkyGoldenExecutable(w);
-    if (exe) {
-      *wrapper = w;
-      return exe;
-    }
-  }
-  if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
-                       asExecutable, sizeof asExecutable)) {
-    /* Which one it was meant to be cannot be told from broken bytes. */
-    if (*asWrapper)
-      error(im, "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
-            asExecutable, asWrapper);
-    else
-      error(im, "not a GpuExecutableProto: %s", asExecutable);
-    return NULL;
-  }
-  Executable *exe = xla__gpu__gpu_executable_proto__unpack(alloc, bytes.size, bytes.data);
-  if (!exe)
-    error(im, "%s", "not a GpuExecutableProto: protobuf-c could not unpack it");
-  return exe;
 }
 
 static bool setModuleAttr(Importer *im, MlirOperation module, const char *name,
@@ -1324,30 +1087,30 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
   im.fileLoc = mlirLocationFileLineColGet(ctx, bufferName, 0, 0);
   im.loc = im.fileLoc;
   MlirOperation result = {NULL};
-  Partition p = {0};
-  Xla__HumanReadableAotExecutable *wrapper;
-  ThunkyContainer container;
   ThunkyError why;
   if (!im.arena) {
     error(&im, "%s", "out of memory");
     return result;
   }
-  if (!thunkyContainerOpen(bytes.data, bytes.length, &im.limits, &container, &why)) {
+  if (!thunkyExecutableCreate(bytes.data, bytes.length, &im.limits, &im.model, &why)) {
     error(&im, "%s", why.message);
     thunkyArenaDestroy(im.arena);
     return result;
   }
+  im.exe = im.model->proto;
+  im.numAllocations = im.model->numAllocations;
+  im.allocationValue = calloc(im.numAllocations + 1, sizeof *im.allocationValue);
+  im.tokens = calloc(im.model->numAsyncSlots + 1, sizeof *im.tokens);
   MlirModule module = mlirModuleCreateEmpty(im.fileLoc);
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirOperation main = {NULL};
-  bool ok = (im.exe = readInput(&im, container.executable,
-                                container.layering == THUNKY_LAYERING_EXECUTABLE, &wrapper)) &&
-            readAllocations(&im) &&
-            partition(&im, &p) && !mlirOperationIsNull(main = buildMain(&im, &p));
+  bool ok = (im.allocationValue && im.tokens) || error(&im, "%s", "out of memory");
+  ok = ok && !mlirOperationIsNull(main = buildMain(&im));
   if (!mlirOperationIsNull(main))
     mlirBlockAppendOwnedOperation(mlirModuleGetBody(module), main);
   ok = ok && importBody(&im);
   if (ok) {
+    Xla__HumanReadableAotExecutable *wrapper = im.model->wrapper;
     /* What the ops and arguments now carry leaves the executable. */
     thunkyProtoClearField(&im.exe->base, "thunks");
     if (im.exe->buffer_allocations)
@@ -1356,15 +1119,14 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
       thunkyProtoClearField(&wrapper->base, "gpu_executable");
     ok = setModuleAttr(&im, moduleOp, THUNKY_ATTR_EXECUTABLE, &im.exe->base) &&
          (!wrapper || setModuleAttr(&im, moduleOp, THUNKY_ATTR_WRAPPER, &wrapper->base)) &&
-         setContainerAttrs(&im, moduleOp, &container) && mlirOperationVerify(moduleOp);
+         setContainerAttrs(&im, moduleOp, &im.model->container) && mlirOperationVerify(moduleOp);
   }
   if (ok)
     result = moduleOp;
   else
     mlirModuleDestroy(module);
-  freePartition(&p);
-  thunkyContainerClose(&container);
-  free(im.allocationSize), free(im.allocationValue), free(im.tokens);
+  thunkyExecutableDestroy(im.model);
+  free(im.allocationValue), free(im.tokens);
   thunkyArenaDestroy(im.arena);
   return result;
 }

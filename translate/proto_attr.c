@@ -1,7 +1,7 @@
 /*===- proto_attr.c - protobuf-c messages <-> MLIR attributes -----------===*/
 #include "proto_attr.h"
 
-#include "wire_check.h"
+#include "thunky-c/Wire.h"
 
 #include "thunky-c/Diagnostics.h"
 
@@ -416,10 +416,11 @@ static ProtobufCMessage *unpackInto(Builder *b, MlirAttribute bytes,
                                     const ProtobufCMessageDescriptor *desc,
                                     const char *name) {
   MlirStringRef s = mlirStringAttrGetValue(bytes);
-  char why[512];
-  if (!thunkyCheckWire(desc, (const unsigned char *)s.data, s.length, why, sizeof why)) {
+  ThunkyError why;
+  if (!thunkyCheckWire(desc, (const unsigned char *)s.data, s.length, &why)) {
     char what[640];
-    snprintf(what, sizeof what, "does not hold a serialized message of this type: %s", why);
+    snprintf(what, sizeof what, "does not hold a serialized message of this type: %s",
+             why.message);
     fail(b, what, name);
     return NULL;
   }

@@ -18,7 +18,7 @@
 #ifndef THUNKY_TRANSLATE_PROTO_ATTR_H
 #define THUNKY_TRANSLATE_PROTO_ATTR_H
 
-#include "arena.h"
+#include "thunky-c/Arena.h"
 
 #include "mlir-c/IR.h"
 

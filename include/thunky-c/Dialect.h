@@ -37,6 +37,13 @@ MLIR_CAPI_EXPORTED bool thunkyTypeIsAToken(MlirType type);
 /* Byte size of `value` if it is a buffer, -1 otherwise. */
 MLIR_CAPI_EXPORTED int64_t thunkyValueGetBufferSize(MlirValue value);
 
+/* MLIR's builtin type for an xla.PrimitiveType (XLA's signed integers are
+ * signless, PRED is i1), or a null type when MLIR has none. Parses the
+ * spelling for floats: callers that map many ops cache the result. */
+MLIR_CAPI_EXPORTED MlirType thunkyElementTypeToMlir(MlirContext ctx, int32_t elementType);
+/* The xla.PrimitiveType of an MLIR builtin type; 0 when it is none. */
+MLIR_CAPI_EXPORTED int32_t thunkyElementTypeFromMlir(MlirType type);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,19 +27,23 @@ typedef struct ThunkyLimits {
   uint64_t maxThunks;
   /* Bytes of one buffer allocation. */
   uint64_t maxAllocationBytes;
+  /* Buffer allocations in one executable. */
+  uint64_t maxAllocations;
 } ThunkyLimits;
 
-/* 4 GiB decoded, 16Mi thunks, 1 TiB per allocation: past any executable XLA
- * writes for today's GPUs, short of what would exhaust a workstation. */
+/* 4 GiB decoded, 16Mi thunks, 1 TiB per allocation, 16Mi allocations: past
+ * any executable XLA writes for today's GPUs, short of what would exhaust a
+ * workstation. */
 #define THUNKY_DEFAULT_MAX_DECODED_BYTES (UINT64_C(4) << 30)
 #define THUNKY_DEFAULT_MAX_THUNKS (UINT64_C(1) << 24)
 #define THUNKY_DEFAULT_MAX_ALLOCATION_BYTES (UINT64_C(1) << 40)
+#define THUNKY_DEFAULT_MAX_ALLOCATIONS (UINT64_C(1) << 24)
 
 /* The defaults above. */
 ThunkyLimits thunkyLimitsDefault(void);
 
-/* Sets the limit called `name` ("max-decoded-bytes", "max-thunks" or
- * "max-allocation-bytes") from `value`: a decimal count, for bytes with an
+/* Sets the limit called `name` ("max-decoded-bytes", "max-thunks",
+ * "max-allocation-bytes" or "max-allocations") from `value`: a decimal count, for bytes with an
  * optional K, M, G or T suffix (powers of 1024). False, with the reason,
  * for an unknown name or a malformed or zero value. */
 bool thunkyLimitsSet(ThunkyLimits *limits, const char *name, const char *value,

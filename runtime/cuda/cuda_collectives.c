@@ -13,7 +13,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
-#include "element_types.h"
+#include "reduce.h"
 #include "replica_groups.h"
 
 #include <stdlib.h>

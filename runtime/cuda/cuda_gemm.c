@@ -11,7 +11,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
-#include "element_types.h"
+#include "reduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>

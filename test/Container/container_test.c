@@ -5,10 +5,8 @@
  */
 #include "thunky-c/Container.h"
 
-#include "bytes.h"
-#include "highwayhash.h"
-#include "riegeli.h"
-#include "split_proto.h"
+#include "thunky-c/Wire.h"
+#include "thunky-c/Riegeli.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 #include "xla/util/split_proto/split_proto.pb-c.h"

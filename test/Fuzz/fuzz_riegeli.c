@@ -7,7 +7,7 @@
  * into record-size tables and decompression.
  *
  *===--------------------------------------------------------------------===*/
-#include "riegeli.h"
+#include "thunky-c/Riegeli.h"
 
 #include <stdint.h>
 #include <string.h>

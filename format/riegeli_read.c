@@ -6,10 +6,9 @@
  * budgeted before anything is allocated for it.
  *
  *===--------------------------------------------------------------------===*/
-#include "riegeli.h"
+#include "thunky-c/Riegeli.h"
 
-#include "bytes.h"
-#include "highwayhash.h"
+#include "thunky-c/Wire.h"
 
 #include <brotli/decode.h>
 #include <snappy-c.h>

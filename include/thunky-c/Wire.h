@@ -1,18 +1,29 @@
-/*===- bytes.h - byte buffers, varints and little-endian words ----------===*
+/*===- thunky-c/Wire.h - protobuf's wire format, read and checked -----===*
  *
  * The container layers (IFRT envelope, split-proto, riegeli) are all built
  * from the same few primitives; readers check every length against what is
  * left before they trust it.
  *
+ * protobuf-c unpacks nested messages recursively and says only "failed" on
+ * bad input. This check runs first, without recursion deeper than the limit:
+ * it walks the wire format guided by the schema and reports what is wrong and
+ * at which byte, and refuses nesting deeper than THUNKY_MAX_NESTING (the limit
+ * XLA's own protobuf readers use).
+ *
  *===--------------------------------------------------------------------===*/
-#ifndef THUNKY_TRANSLATE_BYTES_H
-#define THUNKY_TRANSLATE_BYTES_H
+#ifndef THUNKY_C_WIRE_H
+#define THUNKY_C_WIRE_H
 
 #include "thunky-c/Container.h"
-
+#include "thunky-c/Error.h"
+#include <protobuf-c/protobuf-c.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Grows the buffer by `count` bytes and returns where they start (their
  * contents undefined), or NULL when out of memory. */
@@ -43,4 +54,15 @@ typedef struct {
 bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
                          ThunkyWireField *field, ThunkyError *error);
 
-#endif /* THUNKY_TRANSLATE_BYTES_H */
+#define THUNKY_MAX_NESTING 100
+
+/* Checks that data[0, size) is a well-formed `desc`; false, with the byte
+ * offset and the field's path, when it is not. `error` may be NULL. */
+bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc, const unsigned char *data,
+                     size_t size, ThunkyError *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_WIRE_H */

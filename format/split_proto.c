@@ -1,8 +1,7 @@
 /*===- split_proto.c - XLA's split-proto container ----------------------===*/
-#include "split_proto.h"
+#include "thunky-c/Riegeli.h"
 
-#include "bytes.h"
-#include "wire_check.h"
+#include "thunky-c/Wire.h"
 #include "xla/util/split_proto/split_proto.pb-c.h"
 
 #include <stdio.h>
@@ -20,10 +19,9 @@ static Manifest *readManifest(const ThunkyRecordFile *file, ThunkyError *error) 
     return NULL;
   }
   ThunkyBytes m = file->records[0];
-  char why[400];
-  if (!thunkyCheckWire(&xla__split_proto_manifest__descriptor, m.data, m.size, why,
-                       sizeof why)) {
-    thunkyErrorf(error, "split-proto: record 0 is not a SplitProtoManifest: %s", why);
+  ThunkyError why;
+  if (!thunkyCheckWire(&xla__split_proto_manifest__descriptor, m.data, m.size, &why)) {
+    thunkyErrorf(error, "split-proto: record 0 is not a SplitProtoManifest: %s", why.message);
     return NULL;
   }
   Manifest *manifest = xla__split_proto_manifest__unpack(NULL, m.size, m.data);

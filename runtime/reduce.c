@@ -1,13 +1,14 @@
-/*===- element_types.c - sizes and reductions of XLA element types ------===*
+/*===- reduce.c - reductions over XLA element types ---------------------===*
  *
- * One table row per xla.PrimitiveType says how big an element is and how
- * it is reduced. Reductions run one typed loop per class of type (integers
- * by width, native floats, small floats through float, complex), all
- * generated from the same loop macro, so every type gets the same handling
- * of alignment and the same operator table.
+ * The element type table (thunky-c/ElementTypes.h) says how big an element
+ * is and of which kind; that decides how it is reduced. Reductions run one
+ * typed loop per class of type (integers by width, native floats, small
+ * floats through float, complex), all generated from the same loop macro,
+ * so every type gets the same handling of alignment and the same operator
+ * table.
  *
  *===--------------------------------------------------------------------===*/
-#include "element_types.h"
+#include "reduce.h"
 
 #include <math.h>
 #include <string.h>
@@ -23,84 +24,28 @@ typedef enum ElementClass {
   CLASS_COMPLEX, /* C64, C128: sum and product */
 } ElementClass;
 
-/* A binary float format narrower than float, described by its fields. */
-typedef struct SmallFloat {
-  uint8_t exponentBits, mantissaBits;
-  int16_t bias;
-  /* IEEE-style infinities and NaNs. Without them (F8E4M3FN), all-ones is
-   * NaN and overflow saturates at the largest finite value. */
-  bool hasInfinity;
-} SmallFloat;
-
-static const SmallFloat f16Format = {5, 10, 15, true};
-static const SmallFloat bf16Format = {8, 7, 127, true};
-static const SmallFloat f8e5m2Format = {5, 2, 15, true};
-static const SmallFloat f8e4m3fnFormat = {4, 3, 7, false};
-
-typedef struct ElementInfo {
-  const char *name;         /* XLA's lowercase name */
-  uint8_t bytes;            /* 0: no whole-byte size */
-  uint8_t elementClass;     /* ElementClass */
-  const SmallFloat *format; /* CLASS_SMALL */
-} ElementInfo;
-
-static const ElementInfo elements[] = {
-    [THUNKY_TYPE_INVALID] = {"invalid", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_PRED] = {"pred", 1, CLASS_PRED, NULL},
-    [THUNKY_TYPE_S8] = {"s8", 1, CLASS_SIGNED, NULL},
-    [THUNKY_TYPE_S16] = {"s16", 2, CLASS_SIGNED, NULL},
-    [THUNKY_TYPE_S32] = {"s32", 4, CLASS_SIGNED, NULL},
-    [THUNKY_TYPE_S64] = {"s64", 8, CLASS_SIGNED, NULL},
-    [THUNKY_TYPE_U8] = {"u8", 1, CLASS_UNSIGNED, NULL},
-    [THUNKY_TYPE_U16] = {"u16", 2, CLASS_UNSIGNED, NULL},
-    [THUNKY_TYPE_U32] = {"u32", 4, CLASS_UNSIGNED, NULL},
-    [THUNKY_TYPE_U64] = {"u64", 8, CLASS_UNSIGNED, NULL},
-    [THUNKY_TYPE_F16] = {"f16", 2, CLASS_SMALL, &f16Format},
-    [THUNKY_TYPE_F32] = {"f32", 4, CLASS_FLOAT, NULL},
-    [THUNKY_TYPE_F64] = {"f64", 8, CLASS_FLOAT, NULL},
-    [THUNKY_TYPE_TUPLE] = {"tuple", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_OPAQUE] = {"opaque", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_C64] = {"c64", 8, CLASS_COMPLEX, NULL},
-    [THUNKY_TYPE_BF16] = {"bf16", 2, CLASS_SMALL, &bf16Format},
-    [THUNKY_TYPE_TOKEN] = {"token", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_C128] = {"c128", 16, CLASS_COMPLEX, NULL},
-    [THUNKY_TYPE_F8E5M2] = {"f8e5m2", 1, CLASS_SMALL, &f8e5m2Format},
-    [THUNKY_TYPE_F8E4M3FN] = {"f8e4m3fn", 1, CLASS_SMALL, &f8e4m3fnFormat},
-    [THUNKY_TYPE_S4] = {"s4", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_U4] = {"u4", 0, CLASS_NONE, NULL},
+/* How a type reduces, from what the element type table says of it. */
+static ElementClass classOf(int32_t elementType) {
+  uint32_t bytes = thunkyElementBytes(elementType);
+  switch (thunkyElementKind(elementType)) {
+  case THUNKY_KIND_PRED:
+    return CLASS_PRED;
+  case THUNKY_KIND_SIGNED:
+    return bytes ? CLASS_SIGNED : CLASS_NONE;
+  case THUNKY_KIND_UNSIGNED:
+    return bytes ? CLASS_UNSIGNED : CLASS_NONE;
+  case THUNKY_KIND_COMPLEX:
+    return CLASS_COMPLEX;
+  case THUNKY_KIND_FLOAT:
+    if (elementType == THUNKY_TYPE_F32 || elementType == THUNKY_TYPE_F64)
+      return CLASS_FLOAT;
     /* The other 8-bit floats move as bytes; XLA's collectives (NCCL) do not
      * reduce them. */
-    [THUNKY_TYPE_F8E4M3B11FNUZ] = {"f8e4m3b11fnuz", 1, CLASS_NONE, NULL},
-    [THUNKY_TYPE_F8E5M2FNUZ] = {"f8e5m2fnuz", 1, CLASS_NONE, NULL},
-    [THUNKY_TYPE_F8E4M3FNUZ] = {"f8e4m3fnuz", 1, CLASS_NONE, NULL},
-    [THUNKY_TYPE_S2] = {"s2", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_U2] = {"u2", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_F8E4M3] = {"f8e4m3", 1, CLASS_NONE, NULL},
-    [THUNKY_TYPE_F8E3M4] = {"f8e3m4", 1, CLASS_NONE, NULL},
-    [THUNKY_TYPE_S1] = {"s1", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_U1] = {"u1", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_F4E2M1FN] = {"f4e2m1fn", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_F8E8M0FNU] = {"f8e8m0fnu", 1, CLASS_NONE, NULL},
-    [THUNKY_TYPE_BUFFER] = {"buffer", 0, CLASS_NONE, NULL},
-    /* Six bits: sub-byte, like the 4-bit float. */
-    [THUNKY_TYPE_F6E3M2FN] = {"f6e3m2fn", 0, CLASS_NONE, NULL},
-    [THUNKY_TYPE_F6E2M3FN] = {"f6e2m3fn", 0, CLASS_NONE, NULL},
-};
-
-static const ElementInfo *info(int32_t elementType) {
-  if (elementType < 0 || (size_t)elementType >= sizeof elements / sizeof elements[0])
-    return NULL;
-  return &elements[elementType];
-}
-
-uint32_t thunkyElementBytes(int32_t elementType) {
-  const ElementInfo *e = info(elementType);
-  return e ? e->bytes : 0;
-}
-
-const char *thunkyElementTypeName(int32_t elementType) {
-  const ElementInfo *e = info(elementType);
-  return e ? e->name : NULL;
+    return thunkyElementIsSmallFloat(elementType) ? CLASS_SMALL : CLASS_NONE;
+  case THUNKY_KIND_NONE:
+    break;
+  }
+  return CLASS_NONE;
 }
 
 static const char *reductionName(ThunkyReduction reduction) {
@@ -119,105 +64,20 @@ static const char *reductionName(ThunkyReduction reduction) {
 
 bool thunkyElementCanReduce(int32_t elementType, ThunkyReduction reduction,
                             ThunkyError *error) {
-  const ElementInfo *e = info(elementType);
+  const char *name = thunkyElementTypeName(elementType);
+  ElementClass c = classOf(elementType);
   if (!reductionName(reduction))
     return thunkyErrorf(error, "unknown reduction %d", (int)reduction);
-  if (!e)
+  if (!name)
     return thunkyErrorf(error, "unknown element type %d", (int)elementType);
-  if (e->elementClass == CLASS_NONE)
-    return thunkyErrorf(error, "element type %s cannot be reduced", e->name);
-  if (e->elementClass == CLASS_COMPLEX &&
-      (reduction == THUNKY_REDUCE_MIN || reduction == THUNKY_REDUCE_MAX))
+  if (c == CLASS_NONE)
+    return thunkyErrorf(error, "element type %s cannot be reduced", name);
+  if (c == CLASS_COMPLEX && (reduction == THUNKY_REDUCE_MIN || reduction == THUNKY_REDUCE_MAX))
     return thunkyErrorf(error, "%s of complex element type %s is not defined",
-                        reductionName(reduction), e->name);
+                        reductionName(reduction), name);
   return true;
 }
 
-/*--- Small floats ------------------------------------------------------------*/
-
-static uint32_t floatBits(float value) {
-  uint32_t bits;
-  memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-static float bitsFloat(uint32_t bits) {
-  float value;
-  memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-static float decodeSmall(const SmallFloat *f, uint32_t bits) {
-  uint32_t mantissaBits = f->mantissaBits, allOnes = (1u << f->exponentBits) - 1;
-  uint32_t mantissaMask = (1u << mantissaBits) - 1;
-  uint32_t exponent = bits >> mantissaBits & allOnes, mantissa = bits & mantissaMask;
-  bool negative = bits >> (f->exponentBits + mantissaBits) & 1;
-  float magnitude;
-  if (exponent == allOnes && f->hasInfinity)
-    magnitude = mantissa ? NAN : INFINITY;
-  else if (exponent == allOnes && mantissa == mantissaMask)
-    magnitude = NAN;
-  else if (exponent == 0) /* subnormal: exact in float, whose range is wider */
-    magnitude = ldexpf((float)mantissa, 1 - f->bias - (int)mantissaBits);
-  else
-    magnitude =
-        bitsFloat((exponent - f->bias + 127) << 23 | mantissa << (23 - mantissaBits));
-  return negative ? -magnitude : magnitude;
-}
-
-/* value / 2^shift, rounded to nearest, ties to even. */
-static uint32_t shiftRoundEven(uint32_t value, uint32_t shift) {
-  if (shift == 0)
-    return value;
-  if (shift >= 32) /* value < 2^24: far below one half */
-    return 0;
-  uint32_t quotient = value >> shift, rest = value & ((1u << shift) - 1);
-  uint32_t half = 1u << (shift - 1);
-  return quotient + (rest > half || (rest == half && (quotient & 1)));
-}
-
-/* Rounds `value` into the format in one step. The significand is shifted
- * right by what the format lacks, plus the distance below its smallest
- * normal exponent for subnormal results; adding the rounded significand to
- * the biased exponent lets a carry move into the exponent field, up to
- * infinity, as IEEE rounding does. */
-static uint32_t encodeSmall(const SmallFloat *f, float value) {
-  uint32_t x = floatBits(value), mantissaBits = f->mantissaBits;
-  uint32_t sign = (x >> 31) << (f->exponentBits + mantissaBits);
-  uint32_t infinity = ((1u << f->exponentBits) - 1) << mantissaBits;
-  uint32_t nan = f->hasInfinity ? infinity | 1u << (mantissaBits - 1)
-                                : infinity | ((1u << mantissaBits) - 1);
-  uint32_t maxFinite = (f->hasInfinity ? infinity : nan) - 1;
-  uint32_t floatExponent = x >> 23 & 0xff, floatMantissa = x & 0x7fffff;
-  if (floatExponent == 0xff)
-    return sign | (floatMantissa ? nan : f->hasInfinity ? infinity : maxFinite);
-
-  int exponent = floatExponent ? (int)floatExponent - 127 : -126;
-  uint32_t significand = floatExponent ? floatMantissa | 1u << 23 : floatMantissa;
-  int minExponent = 1 - f->bias;
-  int target = exponent > minExponent ? exponent : minExponent;
-  uint32_t shift = (uint32_t)(23 - (int)mantissaBits + (target - exponent));
-  uint32_t bits = ((uint32_t)(target + f->bias - 1) << mantissaBits) +
-                  shiftRoundEven(significand, shift);
-  if (bits > maxFinite)
-    bits = f->hasInfinity ? infinity : maxFinite;
-  return sign | bits;
-}
-
-static const SmallFloat *smallFormat(int32_t elementType) {
-  const ElementInfo *e = info(elementType);
-  return e && e->elementClass == CLASS_SMALL ? e->format : NULL;
-}
-
-float thunkySmallFloatDecode(int32_t elementType, uint32_t bits) {
-  const SmallFloat *f = smallFormat(elementType);
-  return f ? decodeSmall(f, bits) : NAN;
-}
-
-uint32_t thunkySmallFloatEncode(int32_t elementType, float value) {
-  const SmallFloat *f = smallFormat(elementType);
-  return f ? encodeSmall(f, value) : 0;
-}
 
 /*--- Reduction loops ---------------------------------------------------------*/
 
@@ -306,16 +166,16 @@ static void reduceF64(ThunkyReduction reduction, uint8_t *acc, const uint8_t *in
   REDUCE_BY_KIND(double, double, SAME, SAME, ADD, MULTIPLY, FLOAT_MIN, FLOAT_MAX)
 }
 
-/* Small floats: one loop per storage width; `format` says which one. */
-#define DECODE(x) decodeSmall(format, (x))
+/* Small floats: one loop per storage width; `type` says which format. */
+#define DECODE(x) thunkySmallFloatDecode(type, (x))
 #define DEFINE_SMALL_REDUCE(BITS)                                                        \
-  static void reduceSmall##BITS(const SmallFloat *format, ThunkyReduction reduction,     \
+  static void reduceSmall##BITS(int32_t type, ThunkyReduction reduction,                 \
                                 uint8_t *acc, const uint8_t *in, uint64_t count) {       \
     REDUCE_BY_KIND(uint##BITS##_t, float, DECODE, ENCODE##BITS, ADD, MULTIPLY,           \
                    FLOAT_MIN, FLOAT_MAX)                                                 \
   }
-#define ENCODE8(x) ((uint8_t)encodeSmall(format, (x)))
-#define ENCODE16(x) ((uint16_t)encodeSmall(format, (x)))
+#define ENCODE8(x) ((uint8_t)thunkySmallFloatEncode(type, (x)))
+#define ENCODE16(x) ((uint16_t)thunkySmallFloatEncode(type, (x)))
 DEFINE_SMALL_REDUCE(8)
 DEFINE_SMALL_REDUCE(16)
 
@@ -355,28 +215,29 @@ bool thunkyElementReduce(int32_t elementType, ThunkyReduction reduction, void *a
                          const void *inBytes, uint64_t count, ThunkyError *error) {
   if (!thunkyElementCanReduce(elementType, reduction, error))
     return false;
-  const ElementInfo *e = info(elementType);
+  ElementClass c = classOf(elementType);
+  uint32_t bytes = thunkyElementBytes(elementType);
   uint8_t *acc = accBytes;
   const uint8_t *in = inBytes;
-  switch ((ElementClass)e->elementClass) {
+  switch (c) {
   case CLASS_PRED:
     reducePred(reduction, acc, in, count);
     break;
   case CLASS_SIGNED:
   case CLASS_UNSIGNED:
-    integerReduce(e->elementClass == CLASS_SIGNED, e->bytes)(reduction, acc, in, count);
+    integerReduce(c == CLASS_SIGNED, bytes)(reduction, acc, in, count);
     break;
   case CLASS_FLOAT:
-    (e->bytes == 4 ? reduceF32 : reduceF64)(reduction, acc, in, count);
+    (bytes == 4 ? reduceF32 : reduceF64)(reduction, acc, in, count);
     break;
   case CLASS_SMALL:
-    if (e->bytes == 1)
-      reduceSmall8(e->format, reduction, acc, in, count);
+    if (bytes == 1)
+      reduceSmall8(elementType, reduction, acc, in, count);
     else
-      reduceSmall16(e->format, reduction, acc, in, count);
+      reduceSmall16(elementType, reduction, acc, in, count);
     break;
   case CLASS_COMPLEX:
-    (e->bytes == 8 ? reduceComplex64 : reduceComplex128)(reduction, acc, in, count);
+    (bytes == 8 ? reduceComplex64 : reduceComplex128)(reduction, acc, in, count);
     break;
   case CLASS_NONE:
     break;

@@ -7,7 +7,8 @@
 ThunkyLimits thunkyLimitsDefault(void) {
   return (ThunkyLimits){.maxDecodedBytes = THUNKY_DEFAULT_MAX_DECODED_BYTES,
                         .maxThunks = THUNKY_DEFAULT_MAX_THUNKS,
-                        .maxAllocationBytes = THUNKY_DEFAULT_MAX_ALLOCATION_BYTES};
+                        .maxAllocationBytes = THUNKY_DEFAULT_MAX_ALLOCATION_BYTES,
+                        .maxAllocations = THUNKY_DEFAULT_MAX_ALLOCATIONS};
 }
 
 bool thunkyParseAmount(const char *value, bool bytes, uint64_t *out) {
@@ -46,6 +47,7 @@ bool thunkyLimitsSet(ThunkyLimits *limits, const char *name, const char *value,
       {"max-decoded-bytes", offsetof(ThunkyLimits, maxDecodedBytes), true},
       {"max-thunks", offsetof(ThunkyLimits, maxThunks), false},
       {"max-allocation-bytes", offsetof(ThunkyLimits, maxAllocationBytes), true},
+      {"max-allocations", offsetof(ThunkyLimits, maxAllocations), false},
   };
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
     if (strcmp(name, known[i].name))

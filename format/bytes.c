@@ -1,5 +1,5 @@
 /*===- bytes.c - byte buffers, varints and little-endian words ----------===*/
-#include "bytes.h"
+#include "thunky-c/Wire.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,10 +5,9 @@
  * checks both while it reads.
  *
  *===--------------------------------------------------------------------===*/
-#include "riegeli.h"
+#include "thunky-c/Riegeli.h"
 
-#include "bytes.h"
-#include "highwayhash.h"
+#include "thunky-c/Wire.h"
 
 #include <snappy-c.h>
 

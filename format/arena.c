@@ -1,5 +1,5 @@
 /*===- arena.c - bump allocator for translations -------------------------===*/
-#include "arena.h"
+#include "thunky-c/Arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -7,9 +7,9 @@
  * against Debian's libhighwayhash in test/Container.
  *
  *===--------------------------------------------------------------------===*/
-#include "highwayhash.h"
+#include "thunky-c/Riegeli.h"
 
-#include "bytes.h"
+#include "thunky-c/Wire.h"
 
 #include <string.h>
 

@@ -1,13 +1,12 @@
 /*===- wire_check.c - protobuf wire format validation -------------------===*/
-#include "wire_check.h"
+#include "thunky-c/Wire.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
 typedef struct Reader {
   const unsigned char *base;
-  char *error;
-  size_t errorSize;
+  ThunkyError *error;
 } Reader;
 
 /* Where a field sits, as a chain up to the top message: formatted only when
@@ -32,9 +31,7 @@ static size_t formatPath(const Path *p, char *out, size_t size) {
 static bool fail(Reader *r, size_t at, const Path *path, const char *what) {
   char where[256] = "";
   formatPath(path, where, sizeof where);
-  snprintf(r->error, r->errorSize, "at byte %zu%s%s: %s", at, *where ? " in " : "", where,
-           what);
-  return false;
+  return thunkyErrorf(r->error, "at byte %zu%s%s: %s", at, *where ? " in " : "", where, what);
 }
 
 /* Reads the varint `what` at *pos (< end); NULL on success, else what is
@@ -141,9 +138,8 @@ static bool checkMessage(Reader *r, const ProtobufCMessageDescriptor *desc,
   return true;
 }
 
-bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc,
-                     const unsigned char *data, size_t size, char *error,
-                     size_t errorSize) {
-  Reader r = {data, error, errorSize};
+bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc, const unsigned char *data,
+                     size_t size, ThunkyError *error) {
+  Reader r = {data, error};
   return checkMessage(&r, desc, 0, size, 0, NULL);
 }

@@ -10,9 +10,8 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Container.h"
 
-#include "bytes.h"
-#include "split_proto.h"
-#include "wire_check.h"
+#include "thunky-c/Wire.h"
+#include "thunky-c/Riegeli.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
@@ -101,10 +100,10 @@ static bool readSplit(ThunkyContainer *c, ThunkyBytes in, uint64_t maxDecoded, b
  * executable, the rest is kept as it is. */
 static bool readOptions(ThunkyContainer *c, ThunkyBytes options, uint64_t maxDecoded,
                         ThunkyError *error) {
-  char why[400];
+  ThunkyError why;
   if (!thunkyCheckWire(&xla__executable_and_options_proto__descriptor, options.data,
-                       options.size, why, sizeof why))
-    return thunkyErrorf(error, "not an ExecutableAndOptionsProto: %s", why);
+                       options.size, &why))
+    return thunkyErrorf(error, "not an ExecutableAndOptionsProto: %s", why.message);
   ThunkyBuffer *rest = &c->owned[OPTIONS_REST];
   ThunkyBytes inner = {NULL, 0};
   ThunkyWireField f;
@@ -148,14 +147,13 @@ static bool readPjrtBytes(ThunkyContainer *c, ThunkyBytes in, uint64_t maxDecode
 static bool envelopeMetadata(ThunkyBytes in, ThunkyBytes *metadata, ThunkyBytes *rest) {
   size_t pos = 0;
   uint64_t length;
-  char why[8];
   if (!thunkyReadVarint(in.data, in.size, &pos, &length) || length == 0 ||
       length >= in.size - pos)
     return false;
   *metadata = (ThunkyBytes){in.data + pos, (size_t)length};
   *rest = (ThunkyBytes){in.data + pos + length, in.size - pos - (size_t)length};
   if (!thunkyCheckWire(&xla__ifrt__serialized_xla_executable_metadata__descriptor,
-                       metadata->data, metadata->size, why, sizeof why))
+                       metadata->data, metadata->size, NULL))
     return false;
   Xla__Ifrt__SerializedXlaExecutableMetadata *m =
       xla__ifrt__serialized_xla_executable_metadata__unpack(NULL, metadata->size, metadata->data);
@@ -183,11 +181,8 @@ static bool looksLikePlainOptions(ThunkyBytes in) {
 
 /* Whether `in` reads as a bare executable or XLA's golden wrapper of one. */
 static bool wellFormedExecutable(ThunkyBytes in) {
-  char why[8];
-  return thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, why,
-                         sizeof why) ||
-         thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, why,
-                         sizeof why);
+  return thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, NULL) ||
+         thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, NULL);
 }
 
 bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limits,

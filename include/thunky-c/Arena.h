@@ -1,15 +1,20 @@
-/*===- arena.h - one allocation lifetime for a whole translation --------===*
+/*===- thunky-c/Arena.h - one lifetime for many small allocations -----===*
  *
  * Import and export build and take apart many small protobuf-c messages.
  * They all come from one arena and are freed together, so code that clears
  * a field never has to free what it drops.
  *
  *===--------------------------------------------------------------------===*/
-#ifndef THUNKY_TRANSLATE_ARENA_H
-#define THUNKY_TRANSLATE_ARENA_H
+#ifndef THUNKY_C_ARENA_H
+#define THUNKY_C_ARENA_H
 
+#include "thunky-c/Error.h"
 #include <protobuf-c/protobuf-c.h>
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct ThunkyArena ThunkyArena;
 
@@ -27,4 +32,8 @@ char *thunkyArenaString(ThunkyArena *arena, const char *data, size_t length);
 /* The arena as a protobuf-c allocator (its free does nothing). */
 ProtobufCAllocator *thunkyArenaAllocator(ThunkyArena *arena);
 
-#endif /* THUNKY_TRANSLATE_ARENA_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_ARENA_H */

@@ -1,4 +1,4 @@
-/*===- riegeli.h - riegeli record files (the subset XLA uses) -----------===*
+/*===- thunky-c/Riegeli.h - riegeli record files, XLA's split-proto ---===*
  *
  * A riegeli/records file is a sequence of chunks, each a 40-byte header and
  * its data, cut by a 24-byte block header at every 64 KiB of the file. Every
@@ -7,15 +7,29 @@
  * also takes Zstd and Brotli, skips metadata and padding chunks, and refuses
  * transposed chunks, whose format is not documented.
  *
+ * A split-proto file is a riegeli file: record 0 is an xla.SplitProtoManifest
+ * naming the message type and saying, for each later record, whether it is
+ * a serialized part of the message to merge, or the raw bytes of one
+ * top-level string field. Merging serialized parts is concatenation on the
+ * wire, so the message is rebuilt as bytes and parsed once, later.
+ *
+ * Riegeli protects every block header, chunk header and chunk payload with a
+ * 64-bit HighwayHash under a fixed key. This is a portable implementation of
+ * the published algorithm, so the container code needs no C++ library and
+ * links statically into thunky-run.
+ *
  *===--------------------------------------------------------------------===*/
-#ifndef THUNKY_TRANSLATE_RIEGELI_H
-#define THUNKY_TRANSLATE_RIEGELI_H
+#ifndef THUNKY_C_RIEGELI_H
+#define THUNKY_C_RIEGELI_H
 
 #include "thunky-c/Container.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define THUNKY_RIEGELI_BLOCK_SIZE 65536u
 #define THUNKY_RIEGELI_BLOCK_HEADER_SIZE 24u
@@ -56,4 +70,37 @@ bool thunkyRiegeliWriteChunk(ThunkyBuffer *out, uint8_t chunkType, const void *d
  * and `numRecords` records ends, block headers and padding included. */
 uint64_t thunkyRiegeliChunkEnd(uint64_t chunkBegin, uint64_t dataSize, uint64_t numRecords);
 
-#endif /* THUNKY_TRANSLATE_RIEGELI_H */
+#define THUNKY_SPLIT_EXECUTABLE_TYPE "xla.gpu.GpuExecutableProto"
+#define THUNKY_SPLIT_OPTIONS_TYPE "xla.ExecutableAndOptionsProto"
+
+/* Whether the file's first record is a manifest with a message type (XLA's
+ * own test for a split-proto); copies the type into type[0, typeSize). */
+bool thunkySplitProtoType(const ThunkyRecordFile *file, char *type, size_t typeSize);
+
+/* Appends the message the file holds, as protobuf bytes, to `out`. */
+bool thunkySplitProtoMerge(const ThunkyRecordFile *file, ThunkyBuffer *out, ThunkyError *error);
+
+/* Writes a GpuExecutableProto's bytes as XLA does: asm_text and binary as
+ * raw field records, then dnn_compiled_graphs, each constant, and the rest
+ * as merge records. */
+bool thunkySplitProtoWriteExecutable(ThunkyBytes executable, ThunkyCompression compression,
+                                     ThunkyBuffer *out, ThunkyError *error);
+
+/* Writes an ExecutableAndOptionsProto as XLA does: serialized_executable as
+ * a raw field record, then the other fields (`rest`) as a merge record. */
+bool thunkySplitProtoWriteOptions(ThunkyBytes serializedExecutable, ThunkyBytes rest,
+                                  ThunkyCompression compression, ThunkyBuffer *out,
+                                  ThunkyError *error);
+
+/* HighwayHash64 of data[0, size) under the 256-bit key. */
+uint64_t thunkyHighwayHash64(const uint64_t key[4], const void *data, size_t size);
+
+/* The key riegeli uses: "Riegeli/records\n" twice, as four little-endian
+ * 64-bit words. */
+extern const uint64_t thunkyRiegeliHashKey[4];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_RIEGELI_H */

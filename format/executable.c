@@ -1,0 +1,275 @@
+/*===- executable.c - the structure of a GpuExecutableProto, read once --===*
+ *
+ * Import and the planner both start here. Reading is linear in the input:
+ * parameters and outputs are sorted, constants find their HLO literals
+ * through a map of symbols, async ids through a map of ids.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "executable_internal.h"
+
+#include "thunky-c/Wire.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*--- reading the bytes -----------------------------------------------------*/
+
+/* The executable in the container: XLA's golden wrapper (only where no
+ * container was around it) or a bare executable, unpacked into the arena. */
+static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
+  ProtobufCAllocator *alloc = thunkyArenaAllocator(internalOf(exe)->arena);
+  ThunkyBytes bytes = exe->container.executable;
+  ThunkyError asWrapper = {""}, asExecutable;
+  if (exe->container.layering == THUNKY_LAYERING_EXECUTABLE &&
+      thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, bytes.data, bytes.size,
+                      &asWrapper)) {
+    Xla__HumanReadableAotExecutable *w =
+        xla__human_readable_aot_executable__unpack(alloc, bytes.size, bytes.data);
+    if ((exe->proto = thunkyGoldenExecutable(w))) {
+      exe->wrapper = w;
+      return true;
+    }
+  }
+  if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
+                       &asExecutable)) {
+    /* Which one it was meant to be cannot be told from broken bytes. */
+    if (*asWrapper.message)
+      return thunkyErrorf(error, "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
+                          asExecutable.message, asWrapper.message);
+    return thunkyErrorf(error, "not a GpuExecutableProto: %s", asExecutable.message);
+  }
+  exe->proto = xla__gpu__gpu_executable_proto__unpack(alloc, bytes.size, bytes.data);
+  return exe->proto ||
+         thunkyErrorf(error, "not a GpuExecutableProto: protobuf-c could not unpack it");
+}
+
+Xla__Gpu__GpuExecutableProto *thunkyGoldenExecutable(Xla__HumanReadableAotExecutable *w) {
+  /* The oneof's members share storage: gpu_executable is only read as one
+   * when the case says so. */
+  if (!w || w->backend_executable_case !=
+                XLA__HUMAN_READABLE_AOT_EXECUTABLE__BACKEND_EXECUTABLE_GPU_EXECUTABLE)
+    return NULL;
+  Xla__Gpu__GpuExecutableProto *exe = w->gpu_executable;
+  if (!exe || w->base.n_unknown_fields || !(exe->n_thunks || exe->buffer_allocations))
+    return NULL;
+  return exe;
+}
+
+/*--- allocations -------------------------------------------------------------*/
+
+static bool readAllocations(ThunkyExecutable *exe, const ThunkyLimits *limits,
+                            ThunkyError *error) {
+  size_t n = exe->proto->buffer_allocations ? exe->proto->buffer_allocations->n_values : 0;
+  if (n > limits->maxAllocations)
+    return thunkyErrorf(error, "%zu allocations, more than the max-allocations limit (%" PRIu64 ")",
+                        n, limits->maxAllocations);
+  exe->allocations = arrayOf(exe, n, sizeof *exe->allocations);
+  if (!exe->allocations)
+    return thunkyErrorf(error, "out of memory");
+  exe->numAllocations = (uint32_t)n;
+  for (size_t i = 0; i < n; i++) {
+    const Xla__BufferAllocationProto *a = exe->proto->buffer_allocations->values[i];
+    if (a->index != (int64_t)i)
+      return thunkyErrorf(error, "allocation %zu has index %" PRId64
+                          "; XLA requires each allocation at the position of its index", i, a->index);
+    if (a->size < 0)
+      return thunkyErrorf(error, "allocation %zu has negative size %" PRId64, i, a->size);
+    if ((uint64_t)a->size > limits->maxAllocationBytes)
+      return thunkyErrorf(error, "allocation %zu has %" PRId64 " bytes, more than the "
+                          "max-allocation-bytes limit (%" PRIu64 ")", i, a->size,
+                          limits->maxAllocationBytes);
+    if (a->is_entry_computation_parameter && a->parameter_number < 0)
+      return thunkyErrorf(error, "allocation %zu is entry parameter %" PRId64, i,
+                          a->parameter_number);
+    exe->allocations[i] = (ThunkyExecutableAllocation){
+        .proto = a,
+        .size = (uint64_t)a->size,
+        .parameter = a->is_entry_computation_parameter ? a->parameter_number : -1,
+        .constant = -1};
+  }
+  return true;
+}
+
+/* Lexicographic order of shape indices. */
+static int compareIndex(size_t na, const int64_t *a, size_t nb, const int64_t *b) {
+  for (size_t i = 0; i < na && i < nb; i++)
+    if (a[i] != b[i])
+      return a[i] < b[i] ? -1 : 1;
+  return (na > nb) - (na < nb);
+}
+
+static const Xla__ShapeProto *subshape(const Xla__ShapeProto *s, size_t n, const int64_t *index) {
+  for (size_t i = 0; s && i < n; i++)
+    s = index[i] >= 0 && (size_t)index[i] < s->n_tuple_shapes ? s->tuple_shapes[index[i]] : NULL;
+  return s;
+}
+
+static const ThunkyExecutable *sorting; /* qsort has no context argument in C11 */
+
+static int compareParameters(const void *x, const void *y) {
+  uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+  const Xla__BufferAllocationProto *a = sorting->allocations[i].proto,
+                                   *b = sorting->allocations[j].proto;
+  if (a->parameter_number != b->parameter_number)
+    return a->parameter_number < b->parameter_number ? -1 : 1;
+  int c = compareIndex(a->n_parameter_shape_index, a->parameter_shape_index,
+                       b->n_parameter_shape_index, b->parameter_shape_index);
+  return c ? c : (i > j) - (i < j);
+}
+
+static bool readParameters(ThunkyExecutable *exe, ThunkyError *error) {
+  exe->parameters = arrayOf(exe, exe->numAllocations, sizeof *exe->parameters);
+  if (!exe->parameters)
+    return thunkyErrorf(error, "out of memory");
+  for (uint32_t a = 0; a < exe->numAllocations; a++)
+    if (exe->allocations[a].parameter >= 0)
+      exe->parameters[exe->numParameters++] = a;
+  sorting = exe;
+  qsort(exe->parameters, exe->numParameters, sizeof *exe->parameters, compareParameters);
+  sorting = NULL;
+  const Xla__ProgramShapeProto *ps = exe->proto->program_shape;
+  for (uint32_t p = 0; p < exe->numParameters; p++) {
+    ThunkyExecutableAllocation *a = &exe->allocations[exe->parameters[p]];
+    if (ps && (uint64_t)a->parameter < ps->n_parameters)
+      a->shape = subshape(ps->parameters[a->parameter], a->proto->n_parameter_shape_index,
+                          a->proto->parameter_shape_index);
+  }
+  return true;
+}
+
+typedef Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry OutputEntry;
+
+static int indexOrder(const Xla__ShapeIndexProto *a, const Xla__ShapeIndexProto *b) {
+  return compareIndex(a ? a->n_indexes : 0, a ? a->indexes : NULL, b ? b->n_indexes : 0,
+                      b ? b->indexes : NULL);
+}
+
+static int compareOutputs(const void *x, const void *y) {
+  const OutputEntry *a = *(OutputEntry *const *)x, *b = *(OutputEntry *const *)y;
+  return indexOrder(a->shape_index, b->shape_index);
+}
+
+static bool readOutputs(ThunkyExecutable *exe, ThunkyError *error) {
+  size_t n = exe->proto->n_output_info_map;
+  OutputEntry **sorted = arrayOf(exe, n, sizeof *sorted);
+  exe->outputs = arrayOf(exe, n, sizeof *exe->outputs);
+  if (!sorted || !exe->outputs)
+    return thunkyErrorf(error, "out of memory");
+  if (n)
+    memcpy(sorted, exe->proto->output_info_map, n * sizeof *sorted);
+  qsort(sorted, n, sizeof *sorted, compareOutputs);
+  const Xla__ShapeProto *result = exe->proto->program_shape ? exe->proto->program_shape->result
+                                                            : NULL;
+  for (size_t i = 0; i < n; i++) {
+    const OutputEntry *e = sorted[i];
+    /* An absent index reads as XLA reads it: allocation 0. */
+    int64_t a = e->output_info ? e->output_info->allocation_index : 0;
+    if (a < 0 || (uint64_t)a >= exe->numAllocations)
+      return thunkyErrorf(error, "output_info_map names unknown allocation %" PRId64
+                          " (the executable has %u)", a, exe->numAllocations);
+    const Xla__ShapeProto *shape =
+        result && e->shape_index ? subshape(result, e->shape_index->n_indexes, e->shape_index->indexes)
+                                 : result;
+    /* XLA lists the tuple itself too (its index table): not an array. */
+    if (shape && (shape->element_type == XLA__PRIMITIVE_TYPE__TUPLE || shape->n_tuple_shapes))
+      continue;
+    ThunkyExecutableAllocation *alloc = &exe->allocations[a];
+    exe->outputs[exe->numOutputs++] =
+        (ThunkyExecutableOutput){(uint32_t)a, e->shape_index, shape};
+    if (!alloc->isOutput) {
+      alloc->isOutput = true;
+      alloc->outputIndex = e->shape_index;
+      if (alloc->parameter < 0)
+        alloc->shape = shape;
+    }
+  }
+  return true;
+}
+
+/*--- constants -----------------------------------------------------------------*/
+
+static bool readConstants(ThunkyExecutable *exe, ThunkyError *error) {
+  size_t n = exe->proto->n_constants;
+  exe->constants = arrayOf(exe, n, sizeof *exe->constants);
+  if (!exe->constants)
+    return thunkyErrorf(error, "out of memory");
+  ConstantLiterals literals = {0};
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) {
+    Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c = exe->proto->constants[i];
+    const char *name = c->symbol_name ? c->symbol_name : "(unnamed)";
+    if (c->allocation_index == -1)
+      continue; /* a constant XLA placed nowhere */
+    if (c->allocation_index < 0 || (uint64_t)c->allocation_index >= exe->numAllocations) {
+      ok = thunkyErrorf(error, "constant %s names unknown allocation %" PRId64
+                        " (the executable has %u)", name, c->allocation_index, exe->numAllocations);
+      break;
+    }
+    ThunkyExecutableAllocation *a = &exe->allocations[c->allocation_index];
+    ThunkyExecutableConstant *k = &exe->constants[exe->numConstants];
+    *k = (ThunkyExecutableConstant){.proto = c, .allocation = (uint32_t)c->allocation_index};
+    ok = thunkyConstantBytesOf(exe, &literals, c, &k->bytes, &k->inProto, error);
+    if (ok && k->bytes.size > a->size)
+      ok = thunkyErrorf(error, "constant %s holds %zu bytes, more than its allocation %u (%" PRIu64
+                        " bytes)", name, k->bytes.size, k->allocation, a->size);
+    if (ok && a->constant < 0)
+      a->constant = (int32_t)exe->numConstants;
+    exe->numConstants += ok;
+  }
+  thunkyHashMapDestroy(&literals.symbols);
+  return ok;
+}
+
+/*--- the whole -----------------------------------------------------------------*/
+
+bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *limits,
+                            ThunkyExecutable **out, ThunkyError *error) {
+  ThunkyLimits bounds = limits ? *limits : thunkyLimitsDefault();
+  ThunkyExecutable *exe = calloc(1, sizeof *exe);
+  ExecutableInternal *in = calloc(1, sizeof *in);
+  *out = NULL;
+  if (!exe || !in || !(in->arena = thunkyArenaCreate())) {
+    free(exe), free(in);
+    return thunkyErrorf(error, "out of memory");
+  }
+  exe->internal = in;
+  bool opened = thunkyContainerOpen(data, size, &bounds, &exe->container, error);
+  bool ok = opened && unpack(exe, error) && readAllocations(exe, &bounds, error) &&
+            readParameters(exe, error) && readOutputs(exe, error) &&
+            readConstants(exe, error) && thunkyExecutableReadThunks(exe, &bounds, error);
+  if (!opened)
+    exe->container = (ThunkyContainer){0};
+  if (!ok) {
+    thunkyExecutableDestroy(exe);
+    return false;
+  }
+  *out = exe;
+  return true;
+}
+
+void thunkyExecutableDestroy(ThunkyExecutable *exe) {
+  if (!exe)
+    return;
+  ExecutableInternal *in = internalOf(exe);
+  thunkyContainerClose(&exe->container);
+  thunkyHashMapDestroy(&in->asyncSlots);
+  thunkyArenaDestroy(in->arena);
+  free(in);
+  free(exe);
+}
+
+void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size - 1)
+    return NULL;
+  return thunkyArenaAlloc(internalOf(exe)->arena, (count + 1) * size);
+}
+
+void thunkyThunkName(uint64_t number, const ThunkyThunkProto *t, char *out, size_t size) {
+  const char *annotation = t && t->thunk_info ? t->thunk_info->profile_annotation : NULL;
+  if (annotation && *annotation)
+    snprintf(out, size, "thunk %" PRIu64 " (%.100s)", number, annotation);
+  else
+    snprintf(out, size, "thunk %" PRIu64, number);
+}

@@ -1,0 +1,43 @@
+/*===- executable_internal.h - what the model's files share -------------===*/
+#ifndef THUNKY_FORMAT_EXECUTABLE_INTERNAL_H
+#define THUNKY_FORMAT_EXECUTABLE_INTERNAL_H
+
+#include "thunky-c/Arena.h"
+#include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
+
+typedef struct ExecutableInternal {
+  ThunkyArena *arena;        /* the unpacked messages and every array */
+  ThunkyHashMap asyncSlots;  /* async execution id -> slot */
+} ExecutableInternal;
+
+static inline ExecutableInternal *internalOf(const ThunkyExecutable *exe) {
+  return (ExecutableInternal *)exe->internal;
+}
+
+/* `count` + 1 zeroed elements of `size` bytes in the executable's arena;
+ * NULL when out of memory. */
+void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size);
+#define arrayOf(exe, count, size) thunkyExecutableAlloc((exe), (count), (size))
+
+/* HLO constant instructions by the hash of the symbol XLA gives their
+ * buffers, built on first use. */
+typedef struct ConstantLiterals {
+  ThunkyHashMap symbols; /* hash of "buffer_for_<name>" -> instruction number */
+  const Xla__HloInstructionProto **instructions;
+  bool built;
+} ConstantLiterals;
+
+/* The bytes of constant `c`: its content, else its HLO literal's (in the
+ * literal's layout; predicates widened to a byte each, in the arena). */
+bool thunkyConstantBytesOf(ThunkyExecutable *exe, ConstantLiterals *literals,
+                           const Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c,
+                           ThunkyBytes *bytes, bool *inProto, ThunkyError *error);
+
+/* Walks every thunk: counts them against max-thunks, bounds nesting,
+ * checks every slice against its allocation, pairs async starts and dones
+ * and checks control-flow predicates. */
+bool thunkyExecutableReadThunks(ThunkyExecutable *exe, const ThunkyLimits *limits,
+                                ThunkyError *error);
+
+#endif /* THUNKY_FORMAT_EXECUTABLE_INTERNAL_H */

@@ -1,0 +1,145 @@
+/*===- executable_thunks.c - one walk over every thunk ------------------===*
+ *
+ * Depth first, as the planner numbers thunks, so a message here names the
+ * same thunk as a profile does.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "executable_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Control flow nests no deeper than this (protobuf nesting is already
+ * bounded by the wire check; this bounds every recursion over thunks). */
+#define MAX_DEPTH 64
+
+typedef struct Walk {
+  ThunkyExecutable *exe;
+  const ThunkyLimits *limits;
+  ThunkyError *error;
+  const ThunkyThunkProto *thunk; /* the one being read, for messages */
+  uint64_t number;               /* its depth-first position */
+  uint32_t depth;
+} Walk;
+
+static bool fail(Walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(Walk *w, const char *fmt, ...) {
+  char what[400], name[160];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(what, sizeof what, fmt, args);
+  va_end(args);
+  thunkyThunkName(w->number, w->thunk, name, sizeof name);
+  return thunkyErrorf(w->error, "%s: %s", name, what);
+}
+
+static bool checkSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
+  Walk *w = userData;
+  const ThunkyExecutable *exe = w->exe;
+  if (s->buffer_allocation_index < 0 || (uint64_t)s->buffer_allocation_index >= exe->numAllocations)
+    return fail(w, "a slice names allocation %" PRId64 ", but the executable has %u",
+                s->buffer_allocation_index, exe->numAllocations);
+  uint64_t size = exe->allocations[s->buffer_allocation_index].size;
+  if (s->offset < 0 || s->size < 0 || (uint64_t)s->offset > size ||
+      (uint64_t)s->size > size - (uint64_t)s->offset)
+    return fail(w, "bytes [%" PRId64 ", %" PRId64 ") lie outside allocation %" PRId64
+                   " (%" PRIu64 " bytes)", s->offset, s->offset + s->size,
+                s->buffer_allocation_index, size);
+  return true;
+}
+
+static bool walkList(Walk *w, size_t n, ThunkyThunkProto *const *thunks);
+
+static bool walkSequence(Walk *w, const Xla__Gpu__ThunkSequenceProto *s) {
+  return !s || walkList(w, s->n_thunks, s->thunks);
+}
+
+static bool asyncStart(Walk *w, uint64_t id) {
+  ExecutableInternal *in = internalOf(w->exe);
+  uint32_t slot;
+  if (thunkyHashMapGet(&in->asyncSlots, id, &slot))
+    return fail(w, "async execution id %" PRIu64 " is started twice", id);
+  if (w->exe->numAsyncSlots == UINT32_MAX - 1 ||
+      !thunkyHashMapPut(&in->asyncSlots, id, w->exe->numAsyncSlots))
+    return thunkyErrorf(w->error, "out of memory");
+  w->exe->numAsyncSlots++;
+  return true;
+}
+
+static bool walkThunk(Walk *w, ThunkyThunkProto *t) {
+  const ThunkyThunkProto *parent = w->thunk;
+  uint64_t parentNumber = w->number;
+  w->thunk = t, w->number = w->exe->numThunks++;
+  bool ok = w->exe->numThunks <= w->limits->maxThunks ||
+            fail(w, "more than %" PRIu64 " thunks (the max-thunks limit)", w->limits->maxThunks);
+  ok = ok && thunkyForEachSlice(&t->base, false, checkSlice, w);
+  switch (t->impl_case) {
+  case XLA__GPU__THUNK_PROTO__IMPL_SEQUENTIAL_THUNK:
+    ok = ok && walkList(w, t->sequential_thunk->n_thunks, t->sequential_thunk->thunks);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_GROUP_THUNK:
+    ok = ok && walkList(w, t->collective_group_thunk->n_thunks, t->collective_group_thunk->thunks);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_CONDITIONAL_THUNK:
+    for (size_t b = 0; ok && b < t->conditional_thunk->n_branch_thunks; b++)
+      ok = walkSequence(w, t->conditional_thunk->branch_thunks[b]);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_WHILE_THUNK:
+    ok = ok && walkSequence(w, t->while_thunk->condition_thunk_sequence) &&
+         walkSequence(w, t->while_thunk->body_thunk_sequence);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_ASYNC_START_THUNK:
+    ok = ok && asyncStart(w, t->async_start_thunk->async_execution_id) &&
+         walkSequence(w, t->async_start_thunk->thunks);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK: {
+    uint32_t slot;
+    uint64_t id = t->async_done_thunk->async_execution_id;
+    ok = ok && (thunkyExecutableAsyncSlot(w->exe, id, &slot) ||
+                fail(w, "async done waits for execution id %" PRIu64
+                        ", which no earlier async start started", id));
+    break;
+  }
+  default:
+    break;
+  }
+  w->thunk = parent, w->number = parentNumber;
+  return ok;
+}
+
+static bool walkList(Walk *w, size_t n, ThunkyThunkProto *const *thunks) {
+  if (++w->depth > MAX_DEPTH)
+    return fail(w, "control flow nests deeper than %d", MAX_DEPTH);
+  if (w->depth > w->exe->maxDepth)
+    w->exe->maxDepth = w->depth;
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++)
+    ok = walkThunk(w, thunks[i]);
+  w->depth--;
+  return ok;
+}
+
+bool thunkyExecutableReadThunks(ThunkyExecutable *exe, const ThunkyLimits *limits,
+                                ThunkyError *error) {
+  Walk w = {.exe = exe, .limits = limits, .error = error};
+  return walkList(&w, exe->proto->n_thunks, exe->proto->thunks);
+}
+
+bool thunkyExecutableAsyncSlot(const ThunkyExecutable *exe, uint64_t id, uint32_t *slot) {
+  return thunkyHashMapGet(&internalOf(exe)->asyncSlots, id, slot);
+}
+
+ThunkyPredicate thunkyWhilePredicate(const Xla__Gpu__WhileThunkProto *w) {
+  const ThunkySlice *s = w->condition_result_buffer_index;
+  return s && (s->size == 1 || s->size == 4) ? THUNKY_PREDICATE_PRED : THUNKY_PREDICATE_NONE;
+}
+
+ThunkyPredicate thunkyConditionalPredicate(const Xla__Gpu__ConditionalThunkProto *c) {
+  if (!c->branch_index_buffer || !c->branch_index_buffer->slice || c->n_branch_thunks == 0)
+    return THUNKY_PREDICATE_NONE;
+  int64_t size = c->branch_index_buffer->slice->size;
+  if (size == 4)
+    return THUNKY_PREDICATE_S32;
+  return size == 1 && c->n_branch_thunks == 2 ? THUNKY_PREDICATE_PRED : THUNKY_PREDICATE_NONE;
+}

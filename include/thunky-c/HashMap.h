@@ -1,0 +1,43 @@
+/*===- thunky-c/HashMap.h - maps from 64-bit keys, for linear time ------===*
+ *
+ * Whatever is looked up by id or by content (async execution ids,
+ * allocation indices, kernel binaries, constants' symbols) goes through
+ * one open-addressing map, so no crafted input makes a lookup cost more
+ * than a few probes.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_HASH_MAP_H
+#define THUNKY_C_HASH_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Zero-initialize; free with thunkyHashMapDestroy. */
+typedef struct ThunkyHashMap {
+  uint64_t *keys;
+  uint32_t *values; /* UINT32_MAX: an empty slot */
+  size_t count, capacity;
+} ThunkyHashMap;
+
+/* The value of `key`, or false when it has none. */
+bool thunkyHashMapGet(const ThunkyHashMap *map, uint64_t key, uint32_t *value);
+/* Sets `key` to `value` (< UINT32_MAX), replacing any value it had; false
+ * when out of memory. */
+bool thunkyHashMapPut(ThunkyHashMap *map, uint64_t key, uint32_t value);
+/* Frees the map's memory and empties it. */
+void thunkyHashMapDestroy(ThunkyHashMap *map);
+
+/* A 64-bit hash of data[0, size), for keying a map by content (callers
+ * compare the bytes on a hit). */
+uint64_t thunkyHashBytes(const void *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_HASH_MAP_H */
