@@ -19,7 +19,7 @@
  *   pairs              runs of each
  *   create_ns          thunkyHostBackend.create (resolving K kernels), once
  *
- * With --exe, also (without N: only) plans FILE.pb with thunkyPlanBuild,
+ * With --exe, also (without N: only) plans FILE.pb with thunkyPlanCreate,
  * registers the empty function under every kernel name and an empty custom
  * call under every target, and runs that plan on R simulated ranks (1):
  * exe_commands, exe_kernels, exe_create_ns, exe_ns_per_cmd (memsets, copies,
@@ -28,10 +28,9 @@
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L
-#include "backend.h"
-#include "plan.h"
-#include "registry.h"
-#include "timeline.h"
+#include "thunky-c/Runtime.h"
+#include "thunky-c/Plan.h"
+#include "thunky-c/Timeline.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -270,7 +269,7 @@ static bool runExecutable(const char *path, uint32_t ranks, uint64_t minNs) {
   }
   ThunkyPlan *plan = NULL;
   ThunkyError error = {{0}};
-  if (!thunkyPlanBuild(data, size, NULL, &plan, &error)) {
+  if (!thunkyPlanCreate(data, size, NULL, &plan, &error)) {
     exeError("plan: %s\n", error.message);
     free(data);
     return false;
@@ -308,8 +307,8 @@ static bool runExecutable(const char *path, uint32_t ranks, uint64_t minNs) {
     ok = ns >= 0;
     thunkyHostBackend.destroy(state);
   }
-  thunkyRegistryFree(registry);
-  thunkyPlanFree(plan);
+  thunkyRegistryDestroy(registry);
+  thunkyPlanDestroy(plan);
   return ok;
 }
 
@@ -391,7 +390,7 @@ int main(int argc, char **argv) {
   printf("create_ns %llu\n", (unsigned long long)created);
   fflush(stdout);
   thunkyHostBackend.destroy(state);
-  thunkyRegistryFree(registry);
+  thunkyRegistryDestroy(registry);
   freeHandPlan(&h);
 
   if (exe)

@@ -13,7 +13,7 @@
  * give the same bytes.
  *
  * Memory stays bounded whatever N is: the allocations and the cubins are
- * made once, and each top-level thunk is built in a scratch arena, packed,
+ * made once, and each top-level thunk is built in its own ThunkyArena, packed,
  * written after the rest of the executable as one more field 13 and
  * forgotten. Protobuf concatenates repeated fields on the wire, so the file
  * is the message protobuf-c would have packed whole, in field order.
@@ -23,6 +23,8 @@
  * size; --cubin-bytes makes blobs smaller for big N.
  *
  *===--------------------------------------------------------------------===*/
+#include "thunky-c/Arena.h"
+#include "thunky-c/ElementTypes.h"
 #include "xla/backends/gpu/runtime/thunk.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 
@@ -94,58 +96,25 @@ static int64_t between(Rng *r, int64_t lo, int64_t hi) {
 
 static bool chance(Rng *r, unsigned percent) { return below(r, 100) < percent; }
 
-/*--- a scratch arena for one top-level thunk ---------------------------------*/
+/*--- memory -----------------------------------------------------------------*/
 
-typedef struct Block {
-  struct Block *next;
-  size_t used, capacity;
-  max_align_t data[];
-} Block;
-
-typedef struct {
-  Block *first, *current;
-} Arena;
-
-enum { BLOCK_BYTES = 256 << 10 };
-
-/* Zeroed memory that lives until the next arenaReset. Blocks are kept and
- * reused, so a steady stream of thunks allocates nothing after warming up. */
-static void *arenaAlloc(Arena *a, size_t n) {
-  n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-  while (a->current && a->current->capacity - a->current->used < n && a->current->next)
-    a->current = a->current->next; /* blocks after current are unused */
-  Block *b = a->current;
-  if (!b || b->capacity - b->used < n) {
-    size_t capacity = n > BLOCK_BYTES ? n : BLOCK_BYTES;
-    Block *fresh = malloc(sizeof *fresh + capacity);
-    if (!fresh)
-      fatal("out of memory");
-    *fresh = (Block){.next = b ? b->next : NULL, .capacity = capacity};
-    if (b)
-      b->next = fresh;
-    else
-      a->first = fresh;
-    a->current = b = fresh;
-  }
-  void *p = (char *)b->data + b->used;
-  b->used += n;
-  return memset(p, 0, n);
+/* Zeroed memory from a ThunkyArena; out of memory is fatal here. */
+static void *zalloc(ThunkyArena *a, size_t n) {
+  void *p = thunkyArenaAlloc(a, n);
+  if (!p)
+    fatal("out of memory");
+  return p;
 }
 
-static void arenaReset(Arena *a) {
-  for (Block *b = a->first; b; b = b->next)
-    b->used = 0;
-  a->current = a->first;
+static ThunkyArena *newArena(void) {
+  ThunkyArena *a = thunkyArenaCreate();
+  if (!a)
+    fatal("out of memory");
+  return a;
 }
 
-static void arenaFree(Arena *a) {
-  for (Block *b = a->first, *n; b; b = n)
-    n = b->next, free(b);
-  *a = (Arena){0};
-}
-
-static char *arenaPrintf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *arenaPrintf(Arena *a, const char *fmt, ...) {
+static char *printName(ThunkyArena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *printName(ThunkyArena *a, const char *fmt, ...) {
   char buffer[128];
   va_list args;
   va_start(args, fmt);
@@ -153,11 +122,14 @@ static char *arenaPrintf(Arena *a, const char *fmt, ...) {
   va_end(args);
   if (n < 0 || (size_t)n >= sizeof buffer)
     fatal("name too long: %s", fmt);
-  return memcpy(arenaAlloc(a, (size_t)n + 1), buffer, (size_t)n + 1);
+  char *copy = thunkyArenaString(a, buffer, (size_t)n);
+  if (!copy)
+    fatal("out of memory");
+  return copy;
 }
 
-static void *newMessage(Arena *a, const ProtobufCMessageDescriptor *desc) {
-  void *m = arenaAlloc(a, desc->sizeof_message);
+static void *newMessage(ThunkyArena *a, const ProtobufCMessageDescriptor *desc) {
+  void *m = zalloc(a, desc->sizeof_message);
   protobuf_c_message_init(desc, m);
   return m;
 }
@@ -212,8 +184,8 @@ static const char *const statNames[NUM_STATS] = {
 typedef struct {
   Rng rng;
   uint64_t seed;
-  Arena scratch; /* the top-level thunk being built */
-  Arena keep;    /* the rest of the executable */
+  ThunkyArena *scratch; /* the top-level thunk being built */
+  ThunkyArena *keep;    /* the rest of the executable */
   Alloc *allocs;
   uint32_t numAllocs;
   uint32_t *byKind[NUM_ALLOC_KINDS]; /* allocation indices of each kind */
@@ -240,17 +212,6 @@ static void setU64(protobuf_c_boolean *has, uint64_t *field, uint64_t value) {
   *field = value, *has = value != 0;
 }
 
-static uint32_t elementBytes(Xla__PrimitiveType t) {
-  switch (t) {
-  case XLA__PRIMITIVE_TYPE__PRED:
-  case XLA__PRIMITIVE_TYPE__U8: return 1;
-  case XLA__PRIMITIVE_TYPE__F16:
-  case XLA__PRIMITIVE_TYPE__BF16: return 2;
-  case XLA__PRIMITIVE_TYPE__U64: return 8;
-  default: return 4; /* F32, S32, U32 */
-  }
-}
-
 /* What kernels read and write, by how often XLA's fusions use it. */
 static Xla__PrimitiveType randomType(Rng *r) {
   static const Xla__PrimitiveType types[] = {
@@ -271,12 +232,12 @@ static Xla__PrimitiveType either(Rng *r, unsigned percent, Xla__PrimitiveType a,
 
 /* An array shape with XLA's default layout: dimensions major to minor, a
  * power-of-two element count split over one to three of them. */
-static Xla__ShapeProto *arrayShape(Arena *a, Rng *r, Xla__PrimitiveType type, uint64_t elements,
+static Xla__ShapeProto *arrayShape(ThunkyArena *a, Rng *r, Xla__PrimitiveType type, uint64_t elements,
                                    int rank) {
   Xla__ShapeProto *s = newMessage(a, &xla__shape_proto__descriptor);
   s->has_element_type = true, s->element_type = type;
   s->n_dimensions = (size_t)rank;
-  s->dimensions = arenaAlloc(a, (size_t)(rank + 1) * sizeof *s->dimensions);
+  s->dimensions = zalloc(a, (size_t)(rank + 1) * sizeof *s->dimensions);
   bool powerOfTwo = (elements & (elements - 1)) == 0;
   uint64_t left = elements;
   for (int d = 0; d < rank - 1; d++) {
@@ -291,7 +252,7 @@ static Xla__ShapeProto *arrayShape(Arena *a, Rng *r, Xla__PrimitiveType type, ui
     s->dimensions[rank - 1] = (int64_t)left;
   Xla__LayoutProto *l = newMessage(a, &xla__layout_proto__descriptor);
   l->n_minor_to_major = (size_t)rank;
-  l->minor_to_major = arenaAlloc(a, (size_t)(rank + 1) * sizeof *l->minor_to_major);
+  l->minor_to_major = zalloc(a, (size_t)(rank + 1) * sizeof *l->minor_to_major);
   for (int d = 0; d < rank; d++)
     l->minor_to_major[d] = rank - 1 - d;
   l->has_tail_padding_alignment_in_elements = true;
@@ -308,7 +269,7 @@ typedef struct {
   uint64_t elements;
 } Span;
 
-static Slice *slice(Arena *a, const Span *s, bool withType) {
+static Slice *slice(ThunkyArena *a, const Span *s, bool withType) {
   Slice *m = newMessage(a, &xla__buffer_assignment__buffer_allocation_slice_proto__descriptor);
   setI64(&m->has_offset, &m->offset, (int64_t)s->offset);
   setI64(&m->has_size, &m->size, (int64_t)s->size);
@@ -319,7 +280,7 @@ static Slice *slice(Arena *a, const Span *s, bool withType) {
 }
 
 static Xla__ShapedSliceProto *shapedSlice(Gen *g, const Span *s) {
-  Arena *a = &g->scratch;
+  ThunkyArena *a = g->scratch;
   Xla__ShapedSliceProto *m = newMessage(a, &xla__shaped_slice_proto__descriptor);
   m->slice = slice(a, s, false);
   int rank = s->elements == 1 ? (int)below(&g->rng, 2) : (int)between(&g->rng, 1, 3);
@@ -340,7 +301,7 @@ static uint64_t pickElements(Rng *r, uint64_t room) {
  * allocation `a`; the caller made sure they fit. */
 static Span spanAt(Gen *g, uint32_t a, uint64_t lo, uint64_t hi, Xla__PrimitiveType type,
                    uint64_t elements) {
-  uint64_t size = elements * elementBytes(type);
+  uint64_t size = elements * thunkyElementBytes(type);
   uint64_t slots = (hi - lo - size) / 64 + 1;
   return (Span){a, lo + below(&g->rng, slots) * 64, size, type, elements};
 }
@@ -359,7 +320,7 @@ static Span spanIn(Gen *g, uint32_t a, uint64_t lo, uint64_t hi, Xla__PrimitiveT
   if (al->kind == ALLOC_CONSTANT ||
       (mayBeWhole && al->kind != ALLOC_TEMP && lo == 0 && hi == al->size && chance(&g->rng, 50)))
     return wholeAlloc(g, a);
-  uint64_t room = (hi - lo) / elementBytes(type);
+  uint64_t room = (hi - lo) / thunkyElementBytes(type);
   while (elements > room && elements > 1)
     elements /= 2;
   return spanAt(g, a, lo, hi, type, elements);
@@ -402,11 +363,11 @@ static Span scalarSpan(Gen *g, AllocKind kind, Xla__PrimitiveType type) {
 /*--- thunks ------------------------------------------------------------------*/
 
 static Thunk *newThunk(Gen *g, Stat stat, const char *annotation) {
-  Arena *a = &g->scratch;
+  ThunkyArena *a = g->scratch;
   Thunk *t = newMessage(a, &xla__gpu__thunk_proto__descriptor);
   Xla__Gpu__ThunkInfoProto *info = newMessage(a, &xla__gpu__thunk_info_proto__descriptor);
   int64_t id = ++g->nextThunkId;
-  info->profile_annotation = arenaPrintf(a, "%s.%" PRId64, annotation, id);
+  info->profile_annotation = printName(a, "%s.%" PRId64, annotation, id);
   info->has_thunk_id = true, info->thunk_id = id;
   t->thunk_info = info;
   g->stats[stat]++;
@@ -445,7 +406,7 @@ static Kernel kernel(const Gen *g, uint64_t number) {
   return k;
 }
 
-static StreamExecutor__Dim3DProto *dim3(Arena *a, int64_t x) {
+static StreamExecutor__Dim3DProto *dim3(ThunkyArena *a, int64_t x) {
   StreamExecutor__Dim3DProto *d = newMessage(a, &stream_executor__dim3_dproto__descriptor);
   d->has_x = d->has_y = d->has_z = true;
   d->x = x, d->y = 1, d->z = 1;
@@ -453,9 +414,9 @@ static StreamExecutor__Dim3DProto *dim3(Arena *a, int64_t x) {
 }
 
 static Xla__Gpu__CustomKernelProto *customKernel(Gen *g, const Kernel *k) {
-  Arena *a = &g->scratch;
+  ThunkyArena *a = g->scratch;
   Xla__Gpu__CustomKernelProto *ck = newMessage(a, &xla__gpu__custom_kernel_proto__descriptor);
-  ck->name = arenaPrintf(a, "%s_%" PRIu64, k->kind, k->number);
+  ck->name = printName(a, "%s_%" PRIu64, k->kind, k->number);
   StreamExecutor__KernelLoaderSpecProto *spec =
       newMessage(a, &stream_executor__kernel_loader_spec_proto__descriptor);
   StreamExecutor__CudaCubinProto *cubin =
@@ -476,13 +437,13 @@ static Xla__Gpu__CustomKernelProto *customKernel(Gen *g, const Kernel *k) {
 
 /* A launch of `k` over `args`, of which the last k->writes are written. */
 static Thunk *kernelLaunch(Gen *g, const Kernel *k, const Span *args) {
-  Arena *a = &g->scratch;
+  ThunkyArena *a = g->scratch;
   Thunk *t = newThunk(g, STAT_KERNEL, k->kind);
   Xla__Gpu__CustomKernelThunkProto *ckt =
       newMessage(a, &xla__gpu__custom_kernel_thunk_proto__descriptor);
   ckt->n_args = ckt->n_written = (size_t)k->arity;
-  ckt->args = arenaAlloc(a, (size_t)k->arity * sizeof *ckt->args);
-  ckt->written = arenaAlloc(a, (size_t)k->arity * sizeof *ckt->written);
+  ckt->args = zalloc(a, (size_t)k->arity * sizeof *ckt->args);
+  ckt->written = zalloc(a, (size_t)k->arity * sizeof *ckt->written);
   for (int i = 0; i < k->arity; i++) {
     ckt->args[i] = shapedSlice(g, &args[i]);
     ckt->written[i] = i >= k->arity - k->writes;
@@ -509,7 +470,7 @@ static Thunk *kernelThunk(Gen *g) {
 static Thunk *memzeroThunk(Gen *g) {
   Thunk *t = newThunk(g, STAT_MEMZERO, "memzero");
   Xla__Gpu__MemzeroThunkProto *m =
-      newMessage(&g->scratch, &xla__gpu__memzero_thunk_proto__descriptor);
+      newMessage(g->scratch, &xla__gpu__memzero_thunk_proto__descriptor);
   uint32_t a = writeAlloc(g);
   Span s = spanIn(g, a, 0, g->allocs[a].size, randomType(&g->rng),
                   pickElements(&g->rng, UINT64_MAX), true);
@@ -524,11 +485,11 @@ static Thunk *memsetThunk(Gen *g) {
   static const uint32_t values[] = {0, 0x3f800000u, 0xff800000u};
   Thunk *t = newThunk(g, STAT_MEMSET, "memset");
   Xla__Gpu__Memset32BitValueThunkProto *m =
-      newMessage(&g->scratch, &xla__gpu__memset32_bit_value_thunk_proto__descriptor);
+      newMessage(g->scratch, &xla__gpu__memset32_bit_value_thunk_proto__descriptor);
   uint32_t a = writeAlloc(g);
   Xla__PrimitiveType type = either(&g->rng, 80, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__S32);
   Span s = spanIn(g, a, 0, g->allocs[a].size, type, pickElements(&g->rng, UINT64_MAX), false);
-  m->dest_buffer = slice(&g->scratch, &s, true);
+  m->dest_buffer = slice(g->scratch, &s, true);
   uint32_t value = values[below(&g->rng, 3)];
   m->value = value, m->has_value = value != 0;
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_MEMSET32BIT_VALUE_THUNK;
@@ -537,13 +498,13 @@ static Thunk *memsetThunk(Gen *g) {
 }
 
 static Thunk *copyThunk(Gen *g) {
-  Arena *a = &g->scratch;
+  ThunkyArena *a = g->scratch;
   Thunk *t = newThunk(g, STAT_COPY, "copy");
   uint32_t src = readAlloc(g), dst = writeAlloc(g);
   Range rs, rd;
   disjoint(g, src, dst, &rs, &rd);
   Xla__PrimitiveType type = randomType(&g->rng);
-  uint64_t bytes = elementBytes(type);
+  uint64_t bytes = thunkyElementBytes(type);
   uint64_t room = (rs.hi - rs.lo < rd.hi - rd.lo ? rs.hi - rs.lo : rd.hi - rd.lo) / bytes;
   Span from = spanIn(g, src, rs.lo, rs.hi, type, pickElements(&g->rng, room), false);
   if (from.size > rd.hi - rd.lo) /* a constant read whole, bigger than the room */
@@ -564,9 +525,9 @@ static Thunk *copyThunk(Gen *g) {
 static Thunk *replicaIdThunk(Gen *g) {
   Thunk *t = newThunk(g, STAT_REPLICA_ID, "replica-id");
   Xla__Gpu__ReplicaIdThunkProto *m =
-      newMessage(&g->scratch, &xla__gpu__replica_id_thunk_proto__descriptor);
+      newMessage(g->scratch, &xla__gpu__replica_id_thunk_proto__descriptor);
   Span s = scalarSpan(g, ALLOC_TEMP, XLA__PRIMITIVE_TYPE__U32);
-  m->dest_buffer = slice(&g->scratch, &s, true);
+  m->dest_buffer = slice(g->scratch, &s, true);
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_REPLICA_ID_THUNK;
   t->replica_id_thunk = m;
   return t;
@@ -578,19 +539,19 @@ typedef enum { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER } CollectiveKind;
 
 static const char *const collectiveNames[] = {"all-reduce", "all-gather", "reduce-scatter"};
 
-static Xla__Gpu__CollectiveConfigProto *collectiveConfig(Arena *a, Xla__PrimitiveType type) {
+static Xla__Gpu__CollectiveConfigProto *collectiveConfig(ThunkyArena *a, Xla__PrimitiveType type) {
   Xla__Gpu__CollectiveConfigProto *c =
       newMessage(a, &xla__gpu__collective_config_proto__descriptor);
   c->n_operand_element_type = 1;
-  c->operand_element_type = arenaAlloc(a, sizeof *c->operand_element_type);
+  c->operand_element_type = zalloc(a, sizeof *c->operand_element_type);
   c->operand_element_type[0] = type;
   Xla__ReplicaGroup *group = newMessage(a, &xla__replica_group__descriptor);
   group->n_replica_ids = GROUP_SIZE;
-  group->replica_ids = arenaAlloc(a, GROUP_SIZE * sizeof *group->replica_ids);
+  group->replica_ids = zalloc(a, GROUP_SIZE * sizeof *group->replica_ids);
   for (int i = 0; i < GROUP_SIZE; i++)
     group->replica_ids[i] = i;
   c->n_replica_groups = 1;
-  c->replica_groups = arenaAlloc(a, sizeof *c->replica_groups);
+  c->replica_groups = zalloc(a, sizeof *c->replica_groups);
   c->replica_groups[0] = group;
   return c; /* group_mode: cross-replica, proto3's zero */
 }
@@ -606,14 +567,14 @@ static Xla__Gpu__CollectiveBufferProto *collectiveBuffer(Gen *g, CollectiveKind 
   disjoint(g, src, inPlace ? src : dst, &rs, &rd);
   uint64_t srcScale = kind == REDUCE_SCATTER ? GROUP_SIZE : 1;
   uint64_t dstScale = kind == ALL_GATHER ? GROUP_SIZE : 1;
-  uint64_t bytes = elementBytes(type);
+  uint64_t bytes = thunkyElementBytes(type);
   uint64_t srcRoom = (rs.hi - rs.lo) / bytes / srcScale;
   uint64_t dstRoom = (rd.hi - rd.lo) / bytes / dstScale;
   uint64_t unit = pickElements(&g->rng, srcRoom < dstRoom ? srcRoom : dstRoom);
   Span from = spanAt(g, src, rs.lo, rs.hi, type, unit * srcScale);
   Span to = inPlace ? from : spanAt(g, dst, rd.lo, rd.hi, type, unit * dstScale);
   Xla__Gpu__CollectiveBufferProto *b =
-      newMessage(&g->scratch, &xla__gpu__collective_buffer_proto__descriptor);
+      newMessage(g->scratch, &xla__gpu__collective_buffer_proto__descriptor);
   setI64(&b->has_element_count, &b->element_count, (int64_t)from.elements);
   b->source_buffer = shapedSlice(g, &from);
   b->destination_buffer = shapedSlice(g, &to);
@@ -622,12 +583,12 @@ static Xla__Gpu__CollectiveBufferProto *collectiveBuffer(Gen *g, CollectiveKind 
 
 static Thunk *collectiveThunk(Gen *g, CollectiveKind kind) {
   static const Stat stats[] = {STAT_ALL_REDUCE, STAT_ALL_GATHER, STAT_REDUCE_SCATTER};
-  Arena *a = &g->scratch;
+  ThunkyArena *a = g->scratch;
   Thunk *t = newThunk(g, stats[kind], collectiveNames[kind]);
   Xla__PrimitiveType type =
       either(&g->rng, 90, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
   Xla__Gpu__CollectiveConfigProto *config = collectiveConfig(a, type);
-  Xla__Gpu__CollectiveBufferProto **buffers = arenaAlloc(a, sizeof *buffers);
+  Xla__Gpu__CollectiveBufferProto **buffers = zalloc(a, sizeof *buffers);
   buffers[0] = collectiveBuffer(g, kind, type);
   Xla__ReductionKindProto reduction =
       chance(&g->rng, 90) ? XLA__REDUCTION_KIND_PROTO__REDUCTION_KIND_SUM
@@ -681,7 +642,8 @@ static void put(Gen *g, Sink *s, Thunk *t) {
     return;
   }
   writeThunk(g, t);
-  arenaReset(&g->scratch);
+  thunkyArenaDestroy(g->scratch);
+  g->scratch = newArena();
 }
 
 typedef enum {
@@ -736,7 +698,7 @@ static Xla__Gpu__ThunkSequenceProto *sequence(Gen *g, int depth, int64_t budget)
 /* XLA's while: the condition computes the predicate from a counter, the body
  * is a few thunks; trip_count is known, as XLA finds it for most loops. */
 static Thunk *whileThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
-  Arena *a = &g->scratch;
+  ThunkyArena *a = g->scratch;
   Thunk *t = newThunk(g, STAT_WHILE, "while");
   Xla__Gpu__WhileThunkProto *w = newMessage(a, &xla__gpu__while_thunk_proto__descriptor);
   Span pred = scalarSpan(g, ALLOC_CONTROL, XLA__PRIMITIVE_TYPE__PRED);
@@ -748,7 +710,7 @@ static Thunk *whileThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
   Xla__Gpu__ThunkSequenceProto *cond =
       newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
   cond->n_thunks = 1;
-  cond->thunks = arenaAlloc(a, sizeof *cond->thunks);
+  cond->thunks = zalloc(a, sizeof *cond->thunks);
   cond->thunks[0] = kernelLaunch(g, &compare, args);
   w->condition_thunk_sequence = cond;
   int64_t body = between(&g->rng, 1, avail - 2 < 8 ? avail - 2 : 8);
@@ -762,7 +724,7 @@ static Thunk *whileThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
 
 /* Two or three branches of one to four thunks, on an s32 index. */
 static Thunk *conditionalThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
-  Arena *a = &g->scratch;
+  ThunkyArena *a = g->scratch;
   Thunk *t = newThunk(g, STAT_CONDITIONAL, "conditional");
   Xla__Gpu__ConditionalThunkProto *c =
       newMessage(a, &xla__gpu__conditional_thunk_proto__descriptor);
@@ -770,7 +732,7 @@ static Thunk *conditionalThunk(Gen *g, int depth, int64_t avail, int64_t *used) 
   c->branch_index_buffer = shapedSlice(g, &index);
   int branches = avail >= 4 && chance(&g->rng, 30) ? 3 : 2;
   c->n_branch_thunks = (size_t)branches;
-  c->branch_thunks = arenaAlloc(a, (size_t)branches * sizeof *c->branch_thunks);
+  c->branch_thunks = zalloc(a, (size_t)branches * sizeof *c->branch_thunks);
   int64_t left = avail - 1;
   *used = 1;
   for (int b = 0; b < branches; b++) {
@@ -787,8 +749,8 @@ static Thunk *conditionalThunk(Gen *g, int depth, int64_t avail, int64_t *used) 
 /* A collective on the communication stream; its done comes later in the
  * same sequence. */
 static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
-  Arena *a = &g->scratch;
-  Thunk *t = newThunk(g, STAT_ASYNC_START, arenaPrintf(a, "%s-start", collectiveNames[kind]));
+  ThunkyArena *a = g->scratch;
+  Thunk *t = newThunk(g, STAT_ASYNC_START, printName(a, "%s-start", collectiveNames[kind]));
   Xla__Gpu__AsyncStartThunkProto *s =
       newMessage(a, &xla__gpu__async_start_thunk_proto__descriptor);
   setU64(&s->has_async_execution_id, &s->async_execution_id, id);
@@ -798,7 +760,7 @@ static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
   Xla__Gpu__ThunkSequenceProto *region =
       newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
   region->n_thunks = 1;
-  region->thunks = arenaAlloc(a, sizeof *region->thunks);
+  region->thunks = zalloc(a, sizeof *region->thunks);
   region->thunks[0] = collectiveThunk(g, kind);
   s->thunks = region;
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_START_THUNK;
@@ -807,10 +769,10 @@ static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
 }
 
 static Thunk *asyncDone(Gen *g, CollectiveKind kind, uint64_t id) {
-  const char *name = arenaPrintf(&g->scratch, "%s-done", collectiveNames[kind]);
+  const char *name = printName(g->scratch, "%s-done", collectiveNames[kind]);
   Thunk *t = newThunk(g, STAT_ASYNC_DONE, name);
   Xla__Gpu__AsyncDoneThunkProto *d =
-      newMessage(&g->scratch, &xla__gpu__async_done_thunk_proto__descriptor);
+      newMessage(g->scratch, &xla__gpu__async_done_thunk_proto__descriptor);
   setU64(&d->has_async_execution_id, &d->async_execution_id, id);
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK;
   t->async_done_thunk = d;
@@ -872,10 +834,10 @@ static void fill(Gen *g, Sink *sink, int depth, int64_t budget) {
 
 /* A nested sequence of exactly `budget` thunks. */
 static Xla__Gpu__ThunkSequenceProto *sequence(Gen *g, int depth, int64_t budget) {
-  Sink sink = {arenaAlloc(&g->scratch, (size_t)budget * sizeof(Thunk *)), 0, false};
+  Sink sink = {zalloc(g->scratch, (size_t)budget * sizeof(Thunk *)), 0, false};
   fill(g, &sink, depth, budget);
   Xla__Gpu__ThunkSequenceProto *s =
-      newMessage(&g->scratch, &xla__gpu__thunk_sequence_proto__descriptor);
+      newMessage(g->scratch, &xla__gpu__thunk_sequence_proto__descriptor);
   s->n_thunks = sink.count, s->thunks = sink.items;
   return s;
 }
@@ -884,7 +846,7 @@ static Xla__Gpu__ThunkSequenceProto *sequence(Gen *g, int depth, int64_t budget)
 
 static uint32_t addAlloc(Gen *g, AllocKind kind, uint64_t size, Xla__PrimitiveType type) {
   Alloc *al = &g->allocs[g->numAllocs];
-  *al = (Alloc){kind, size, type, size / elementBytes(type)};
+  *al = (Alloc){kind, size, type, size / thunkyElementBytes(type)};
   g->byKind[kind][g->numByKind[kind]++] = g->numAllocs;
   return g->numAllocs++;
 }
@@ -898,13 +860,13 @@ static void planAllocations(Gen *g, uint64_t thunks) {
   uint64_t t = 4 + thunks / 2000;
   uint32_t temps = (uint32_t)(t > 128 ? 128 : t);
   uint32_t total = params + outputs + 1 + constants + temps + 1;
-  g->allocs = arenaAlloc(&g->keep, total * sizeof *g->allocs);
+  g->allocs = zalloc(g->keep, total * sizeof *g->allocs);
   for (int k = 0; k < NUM_ALLOC_KINDS; k++)
-    g->byKind[k] = arenaAlloc(&g->keep, total * sizeof **g->byKind);
+    g->byKind[k] = zalloc(g->keep, total * sizeof **g->byKind);
   for (uint32_t i = 0; i < params + outputs; i++) {
     Xla__PrimitiveType type =
         either(&g->rng, 80, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
-    uint64_t size = elementBytes(type) << between(&g->rng, 10, 18);
+    uint64_t size = thunkyElementBytes(type) << between(&g->rng, 10, 18);
     addAlloc(g, i < params ? ALLOC_PARAMETER : ALLOC_OUTPUT, size, type);
   }
   if (outputs > 1)
@@ -919,7 +881,7 @@ static void planAllocations(Gen *g, uint64_t thunks) {
 
 static Xla__BufferAllocationProto *allocationProto(Gen *g, uint32_t i, int64_t parameter) {
   const Alloc *al = &g->allocs[i];
-  Xla__BufferAllocationProto *m = newMessage(&g->keep, &xla__buffer_allocation_proto__descriptor);
+  Xla__BufferAllocationProto *m = newMessage(g->keep, &xla__buffer_allocation_proto__descriptor);
   setI64(&m->has_index, &m->index, i);
   setI64(&m->has_size, &m->size, (int64_t)al->size);
   if (al->kind == ALLOC_PARAMETER) {
@@ -937,20 +899,20 @@ static Xla__BufferAllocationProto *allocationProto(Gen *g, uint32_t i, int64_t p
 
 static Xla__ShapeProto *allocShape(Gen *g, uint32_t i) {
   const Alloc *al = &g->allocs[i];
-  return arrayShape(&g->keep, &g->rng, al->type, al->elements, 2);
+  return arrayShape(g->keep, &g->rng, al->type, al->elements, 2);
 }
 
 /* The program's signature, so that thunky-run reads and writes arrays. */
 static Xla__ProgramShapeProto *programShape(Gen *g) {
-  Arena *a = &g->keep;
+  ThunkyArena *a = g->keep;
   Xla__ProgramShapeProto *p = newMessage(a, &xla__program_shape_proto__descriptor);
   uint32_t params = g->numByKind[ALLOC_PARAMETER], outputs = g->numByKind[ALLOC_OUTPUT];
   p->n_parameters = p->n_parameter_names = params;
-  p->parameters = arenaAlloc(a, params * sizeof *p->parameters);
-  p->parameter_names = arenaAlloc(a, params * sizeof *p->parameter_names);
+  p->parameters = zalloc(a, params * sizeof *p->parameters);
+  p->parameter_names = zalloc(a, params * sizeof *p->parameter_names);
   for (uint32_t i = 0; i < params; i++) {
     p->parameters[i] = allocShape(g, g->byKind[ALLOC_PARAMETER][i]);
-    p->parameter_names[i] = arenaPrintf(a, "arg%u", i);
+    p->parameter_names[i] = printName(a, "arg%u", i);
   }
   if (outputs == 1) {
     p->result = allocShape(g, g->byKind[ALLOC_OUTPUT][0]);
@@ -959,7 +921,7 @@ static Xla__ProgramShapeProto *programShape(Gen *g) {
   Xla__ShapeProto *tuple = newMessage(a, &xla__shape_proto__descriptor);
   tuple->has_element_type = true, tuple->element_type = XLA__PRIMITIVE_TYPE__TUPLE;
   tuple->n_tuple_shapes = outputs;
-  tuple->tuple_shapes = arenaAlloc(a, outputs * sizeof *tuple->tuple_shapes);
+  tuple->tuple_shapes = zalloc(a, outputs * sizeof *tuple->tuple_shapes);
   for (uint32_t i = 0; i < outputs; i++)
     tuple->tuple_shapes[i] = allocShape(g, g->byKind[ALLOC_OUTPUT][i]);
   p->result = tuple;
@@ -968,13 +930,13 @@ static Xla__ProgramShapeProto *programShape(Gen *g) {
 
 static Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *outputEntry(Gen *g, int64_t index,
                                                                      uint32_t alloc) {
-  Arena *a = &g->keep;
+  ThunkyArena *a = g->keep;
   Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *e =
       newMessage(a, &xla__gpu__gpu_executable_proto__output_info_map_entry__descriptor);
   e->shape_index = newMessage(a, &xla__shape_index_proto__descriptor);
   if (index >= 0) {
     e->shape_index->n_indexes = 1;
-    e->shape_index->indexes = arenaAlloc(a, sizeof *e->shape_index->indexes);
+    e->shape_index->indexes = zalloc(a, sizeof *e->shape_index->indexes);
     e->shape_index->indexes[0] = index;
   }
   e->output_info = newMessage(a, &xla__gpu__gpu_executable_proto__output_info_proto__descriptor);
@@ -986,7 +948,7 @@ static Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry *outputEntry(Gen *g, int
  * subshape); a single array output sits at {}. */
 static void outputInfo(Gen *g, Xla__Gpu__GpuExecutableProto *exe) {
   uint32_t outputs = g->numByKind[ALLOC_OUTPUT];
-  exe->output_info_map = arenaAlloc(&g->keep, (outputs + 1) * sizeof *exe->output_info_map);
+  exe->output_info_map = zalloc(g->keep, (outputs + 1) * sizeof *exe->output_info_map);
   if (outputs == 1) {
     exe->output_info_map[exe->n_output_info_map++] = outputEntry(g, -1, g->byKind[ALLOC_OUTPUT][0]);
     return;
@@ -999,18 +961,18 @@ static void outputInfo(Gen *g, Xla__Gpu__GpuExecutableProto *exe) {
 /* Each constant allocation's bytes, as XLA writes them when it keeps no HLO
  * module: small floats in [-1, 1]. */
 static void constants(Gen *g, Xla__Gpu__GpuExecutableProto *exe) {
-  Arena *a = &g->keep;
+  ThunkyArena *a = g->keep;
   uint32_t n = g->numByKind[ALLOC_CONSTANT];
   exe->n_constants = n;
-  exe->constants = arenaAlloc(a, n * sizeof *exe->constants);
+  exe->constants = zalloc(a, n * sizeof *exe->constants);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t alloc = g->byKind[ALLOC_CONSTANT][i];
     Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c =
         newMessage(a, &xla__gpu__gpu_executable_proto__constant_info_proto__descriptor);
-    c->symbol_name = arenaPrintf(a, "buffer_for_constant_%u", i);
+    c->symbol_name = printName(a, "buffer_for_constant_%u", i);
     c->content = newMessage(a, &xla__gpu__dense_data_intermediate_proto__descriptor);
     size_t size = (size_t)g->allocs[alloc].size;
-    float *values = arenaAlloc(a, size);
+    float *values = zalloc(a, size);
     for (size_t k = 0; k < size / sizeof *values; k++)
       values[k] = (float)((int)below(&g->rng, 2001) - 1000) / 1000.0f;
     c->content->has_data = true;
@@ -1022,16 +984,16 @@ static void constants(Gen *g, Xla__Gpu__GpuExecutableProto *exe) {
 
 /* Everything but the thunks. */
 static Xla__Gpu__GpuExecutableProto *executable(Gen *g, uint64_t thunks) {
-  Arena *a = &g->keep;
+  ThunkyArena *a = g->keep;
   Xla__Gpu__GpuExecutableProto *exe = newMessage(a, &xla__gpu__gpu_executable_proto__descriptor);
   /* XLA refuses an executable without a buffer assignment; empty will do. */
   exe->buffer_assignment = newMessage(a, &xla__buffer_assignment_proto__descriptor);
-  exe->module_name = arenaPrintf(a, "jit_bench_%" PRIu64 "_seed%" PRIu64, thunks, g->seed);
+  exe->module_name = printName(a, "jit_bench_%" PRIu64 "_seed%" PRIu64, thunks, g->seed);
   exe->program_shape = programShape(g);
   Xla__Gpu__GpuExecutableProto__RepeatedBufferAllocations *allocs =
       newMessage(a, &xla__gpu__gpu_executable_proto__repeated_buffer_allocations__descriptor);
   allocs->n_values = g->numAllocs;
-  allocs->values = arenaAlloc(a, g->numAllocs * sizeof *allocs->values);
+  allocs->values = zalloc(a, g->numAllocs * sizeof *allocs->values);
   for (uint32_t i = 0, parameter = 0; i < g->numAllocs; i++)
     allocs->values[i] =
         allocationProto(g, i, g->allocs[i].kind == ALLOC_PARAMETER ? parameter++ : -1);
@@ -1046,7 +1008,7 @@ static Xla__Gpu__GpuExecutableProto *executable(Gen *g, uint64_t thunks) {
 static void makeBlobs(Gen *g, uint32_t count, uint32_t maxBytes) {
   static const uint8_t ident[8] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33};
   g->numBlobs = count;
-  g->blobs = arenaAlloc(&g->keep, count * sizeof *g->blobs);
+  g->blobs = zalloc(g->keep, count * sizeof *g->blobs);
   for (uint32_t i = 0; i < count; i++) {
     size_t size = (size_t)between(&g->rng, maxBytes / 2, maxBytes) & ~(size_t)7;
     uint8_t *data = malloc(size);
@@ -1169,7 +1131,7 @@ static void printStats(const Gen *g) {
 /* Writes to a temporary name and renames, so that a failed run leaves no
  * half file under the name asked for. */
 static int generate(const Args *a) {
-  Gen g = {.rng = {mix(a->seed)}, .seed = a->seed};
+  Gen g = {.rng = {mix(a->seed)}, .seed = a->seed, .scratch = newArena(), .keep = newArena()};
   bool toStdout = !strcmp(a->output, "-");
   char temporary[4096];
   snprintf(temporary, sizeof temporary, "%s.partial", a->output);
@@ -1193,8 +1155,8 @@ static int generate(const Args *a) {
   for (uint32_t i = 0; i < g.numBlobs; i++)
     free(g.blobs[i].data);
   free(g.packed);
-  arenaFree(&g.scratch);
-  arenaFree(&g.keep);
+  thunkyArenaDestroy(g.scratch);
+  thunkyArenaDestroy(g.keep);
   return 0;
 }
 

@@ -23,7 +23,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
-#include "timeline.h"
+#include "thunky-c/Timeline.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 
 #include <stdio.h>
@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
 
   ThunkyContainer container;
   ThunkyError error = {{0}};
-  if (!thunkyContainerOpen(data, size, NULL, &container, &error)) {
+  if (!thunkyContainerCreate(data, size, NULL, &container, &error)) {
     fprintf(stderr, "bench-unpack: %s: %s\n", path, error.message);
     return 1;
   }
@@ -190,7 +190,7 @@ int main(int argc, char **argv) {
   printf("thunks %zu\n", thunks);
   printf("payload_bytes %llu\n", (unsigned long long)payload);
   printf("distinct_payload_bytes %llu\n", (unsigned long long)distinct);
-  thunkyContainerClose(&container);
+  thunkyContainerDestroy(&container);
   free(times);
   free(data);
   return 0;

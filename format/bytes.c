@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void thunkyBufferFree(ThunkyBuffer *b) {
+void thunkyBufferDestroy(ThunkyBuffer *b) {
   free(b->data);
   *b = (ThunkyBuffer){0};
 }

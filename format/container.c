@@ -81,18 +81,18 @@ static bool readSplit(ThunkyContainer *c, ThunkyBytes in, uint64_t maxDecoded, b
   if (ok && isOptions) {
     c->optionsRecords = file.count;
     ok = readOptions(c, (ThunkyBytes){merged.data, merged.size}, maxDecoded, error);
-    thunkyBufferFree(&merged); /* what is kept was copied out of it */
+    thunkyBufferDestroy(&merged); /* what is kept was copied out of it */
   } else if (ok) {
     c->executableRecords = file.count;
     c->compression = file.compression;
     c->owned[EXECUTABLE_BYTES] = merged;
     c->executable = (ThunkyBytes){merged.data, merged.size};
   } else {
-    thunkyBufferFree(&merged);
+    thunkyBufferDestroy(&merged);
   }
   if (options)
     *options = isOptions;
-  thunkyRecordFileFree(&file);
+  thunkyRecordFileDestroy(&file);
   return ok;
 }
 
@@ -185,7 +185,7 @@ static bool wellFormedExecutable(ThunkyBytes in) {
          thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, NULL);
 }
 
-bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limits,
+bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *limits,
                          ThunkyContainer *c, ThunkyError *error) {
   *c = (ThunkyContainer){0};
   ThunkyBytes in = {data, size}, metadata, rest;
@@ -203,7 +203,7 @@ bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limi
      * key read as a length, then bytes that parse as metadata); what comes
      * after then does not read, and the whole reads as an executable. */
     if (!ok && wellFormedExecutable(in)) {
-      thunkyContainerClose(c);
+      thunkyContainerDestroy(c);
       c->layering = THUNKY_LAYERING_EXECUTABLE;
       c->executable = in;
       ok = true;
@@ -217,13 +217,13 @@ bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limi
     ok = true;
   }
   if (!ok)
-    thunkyContainerClose(c);
+    thunkyContainerDestroy(c);
   return ok;
 }
 
-void thunkyContainerClose(ThunkyContainer *c) {
+void thunkyContainerDestroy(ThunkyContainer *c) {
   for (size_t i = 0; i < sizeof c->owned / sizeof c->owned[0]; i++)
-    thunkyBufferFree(&c->owned[i]);
+    thunkyBufferDestroy(&c->owned[i]);
   *c = (ThunkyContainer){0};
 }
 
@@ -289,6 +289,6 @@ bool thunkyContainerWrite(const ThunkyContainer *c, ThunkyCompression compressio
     thunkyBufferAppend(out, body->data, body->size);
     ok = !pjrt.failed && !out->failed ? true : thunkyErrorf(error, "out of memory");
   }
-  thunkyBufferFree(&exe), thunkyBufferFree(&pjrt);
+  thunkyBufferDestroy(&exe), thunkyBufferDestroy(&pjrt);
   return ok;
 }

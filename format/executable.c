@@ -235,7 +235,7 @@ bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *l
     return thunkyErrorf(error, "out of memory");
   }
   exe->internal = in;
-  bool opened = thunkyContainerOpen(data, size, &bounds, &exe->container, error);
+  bool opened = thunkyContainerCreate(data, size, &bounds, &exe->container, error);
   bool ok = opened && unpack(exe, error) && readAllocations(exe, &bounds, error) &&
             readParameters(exe, error) && readOutputs(exe, error) &&
             readConstants(exe, error) && thunkyExecutableReadThunks(exe, &bounds, error);
@@ -253,7 +253,7 @@ void thunkyExecutableDestroy(ThunkyExecutable *exe) {
   if (!exe)
     return;
   ExecutableInternal *in = internalOf(exe);
-  thunkyContainerClose(&exe->container);
+  thunkyContainerDestroy(&exe->container);
   thunkyHashMapDestroy(&in->asyncSlots);
   thunkyArenaDestroy(in->arena);
   free(in);

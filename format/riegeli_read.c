@@ -41,9 +41,9 @@ bool thunkyRiegeliHasSignature(const void *data, size_t size) {
   return size >= sizeof signature && memcmp(data, signature, sizeof signature) == 0;
 }
 
-void thunkyRecordFileFree(ThunkyRecordFile *file) {
+void thunkyRecordFileDestroy(ThunkyRecordFile *file) {
   for (size_t i = 0; i < file->chunkCount; i++)
-    thunkyBufferFree(&file->decoded[i]);
+    thunkyBufferDestroy(&file->decoded[i]);
   free(file->decoded);
   free(file->records);
   *file = (ThunkyRecordFile){0};
@@ -282,7 +282,7 @@ bool thunkyRiegeliRead(const void *data, size_t size, uint64_t maxDecodedBytes,
   uint64_t pos = 0;
   while (pos < size) {
     if (!readChunk(&r, &pos)) {
-      thunkyRecordFileFree(file);
+      thunkyRecordFileDestroy(file);
       return false;
     }
   }

@@ -106,8 +106,8 @@ static bool writeSimpleChunk(const ThunkyBytes *records, size_t count,
             thunkyBufferAppend(&chunk, compressedSizes.data, compressedSizes.size) &&
             appendBlob(&chunk, compression, &values) &&
             thunkyRiegeliWriteChunk(out, 'r', chunk.data, chunk.size, count, values.size);
-  thunkyBufferFree(&sizes), thunkyBufferFree(&values);
-  thunkyBufferFree(&compressedSizes), thunkyBufferFree(&chunk);
+  thunkyBufferDestroy(&sizes), thunkyBufferDestroy(&values);
+  thunkyBufferDestroy(&compressedSizes), thunkyBufferDestroy(&chunk);
   return ok;
 }
 

@@ -209,7 +209,7 @@ bool thunkySplitProtoWriteExecutable(ThunkyBytes exe, ThunkyCompression compress
                 : writeSplit(THUNKY_SPLIT_EXECUTABLE_TYPE, records, count, compression, out,
                              error);
   free(records);
-  thunkyBufferFree(&graphs), thunkyBufferFree(&rest);
+  thunkyBufferDestroy(&graphs), thunkyBufferDestroy(&rest);
   return ok;
 }
 

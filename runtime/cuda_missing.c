@@ -1,5 +1,6 @@
 /*===- cuda_missing.c - the cuda backend of a build without cuda.h -------===*/
-#include "backend.h"
+#include "thunky-c/Runtime.h"
+#include "registry.h"
 
 static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **state,
                    ThunkyError *error) {

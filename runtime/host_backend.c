@@ -7,7 +7,8 @@
  * create.
  *
  *===--------------------------------------------------------------------===*/
-#include "backend.h"
+#include "thunky-c/Runtime.h"
+#include "registry.h"
 #include "host_collectives.h"
 #include "host_gemm.h"
 
@@ -51,7 +52,7 @@ static void destroy(void *opaque) {
   }
   free(s->ranks), free(s->kernels), free(s->calls);
   if (s->world)
-    thunkyHostWorldFree(s->world);
+    thunkyHostWorldDestroy(s->world);
   free(s);
 }
 

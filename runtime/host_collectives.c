@@ -98,7 +98,7 @@ ThunkyHostWorld *thunkyHostWorldCreate(uint32_t ranks, uint32_t partitions,
   return world;
 }
 
-void thunkyHostWorldFree(ThunkyHostWorld *world) {
+void thunkyHostWorldDestroy(ThunkyHostWorld *world) {
   if (!world)
     return;
   for (uint32_t r = 0; r < world->ranks; r++)

@@ -12,7 +12,7 @@
 #define THUNKY_RUNTIME_HOST_COLLECTIVES_H
 
 #include "reduce.h"
-#include "plan.h"
+#include "thunky-c/Plan.h"
 
 /*--- The world of ranks -----------------------------------------------------*/
 
@@ -24,7 +24,7 @@ typedef struct ThunkyHostWorld ThunkyHostWorld;
  * positive `partitions`, or when out of memory. */
 ThunkyHostWorld *thunkyHostWorldCreate(uint32_t ranks, uint32_t partitions,
                                        ThunkyError *error);
-void thunkyHostWorldFree(ThunkyHostWorld *world);
+void thunkyHostWorldDestroy(ThunkyHostWorld *world);
 
 /* Marks the world failed (a rank hit an error) so that ranks waiting at a
  * rendezvous, or arriving at one later, return false instead of hanging.

@@ -2,7 +2,7 @@
 #ifndef THUNKY_RUNTIME_HOST_GEMM_H
 #define THUNKY_RUNTIME_HOST_GEMM_H
 
-#include "plan.h"
+#include "thunky-c/Plan.h"
 
 /* Runs `g` on host memory (allocation bases `memory`): f32 and f64, in
  * double precision accumulation. */

@@ -10,7 +10,7 @@
  * is bounded by the header's length and every number is checked.
  *
  *===--------------------------------------------------------------------===*/
-#include "npy.h"
+#include "thunky-c/Npy.h"
 
 #include "thunky-c/ElementTypes.h"
 
@@ -617,7 +617,7 @@ bool thunkyNpyWrite(const char *path, const ThunkyNpyArray *array, ThunkyError *
   return ok;
 }
 
-void thunkyNpyFree(ThunkyNpyArray *array) {
+void thunkyNpyArrayDestroy(ThunkyNpyArray *array) {
   if (!array)
     return;
   free(array->data);

@@ -7,7 +7,7 @@
  * backends trust what they are given.
  *
  *===--------------------------------------------------------------------===*/
-#include "plan.h"
+#include "thunky-c/Plan.h"
 
 #include "thunky-c/Executable.h"
 #include "thunky-c/HashMap.h"
@@ -762,7 +762,7 @@ static bool readArrays(Builder *b) {
 #define VEC(field, counter) \
   (Vec) { (void **)&plan->field, &plan->counter, 0, sizeof *plan->field }
 
-bool thunkyPlanBuild(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **out,
+bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **out,
                      ThunkyError *error) {
   *out = NULL;
   ThunkyExecutable *model;
@@ -804,7 +804,7 @@ bool thunkyPlanBuild(const void *data, size_t size, const ThunkyLimits *limits, 
       ok = thunkyErrorf(error, "out of memory");
     }
     if (!ok)
-      thunkyPlanFree(plan);
+      thunkyPlanDestroy(plan);
   }
   thunkyHashMapDestroy(&b.binaryIndex);
   thunkyExecutableDestroy(model);
@@ -813,7 +813,7 @@ bool thunkyPlanBuild(const void *data, size_t size, const ThunkyLimits *limits, 
   return ok;
 }
 
-void thunkyPlanFree(ThunkyPlan *plan) {
+void thunkyPlanDestroy(ThunkyPlan *plan) {
   if (!plan)
     return;
   for (void **owned = plan->storage; owned && *owned; owned++)

@@ -7,7 +7,7 @@
 #ifndef THUNKY_RUNTIME_REDUCE_H
 #define THUNKY_RUNTIME_REDUCE_H
 
-#include "plan.h"
+#include "thunky-c/Plan.h"
 #include "thunky-c/ElementTypes.h"
 
 /* Whether collectives can reduce `elementType` with `reduction`: PRED,

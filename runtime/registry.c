@@ -67,7 +67,7 @@ static bool insertSlot(ThunkyRegistry *r, size_t index) {
 
 ThunkyRegistry *thunkyRegistryCreate(void) { return calloc(1, sizeof(ThunkyRegistry)); }
 
-void thunkyRegistryFree(ThunkyRegistry *r) {
+void thunkyRegistryDestroy(ThunkyRegistry *r) {
   if (!r)
     return;
   for (size_t i = 0; i < r->count; i++)

@@ -11,7 +11,7 @@
 #ifndef THUNKY_RUNTIME_REPLICA_GROUPS_H
 #define THUNKY_RUNTIME_REPLICA_GROUPS_H
 
-#include "plan.h"
+#include "thunky-c/Plan.h"
 
 /* xla.CollectiveOpGroupMode */
 enum {

@@ -1,7 +1,7 @@
 /*===- timeline.c - when each thunk ran ------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
-#include "timeline.h"
+#include "thunky-c/Timeline.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ ThunkyTimeline *thunkyTimelineCreate(void) {
   return t;
 }
 
-void thunkyTimelineFree(ThunkyTimeline *t) {
+void thunkyTimelineDestroy(ThunkyTimeline *t) {
   if (!t)
     return;
   pthread_mutex_destroy(&t->lock);

@@ -2,9 +2,9 @@
 #ifndef THUNKY_TOOLS_RUN_REPORT_H
 #define THUNKY_TOOLS_RUN_REPORT_H
 
-#include "npy.h"
-#include "plan.h"
-#include "timeline.h"
+#include "thunky-c/Npy.h"
+#include "thunky-c/Plan.h"
+#include "thunky-c/Timeline.h"
 
 #include <stdio.h>
 

@@ -100,11 +100,11 @@ static int info(const Args *a, ThunkyBytes in) {
   ThunkyContainer c;
   ThunkyError error;
   char line[1024];
-  if (!thunkyContainerOpen(in.data, in.size, NULL, &c, &error))
+  if (!thunkyContainerCreate(in.data, in.size, NULL, &c, &error))
     return fail("%s: %s", a->input, error.message);
   thunkyContainerDescribe(&c, line, sizeof line);
   printf("%s\n", line);
-  thunkyContainerClose(&c);
+  thunkyContainerDestroy(&c);
   return 0;
 }
 
@@ -115,7 +115,7 @@ static int records(const Args *a, ThunkyBytes in) {
     return fail("%s: %s", a->input, error.message);
   for (size_t i = 0; i < file.count; i++)
     printf("record %zu: %zu bytes\n", i, file.records[i].size);
-  thunkyRecordFileFree(&file);
+  thunkyRecordFileDestroy(&file);
   return 0;
 }
 
@@ -124,12 +124,12 @@ static int unpack(const Args *a, ThunkyBytes in) {
   ThunkyError error;
   if (!a->output)
     return fail("%s%s", "unpack needs -o EXE", "");
-  if (!thunkyContainerOpen(in.data, in.size, NULL, &c, &error))
+  if (!thunkyContainerCreate(in.data, in.size, NULL, &c, &error))
     return fail("%s: %s", a->input, error.message);
   bool ok = writeFile(a->output, c.executable) &&
             (!a->options || writeFile(a->options, c.options)) &&
             (!a->metadata || writeFile(a->metadata, c.metadata));
-  thunkyContainerClose(&c);
+  thunkyContainerDestroy(&c);
   return ok ? 0 : 1;
 }
 
@@ -154,7 +154,7 @@ static int pack(const Args *a, ThunkyBytes in) {
   if (ok && !thunkyContainerWrite(&c, compression, &out, &error))
     ok = fail("%s: %s", a->input, error.message) == 0;
   ok = ok && writeFile(a->output, (ThunkyBytes){out.data, out.size});
-  thunkyBufferFree(&options), thunkyBufferFree(&metadata), thunkyBufferFree(&out);
+  thunkyBufferDestroy(&options), thunkyBufferDestroy(&metadata), thunkyBufferDestroy(&out);
   return ok ? 0 : 1;
 }
 
@@ -181,6 +181,6 @@ int main(int argc, char **argv) {
   if (!readFile(a.input, &in))
     return 1;
   int status = run(&a, (ThunkyBytes){in.data, in.size});
-  thunkyBufferFree(&in);
+  thunkyBufferDestroy(&in);
   return status;
 }

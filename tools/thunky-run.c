@@ -12,9 +12,8 @@
 
 #include "thunky-c/Runtime.h"
 
-#include "backend.h"
-#include "npy.h"
-#include "plan.h"
+#include "thunky-c/Npy.h"
+#include "thunky-c/Plan.h"
 #include "run_report.h"
 
 #include <dlfcn.h>
@@ -202,7 +201,7 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
 #ifdef THUNKY_WITH_MLIR
     ThunkyBuffer exported = {0};
     ok = exportModule(&bytes, path, &exported, error);
-    thunkyBufferFree(&bytes);
+    thunkyBufferDestroy(&bytes);
     bytes = exported;
 #else
     ok = thunkyErrorf(error,
@@ -210,9 +209,9 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
                       "thunky-translate --export-thunky first", path);
 #endif
   }
-  ok = ok && (thunkyPlanBuild(bytes.data, bytes.size, limits, plan, error) ||
+  ok = ok && (thunkyPlanCreate(bytes.data, bytes.size, limits, plan, error) ||
               thunkyErrorContext(error, "%s", path));
-  thunkyBufferFree(&bytes);
+  thunkyBufferDestroy(&bytes);
   return ok;
 }
 
@@ -271,7 +270,7 @@ static bool writeInputs(const Options *o, const ThunkyPlan *plan, const ThunkyBa
     bool ok = true;
     for (uint32_t r = 0; ok && r < o->ranks; r++)
       ok = b->write(state, r, plan->parameters[i].slice, in.data, error);
-    thunkyNpyFree(&in);
+    thunkyNpyArrayDestroy(&in);
     if (!ok)
       return false;
   }
@@ -415,12 +414,12 @@ int main(int argc, char **argv) {
   ok = ok && (!o.trace || thunkyWriteTrace(o.trace, plan, timeline, &error));
   int status = ok ? 0 : fail("%s", error.message);
   for (size_t i = 0; outputs && plan && i < (size_t)o.ranks * plan->numOutputs; i++)
-    thunkyNpyFree(&outputs[i]);
+    thunkyNpyArrayDestroy(&outputs[i]);
   free(outputs);
   if (state)
     backend->destroy(state);
-  thunkyTimelineFree(timeline);
-  thunkyRegistryFree(registry);
-  thunkyPlanFree(plan);
+  thunkyTimelineDestroy(timeline);
+  thunkyRegistryDestroy(registry);
+  thunkyPlanDestroy(plan);
   return status;
 }

@@ -82,11 +82,11 @@ extern "C" void thunkyRegisterTranslations(void) {
           ThunkyContainer container;
           ThunkyError error;
           char line[1024];
-          if (thunkyContainerOpen(buffer->getBufferStart(), buffer->getBufferSize(), &limits,
+          if (thunkyContainerCreate(buffer->getBufferStart(), buffer->getBufferSize(), &limits,
                                   &container, &error)) {
             thunkyContainerDescribe(&container, line, sizeof line);
             llvm::errs() << buffer->getBufferIdentifier() << ": " << line << "\n";
-            thunkyContainerClose(&container);
+            thunkyContainerDestroy(&container);
           }
         }
         OwningOpRef<Operation *> module(unwrap(thunkyImportExecutableWithLimits(

@@ -1067,7 +1067,7 @@ static bool writeOuter(Exporter *ex, MlirOperation module, ThunkyLayering layeri
   /* Snappy, as XLA writes its split-proto files. */
   if (ok && !thunkyContainerWrite(&c, THUNKY_COMPRESSION_SNAPPY, out, &why))
     ok = mlirLogicalResultIsSuccess(thunkyEmitOpError(module, "export-thunky: %s", why.message));
-  thunkyBufferFree(&bytes), thunkyBufferFree(&options), thunkyBufferFree(&metadata);
+  thunkyBufferDestroy(&bytes), thunkyBufferDestroy(&options), thunkyBufferDestroy(&metadata);
   return ok;
 }
 
@@ -1103,7 +1103,7 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
   ok = ok && writeOuter(&ex, module, layering, exe, &out);
   if (ok)
     callback(mlirStringRefCreate((const char *)out.data, out.size), userData);
-  thunkyBufferFree(&out);
+  thunkyBufferDestroy(&out);
   free(ex.argAllocation), free(ex.constants), free(ex.asyncs);
   thunkyArenaDestroy(ex.arena);
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();

@@ -24,7 +24,6 @@
 #include "thunky-c/Ops.h"
 
 #include "thunky-c/Container.h"
-#include "thunky-c/Executable.h"
 #include "thunky-c/HashMap.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"

@@ -35,7 +35,7 @@ typedef struct ThunkyBytes {
   size_t size;
 } ThunkyBytes;
 
-/* A growable byte buffer; zero-initialize, free with thunkyBufferFree. */
+/* A growable byte buffer; zero-initialize, free with thunkyBufferDestroy. */
 typedef struct ThunkyBuffer {
   uint8_t *data;
   size_t size, capacity;
@@ -45,7 +45,7 @@ typedef struct ThunkyBuffer {
 /* Appends data[0, size); false (and the buffer marked failed) when out of
  * memory. Appending to a failed buffer does nothing. */
 bool thunkyBufferAppend(ThunkyBuffer *buffer, const void *data, size_t size);
-void thunkyBufferFree(ThunkyBuffer *buffer);
+void thunkyBufferDestroy(ThunkyBuffer *buffer);
 
 /* The layerings thunky reads and writes, named as on the command line. */
 typedef enum ThunkyLayering {
@@ -88,9 +88,9 @@ typedef struct ThunkyContainer {
  * Bytes that are no container are taken as a bare executable; whether they
  * parse is for the importer to say. Only limits->maxDecodedBytes applies
  * here; NULL limits take the defaults. */
-bool thunkyContainerOpen(const void *data, size_t size, const ThunkyLimits *limits,
+bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *limits,
                          ThunkyContainer *container, ThunkyError *error);
-void thunkyContainerClose(ThunkyContainer *container);
+void thunkyContainerDestroy(ThunkyContainer *container);
 
 /* One line naming each layer found, outermost first, with sizes. */
 void thunkyContainerDescribe(const ThunkyContainer *container, char *out, size_t size);

@@ -53,7 +53,7 @@ bool thunkyRiegeliHasSignature(const void *data, size_t size);
  * header; decoding more than maxDecodedBytes in all is refused. */
 bool thunkyRiegeliRead(const void *data, size_t size, uint64_t maxDecodedBytes,
                        ThunkyRecordFile *file, ThunkyError *error);
-void thunkyRecordFileFree(ThunkyRecordFile *file);
+void thunkyRecordFileDestroy(ThunkyRecordFile *file);
 
 /* Appends a riegeli file of `records` to `out` as XLA writes one: the
  * signature, then simple chunks of about 1 MiB decoded each. */

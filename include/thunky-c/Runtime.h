@@ -10,12 +10,21 @@
  * host implementations registered by kernel name; custom calls are looked
  * up by target name on both backends.
  *
+ * A backend turns a plan into memory and launches. `create` does all the
+ * work that may fail or allocate (memory for every allocation of every
+ * rank, constants, kernels, communicators) and returns a state that the
+ * caller owns and frees with `destroy`; `run` then executes the entry list
+ * once on every rank, and may be called many times. The plan and the
+ * registry must outlive the state.
+ *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_C_RUNTIME_H
 #define THUNKY_C_RUNTIME_H
 
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
+#include "thunky-c/Plan.h"
+#include "thunky-c/Timeline.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,15 +65,44 @@ typedef bool (*ThunkyCustomCallFn)(const ThunkyCustomCallArgs *call, void *userD
 
 typedef struct ThunkyRegistry ThunkyRegistry;
 
-/* An empty registry, or NULL when out of memory. */
+/* An empty registry, or NULL when out of memory; the caller owns it. */
 ThunkyRegistry *thunkyRegistryCreate(void);
-void thunkyRegistryFree(ThunkyRegistry *registry);
+void thunkyRegistryDestroy(ThunkyRegistry *registry);
 /* Registers a host implementation of kernel `name`; false if out of memory. */
 bool thunkyRegistryAddHostKernel(ThunkyRegistry *registry, const char *name,
                                  ThunkyHostKernelFn fn, void *userData);
 /* Registers custom-call target `target` for backend "host" or "cuda". */
 bool thunkyRegistryAddCustomCall(ThunkyRegistry *registry, const char *backend,
                                  const char *target, ThunkyCustomCallFn fn, void *userData);
+
+typedef struct ThunkyRunConfig {
+  uint32_t ranks;          /* simulated ranks (host) or local GPUs (cuda) */
+  uint32_t partitions;     /* of the ranks, how many partitions per replica (1) */
+  uint64_t maxIterations;  /* a while loop running longer is an error */
+  uint64_t maxHostMemory;  /* host: most bytes of allocations over all ranks (0: any) */
+  const ThunkyRegistry *registry;
+  ThunkyTimeline *timeline; /* NULL: no per-thunk timing */
+  bool cudaGraph;          /* cuda: capture the plan once, replay it */
+  const char *ncclIdFile;  /* cuda, several processes: where rank 0 leaves NCCL's id */
+  uint32_t processRank, processCount; /* cuda, several processes */
+} ThunkyRunConfig;
+
+typedef struct ThunkyBackendOps {
+  const char *name;
+  bool (*create)(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **state,
+                 ThunkyError *error);
+  /* Copies bytes into / out of `slice` of rank `rank`'s memory. */
+  bool (*write)(void *state, uint32_t rank, ThunkyPlanSlice slice, const void *data,
+                ThunkyError *error);
+  bool (*read)(void *state, uint32_t rank, ThunkyPlanSlice slice, void *out,
+               ThunkyError *error);
+  /* Runs the entry list once on every rank and waits for it. */
+  bool (*run)(void *state, ThunkyError *error);
+  void (*destroy)(void *state);
+} ThunkyBackendOps;
+
+extern const ThunkyBackendOps thunkyHostBackend;
+extern const ThunkyBackendOps thunkyCudaBackend;
 
 /* A shared library of host kernels and custom calls exports this symbol;
  * thunky-run --library loads it and calls it once. */

@@ -11,7 +11,8 @@
 #ifndef THUNKY_RUNTIME_CUDA_STATE_H
 #define THUNKY_RUNTIME_CUDA_STATE_H
 
-#include "backend.h"
+#include "thunky-c/Runtime.h"
+#include "registry.h"
 #include "cuda_api.h"
 
 #include <stdatomic.h>

@@ -40,7 +40,7 @@ static void expectReadError(ThunkyBytes file, uint64_t limit, const char *expect
   CHECK(ok || strstr(e.message, expected), "%s: got \"%s\", want \"%s\"", what, e.message,
         expected);
   if (ok)
-    thunkyRecordFileFree(&f);
+    thunkyRecordFileDestroy(&f);
 }
 
 /*--- HighwayHash -----------------------------------------------------------*/
@@ -86,7 +86,7 @@ static void testSignature(void) {
   CHECK(thunkyRiegeliWrite(NULL, 0, THUNKY_COMPRESSION_SNAPPY, &out, &e), "%s", e.message);
   CHECK(out.size == 64 && memcmp(out.data, referenceSignature, 64) == 0,
         "an empty file is the 64-byte signature (%zu bytes)", out.size);
-  thunkyBufferFree(&out);
+  thunkyBufferDestroy(&out);
 }
 
 /* Writes records, reads them back, and compares every byte. */
@@ -106,11 +106,11 @@ static bool roundTrip(const ThunkyBytes *records, size_t count, ThunkyCompressio
                 (!records[i].size ||
                  memcmp(f.records[i].data, records[i].data, records[i].size) == 0),
             "%s: record %zu differs", what, i);
-    thunkyRecordFileFree(&f);
+    thunkyRecordFileDestroy(&f);
   }
   if (fileSize)
     *fileSize = out.size;
-  thunkyBufferFree(&out);
+  thunkyBufferDestroy(&out);
   return ok;
 }
 
@@ -197,8 +197,8 @@ static void buildCompressedFile(ThunkyBuffer *file, uint8_t type, Compressor com
   simpleChunk(&chunk, type, (ThunkyBytes){cs.data, cs.size}, (ThunkyBytes){cv.data, cv.size});
   thunkyRiegeliWriteChunk(file, 's', NULL, 0, 0, 0);
   thunkyRiegeliWriteChunk(file, 'r', chunk.data, chunk.size, 2, values.size);
-  thunkyBufferFree(&sizes), thunkyBufferFree(&values), thunkyBufferFree(&cs);
-  thunkyBufferFree(&cv), thunkyBufferFree(&chunk);
+  thunkyBufferDestroy(&sizes), thunkyBufferDestroy(&values), thunkyBufferDestroy(&cs);
+  thunkyBufferDestroy(&cv), thunkyBufferDestroy(&chunk);
 }
 
 static void testZstdAndBrotli(void) {
@@ -219,12 +219,12 @@ static void testZstdAndBrotli(void) {
       CHECK(f.count == 2 && f.records[0].size == 5 && !memcmp(f.records[0].data, "hello", 5) &&
                 f.records[1].size == sizeof big && !memcmp(f.records[1].data, big, sizeof big),
             "%s records differ", kinds[k].name);
-      thunkyRecordFileFree(&f);
+      thunkyRecordFileDestroy(&f);
     }
     /* The same file under a decoded-size limit smaller than its records. */
     expectReadError((ThunkyBytes){file.data, file.size}, 100000, "over the limit",
                     kinds[k].name);
-    thunkyBufferFree(&file);
+    thunkyBufferDestroy(&file);
   }
   printf("riegeli: zstd and brotli chunks read; limit enforced\n");
 }
@@ -272,14 +272,14 @@ static void testCorruption(void) {
     ThunkyError e;
     if (thunkyRiegeliRead(file.data, n, UINT64_MAX, &f, &e)) {
       CHECK(f.count < 2, "a %zu-byte prefix read as the whole file", n);
-      thunkyRecordFileFree(&f);
+      thunkyRecordFileDestroy(&f);
     } else {
       refused++;
     }
   }
   expectReadError((ThunkyBytes){file.data, file.size - 1}, UINT64_MAX, "truncated",
                   "one byte short");
-  thunkyBufferFree(&file);
+  thunkyBufferDestroy(&file);
 
   /* Every single-bit flip of a small snappy file is caught by a hash (or
    * lands in the signature). */
@@ -295,7 +295,7 @@ static void testCorruption(void) {
       small.data[i] ^= (uint8_t)(1 << bit);
       if (thunkyRiegeliRead(small.data, small.size, UINT64_MAX, &f, &e)) {
         undetected++;
-        thunkyRecordFileFree(&f);
+        thunkyRecordFileDestroy(&f);
       }
       small.data[i] ^= (uint8_t)(1 << bit);
     }
@@ -303,7 +303,7 @@ static void testCorruption(void) {
   CHECK(undetected == 0, "%d bit flips went unnoticed", undetected);
   printf("riegeli: corrupt hashes, block headers, %d truncations and %zu bit flips refused\n",
          refused, small.size * 8);
-  thunkyBufferFree(&small);
+  thunkyBufferDestroy(&small);
 }
 
 /* Files whose hashes are right but whose contents lie. */
@@ -337,7 +337,7 @@ static void testLyingChunks(void) {
                             cases[i].numRecords, cases[i].decodedSize);
     expectReadError((ThunkyBytes){file.data, file.size}, THUNKY_DEFAULT_MAX_DECODED_BYTES,
                     cases[i].expected, cases[i].expected);
-    thunkyBufferFree(&file), thunkyBufferFree(&chunk);
+    thunkyBufferDestroy(&file), thunkyBufferDestroy(&chunk);
   }
   /* A chunk header claiming more data than the file has. */
   ThunkyBuffer file = {0};
@@ -347,7 +347,7 @@ static void testLyingChunks(void) {
   thunkyStoreU64(file.data + 64, thunkyHighwayHash64(thunkyRiegeliHashKey, file.data + 72, 32));
   expectReadError((ThunkyBytes){file.data, file.size}, UINT64_MAX, "run past the end",
                   "data size past the end");
-  thunkyBufferFree(&file);
+  thunkyBufferDestroy(&file);
   printf("riegeli: %zu lying chunks refused\n", sizeof cases / sizeof cases[0] + 1);
 }
 
@@ -382,7 +382,7 @@ static void expectMergeError(ThunkyBuffer *file, const char *expected) {
   bool ok = thunkySplitProtoMerge(&f, &merged, &e);
   CHECK(!ok && strstr(e.message, expected), "got \"%s\", want \"%s\"", ok ? "success" : e.message,
         expected);
-  thunkyRecordFileFree(&f), thunkyBufferFree(&merged), thunkyBufferFree(file);
+  thunkyRecordFileDestroy(&f), thunkyBufferDestroy(&merged), thunkyBufferDestroy(file);
 }
 
 static void testSplitProtoBadManifests(void) {
@@ -494,7 +494,7 @@ static void testLayerings(bool full) {
     ThunkyError e = {{0}};
     const char *name = thunkyLayeringName(in.layering);
     bool ok = thunkyContainerWrite(&in, THUNKY_COMPRESSION_SNAPPY, &file, &e) &&
-              thunkyContainerOpen(file.data, file.size, NULL, &found, &e);
+              thunkyContainerCreate(file.data, file.size, NULL, &found, &e);
     CHECK(ok, "%s: %s", name, e.message);
     if (!ok)
       continue;
@@ -514,8 +514,8 @@ static void testLayerings(bool full) {
     CHECK(thunkyContainerWrite(&found, THUNKY_COMPRESSION_SNAPPY, &again, &e) &&
               again.size == file.size && !memcmp(again.data, file.data, file.size),
           "%s: rewriting changed the bytes", name);
-    thunkyContainerClose(&found);
-    thunkyBufferFree(&file), thunkyBufferFree(&back), thunkyBufferFree(&again);
+    thunkyContainerDestroy(&found);
+    thunkyBufferDestroy(&file), thunkyBufferDestroy(&back), thunkyBufferDestroy(&again);
   }
   printf("layerings: all %d written, detected and read back (%s executable)\n",
          THUNKY_LAYERING_COUNT, full ? "full" : "minimal");
@@ -526,18 +526,18 @@ static void testLayerings(bool full) {
   thunkyBufferAppend(&bad, metadata.data, metadata.size);
   ThunkyContainer found;
   ThunkyError e;
-  CHECK(thunkyContainerOpen(bad.data, bad.size, NULL, &found, &e) &&
+  CHECK(thunkyContainerCreate(bad.data, bad.size, NULL, &found, &e) &&
             found.layering == THUNKY_LAYERING_EXECUTABLE,
         "an overlong envelope prefix is left to the executable parser");
-  thunkyBufferFree(&bad);
+  thunkyBufferDestroy(&bad);
   /* A real envelope around bytes that are no PJRT executable. */
   thunkyBufferAppendVarint(&bad, metadata.size);
   thunkyBufferAppend(&bad, metadata.data, metadata.size);
   thunkyBufferAppend(&bad, "\x0a\x03xyz", 5);
-  CHECK(!thunkyContainerOpen(bad.data, bad.size, NULL, &found, &e) &&
+  CHECK(!thunkyContainerCreate(bad.data, bad.size, NULL, &found, &e) &&
             strstr(e.message, "IFRT envelope") && strstr(e.message, "not a split-proto"),
         "got \"%s\"", e.message);
-  thunkyBufferFree(&bad), thunkyBufferFree(&exe), thunkyBufferFree(&metadata);
+  thunkyBufferDestroy(&bad), thunkyBufferDestroy(&exe), thunkyBufferDestroy(&metadata);
 }
 
 int main(void) {

@@ -35,10 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
               (int)a.size, (const char *)a.data, (int)b.size, (const char *)b.data);
       thunkyFuzzFail("export then import changed the module", second);
     }
-    thunkyBufferFree(&a), thunkyBufferFree(&b);
+    thunkyBufferDestroy(&a), thunkyBufferDestroy(&b);
     mlirOperationDestroy(second);
   }
-  thunkyBufferFree(&exported);
+  thunkyBufferDestroy(&exported);
   mlirOperationDestroy(first);
   mlirContextDestroy(ctx);
   return 0;

@@ -53,7 +53,7 @@ static inline void thunkyFuzzFail(const char *what, MlirOperation module) {
     ThunkyBuffer text = {0};
     thunkyFuzzPrint(module, &text);
     fprintf(stderr, "%.*s\n", (int)text.size, (const char *)text.data);
-    thunkyBufferFree(&text);
+    thunkyBufferDestroy(&text);
   }
   abort();
 }

@@ -4,7 +4,7 @@
  * XLA type asked for (it decides how a void descr is read).
  *
  *===--------------------------------------------------------------------===*/
-#include "npy.h"
+#include "thunky-c/Npy.h"
 
 #include <stdint.h>
 
@@ -16,6 +16,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ThunkyNpyArray array;
   ThunkyError error;
   if (thunkyNpyReadMemory(data + 1, size - 1, "fuzz.npy", data[0] % 40, &array, &error))
-    thunkyNpyFree(&array);
+    thunkyNpyArrayDestroy(&array);
   return 0;
 }

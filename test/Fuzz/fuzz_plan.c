@@ -5,7 +5,7 @@
  * break that, whatever its bytes.
  *
  *===--------------------------------------------------------------------===*/
-#include "plan.h"
+#include "thunky-c/Plan.h"
 
 #include <stdint.h>
 
@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ThunkyPlan *plan = NULL;
   ThunkyError error;
-  if (thunkyPlanBuild(data, size, NULL, &plan, &error))
-    thunkyPlanFree(plan);
+  if (thunkyPlanCreate(data, size, NULL, &plan, &error))
+    thunkyPlanDestroy(plan);
   return 0;
 }

@@ -28,7 +28,7 @@ static void readAll(const void *data, size_t size) {
   ThunkyRecordFile file;
   ThunkyError error;
   if (thunkyRiegeliRead(data, size, MAX_DECODED, &file, &error))
-    thunkyRecordFileFree(&file);
+    thunkyRecordFileDestroy(&file);
 }
 
 /* Chunks of: type (1 byte), records (2), decoded size (3), data length (2),
@@ -48,7 +48,7 @@ static void readBuilt(const uint8_t *data, size_t size) {
   }
   if (!file.failed)
     readAll(file.data, file.size);
-  thunkyBufferFree(&file);
+  thunkyBufferDestroy(&file);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

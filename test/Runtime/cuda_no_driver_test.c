@@ -7,7 +7,7 @@
  * REQUIRES: cuda-backend
  * RUN: thunky-cuda-no-driver-test
  */
-#include "backend.h"
+#include "thunky-c/Runtime.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 
-#include "npy.h"
+#include "thunky-c/Npy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +60,7 @@ static void expectError(const void *bytes, size_t size, int32_t expectedType,
   CHECK(ok || (strstr(e.message, expected) && strncmp(e.message, "bad.npy: ", 9) == 0),
         "%s: got \"%s\", want \"%s\"", what, e.message, expected);
   CHECK(ok || (a.data == NULL && a.size == 0), "%s: failure left data", what);
-  thunkyNpyFree(&a);
+  thunkyNpyArrayDestroy(&a);
 }
 
 /* A version 1.0 file around `header` (the dict and its padding). */
@@ -115,7 +115,7 @@ static bool roundTrip(int32_t type, uint32_t elementBytes, uint32_t rank, const 
                 (!a.size || memcmp(a.data, b.data, a.size) == 0);
     CHECK(same, "%s: read back differently", what);
     ok = same;
-    thunkyNpyFree(&b);
+    thunkyNpyArrayDestroy(&b);
   }
   /* The data starts 64-byte aligned, as numpy's does. */
   size_t size;
@@ -144,7 +144,7 @@ static void testRoundTrip(void) {
             back.size == 5 && memcmp(back.data, bytes, 5) == 0,
         "raw bytes: %s", e.message);
   if (ok)
-    thunkyNpyFree(&back);
+    thunkyNpyArrayDestroy(&back);
   printf("round trip: %d of %zu dtype and shape pairs bit-exact; raw bytes as u8\n", trips,
          sizeof allTypes / sizeof allTypes[0] * (sizeof shapes / sizeof shapes[0]));
 }
@@ -196,7 +196,7 @@ static void expectNumpyFile(const uint8_t *file, size_t size, int32_t type, uint
           "%s: not written as numpy writes it: %s", what, e.message);
     free(bytes);
   }
-  thunkyNpyFree(&a);
+  thunkyNpyArrayDestroy(&a);
 }
 
 static void testNumpyFiles(void) {
@@ -249,7 +249,7 @@ static void testLayouts(void) {
     wrong += v != 100 * (n / 12) + 10 * (n / 4 % 3) + n % 4;
   }
   CHECK(ok && wrong == 0, "%d elements out of place", wrong);
-  thunkyNpyFree(&a);
+  thunkyNpyArrayDestroy(&a);
 
   /* 1+2j, -0.5+0j as '>c8': each float big-endian on its own. */
   const uint8_t be[16] = {0x3f, 0x80, 0, 0, 0x40, 0, 0, 0, 0xbf, 0, 0, 0, 0, 0, 0, 0};
@@ -258,7 +258,7 @@ static void testLayouts(void) {
   ok = thunkyNpyReadMemory(file, size, "complex", 0, &a, &e);
   CHECK(ok && a.elementType == C64 && memcmp(a.data, le, 16) == 0, "big-endian c64: %s",
         e.message);
-  thunkyNpyFree(&a);
+  thunkyNpyArrayDestroy(&a);
 
   /* Version 2.0 and 3.0 prefixes, double quotes, no trailing comma, odd
    * spacing, Python 2's 3L: what literal_eval reads, this reads too. */
@@ -274,7 +274,7 @@ static void testLayouts(void) {
     CHECK(ok && a.elementType == F16 && a.rank == 2 && a.dims[0] == 1 && a.dims[1] == 2 &&
               a.size == 4,
           "version %u.0: %s", major, e.message);
-    thunkyNpyFree(&a);
+    thunkyNpyArrayDestroy(&a);
   }
   printf("layouts: 3-D Fortran order, big-endian c64, versions 2.0 and 3.0 read\n");
 }
@@ -309,7 +309,7 @@ static void testVoidTypes(void) {
               a.size == 4 * cases[i].bytes && a.data[0] == cases[i].first,
           "%s expecting %d: %s (type %d)", cases[i].descr, cases[i].expected, e.message,
           a.elementType);
-    thunkyNpyFree(&a);
+    thunkyNpyArrayDestroy(&a);
   }
   /* What is written for bf16 is what ml_dtypes writes. */
   uint16_t one = 0x3f80;
@@ -415,7 +415,7 @@ static void testMalformed(void) {
                         "(9223372036854775807, 0, 9223372036854775807)}", "", 0);
   CHECK(thunkyNpyReadMemory(file, size, NULL, 0, &a, &e) && a.size == 0 && a.rank == 3,
         "a zero dim empties any shape: %s", e.message);
-  thunkyNpyFree(&a);
+  thunkyNpyArrayDestroy(&a);
 
   /* Every truncation of a good file, and random damage to its header:
    * each a clean failure or a read, never a crash. */
@@ -424,7 +424,7 @@ static void testMalformed(void) {
   for (size_t n = 0; n < size; n++) {
     bool ok = thunkyNpyReadMemory(file, n, "cut.npy", 0, &a, &e);
     truncations += !ok && e.message[0];
-    thunkyNpyFree(&a);
+    thunkyNpyArrayDestroy(&a);
   }
   CHECK(truncations == (int)size, "%d of %zu truncations refused", truncations, size);
   uint8_t damaged[sizeof file];
@@ -435,7 +435,7 @@ static void testMalformed(void) {
     size_t cut = trial % 7 ? size : (size_t)(nextRandom() % (size + 1));
     if (thunkyNpyReadMemory(damaged, cut, "damaged.npy", BF16, &a, &e))
       survived++;
-    thunkyNpyFree(&a);
+    thunkyNpyArrayDestroy(&a);
   }
   printf("malformed: %zu headers, the prefix, data size refused; %d truncations, 20000 "
          "damaged files (%d still read)\n",
@@ -485,8 +485,8 @@ static void testFilesAndWriting(void) {
   CHECK(thunkyNpyWrite(path, &good, &e) && thunkyNpyRead(path, 0, &a, &e) && a.rank == 1 &&
             a.dims[0] == 6 && !fileExists(tempPath("bad.npy.partial")),
         "rewrite: %s", e.message);
-  thunkyNpyFree(&a);
-  thunkyNpyFree(NULL);
+  thunkyNpyArrayDestroy(&a);
+  thunkyNpyArrayDestroy(NULL);
 
   char text[64];
   thunkyNpyDescribe(F32, 2, (int64_t[]){2, 3}, text, sizeof text);

@@ -1,4 +1,4 @@
-/*===- plan.h - the compact form of an executable that backends run ------===*
+/*===- thunky-c/Plan.h - the compact form of an executable backends run -===*
  *
  * Planning reads a GpuExecutableProto once: it checks every slice against
  * its allocation and every index against its table, flattens sequential
@@ -8,8 +8,8 @@
  * [first, first + count) of one of the plan's arrays.
  *
  *===--------------------------------------------------------------------===*/
-#ifndef THUNKY_RUNTIME_PLAN_H
-#define THUNKY_RUNTIME_PLAN_H
+#ifndef THUNKY_C_PLAN_H
+#define THUNKY_C_PLAN_H
 
 #include "thunky-c/Container.h"
 #include "thunky-c/ElementTypes.h"
@@ -17,6 +17,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct ThunkyRange {
   uint32_t first, count;
@@ -202,13 +206,19 @@ typedef struct ThunkyPlan {
 } ThunkyPlan;
 
 /* Builds the plan of a GpuExecutableProto given in any container layering,
- * within `limits` (NULL: the defaults); `data` must outlive the plan only
- * while thunkyPlanBuild runs (the plan copies what it keeps). */
-bool thunkyPlanBuild(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **plan,
+ * within `limits` (NULL: the defaults), through the executable model
+ * (thunky-c/Executable.h); `data` must outlive the plan only while
+ * thunkyPlanCreate runs (the plan copies what it keeps). The caller owns
+ * *plan and frees it with thunkyPlanDestroy. */
+bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **plan,
                      ThunkyError *error);
-void thunkyPlanFree(ThunkyPlan *plan);
+void thunkyPlanDestroy(ThunkyPlan *plan);
 
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion)". */
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size);
 
-#endif /* THUNKY_RUNTIME_PLAN_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_PLAN_H */

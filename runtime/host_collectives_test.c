@@ -192,7 +192,7 @@ static bool runWith(Setup *s, ThunkyHostWorld *world, const RankRun *pattern) {
     pthread_join(threads[r], NULL);
     ok &= s->ok[r];
   }
-  thunkyHostWorldFree(own);
+  thunkyHostWorldDestroy(own);
   return ok;
 }
 
@@ -1252,14 +1252,14 @@ static void testDivergence(void) {
   CHECK(!thunkyHostWorldBarrier(world, &zero) &&
             strstr(zero.message, "barrier: ranks did not all reach the barrier"),
         "%s", zero.message);
-  thunkyHostWorldFree(world);
+  thunkyHostWorldDestroy(world);
 
   world = thunkyHostWorldCreate(1, 1, &e);
   CHECK(thunkyHostWorldBarrier(world, &zero), "one rank's barrier");
   CHECK(!thunkyHostCollective(world, 0, &s.plan, 5, memory, &zero) &&
             strstr(zero.message, "collective 5 of 2"),
         "%s", zero.message);
-  thunkyHostWorldFree(world);
+  thunkyHostWorldDestroy(world);
   release(&s);
   report("divergence, timeout, abort, reset, barrier", before);
 }

@@ -1,4 +1,4 @@
-/*===- npy.h - NumPy .npy files for thunky-run's inputs and outputs ------===*
+/*===- thunky-c/Npy.h - NumPy .npy files, in and out ---------------------===*
  *
  * thunky-run takes each parameter from a .npy file and writes each output
  * to one, so that arrays move to and from Python with np.load and np.save.
@@ -29,14 +29,18 @@
  * as np.save does.
  *
  *===--------------------------------------------------------------------===*/
-#ifndef THUNKY_RUNTIME_NPY_H
-#define THUNKY_RUNTIME_NPY_H
+#ifndef THUNKY_C_NPY_H
+#define THUNKY_C_NPY_H
 
 #include "thunky-c/Error.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The most dims an array may have here (XLA shapes in a plan have 8). */
 #define THUNKY_NPY_MAX_RANK 8
@@ -45,7 +49,7 @@ typedef struct ThunkyNpyArray {
   int32_t elementType; /* xla.PrimitiveType; 0 for raw bytes */
   uint32_t rank;
   int64_t dims[THUNKY_NPY_MAX_RANK];
-  uint8_t *data; /* C order, little-endian; owned: free with thunkyNpyFree */
+  uint8_t *data; /* C order, little-endian; owned: free with thunkyNpyArrayDestroy */
   uint64_t size; /* bytes of data */
 } ThunkyNpyArray;
 
@@ -69,11 +73,15 @@ bool thunkyNpyReadMemory(const void *data, size_t size, const char *name,
 bool thunkyNpyWrite(const char *path, const ThunkyNpyArray *array, ThunkyError *error);
 
 /* Frees the data and empties the array; safe on an empty array. */
-void thunkyNpyFree(ThunkyNpyArray *array);
+void thunkyNpyArrayDestroy(ThunkyNpyArray *array);
 
 /* "f32[2,3]" (XLA's spelling; "f32[]" for a scalar, "raw[...]" for type 0)
  * into out, truncated to size. */
 void thunkyNpyDescribe(int32_t elementType, uint32_t rank, const int64_t *dims, char *out,
                        size_t size);
 
-#endif /* THUNKY_RUNTIME_NPY_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_NPY_H */

@@ -1,10 +1,14 @@
-/*===- timeline.h - when each thunk ran, for profiles and traces ---------===*/
-#ifndef THUNKY_RUNTIME_TIMELINE_H
-#define THUNKY_RUNTIME_TIMELINE_H
+/*===- thunky-c/Timeline.h - when each thunk ran, for profiles and traces ===*/
+#ifndef THUNKY_C_TIMELINE_H
+#define THUNKY_C_TIMELINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct ThunkyTraceEvent {
   uint32_t thunk, rank, stream;
@@ -18,7 +22,7 @@ typedef struct ThunkyTimeline ThunkyTimeline;
 uint64_t thunkyMonotonicNs(void);
 
 ThunkyTimeline *thunkyTimelineCreate(void);
-void thunkyTimelineFree(ThunkyTimeline *timeline);
+void thunkyTimelineDestroy(ThunkyTimeline *timeline);
 /* Nanoseconds since the timeline was created (CLOCK_MONOTONIC). */
 uint64_t thunkyTimelineNow(const ThunkyTimeline *timeline);
 /* Records one event; false when out of memory (the event is dropped). */
@@ -27,4 +31,8 @@ bool thunkyTimelineAdd(ThunkyTimeline *timeline, ThunkyTraceEvent event);
 const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *timeline, size_t *count);
 void thunkyTimelineClear(ThunkyTimeline *timeline);
 
-#endif /* THUNKY_RUNTIME_TIMELINE_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_TIMELINE_H */
