@@ -22,6 +22,10 @@
  * has no way to share one), so a file's size grows with N times the blob
  * size; --cubin-bytes makes blobs smaller for big N.
  *
+ * --shape writes a crafted executable instead: N items (parameters, async
+ * pairs, constants, kernel binaries or allocations) of one kind, so that a
+ * cost growing faster than the count of one kind of item shows alone.
+ *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Arena.h"
 #include "thunky-c/ElementTypes.h"
@@ -42,11 +46,21 @@ typedef Xla__Gpu__ThunkProto Thunk;
 typedef Xla__BufferAssignment__BufferAllocationSliceProto Slice;
 
 static const char usage[] =
-    "usage: bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--stats] -o FILE.pb\n"
-    "  --thunks N       thunks in all, nested ones included\n"
+    "usage: bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--shape NAME]\n"
+    "                 [--stats] -o FILE.pb\n"
+    "  --thunks N       thunks in all, nested ones included; with --shape, N items\n"
     "  --seed S         PRNG seed (default 1); the same arguments give the same bytes\n"
     "  --cubins K       distinct cubin blobs (default max(4, N/250))\n"
     "  --cubin-bytes B  each blob holds B/2..B bytes (default 4096)\n"
+    "  --shape NAME     a crafted executable of N items of one kind instead of the mix:\n"
+    "                   reverse-parameters  N 8-byte entry parameters, numbered in reverse\n"
+    "                                       of allocation index, a memzero of each\n"
+    "                   async-pairs         N/2 async start/done pairs, distinct ids, each\n"
+    "                                       region one memzero\n"
+    "                   constants           N 8-byte constants, each its own symbol and\n"
+    "                                       content (and one memzero elsewhere)\n"
+    "                   binaries            N custom kernel thunks, each its own 16-byte cubin\n"
+    "                   allocations         N 8-byte temps, a memzero of each\n"
     "  --stats          print thunks per kind, depth and size to stderr\n"
     "  -o FILE          the executable (bare GpuExecutableProto); - is stdout\n";
 
@@ -383,6 +397,7 @@ typedef struct {
   int arity, writes; /* the last `writes` arguments are outputs */
   Xla__PrimitiveType types[MAX_ARGS];
   uint32_t blob;
+  ProtobufCBinaryData cubin; /* its own bytes instead of blob's, when set */
   int64_t blocks, threads, sharedBytes;
 } Kernel;
 
@@ -421,7 +436,8 @@ static Xla__Gpu__CustomKernelProto *customKernel(Gen *g, const Kernel *k) {
       newMessage(a, &stream_executor__kernel_loader_spec_proto__descriptor);
   StreamExecutor__CudaCubinProto *cubin =
       newMessage(a, &stream_executor__cuda_cubin_proto__descriptor);
-  cubin->has_data = true, cubin->data = g->blobs[k->blob]; /* shared, not copied */
+  cubin->has_data = true; /* shared, not copied */
+  cubin->data = k->cubin.data ? k->cubin : g->blobs[k->blob];
   spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN;
   spec->cubin = cubin;
   spec->has_arity = true, spec->arity = k->arity;
@@ -1023,6 +1039,195 @@ static void makeBlobs(Gen *g, uint32_t count, uint32_t maxBytes) {
   }
 }
 
+/*--- crafted shapes ------------------------------------------------------------*/
+
+/* Executables of N items of one kind, for costs that grow with one count:
+ * parameters, async regions, constants, kernel binaries, allocations. */
+typedef enum {
+  SHAPE_MIXED, /* the synthetic mix above; no --shape */
+  SHAPE_REVERSE_PARAMETERS,
+  SHAPE_ASYNC_PAIRS,
+  SHAPE_CONSTANTS,
+  SHAPE_BINARIES,
+  SHAPE_ALLOCATIONS,
+  NUM_SHAPES
+} Shape;
+
+static const char *const shapeNames[NUM_SHAPES] = {
+    "mixed", "reverse-parameters", "async-pairs", "constants", "binaries", "allocations"};
+
+/* Every crafted item is 8 bytes: an f32[2]. */
+enum { ITEM_BYTES = 8 };
+
+static uint32_t craftAlloc(Gen *g, AllocKind kind, uint64_t size) {
+  g->allocs[g->numAllocs] = (Alloc){kind, size, XLA__PRIMITIVE_TYPE__F32, size / 4};
+  g->numByKind[kind]++;
+  return g->numAllocs++;
+}
+
+static Xla__ShapeProto *itemShape(ThunkyArena *a, Rng *r) {
+  return arrayShape(a, r, XLA__PRIMITIVE_TYPE__F32, ITEM_BYTES / 4, 1); /* draws nothing */
+}
+
+static Xla__ShapedSliceProto *itemSlice(Gen *g, uint32_t alloc, uint64_t offset) {
+  ThunkyArena *a = g->scratch;
+  Span s = {alloc, offset, ITEM_BYTES, XLA__PRIMITIVE_TYPE__F32, ITEM_BYTES / 4};
+  Xla__ShapedSliceProto *m = newMessage(a, &xla__shaped_slice_proto__descriptor);
+  m->slice = slice(a, &s, false);
+  m->shape = itemShape(a, &g->rng);
+  return m;
+}
+
+static Thunk *memzeroAt(Gen *g, uint32_t alloc, uint64_t offset) {
+  Thunk *t = newThunk(g, STAT_MEMZERO, "memzero");
+  Xla__Gpu__MemzeroThunkProto *m =
+      newMessage(g->scratch, &xla__gpu__memzero_thunk_proto__descriptor);
+  m->dest_buffer = itemSlice(g, alloc, offset);
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_MEMZERO_THUNK;
+  t->memzero_thunk = m;
+  return t;
+}
+
+/* An async region on the communication stream holding one memzero. */
+static Thunk *asyncMemzero(Gen *g, uint64_t id, uint32_t alloc, uint64_t offset) {
+  ThunkyArena *a = g->scratch;
+  Thunk *t = newThunk(g, STAT_ASYNC_START, "memzero-start");
+  Xla__Gpu__AsyncStartThunkProto *s =
+      newMessage(a, &xla__gpu__async_start_thunk_proto__descriptor);
+  setU64(&s->has_async_execution_id, &s->async_execution_id, id);
+  s->execution_stream_id_case =
+      XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
+  s->communication_stream_id = 1;
+  Xla__Gpu__ThunkSequenceProto *region =
+      newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
+  region->n_thunks = 1;
+  region->thunks = zalloc(a, sizeof *region->thunks);
+  region->thunks[0] = memzeroAt(g, alloc, offset);
+  s->thunks = region;
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_START_THUNK;
+  t->async_start_thunk = s;
+  return t;
+}
+
+static Thunk *asyncDoneOf(Gen *g, uint64_t id) {
+  Thunk *t = newThunk(g, STAT_ASYNC_DONE, "memzero-done");
+  Xla__Gpu__AsyncDoneThunkProto *d =
+      newMessage(g->scratch, &xla__gpu__async_done_thunk_proto__descriptor);
+  setU64(&d->has_async_execution_id, &d->async_execution_id, id);
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK;
+  t->async_done_thunk = d;
+  return t;
+}
+
+/* Kernel i over one item, with a cubin of its own: an ELF identification
+ * and i, 16 bytes. */
+static Thunk *kernelWithOwnCubin(Gen *g, uint64_t i, uint32_t alloc) {
+  static const uint8_t ident[8] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33};
+  uint8_t *bytes = zalloc(g->scratch, 16);
+  memcpy(bytes, ident, sizeof ident);
+  for (int b = 0; b < 8; b++)
+    bytes[8 + b] = (uint8_t)(i >> (8 * b));
+  Kernel k = {.kind = "crafted_kernel", .number = i, .arity = 1, .writes = 1,
+              .types = {XLA__PRIMITIVE_TYPE__F32}, .cubin = {16, bytes},
+              .blocks = 1, .threads = 32};
+  Span arg = {alloc, 0, ITEM_BYTES, XLA__PRIMITIVE_TYPE__F32, ITEM_BYTES / 4};
+  return kernelLaunch(g, &k, &arg);
+}
+
+/* Everything but the thunks: the allocations, a program shape for the
+ * parameters, the constants' contents. */
+static Xla__Gpu__GpuExecutableProto *craftedExecutable(Gen *g, Shape shape, uint64_t n) {
+  ThunkyArena *a = g->keep;
+  uint64_t total = shape == SHAPE_REVERSE_PARAMETERS || shape == SHAPE_ALLOCATIONS ? n
+                   : shape == SHAPE_CONSTANTS                                       ? n + 1
+                                                                                    : 1;
+  g->allocs = zalloc(a, total * sizeof *g->allocs);
+  switch (shape) {
+  case SHAPE_REVERSE_PARAMETERS:
+  case SHAPE_ALLOCATIONS:
+    for (uint64_t i = 0; i < n; i++)
+      craftAlloc(g, shape == SHAPE_ALLOCATIONS ? ALLOC_TEMP : ALLOC_PARAMETER, ITEM_BYTES);
+    break;
+  case SHAPE_ASYNC_PAIRS: /* one temp, an item per pair */
+    craftAlloc(g, ALLOC_TEMP, ITEM_BYTES * (n / 2 ? n / 2 : 1));
+    break;
+  case SHAPE_CONSTANTS:
+    for (uint64_t i = 0; i < n; i++)
+      craftAlloc(g, ALLOC_CONSTANT, ITEM_BYTES);
+    craftAlloc(g, ALLOC_TEMP, ITEM_BYTES);
+    break;
+  default:
+    craftAlloc(g, ALLOC_TEMP, ITEM_BYTES);
+    break;
+  }
+  Xla__Gpu__GpuExecutableProto *exe = newMessage(a, &xla__gpu__gpu_executable_proto__descriptor);
+  exe->buffer_assignment = newMessage(a, &xla__buffer_assignment_proto__descriptor);
+  exe->module_name = printName(a, "jit_crafted_%s_%" PRIu64, shapeNames[shape], n);
+  Xla__Gpu__GpuExecutableProto__RepeatedBufferAllocations *allocs =
+      newMessage(a, &xla__gpu__gpu_executable_proto__repeated_buffer_allocations__descriptor);
+  allocs->n_values = g->numAllocs;
+  allocs->values = zalloc(a, g->numAllocs * sizeof *allocs->values);
+  for (uint32_t i = 0; i < g->numAllocs; i++)
+    allocs->values[i] = allocationProto(
+        g, i, g->allocs[i].kind == ALLOC_PARAMETER ? (int64_t)(g->numAllocs - 1 - i) : -1);
+  exe->buffer_allocations = allocs;
+  if (shape == SHAPE_REVERSE_PARAMETERS) {
+    Xla__ProgramShapeProto *p = newMessage(a, &xla__program_shape_proto__descriptor);
+    p->n_parameters = p->n_parameter_names = n;
+    p->parameters = zalloc(a, n * sizeof *p->parameters);
+    p->parameter_names = zalloc(a, n * sizeof *p->parameter_names);
+    for (uint64_t i = 0; i < n; i++) {
+      p->parameters[i] = itemShape(a, &g->rng);
+      p->parameter_names[i] = printName(a, "arg%" PRIu64, i);
+    }
+    exe->program_shape = p;
+  }
+  if (shape == SHAPE_CONSTANTS) {
+    exe->n_constants = n;
+    exe->constants = zalloc(a, n * sizeof *exe->constants);
+    for (uint64_t i = 0; i < n; i++) {
+      Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c =
+          newMessage(a, &xla__gpu__gpu_executable_proto__constant_info_proto__descriptor);
+      c->symbol_name = printName(a, "buffer_for_constant_%" PRIu64, i);
+      c->content = newMessage(a, &xla__gpu__dense_data_intermediate_proto__descriptor);
+      float *values = zalloc(a, ITEM_BYTES);
+      values[0] = (float)i, values[1] = -(float)i;
+      c->content->has_data = true;
+      c->content->data = (ProtobufCBinaryData){ITEM_BYTES, (uint8_t *)values};
+      setI64(&c->has_allocation_index, &c->allocation_index, (int64_t)i);
+      exe->constants[i] = c;
+    }
+  }
+  return exe;
+}
+
+static void craftedThunks(Gen *g, Shape shape, uint64_t n) {
+  Sink entry = {.toFile = true};
+  switch (shape) {
+  case SHAPE_REVERSE_PARAMETERS:
+  case SHAPE_ALLOCATIONS:
+    for (uint32_t i = 0; i < g->numAllocs; i++)
+      put(g, &entry, memzeroAt(g, i, 0));
+    break;
+  case SHAPE_ASYNC_PAIRS:
+    for (uint64_t i = 0; i < (n / 2 ? n / 2 : 1); i++) {
+      put(g, &entry, asyncMemzero(g, i + 1, 0, i * ITEM_BYTES));
+      put(g, &entry, asyncDoneOf(g, i + 1));
+    }
+    g->maxDepth = 1;
+    break;
+  case SHAPE_CONSTANTS:
+    put(g, &entry, memzeroAt(g, g->numAllocs - 1, 0));
+    break;
+  case SHAPE_BINARIES:
+    for (uint64_t i = 0; i < n; i++)
+      put(g, &entry, kernelWithOwnCubin(g, i, 0));
+    break;
+  default:
+    break;
+  }
+}
+
 /*--- writing -----------------------------------------------------------------*/
 
 static void writeBytes(Gen *g, const void *data, size_t size) {
@@ -1077,6 +1282,7 @@ static void writeMessage(Gen *g, const ProtobufCMessage *m) {
 typedef struct {
   uint64_t thunks, seed, cubins, cubinBytes;
   const char *output;
+  Shape shape;
   bool stats;
 } Args;
 
@@ -1088,6 +1294,13 @@ static bool number(const char *s, uint64_t *out) {
     return false;
   *out = v;
   return true;
+}
+
+static bool parseShape(const char *s, Shape *out) {
+  for (int i = SHAPE_MIXED + 1; i < NUM_SHAPES; i++)
+    if (!strcmp(s, shapeNames[i]))
+      return *out = (Shape)i, true;
+  return false;
 }
 
 static bool parseArgs(int argc, char **argv, Args *a) {
@@ -1106,6 +1319,7 @@ static bool parseArgs(int argc, char **argv, Args *a) {
               : !strcmp(arg, "--seed")        ? number(value, &a->seed)
               : !strcmp(arg, "--cubins")      ? number(value, &a->cubins) && a->cubins > 0
               : !strcmp(arg, "--cubin-bytes") ? number(value, &a->cubinBytes)
+              : !strcmp(arg, "--shape")       ? parseShape(value, &a->shape)
               : !strcmp(arg, "-o")            ? (a->output = value) != NULL
                                               : false;
     if (!ok)
@@ -1113,6 +1327,8 @@ static bool parseArgs(int argc, char **argv, Args *a) {
   }
   if (!a->cubins)
     a->cubins = a->thunks / 250 > 4 ? a->thunks / 250 : 4;
+  if (a->shape != SHAPE_MIXED && a->thunks >= UINT32_MAX)
+    return false; /* allocation indices */
   return haveThunks && a->thunks >= 1 && a->thunks <= INT64_MAX / 2 && a->output &&
          a->cubins <= UINT32_MAX && a->cubinBytes >= 16 && a->cubinBytes <= (1u << 30);
 }
@@ -1140,12 +1356,17 @@ static int generate(const Args *a) {
     fatal("cannot open %s: %s", temporary, strerror(errno));
   static char buffer[1 << 20];
   setvbuf(g.out, buffer, _IOFBF, sizeof buffer);
-  makeBlobs(&g, (uint32_t)a->cubins, (uint32_t)a->cubinBytes);
-  planAllocations(&g, a->thunks);
-  g.numKernels = a->thunks / 8 > 16 ? a->thunks / 8 : 16;
-  writeMessage(&g, &executable(&g, a->thunks)->base);
-  Sink entry = {.toFile = true};
-  fill(&g, &entry, 0, (int64_t)a->thunks);
+  if (a->shape != SHAPE_MIXED) {
+    writeMessage(&g, &craftedExecutable(&g, a->shape, a->thunks)->base);
+    craftedThunks(&g, a->shape, a->thunks);
+  } else {
+    makeBlobs(&g, (uint32_t)a->cubins, (uint32_t)a->cubinBytes);
+    planAllocations(&g, a->thunks);
+    g.numKernels = a->thunks / 8 > 16 ? a->thunks / 8 : 16;
+    writeMessage(&g, &executable(&g, a->thunks)->base);
+    Sink entry = {.toFile = true};
+    fill(&g, &entry, 0, (int64_t)a->thunks);
+  }
   if (fflush(g.out) != 0 || (!toStdout && fclose(g.out) != 0))
     fatal("cannot write %s: %s", a->output, strerror(errno));
   if (!toStdout && rename(temporary, a->output) != 0)

@@ -12,6 +12,7 @@
 
 #include "thunky-c/Arena.h"
 #include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
 #include "thunky-c/Wire.h"
 #include "executable_attrs.h"
 #include "ffi_attrs.h"
@@ -61,7 +62,8 @@ typedef struct Exporter {
   MlirBlock entry;
   int64_t *argAllocation;
   Holder *constants, *asyncs;
-  size_t numConstants, numAsyncs;
+  size_t numConstants, numAsyncs, asyncCapacity;
+  ThunkyHashMap constantOf, asyncOf; /* an op -> its position in constants / asyncs */
   List allocations;
   uint64_t nextAsyncId;
 } Exporter;
@@ -121,13 +123,14 @@ static bool placeOf(Exporter *ex, MlirOperation user, MlirValue v, Place *out) {
     out->offset += mlirIntegerAttrGetValueInt(inherent(def, "offset"));
     out->size = size;
     return true;
-  case THUNKY_OP_CONSTANT:
-    for (size_t i = 0; i < ex->numConstants; ++i)
-      if (mlirOperationEqual(ex->constants[i].op, def)) {
-        *out = (Place){ex->constants[i].number, 0, size};
-        return true;
-      }
+  case THUNKY_OP_CONSTANT: {
+    uint32_t i;
+    if (thunkyHashMapGet(&ex->constantOf, (uint64_t)(uintptr_t)def.ptr, &i)) {
+      *out = (Place){ex->constants[i].number, 0, size};
+      return true;
+    }
     break;
+  }
   default:
     break;
   }
@@ -460,10 +463,15 @@ static Thunk *exportAsyncStart(Exporter *ex, MlirOperation op) {
         XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMPUTATION_STREAM_ID;
     a->computation_stream_id = stream;
   }
-  Holder *grown = realloc(ex->asyncs, (ex->numAsyncs + 1) * sizeof *grown);
-  if (!grown)
+  if (ex->numAsyncs == ex->asyncCapacity) {
+    size_t capacity = ex->asyncCapacity ? 2 * ex->asyncCapacity : 16;
+    Holder *grown = capacity < UINT32_MAX ? realloc(ex->asyncs, capacity * sizeof *grown) : NULL;
+    if (!grown)
+      return NULL;
+    ex->asyncs = grown, ex->asyncCapacity = capacity;
+  }
+  if (!thunkyHashMapPut(&ex->asyncOf, (uint64_t)(uintptr_t)op.ptr, (uint32_t)ex->numAsyncs))
     return NULL;
-  ex->asyncs = grown;
   ex->asyncs[ex->numAsyncs++] = (Holder){op, (int64_t)a->async_execution_id};
   return exportSequence(ex, op, 0, &a->thunks) ? t : NULL;
 }
@@ -475,12 +483,12 @@ static Thunk *exportAsyncDone(Exporter *ex, MlirOperation op) {
   if (!t)
     return NULL;
   MlirOperation start = mlirOpResultGetOwner(mlirOperationGetOperand(op, 0));
-  for (size_t i = 0; i < ex->numAsyncs; ++i)
-    if (mlirOperationEqual(ex->asyncs[i].op, start)) {
-      d->async_execution_id = (uint64_t)ex->asyncs[i].number;
-      d->has_async_execution_id = d->async_execution_id != 0;
-      return t;
-    }
+  uint32_t i;
+  if (thunkyHashMapGet(&ex->asyncOf, (uint64_t)(uintptr_t)start.ptr, &i)) {
+    d->async_execution_id = (uint64_t)ex->asyncs[i].number;
+    d->has_async_execution_id = d->async_execution_id != 0;
+    return t;
+  }
   opError(op, "waits for an async_start that comes later");
   return NULL;
 }
@@ -873,9 +881,13 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
     }
     if (isArg)
       ex->argAllocation[i] = all[i]->index;
-    else
+    else {
       ex->constants[i - (size_t)numArgs] =
           (Holder){{constantOps.items[i - (size_t)numArgs]}, all[i]->index};
+      if (!thunkyHashMapPut(&ex->constantOf, (uint64_t)(uintptr_t)constantOps.items[i - (size_t)numArgs],
+                            (uint32_t)(i - (size_t)numArgs)))
+        ok = opError(main, "out of memory");
+    }
   }
   free(fresh);
   if (!ok)
@@ -908,40 +920,53 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
 /* Puts each constant op's bytes back into the executable's constant table. */
 static bool exportConstants(Exporter *ex, Executable *exe) {
   size_t added = 0;
-  for (size_t i = 0; i < ex->numConstants; ++i) {
+  /* The table's entries by allocation (the first of each), and room for one
+   * new entry per constant op, so that no lookup or growth is quadratic. */
+  ThunkyHashMap entryOf = {0};
+  Xla__Gpu__GpuExecutableProto__ConstantInfoProto **table =
+      thunkyArenaAlloc(ex->arena, (exe->n_constants + ex->numConstants + 1) * sizeof *table);
+  if (!table)
+    return opError(mlirBlockGetParentOperation(ex->entry), "out of memory");
+  if (exe->n_constants)
+    memcpy(table, exe->constants, exe->n_constants * sizeof *table);
+  exe->constants = table;
+  bool ok = true;
+  for (size_t k = exe->n_constants; ok && k-- > 0;)
+    ok = thunkyHashMapPut(&entryOf, (uint64_t)exe->constants[k]->allocation_index, (uint32_t)k);
+  for (size_t i = 0; ok && i < ex->numConstants; ++i) {
     MlirOperation op = ex->constants[i].op;
     int64_t index = ex->constants[i].number;
     bool omitted = !mlirAttributeIsNull(discardable(op, THUNKY_ATTR_CONTENT_OMITTED));
     Xla__Gpu__GpuExecutableProto__ConstantInfoProto *entry = NULL;
-    for (size_t k = 0; k < exe->n_constants && !entry; ++k)
-      if (exe->constants[k]->allocation_index == index)
-        entry = exe->constants[k];
+    uint32_t k;
+    if (thunkyHashMapGet(&entryOf, (uint64_t)index, &k))
+      entry = exe->constants[k];
     if (!entry) {
       entry = newMessage(ex, &xla__gpu__gpu_executable_proto__constant_info_proto__descriptor);
-      Xla__Gpu__GpuExecutableProto__ConstantInfoProto **grown =
-          thunkyArenaAlloc(ex->arena, (exe->n_constants + 2) * sizeof *grown);
       char *name = thunkyArenaAlloc(ex->arena, 32);
-      if (!entry || !grown || !name)
-        return opError(op, "out of memory");
+      if (!entry || !name) {
+        ok = opError(op, "out of memory");
+        break;
+      }
       snprintf(name, 32, "thunky_const_%zu", added++);
       entry->symbol_name = name;
       entry->allocation_index = index, entry->has_allocation_index = index != 0;
-      if (exe->n_constants)
-        memcpy(grown, exe->constants, exe->n_constants * sizeof *grown);
-      grown[exe->n_constants++] = entry;
-      exe->constants = grown;
+      exe->constants[exe->n_constants++] = entry;
     }
     if (omitted || entry->content)
       continue;
     MlirStringRef value = mlirStringAttrGetValue(inherent(op, "value"));
     entry->content = newMessage(ex, &xla__gpu__dense_data_intermediate_proto__descriptor);
     void *copy = thunkyArenaCopy(ex->arena, value.data, value.length);
-    if (!entry->content || !copy)
-      return opError(op, "out of memory");
+    if (!entry->content || !copy) {
+      ok = opError(op, "out of memory");
+      break;
+    }
     entry->content->data = (ProtobufCBinaryData){value.length, copy};
     entry->content->has_data = value.length != 0;
   }
-  return true;
+  thunkyHashMapDestroy(&entryOf);
+  return ok;
 }
 
 /* Execution ids kept on async_starts, so fresh ones do not collide. */
@@ -1105,6 +1130,7 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
     callback(mlirStringRefCreate((const char *)out.data, out.size), userData);
   thunkyBufferDestroy(&out);
   free(ex.argAllocation), free(ex.constants), free(ex.asyncs);
+  thunkyHashMapDestroy(&ex.constantOf), thunkyHashMapDestroy(&ex.asyncOf);
   thunkyArenaDestroy(ex.arena);
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }

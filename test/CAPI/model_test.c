@@ -1,22 +1,21 @@
-/* Import and the planner read executables through one model: this client
- * of the public C API gives each executable named on the command line to
- * both and checks that they agree on every allocation, the parameters'
- * order, the outputs and the pairing of async starts and dones. It prints
- * one line per executable and exits 1 on any disagreement.
- *
- * Import and the planner agree on every allocation, the parameters' order,
- * the outputs and the async pairing of every executable the suites hold:
- * both read it through one model (thunky-c/Executable.h).
- * RUN: rm -rf %t && mkdir -p %t
- * RUN: bash -c 'for f in %thunky_src/test/Translate/thunks/*.textproto %thunky_src/test/Translate/memzero.textproto %thunky_src/test/Runtime/*.textproto %thunky_src/examples/executable.textproto; do bash %scripts/encode.sh xla.gpu.GpuExecutableProto < $f > %t/$(basename $f .textproto).pb || exit 1; done'
- * RUN: thunky-model-test %t/*.pb > %t/out.txt
- * RUN: FileCheck %s < %t/out.txt
- * RUN: grep -c '^agree ' %t/out.txt | FileCheck %s --check-prefix=COUNT
- * CHECK-NOT: DISAGREE
- * CHECK: {{[0-9]+}} executables checked
- * More than half of them plan (the rest hold kinds the host cannot run).
- * COUNT: {{[4-9][0-9]|[1-9][0-9][0-9]}}
- */
+// Import and the planner read executables through one model: this client
+// of the public C API gives each executable named on the command line to
+// both and checks that they agree on every allocation, the parameters'
+// order, the outputs and the pairing of async starts and dones. It prints
+// one line per executable and exits 1 on any disagreement.
+//
+// Import and the planner agree on every allocation, the parameters' order,
+// the outputs and the async pairing of every executable the suites hold:
+// both read it through one model (thunky-c/Executable.h).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: bash -c 'for f in %thunky_src/test/Translate/thunks/*.textproto %thunky_src/test/Translate/memzero.textproto %thunky_src/test/Runtime/*.textproto %thunky_src/examples/executable.textproto; do bash %scripts/encode.sh xla.gpu.GpuExecutableProto < $f > %t/$(basename $f .textproto).pb || exit 1; done'
+// RUN: thunky-model-test %t/*.pb > %t/out.txt
+// RUN: FileCheck %s < %t/out.txt
+// RUN: grep -c '^agree ' %t/out.txt | FileCheck %s --check-prefix=COUNT
+// CHECK-NOT: DISAGREE
+// CHECK: {{[0-9]+}} executables checked
+// More than half of them plan (the rest hold kinds the host cannot run).
+// COUNT: {{[4-9][0-9]|[1-9][0-9][0-9]}}
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Executable.h"
 #include "thunky-c/Plan.h"
