@@ -1,0 +1,144 @@
+// A C client of the MLIR-free public headers: it links only the runtime
+// and format libraries, and uses each header for what it is for.
+//
+// RUN: thunky-format-capi-test %t.npy | FileCheck %s
+#include "thunky-c/Arena.h"
+#include "thunky-c/Container.h"
+#include "thunky-c/ElementTypes.h"
+#include "thunky-c/Error.h"
+#include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
+#include "thunky-c/Limits.h"
+#include "thunky-c/Npy.h"
+#include "thunky-c/Plan.h"
+#include "thunky-c/Riegeli.h"
+#include "thunky-c/Runtime.h"
+#include "thunky-c/Timeline.h"
+#include "thunky-c/Wire.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+  /* Element types: one table. */
+  printf("%s %u %s %s\n", thunkyElementTypeName(THUNKY_TYPE_BF16),
+         thunkyElementBytes(THUNKY_TYPE_BF16), thunkyElementTypeMlirName(THUNKY_TYPE_F8E4M3FN),
+         thunkyElementTypeName(thunkyElementTypeFromMlirName("i1", 2)));
+  printf("bf16(1.5)=%.1f\n", thunkySmallFloatDecode(THUNKY_TYPE_BF16,
+                                                    thunkySmallFloatEncode(THUNKY_TYPE_BF16, 1.5f)));
+  // CHECK: bf16 2 f8E4M3FN pred
+  // CHECK-NEXT: bf16(1.5)=1.5
+
+  /* A hash map of a million keys, and the arena. */
+  ThunkyHashMap map = {0};
+  for (uint32_t i = 0; i < 1000000; i++)
+    thunkyHashMapPut(&map, (uint64_t)i * 977, i);
+  uint32_t v = 0;
+  bool found = thunkyHashMapGet(&map, 977 * 123456, &v);
+  printf("map %zu found=%d value=%u missing=%d\n", map.count, found, v,
+         thunkyHashMapGet(&map, 5, &v));
+  thunkyHashMapDestroy(&map);
+  ThunkyArena *arena = thunkyArenaCreate();
+  char *s = thunkyArenaString(arena, "thunky", 6);
+  printf("arena %s\n", s);
+  // CHECK-NEXT: map 1000000 found=1 value=123456 missing=0
+  // CHECK-NEXT: arena thunky
+
+  /* Wire, riegeli and the container, round trip of one record. */
+  ThunkyBuffer varint = {0};
+  thunkyBufferAppendVarint(&varint, 300);
+  size_t pos = 0;
+  uint64_t back = 0;
+  thunkyReadVarint(varint.data, varint.size, &pos, &back);
+  ThunkyBytes record = {(const uint8_t *)"hello", 5};
+  ThunkyBuffer file = {0};
+  ThunkyError error;
+  ThunkyRecordFile records = {0};
+  bool wrote = thunkyRiegeliWrite(&record, 1, THUNKY_COMPRESSION_SNAPPY, &file, &error);
+  bool read = thunkyRiegeliRead(file.data, file.size, UINT64_MAX, &records, &error);
+  printf("varint %zu bytes %llu; riegeli %d %d %zu record(s) %.*s\n", varint.size,
+         (unsigned long long)back, wrote, read, records.count, (int)records.records[0].size,
+         (const char *)records.records[0].data);
+  thunkyRecordFileDestroy(&records);
+  thunkyBufferDestroy(&file), thunkyBufferDestroy(&varint);
+  // CHECK-NEXT: varint 2 bytes 300; riegeli 1 1 1 record(s) hello
+
+  /* Limits and errors. */
+  ThunkyLimits limits = thunkyLimitsDefault();
+  bool set = thunkyLimitsSet(&limits, "max-allocations", "2", &error);
+  bool bad = thunkyLimitsSet(&limits, "max-allocations", "none", &error);
+  printf("limits %d %llu %d: %s\n", set, (unsigned long long)limits.maxAllocations, bad,
+         error.message);
+  // CHECK-NEXT: limits 1 2 0: max-allocations: 'none' is not a positive count
+
+  /* An executable through the model, the plan and the host backend. Bytes
+   * that are no executable get the model's error. */
+  ThunkyExecutable *exe;
+  bool opened = thunkyExecutableCreate("\xff\xff", 2, NULL, &exe, &error);
+  printf("model %d: %s\n", opened, error.message);
+  // CHECK-NEXT: model 0: not a GpuExecutableProto: {{.*}}
+  Xla__Gpu__GpuExecutableProto proto = XLA__GPU__GPU_EXECUTABLE_PROTO__INIT;
+  Xla__BufferAllocationProto alloc = XLA__BUFFER_ALLOCATION_PROTO__INIT, *allocs[] = {&alloc};
+  Xla__Gpu__GpuExecutableProto__RepeatedBufferAllocations table =
+      XLA__GPU__GPU_EXECUTABLE_PROTO__REPEATED_BUFFER_ALLOCATIONS__INIT;
+  alloc.has_size = 1, alloc.size = 8, alloc.has_maybe_live_out = 1, alloc.maybe_live_out = 1;
+  table.n_values = 1, table.values = allocs;
+  proto.buffer_allocations = &table;
+  Xla__BufferAssignment__BufferAllocationSliceProto dest =
+      XLA__BUFFER_ASSIGNMENT__BUFFER_ALLOCATION_SLICE_PROTO__INIT;
+  dest.has_size = 1, dest.size = 8;
+  Xla__Gpu__Memset32BitValueThunkProto memset = XLA__GPU__MEMSET32_BIT_VALUE_THUNK_PROTO__INIT;
+  memset.dest_buffer = &dest, memset.has_value = 1, memset.value = 0x07070707;
+  Xla__Gpu__ThunkProto thunk = XLA__GPU__THUNK_PROTO__INIT, *thunks[] = {&thunk};
+  thunk.impl_case = XLA__GPU__THUNK_PROTO__IMPL_MEMSET32BIT_VALUE_THUNK;
+  thunk.memset32bit_value_thunk = &memset;
+  proto.n_thunks = 1, proto.thunks = thunks;
+  Xla__Gpu__GpuExecutableProto__OutputInfoProto info = XLA__GPU__GPU_EXECUTABLE_PROTO__OUTPUT_INFO_PROTO__INIT;
+  Xla__ShapeIndexProto index = XLA__SHAPE_INDEX_PROTO__INIT;
+  Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry entry =
+      XLA__GPU__GPU_EXECUTABLE_PROTO__OUTPUT_INFO_MAP_ENTRY__INIT, *entries[] = {&entry};
+  entry.shape_index = &index, entry.output_info = &info;
+  proto.n_output_info_map = 1, proto.output_info_map = entries;
+  size_t size = xla__gpu__gpu_executable_proto__get_packed_size(&proto);
+  uint8_t *bytes = thunkyArenaAlloc(arena, size);
+  xla__gpu__gpu_executable_proto__pack(&proto, bytes);
+  opened = thunkyExecutableCreate(bytes, size, NULL, &exe, &error);
+  printf("model %d: %u allocation(s), %u output(s), %llu thunk(s)\n", opened,
+         exe->numAllocations, exe->numOutputs, (unsigned long long)exe->numThunks);
+  thunkyExecutableDestroy(exe);
+  // CHECK-NEXT: model 1: 1 allocation(s), 1 output(s), 1 thunk(s)
+
+  ThunkyPlan *plan;
+  ThunkyRegistry *registry = thunkyRegistryCreate();
+  ThunkyTimeline *timeline = thunkyTimelineCreate();
+  void *state;
+  uint8_t result[8] = {0};
+  ThunkyRunConfig config = {.ranks = 2, .partitions = 1, .maxIterations = 10,
+                            .registry = registry, .timeline = timeline};
+  bool ran = thunkyPlanCreate(bytes, size, NULL, &plan, &error) &&
+             thunkyHostBackend.create(plan, &config, &state, &error);
+  ran = ran && thunkyHostBackend.run(state, &error) &&
+        thunkyHostBackend.read(state, 1, plan->outputs[0].slice, result, &error);
+  size_t events;
+  thunkyTimelineEvents(timeline, &events);
+  printf("host %d: rank 1 out0 %02x..%02x, %zu event(s)\n", ran, result[0], result[7], events);
+  // CHECK-NEXT: host 1: rank 1 out0 07..07, 2 event(s)
+  if (ran)
+    thunkyHostBackend.destroy(state);
+
+  /* .npy out and in. */
+  ThunkyNpyArray array = {.elementType = THUNKY_TYPE_U8, .rank = 1, .dims = {8},
+                          .data = result, .size = 8}, again = {0};
+  bool saved = argc > 1 && thunkyNpyWrite(argv[1], &array, &error);
+  bool loaded = saved && thunkyNpyRead(argv[1], 0, &again, &error);
+  char shape[32];
+  thunkyNpyDescribe(again.elementType, again.rank, again.dims, shape, sizeof shape);
+  printf("npy %d %d %s\n", saved, loaded, shape);
+  // CHECK-NEXT: npy 1 1 u8[8]
+  thunkyNpyArrayDestroy(&again);
+  thunkyPlanDestroy(plan);
+  thunkyTimelineDestroy(timeline);
+  thunkyRegistryDestroy(registry);
+  thunkyArenaDestroy(arena);
+  return 0;
+}
