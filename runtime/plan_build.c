@@ -51,16 +51,13 @@ typedef struct {
   uint32_t currentThunk;
 } Builder;
 
-static bool fail(Builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(Builder *b, const char *fmt, ...) {
-  char what[400], name[160];
-  va_list args;
-  va_start(args, fmt);
-  vsnprintf(what, sizeof what, fmt, args);
-  va_end(args);
+/* Puts the current thunk's name in front of the message just set. */
+static bool inThunk(Builder *b) {
+  char name[160];
   thunkyPlanThunkName(b->plan, b->currentThunk, name, sizeof name);
-  return thunkyErrorf(b->error, "%s: %s", name, what);
+  return thunkyErrorContext(b->error, "%s", name);
 }
+#define fail(b, ...) (thunkyErrorf((b)->error, __VA_ARGS__), inThunk(b))
 
 /* Appends one zeroed element to a vector; NULL when out of memory. */
 static void *push(Vec *v) {
