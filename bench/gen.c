@@ -762,11 +762,11 @@ static Thunk *conditionalThunk(Gen *g, int depth, int64_t avail, int64_t *used) 
   return t;
 }
 
-/* A collective on the communication stream; its done comes later in the
- * same sequence. */
-static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
+/* An async region on the communication stream holding `inner`; its done
+ * comes later in the same sequence. */
+static Thunk *asyncRegion(Gen *g, const char *name, uint64_t id, Thunk *inner) {
   ThunkyArena *a = g->scratch;
-  Thunk *t = newThunk(g, STAT_ASYNC_START, printName(a, "%s-start", collectiveNames[kind]));
+  Thunk *t = newThunk(g, STAT_ASYNC_START, name);
   Xla__Gpu__AsyncStartThunkProto *s =
       newMessage(a, &xla__gpu__async_start_thunk_proto__descriptor);
   setU64(&s->has_async_execution_id, &s->async_execution_id, id);
@@ -777,10 +777,16 @@ static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
       newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
   region->n_thunks = 1;
   region->thunks = zalloc(a, sizeof *region->thunks);
-  region->thunks[0] = collectiveThunk(g, kind);
+  region->thunks[0] = inner;
   s->thunks = region;
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_START_THUNK;
   t->async_start_thunk = s;
+  return t;
+}
+
+static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
+  Thunk *t = asyncRegion(g, printName(g->scratch, "%s-start", collectiveNames[kind]), id, NULL);
+  t->async_start_thunk->thunks->thunks[0] = collectiveThunk(g, kind);
   return t;
 }
 
@@ -1090,22 +1096,8 @@ static Thunk *memzeroAt(Gen *g, uint32_t alloc, uint64_t offset) {
 
 /* An async region on the communication stream holding one memzero. */
 static Thunk *asyncMemzero(Gen *g, uint64_t id, uint32_t alloc, uint64_t offset) {
-  ThunkyArena *a = g->scratch;
-  Thunk *t = newThunk(g, STAT_ASYNC_START, "memzero-start");
-  Xla__Gpu__AsyncStartThunkProto *s =
-      newMessage(a, &xla__gpu__async_start_thunk_proto__descriptor);
-  setU64(&s->has_async_execution_id, &s->async_execution_id, id);
-  s->execution_stream_id_case =
-      XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
-  s->communication_stream_id = 1;
-  Xla__Gpu__ThunkSequenceProto *region =
-      newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
-  region->n_thunks = 1;
-  region->thunks = zalloc(a, sizeof *region->thunks);
-  region->thunks[0] = memzeroAt(g, alloc, offset);
-  s->thunks = region;
-  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_START_THUNK;
-  t->async_start_thunk = s;
+  Thunk *t = asyncRegion(g, "memzero-start", id, NULL);
+  t->async_start_thunk->thunks->thunks[0] = memzeroAt(g, alloc, offset);
   return t;
 }
 

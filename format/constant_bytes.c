@@ -10,34 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* XLA's symbol for a constant instruction: "buffer_for_" + its name with
- * '.', '-' and ';' made '_'. */
-static bool symbolMatches(const char *symbol, const char *instruction) {
-  static const char prefix[] = "buffer_for_";
-  if (strncmp(symbol, prefix, sizeof prefix - 1) != 0)
-    return false;
-  symbol += sizeof prefix - 1;
-  for (; *symbol && *instruction; ++symbol, ++instruction) {
-    char c = *instruction == '.' || *instruction == '-' || *instruction == ';'
-                 ? '_'
-                 : *instruction;
-    if (c != *symbol)
-      return false;
-  }
-  return !*symbol && !*instruction;
-}
-
-/* The symbol XLA gives the buffer of constant instruction `name`. */
-static uint64_t symbolHash(const char *name, ThunkyArena *scratch) {
+/* The symbol XLA gives the buffer of constant instruction `name`:
+ * "buffer_for_" + the name with '.', '-' and ';' made '_'. NULL when out
+ * of memory. */
+static const char *symbolOf(const char *name, ThunkyArena *arena) {
   static const char prefix[] = "buffer_for_";
   size_t n = strlen(name), p = sizeof prefix - 1;
-  char small[256], *symbol = p + n < sizeof small ? small : thunkyArenaAlloc(scratch, p + n + 1);
+  char *symbol = thunkyArenaAlloc(arena, p + n + 1);
   if (!symbol)
-    return 0;
+    return NULL;
   memcpy(symbol, prefix, p);
   for (size_t i = 0; i < n; i++)
     symbol[p + i] = name[i] == '.' || name[i] == '-' || name[i] == ';' ? '_' : name[i];
-  return thunkyHashBytes(symbol, p + n);
+  return symbol;
 }
 
 static bool isConstant(const Xla__HloInstructionProto *inst) {
@@ -52,7 +37,8 @@ static bool buildIndex(ThunkyExecutable *exe, ConstantLiterals *l) {
   size_t total = 0;
   for (size_t c = 0; m && c < m->n_computations; ++c)
     total += m->computations[c]->n_instructions;
-  if (total >= UINT32_MAX || !(l->instructions = arrayOf(exe, total, sizeof *l->instructions)))
+  if (total >= UINT32_MAX || !(l->instructions = arrayOf(exe, total, sizeof *l->instructions)) ||
+      !(l->symbolNames = arrayOf(exe, total, sizeof *l->symbolNames)))
     return false;
   uint32_t count = 0;
   for (size_t c = 0; m && c < m->n_computations; ++c)
@@ -61,10 +47,14 @@ static bool buildIndex(ThunkyExecutable *exe, ConstantLiterals *l) {
       uint32_t earlier;
       if (!isConstant(inst))
         continue;
-      uint64_t key = symbolHash(inst->name, internalOf(exe)->arena);
+      const char *symbol = symbolOf(inst->name, internalOf(exe)->arena);
+      if (!symbol)
+        return false;
+      uint64_t key = thunkyHashBytes(symbol, strlen(symbol));
       /* The first instruction of a symbol wins, as a scan would find it. */
       if (thunkyHashMapGet(&l->symbols, key, &earlier))
         continue;
+      l->symbolNames[count] = symbol;
       l->instructions[count] = inst;
       if (!thunkyHashMapPut(&l->symbols, key, count++))
         return false;
@@ -73,15 +63,20 @@ static bool buildIndex(ThunkyExecutable *exe, ConstantLiterals *l) {
   return true;
 }
 
-static const Xla__LiteralProto *findLiteral(ThunkyExecutable *exe, ConstantLiterals *l,
-                                            const char *symbol) {
+/* The literal of the constant instruction whose buffer is `symbol`, or
+ * NULL; false only when out of memory. */
+static bool findLiteral(ThunkyExecutable *exe, ConstantLiterals *l, const char *symbol,
+                        const Xla__LiteralProto **literal) {
   uint32_t i;
-  if (!symbol || (!l->built && !buildIndex(exe, l)))
-    return NULL;
-  if (!thunkyHashMapGet(&l->symbols, thunkyHashBytes(symbol, strlen(symbol)), &i) ||
-      !symbolMatches(symbol, l->instructions[i]->name))
-    return NULL;
-  return l->instructions[i]->literal;
+  *literal = NULL;
+  if (!symbol)
+    return true;
+  if (!l->built && !buildIndex(exe, l))
+    return false;
+  if (thunkyHashMapGet(&l->symbols, thunkyHashBytes(symbol, strlen(symbol)), &i) &&
+      strcmp(symbol, l->symbolNames[i]) == 0)
+    *literal = l->instructions[i]->literal;
+  return true;
 }
 
 /* The device bytes of a dense literal in its own layout. */
@@ -124,9 +119,11 @@ bool thunkyConstantBytesOf(ThunkyExecutable *exe, ConstantLiterals *literals,
     *bytes = (ThunkyBytes){c->content->data.data, c->content->data.len};
     return true;
   }
-  const Xla__LiteralProto *l = findLiteral(exe, literals, c->symbol_name);
+  const Xla__LiteralProto *l;
   const void *data;
   size_t size;
+  if (!findLiteral(exe, literals, c->symbol_name, &l))
+    return thunkyErrorf(error, "out of memory");
   if (!l)
     return thunkyErrorf(error, "constant %s has no bytes and no HLO constant instruction", name);
   if (!literalBytes(l, &data, &size))

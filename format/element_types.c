@@ -84,13 +84,6 @@ static bool named(const char *s, const char *name, size_t length) {
   return s && strlen(s) == length && memcmp(s, name, length) == 0;
 }
 
-int32_t thunkyElementTypeFromName(const char *name, size_t length) {
-  for (int32_t t = 1; t < THUNKY_TYPE_COUNT; t++)
-    if (named(rows[t].name, name, length))
-      return t;
-  return THUNKY_TYPE_INVALID;
-}
-
 int32_t thunkyElementTypeFromMlirName(const char *name, size_t length) {
   for (int32_t t = 1; t < THUNKY_TYPE_COUNT; t++)
     if (named(rows[t].mlirName, name, length))

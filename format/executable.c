@@ -106,29 +106,36 @@ static const Xla__ShapeProto *subshape(const Xla__ShapeProto *s, size_t n, const
   return s;
 }
 
-static const ThunkyExecutable *sorting; /* qsort has no context argument in C11 */
+/* What parameters are ordered by, copied out so qsort needs no context. */
+typedef struct ParameterKey {
+  int64_t number;
+  const int64_t *index;
+  size_t indexLength;
+  uint32_t allocation;
+} ParameterKey;
 
 static int compareParameters(const void *x, const void *y) {
-  uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-  const Xla__BufferAllocationProto *a = sorting->allocations[i].proto,
-                                   *b = sorting->allocations[j].proto;
-  if (a->parameter_number != b->parameter_number)
-    return a->parameter_number < b->parameter_number ? -1 : 1;
-  int c = compareIndex(a->n_parameter_shape_index, a->parameter_shape_index,
-                       b->n_parameter_shape_index, b->parameter_shape_index);
-  return c ? c : (i > j) - (i < j);
+  const ParameterKey *a = x, *b = y;
+  if (a->number != b->number)
+    return a->number < b->number ? -1 : 1;
+  int c = compareIndex(a->indexLength, a->index, b->indexLength, b->index);
+  return c ? c : (a->allocation > b->allocation) - (a->allocation < b->allocation);
 }
 
 static bool readParameters(ThunkyExecutable *exe, ThunkyError *error) {
+  ParameterKey *keys = arrayOf(exe, exe->numAllocations, sizeof *keys);
   exe->parameters = arrayOf(exe, exe->numAllocations, sizeof *exe->parameters);
-  if (!exe->parameters)
+  if (!keys || !exe->parameters)
     return thunkyErrorf(error, "out of memory");
-  for (uint32_t a = 0; a < exe->numAllocations; a++)
-    if (exe->allocations[a].parameter >= 0)
-      exe->parameters[exe->numParameters++] = a;
-  sorting = exe;
-  qsort(exe->parameters, exe->numParameters, sizeof *exe->parameters, compareParameters);
-  sorting = NULL;
+  for (uint32_t a = 0; a < exe->numAllocations; a++) {
+    const ThunkyExecutableAllocation *alloc = &exe->allocations[a];
+    if (alloc->parameter >= 0)
+      keys[exe->numParameters++] = (ParameterKey){alloc->parameter, alloc->proto->parameter_shape_index,
+                                                  alloc->proto->n_parameter_shape_index, a};
+  }
+  qsort(keys, exe->numParameters, sizeof *keys, compareParameters);
+  for (uint32_t p = 0; p < exe->numParameters; p++)
+    exe->parameters[p] = keys[p].allocation;
   const Xla__ProgramShapeProto *ps = exe->proto->program_shape;
   for (uint32_t p = 0; p < exe->numParameters; p++) {
     ThunkyExecutableAllocation *a = &exe->allocations[exe->parameters[p]];
@@ -266,10 +273,11 @@ void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size) {
   return thunkyArenaAlloc(internalOf(exe)->arena, (count + 1) * size);
 }
 
-void thunkyThunkName(uint64_t number, const ThunkyThunkProto *t, char *out, size_t size) {
-  const char *annotation = t && t->thunk_info ? t->thunk_info->profile_annotation : NULL;
-  if (annotation && *annotation)
-    snprintf(out, size, "thunk %" PRIu64 " (%.100s)", number, annotation);
+void thunkyThunkName(uint64_t number, const char *annotation, size_t length, char *out,
+                     size_t size) {
+  if (annotation && length)
+    snprintf(out, size, "thunk %" PRIu64 " (%.*s)", number, (int)(length > 100 ? 100 : length),
+             annotation);
   else
     snprintf(out, size, "thunk %" PRIu64, number);
 }

@@ -25,6 +25,7 @@ void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size);
 typedef struct ConstantLiterals {
   ThunkyHashMap symbols; /* hash of "buffer_for_<name>" -> instruction number */
   const Xla__HloInstructionProto **instructions;
+  const char **symbolNames; /* per instruction: its buffer's symbol */
   bool built;
 } ConstantLiterals;
 

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Control flow nests no deeper than this (protobuf nesting is already
  * bounded by the wire check; this bounds every recursion over thunks). */
@@ -30,7 +31,9 @@ static bool fail(Walk *w, const char *fmt, ...) {
   va_start(args, fmt);
   vsnprintf(what, sizeof what, fmt, args);
   va_end(args);
-  thunkyThunkName(w->number, w->thunk, name, sizeof name);
+  const char *annotation = w->thunk && w->thunk->thunk_info ? w->thunk->thunk_info->profile_annotation
+                                                            : NULL;
+  thunkyThunkName(w->number, annotation, annotation ? strlen(annotation) : 0, name, sizeof name);
   return thunkyErrorf(w->error, "%s: %s", name, what);
 }
 
@@ -49,10 +52,10 @@ static bool checkSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   return true;
 }
 
-static bool walkList(Walk *w, size_t n, ThunkyThunkProto *const *thunks);
+static bool walkList(Walk *w, size_t n, ThunkyThunkProto *const *thunks, bool nests);
 
 static bool walkSequence(Walk *w, const Xla__Gpu__ThunkSequenceProto *s) {
-  return !s || walkList(w, s->n_thunks, s->thunks);
+  return !s || walkList(w, s->n_thunks, s->thunks, true);
 }
 
 static bool asyncStart(Walk *w, uint64_t id) {
@@ -76,10 +79,11 @@ static bool walkThunk(Walk *w, ThunkyThunkProto *t) {
   ok = ok && thunkyForEachSlice(&t->base, false, checkSlice, w);
   switch (t->impl_case) {
   case XLA__GPU__THUNK_PROTO__IMPL_SEQUENTIAL_THUNK:
-    ok = ok && walkList(w, t->sequential_thunk->n_thunks, t->sequential_thunk->thunks);
+    ok = ok && walkList(w, t->sequential_thunk->n_thunks, t->sequential_thunk->thunks, false);
     break;
   case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_GROUP_THUNK:
-    ok = ok && walkList(w, t->collective_group_thunk->n_thunks, t->collective_group_thunk->thunks);
+    ok = ok && walkList(w, t->collective_group_thunk->n_thunks, t->collective_group_thunk->thunks,
+                        true);
     break;
   case XLA__GPU__THUNK_PROTO__IMPL_CONDITIONAL_THUNK:
     for (size_t b = 0; ok && b < t->conditional_thunk->n_branch_thunks; b++)
@@ -108,22 +112,23 @@ static bool walkThunk(Walk *w, ThunkyThunkProto *t) {
   return ok;
 }
 
-static bool walkList(Walk *w, size_t n, ThunkyThunkProto *const *thunks) {
-  if (++w->depth > MAX_DEPTH)
+static bool walkList(Walk *w, size_t n, ThunkyThunkProto *const *thunks, bool nests) {
+  w->depth += nests;
+  if (w->depth > MAX_DEPTH)
     return fail(w, "control flow nests deeper than %d", MAX_DEPTH);
   if (w->depth > w->exe->maxDepth)
     w->exe->maxDepth = w->depth;
   bool ok = true;
   for (size_t i = 0; ok && i < n; i++)
     ok = walkThunk(w, thunks[i]);
-  w->depth--;
+  w->depth -= nests;
   return ok;
 }
 
 bool thunkyExecutableReadThunks(ThunkyExecutable *exe, const ThunkyLimits *limits,
                                 ThunkyError *error) {
   Walk w = {.exe = exe, .limits = limits, .error = error};
-  return walkList(&w, exe->proto->n_thunks, exe->proto->thunks);
+  return walkList(&w, exe->proto->n_thunks, exe->proto->thunks, true);
 }
 
 bool thunkyExecutableAsyncSlot(const ThunkyExecutable *exe, uint64_t id, uint32_t *slot) {

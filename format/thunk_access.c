@@ -1,9 +1,9 @@
 /*===- thunk_access.c - what each thunk kind reads and writes -----------===*
  *
  * One row per slice field of the schema whose access is known; a field
- * that is no row reads and writes (safe for every pass and check). Rows are
- * keyed by the message and field names of the schema, so a kind added to
- * the schema is covered, conservatively, before anyone writes its row.
+ * that is no row reads and writes (safe for every pass and check), so a
+ * kind added to the schema is covered, conservatively, before anyone
+ * writes its row.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Executable.h"
@@ -13,86 +13,106 @@
 enum { R = THUNKY_ACCESS_READ, W = THUNKY_ACCESS_WRITE, RW = THUNKY_ACCESS_READ_WRITE };
 
 static const struct {
-  const char *message, *field;
+  const ProtobufCMessageDescriptor *message;
+  const char *field;
   ThunkyAccess access;
 } rows[] = {
-    {"xla.gpu.CopyThunkProto", "source_buffer", R},
-    {"xla.gpu.CopyThunkProto", "destination_buffer", W},
-    {"xla.gpu.MemzeroThunkProto", "dest_buffer", W},
-    {"xla.gpu.Memset32BitValueThunkProto", "dest_buffer", W},
-    {"xla.gpu.ReplicaIdThunkProto", "dest_buffer", W},
-    {"xla.gpu.PartitionIdThunkProto", "dest_buffer", W},
-    {"xla.gpu.RngSeedThunkProto", "dest_buffer", W},
-    {"xla.gpu.CollectiveBufferProto", "source_buffer", R},
-    {"xla.gpu.CollectiveBufferProto", "destination_buffer", W},
-    {"xla.gpu.ConditionalThunkProto", "branch_index_buffer", R},
-    {"xla.gpu.WhileThunkProto", "condition_result_buffer_index", R},
-    {"xla.gpu.CustomCallThunkProto", "operands", R},
-    {"xla.gpu.CustomCallThunkProto", "results", W},
-    {"xla.gpu.GemmThunkProto", "lhs_buffer", R},
-    {"xla.gpu.GemmThunkProto", "rhs_buffer", R},
-    {"xla.gpu.GemmThunkProto", "output_buffer", W}, /* RW when beta != 0, below */
-    {"xla.gpu.GemmThunkProto", "workspace", W},
-    {"xla.gpu.CublasLtMatmulThunkProto", "a", R},
-    {"xla.gpu.CublasLtMatmulThunkProto", "b", R},
-    {"xla.gpu.CublasLtMatmulThunkProto", "c", R},
-    {"xla.gpu.CublasLtMatmulThunkProto", "d", W},
-    {"xla.gpu.CublasLtMatmulThunkProto", "bias", R},
-    {"xla.gpu.CublasLtMatmulThunkProto", "aux", W},
-    {"xla.gpu.CublasLtMatmulThunkProto", "a_scale", R},
-    {"xla.gpu.CublasLtMatmulThunkProto", "b_scale", R},
-    {"xla.gpu.CublasLtMatmulThunkProto", "c_scale", R},
-    {"xla.gpu.CublasLtMatmulThunkProto", "d_scale", R},
-    {"xla.gpu.CublasLtMatmulThunkProto", "d_amax", W},
-    {"xla.gpu.CublasLtMatmulThunkProto", "workspace", W},
-    {"xla.gpu.CublasLtMatmulThunkProto", "group_sizes", R},
-    {"xla.gpu.ConvolutionThunkProto", "operand_buffers", R},
-    {"xla.gpu.ConvolutionThunkProto", "result_buffers", W},
-    {"xla.gpu.ConvolutionThunkProto", "scratch_buffer", W},
-    {"xla.gpu.ConvolutionReorderThunkProto", "filter_input", R},
-    {"xla.gpu.ConvolutionReorderThunkProto", "filter_output", W},
-    {"xla.gpu.ConvolutionReorderBiasBuffers", "bias_input", R},
-    {"xla.gpu.ConvolutionReorderBiasBuffers", "bias_output", W},
-    {"xla.gpu.FftThunkProto", "input_buffer", R},
-    {"xla.gpu.FftThunkProto", "output_buffer", W},
-    {"xla.gpu.TriangularSolveThunkProto", "a_buffer", R},
-    {"xla.gpu.TriangularSolveThunkProto", "b_buffer", RW}, /* solved in place */
-    {"xla.gpu.TriangularSolveThunkProto", "temp_buffer", W},
-    {"xla.gpu.NormThunkProto", "x", R},
-    {"xla.gpu.NormThunkProto", "scale", R},
-    {"xla.gpu.NormThunkProto", "bias", R},
-    {"xla.gpu.NormThunkProto", "dy", R},
-    {"xla.gpu.NormThunkProto", "y_or_dx", W},
-    {"xla.gpu.NormThunkProto", "expectation", W},
-    {"xla.gpu.NormThunkProto", "norm_factor", W},
-    {"xla.gpu.NormThunkProto", "dscale", W},
-    {"xla.gpu.NormThunkProto", "dbias", W},
-    {"xla.gpu.NormThunkProto", "scratch", W},
-    {"xla.gpu.HostExecuteStartThunkProto", "args", R},
-    {"xla.gpu.HostExecuteStartThunkProto", "results", W},
-    {"xla.gpu.HostSendThunkProto", "buffer", R},
-    {"xla.gpu.HostRecvThunkProto", "buffer", W},
-    {"xla.gpu.InfeedThunkProto", "dest_slices", W},
-    {"xla.gpu.OutfeedThunkProto", "source_slices", R},
-    {"xla.gpu.DynamicSliceFusionThunkProto", "parameter_buffers", R},
-    {"xla.gpu.DynamicSliceFusionThunkProto", "result_buffers", W},
+    {&xla__gpu__copy_thunk_proto__descriptor, "source_buffer", R},
+    {&xla__gpu__copy_thunk_proto__descriptor, "destination_buffer", W},
+    {&xla__gpu__memzero_thunk_proto__descriptor, "dest_buffer", W},
+    {&xla__gpu__memset32_bit_value_thunk_proto__descriptor, "dest_buffer", W},
+    {&xla__gpu__replica_id_thunk_proto__descriptor, "dest_buffer", W},
+    {&xla__gpu__partition_id_thunk_proto__descriptor, "dest_buffer", W},
+    {&xla__gpu__rng_seed_thunk_proto__descriptor, "dest_buffer", W},
+    {&xla__gpu__collective_buffer_proto__descriptor, "source_buffer", R},
+    {&xla__gpu__collective_buffer_proto__descriptor, "destination_buffer", W},
+    {&xla__gpu__conditional_thunk_proto__descriptor, "branch_index_buffer", R},
+    {&xla__gpu__while_thunk_proto__descriptor, "condition_result_buffer_index", R},
+    {&xla__gpu__custom_call_thunk_proto__descriptor, "operands", R},
+    {&xla__gpu__custom_call_thunk_proto__descriptor, "results", W},
+    {&xla__gpu__gemm_thunk_proto__descriptor, "lhs_buffer", R},
+    {&xla__gpu__gemm_thunk_proto__descriptor, "rhs_buffer", R},
+    {&xla__gpu__gemm_thunk_proto__descriptor, "output_buffer", W}, /* RW when beta != 0, below */
+    {&xla__gpu__gemm_thunk_proto__descriptor, "workspace", W},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "a", R},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "b", R},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "c", R},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "d", W},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "bias", R},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "aux", W},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "a_scale", R},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "b_scale", R},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "c_scale", R},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "d_scale", R},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "d_amax", W},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "workspace", W},
+    {&xla__gpu__cublas_lt_matmul_thunk_proto__descriptor, "group_sizes", R},
+    {&xla__gpu__convolution_thunk_proto__descriptor, "operand_buffers", R},
+    {&xla__gpu__convolution_thunk_proto__descriptor, "result_buffers", W},
+    {&xla__gpu__convolution_thunk_proto__descriptor, "scratch_buffer", W},
+    {&xla__gpu__convolution_reorder_thunk_proto__descriptor, "filter_input", R},
+    {&xla__gpu__convolution_reorder_thunk_proto__descriptor, "filter_output", W},
+    {&xla__gpu__convolution_reorder_bias_buffers__descriptor, "bias_input", R},
+    {&xla__gpu__convolution_reorder_bias_buffers__descriptor, "bias_output", W},
+    {&xla__gpu__fft_thunk_proto__descriptor, "input_buffer", R},
+    {&xla__gpu__fft_thunk_proto__descriptor, "output_buffer", W},
+    {&xla__gpu__triangular_solve_thunk_proto__descriptor, "a_buffer", R},
+    {&xla__gpu__triangular_solve_thunk_proto__descriptor, "b_buffer", RW}, /* solved in place */
+    {&xla__gpu__triangular_solve_thunk_proto__descriptor, "temp_buffer", W},
+    {&xla__gpu__norm_thunk_proto__descriptor, "x", R},
+    {&xla__gpu__norm_thunk_proto__descriptor, "scale", R},
+    {&xla__gpu__norm_thunk_proto__descriptor, "bias", R},
+    {&xla__gpu__norm_thunk_proto__descriptor, "dy", R},
+    {&xla__gpu__norm_thunk_proto__descriptor, "y_or_dx", W},
+    {&xla__gpu__norm_thunk_proto__descriptor, "expectation", W},
+    {&xla__gpu__norm_thunk_proto__descriptor, "norm_factor", W},
+    {&xla__gpu__norm_thunk_proto__descriptor, "dscale", W},
+    {&xla__gpu__norm_thunk_proto__descriptor, "dbias", W},
+    {&xla__gpu__norm_thunk_proto__descriptor, "scratch", W},
+    {&xla__gpu__host_execute_start_thunk_proto__descriptor, "args", R},
+    {&xla__gpu__host_execute_start_thunk_proto__descriptor, "results", W},
+    {&xla__gpu__host_send_thunk_proto__descriptor, "buffer", R},
+    {&xla__gpu__host_recv_thunk_proto__descriptor, "buffer", W},
+    {&xla__gpu__infeed_thunk_proto__descriptor, "dest_slices", W},
+    {&xla__gpu__outfeed_thunk_proto__descriptor, "source_slices", R},
+    {&xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor, "parameter_buffers", R},
+    {&xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor, "result_buffers", W},
 };
 
 static ThunkyAccess rowAccess(const ProtobufCMessageDescriptor *desc,
                               const ProtobufCFieldDescriptor *f, ThunkyAccess inherited) {
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-    if (strcmp(rows[i].field, f->name) == 0 && strcmp(rows[i].message, desc->name) == 0)
+    if (rows[i].message == desc && strcmp(rows[i].field, f->name) == 0)
       return rows[i].access;
   return inherited;
 }
 
 /* A kernel's `written` flags say which arguments it may write (and maybe
  * read); the others it only reads. Without one flag per argument, all may. */
-static ThunkyAccess kernelArgAccess(size_t nFlags, const protobuf_c_boolean *written,
-                                    size_t nArgs, size_t i) {
-  if (nFlags != nArgs)
+typedef struct KernelFlags {
+  const protobuf_c_boolean *written; /* NULL: `f` is no kernel's arguments */
+  size_t count;
+} KernelFlags;
+
+static KernelFlags kernelFlags(const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f) {
+  static const protobuf_c_boolean none[1];
+  if (strcmp(f->name, "args") != 0)
+    return (KernelFlags){NULL, 0};
+  if (msg->descriptor == &xla__gpu__kernel_thunk_proto__descriptor) {
+    const Xla__Gpu__KernelThunkProto *k = (const Xla__Gpu__KernelThunkProto *)msg;
+    return (KernelFlags){k->written ? k->written : none, k->n_written};
+  }
+  if (msg->descriptor == &xla__gpu__custom_kernel_thunk_proto__descriptor) {
+    const Xla__Gpu__CustomKernelThunkProto *k = (const Xla__Gpu__CustomKernelThunkProto *)msg;
+    return (KernelFlags){k->written ? k->written : none, k->n_written};
+  }
+  return (KernelFlags){NULL, 0};
+}
+
+static ThunkyAccess kernelArgAccess(KernelFlags flags, size_t nArgs, size_t i) {
+  if (flags.count != nArgs)
     return RW;
-  return written[i] ? RW : R;
+  return flags.written[i] ? RW : R;
 }
 
 static bool isSet(const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f) {
@@ -139,17 +159,9 @@ static bool walk(ProtobufCMessage *msg, bool nested, ThunkyAccess access,
     if (f->label == PROTOBUF_C_LABEL_REPEATED) {
       size_t n = *(size_t *)((char *)msg + f->quantifier_offset);
       ProtobufCMessage **items = *(ProtobufCMessage ***)slot;
+      const KernelFlags flags = kernelFlags(msg, f);
       for (size_t k = 0; k < n; ++k) {
-        ThunkyAccess a = fieldAccess;
-        if (desc == &xla__gpu__kernel_thunk_proto__descriptor && strcmp(f->name, "args") == 0) {
-          const Xla__Gpu__KernelThunkProto *kt = (const Xla__Gpu__KernelThunkProto *)msg;
-          a = kernelArgAccess(kt->n_written, kt->written, n, k);
-        } else if (desc == &xla__gpu__custom_kernel_thunk_proto__descriptor &&
-                   strcmp(f->name, "args") == 0) {
-          const Xla__Gpu__CustomKernelThunkProto *kt =
-              (const Xla__Gpu__CustomKernelThunkProto *)msg;
-          a = kernelArgAccess(kt->n_written, kt->written, n, k);
-        }
+        ThunkyAccess a = flags.written ? kernelArgAccess(flags, n, k) : fieldAccess;
         if (items[k] && !walk(items[k], nested, a, visit, userData))
           return false;
       }

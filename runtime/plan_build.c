@@ -16,7 +16,6 @@
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -824,14 +823,9 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
 }
 
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size) {
-  if (!plan || thunk >= plan->numThunks) {
+  if (!plan || thunk >= plan->numThunks)
     snprintf(out, size, "executable");
-    return;
-  }
-  const ThunkyBytes *name = &plan->thunks[thunk];
-  if (name->size)
-    snprintf(out, size, "thunk %u (%.*s)", thunk, (int)(name->size > 100 ? 100 : name->size),
-             (const char *)name->data);
   else
-    snprintf(out, size, "thunk %u", thunk);
+    thunkyThunkName(thunk, (const char *)plan->thunks[thunk].data, plan->thunks[thunk].size, out,
+                    size);
 }

@@ -71,8 +71,6 @@ typedef enum ThunkyElementKind {
 /* XLA's lowercase name ("f32", "f8e4m3fn"); NULL for a number the schema
  * does not have. */
 const char *thunkyElementTypeName(int32_t elementType);
-/* The type named `name` (XLA's lowercase name); THUNKY_TYPE_INVALID if none. */
-int32_t thunkyElementTypeFromName(const char *name, size_t length);
 /* Bytes of one element; 0 for types without a whole-byte size (sub-byte,
  * tuple, token). PRED is one byte. */
 uint32_t thunkyElementBytes(int32_t elementType);

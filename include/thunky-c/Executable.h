@@ -98,7 +98,9 @@ typedef struct ThunkyExecutable {
    * of first start), and its done the same one. */
   uint32_t numAsyncSlots;
   uint64_t numThunks; /* nested ones counted */
-  uint32_t maxDepth;  /* deepest nesting of thunk sequences (entry: 1) */
+  /* Deepest nesting of thunk lists (the entry is 1); a sequential thunk's
+   * thunks are part of the list around it, as the plan flattens them. */
+  uint32_t maxDepth;
 
   void *internal;
 } ThunkyExecutable;
@@ -132,9 +134,11 @@ typedef enum ThunkyPredicate {
 ThunkyPredicate thunkyWhilePredicate(const Xla__Gpu__WhileThunkProto *w);
 ThunkyPredicate thunkyConditionalPredicate(const Xla__Gpu__ConditionalThunkProto *c);
 
-/* "thunk 7 (loop_add_fusion)" or "thunk 7": how errors name the thunk at
- * depth-first position `number`. */
-void thunkyThunkName(uint64_t number, const ThunkyThunkProto *t, char *out, size_t size);
+/* "thunk 7 (loop_add_fusion)" or "thunk 7": how the model, the plan and
+ * profiles name the thunk at depth-first position `number`, given its
+ * profile annotation annotation[0, length) (may be empty). */
+void thunkyThunkName(uint64_t number, const char *annotation, size_t length, char *out,
+                     size_t size);
 
 /* The executable XLA's golden-file wrapper holds, or NULL when `w` is not a
  * wrapper of a GPU executable with thunks or allocations (then the bytes
