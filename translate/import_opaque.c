@@ -1,0 +1,131 @@
+/*===- import_opaque.c - every other thunk: thunky.call_thunk_proto ----===*/
+#include "import.h"
+
+#include "proto_attr.h"
+#include "thunky-c/HashMap.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Localizer {
+  Importer *im;
+  int64_t *globals; /* distinct allocation indices, first-seen order */
+  int *writes;      /* per operand: whether the thunk may write it */
+  size_t count;
+  ThunkyHashMap locals; /* allocation index -> operand */
+  bool failed;
+} Localizer;
+
+static bool localizeSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
+  Localizer *l = userData;
+  if (!thunkyImportCheckSlice(l->im, s)) {
+    l->failed = true;
+    return false;
+  }
+  int64_t global = s->buffer_allocation_index;
+  uint32_t local;
+  if (!thunkyHashMapGet(&l->locals, (uint64_t)global, &local)) {
+    local = (uint32_t)l->count;
+    if (!thunkyHashMapPut(&l->locals, (uint64_t)global, local)) {
+      l->failed = true;
+      return thunkyImportError(l->im, "%s", "out of memory");
+    }
+    l->globals[l->count] = global;
+    l->writes[l->count++] = 0;
+  }
+  l->writes[local] |= (access & THUNKY_ACCESS_WRITE) != 0;
+  s->buffer_allocation_index = (int64_t)local;
+  /* XLA's slices are proto3: a zero is never on the wire. An explicit one is
+   * dropped here, as export would drop it, so that import(export(m)) is m. */
+  s->has_buffer_allocation_index = local != 0;
+  s->has_offset = s->offset != 0;
+  s->has_size = s->size != 0;
+  return true;
+}
+
+static bool countSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
+  ++*(size_t *)userData;
+  return true;
+}
+
+static const char *kernelName(const Thunk *t) {
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK &&
+      t->kernel_thunk->kernel_name)
+    return t->kernel_thunk->kernel_name;
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK &&
+      t->custom_kernel_thunk->custom_kernel &&
+      t->custom_kernel_thunk->custom_kernel->name)
+    return t->custom_kernel_thunk->custom_kernel->name;
+  return "thunk";
+}
+
+/* A custom kernel's cubin or PTX, moved out of the thunk (see
+ * THUNKY_ATTR_KERNEL_BINARY); a null attribute when there is none. */
+static MlirAttribute takeKernelBinary(Importer *im, Thunk *t) {
+  const Xla__Gpu__CustomKernelProto *k =
+      t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK
+          ? t->custom_kernel_thunk->custom_kernel
+          : NULL;
+  StreamExecutor__KernelLoaderSpecProto *spec = k ? k->kernel_spec : NULL;
+  if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN &&
+      spec->cubin && spec->cubin->has_data && spec->cubin->data.len) {
+    MlirAttribute code =
+        stringAttr(im, (const char *)spec->cubin->data.data, spec->cubin->data.len);
+    spec->cubin->has_data = 0;
+    spec->cubin->data.len = 0;
+    return code;
+  }
+  if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
+      spec->ptx && spec->ptx->data && *spec->ptx->data) {
+    MlirAttribute code = stringAttr(im, spec->ptx->data, strlen(spec->ptx->data));
+    spec->ptx->data = NULL;
+    return code;
+  }
+  return mlirAttributeGetNull();
+}
+
+bool thunkyImportOpaque(Importer *im, Thunk *t) {
+  size_t numSlices = 0;
+  thunkyForEachSlice(&t->base, true, countSlice, &numSlices);
+  Localizer l = {.im = im, .globals = malloc((numSlices + 1) * sizeof(int64_t)),
+                 .writes = malloc((numSlices + 1) * sizeof(int))};
+  if (!l.globals || !l.writes) {
+    free(l.globals), free(l.writes);
+    return thunkyImportError(im, "%s", "out of memory");
+  }
+  thunkyForEachSlice(&t->base, true, localizeSlice, &l);
+  thunkyHashMapDestroy(&l.locals);
+  if (l.failed) {
+    free(l.globals), free(l.writes);
+    return false;
+  }
+  MlirValue *operands = malloc((l.count + 1) * sizeof *operands);
+  MlirType *types = malloc((l.count + 1) * sizeof *types);
+  /* Sized once the binary is out: the thunk without its cubin is small. */
+  MlirAttribute code = takeKernelBinary(im, t);
+  size_t packed = protobuf_c_message_get_packed_size(&t->base);
+  uint8_t *bytes = malloc(packed + 1);
+  if (!operands || !types || !bytes) {
+    free(l.globals), free(l.writes), free(operands), free(types), free(bytes);
+    return thunkyImportError(im, "%s", "out of memory");
+  }
+  for (size_t i = 0; i < l.count; ++i)
+    operands[i] = im->allocationValue[l.globals[i]];
+  protobuf_c_message_pack(&t->base, bytes);
+  MlirNamedAttribute attrs[4] = {
+      named(im, "kernel_name", mlirStringAttrGet(im->ctx, str(kernelName(t)))),
+      named(im, "thunk_proto", stringAttr(im, (const char *)bytes, packed)),
+      /* PTX and cubin stay once on the module (thunky.executable). */
+      named(im, "asm_text", stringAttr(im, "", 0)),
+      named(im, "binary", stringAttr(im, "", 0)),
+  };
+  free(bytes);
+  MlirOperation op = thunkyImportEmit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
+                          0, NULL, 4, attrs, 0);
+  if (!mlirAttributeIsNull(code))
+    mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_KERNEL_BINARY), code);
+  /* What the thunk kind table says of each operand, for the passes. */
+  mlirOperationSetDiscardableAttributeByName(
+      op, str(THUNKY_ATTR_WRITTEN), mlirDenseBoolArrayGet(im->ctx, (intptr_t)l.count, l.writes));
+  free(l.globals), free(l.writes), free(operands), free(types);
+  return true;
+}
