@@ -107,7 +107,8 @@ bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
   case 0:
     f->payload = *pos;
     if (!thunkyReadVarint(data, size, pos, &length))
-      return thunkyErrorf(error, "byte %zu: field %u: truncated or overlong varint", f->payload, f->number);
+      return thunkyErrorf(error, "byte %zu: field %u: truncated or overlong varint", f->payload,
+                          f->number);
     break;
   case 1:
   case 5: {

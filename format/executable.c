@@ -36,7 +36,8 @@ static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
                        &asExecutable)) {
     /* Which one it was meant to be cannot be told from broken bytes. */
     if (*asWrapper.message)
-      return thunkyErrorf(error, "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
+      return thunkyErrorf(error,
+                          "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
                           asExecutable.message, asWrapper.message);
     return thunkyErrorf(error, "not a GpuExecutableProto: %s", asExecutable.message);
   }
@@ -72,8 +73,10 @@ static bool readAllocations(ThunkyExecutable *exe, const ThunkyLimits *limits,
   for (size_t i = 0; i < n; i++) {
     const Xla__BufferAllocationProto *a = exe->proto->buffer_allocations->values[i];
     if (a->index != (int64_t)i)
-      return thunkyErrorf(error, "allocation %zu has index %" PRId64
-                          "; XLA requires each allocation at the position of its index", i, a->index);
+      return thunkyErrorf(error,
+                          "allocation %zu has index %" PRId64
+                          "; XLA requires each allocation at the position of its index",
+                          i, a->index);
     if (a->size < 0)
       return thunkyErrorf(error, "allocation %zu has negative size %" PRId64, i, a->size);
     if ((uint64_t)a->size > limits->maxAllocationBytes)
@@ -130,8 +133,9 @@ static bool readParameters(ThunkyExecutable *exe, ThunkyError *error) {
   for (uint32_t a = 0; a < exe->numAllocations; a++) {
     const ThunkyExecutableAllocation *alloc = &exe->allocations[a];
     if (alloc->parameter >= 0)
-      keys[exe->numParameters++] = (ParameterKey){alloc->parameter, alloc->proto->parameter_shape_index,
-                                                  alloc->proto->n_parameter_shape_index, a};
+      keys[exe->numParameters++] =
+          (ParameterKey){alloc->parameter, alloc->proto->parameter_shape_index,
+                         alloc->proto->n_parameter_shape_index, a};
   }
   qsort(keys, exe->numParameters, sizeof *keys, compareParameters);
   for (uint32_t p = 0; p < exe->numParameters; p++)
@@ -177,8 +181,9 @@ static bool readOutputs(ThunkyExecutable *exe, ThunkyError *error) {
       return thunkyErrorf(error, "output_info_map names unknown allocation %" PRId64
                           " (the executable has %u)", a, exe->numAllocations);
     const Xla__ShapeProto *shape =
-        result && e->shape_index ? subshape(result, e->shape_index->n_indexes, e->shape_index->indexes)
-                                 : result;
+        result && e->shape_index
+            ? subshape(result, e->shape_index->n_indexes, e->shape_index->indexes)
+            : result;
     /* XLA lists the tuple itself too (its index table): not an array. */
     if (shape && (shape->element_type == XLA__PRIMITIVE_TYPE__TUPLE || shape->n_tuple_shapes))
       continue;

@@ -31,8 +31,8 @@ static bool fail(Walk *w, const char *fmt, ...) {
   va_start(args, fmt);
   vsnprintf(what, sizeof what, fmt, args);
   va_end(args);
-  const char *annotation = w->thunk && w->thunk->thunk_info ? w->thunk->thunk_info->profile_annotation
-                                                            : NULL;
+  const char *annotation =
+      w->thunk && w->thunk->thunk_info ? w->thunk->thunk_info->profile_annotation : NULL;
   thunkyThunkName(w->number, annotation, annotation ? strlen(annotation) : 0, name, sizeof name);
   return thunkyErrorf(w->error, "%s: %s", name, what);
 }

@@ -193,7 +193,8 @@ static bool binaryIndex(Builder *b, const void *data, size_t size, bool isPtx, u
 }
 
 static bool addKernel(Builder *b, CommandVec *v, const char *name, const void *binary,
-                      size_t binarySize, bool isPtx, ThunkyRange args, const StreamExecutor__Dim3DProto *grid,
+                      size_t binarySize, bool isPtx, ThunkyRange args,
+                      const StreamExecutor__Dim3DProto *grid,
                       const StreamExecutor__Dim3DProto *block, int64_t sharedBytes) {
   ThunkyCommand *c = emit(b, v, THUNKY_CMD_KERNEL);
   if (!c)

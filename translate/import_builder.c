@@ -34,9 +34,9 @@ MlirType thunkyImportElementType(Importer *im, int32_t type) {
 }
 
 MlirOperation thunkyImportEmit(Importer *im, const char *name, intptr_t nOperands,
-                          const MlirValue *operands, intptr_t nResults,
-                          const MlirType *results, intptr_t nAttrs,
-                          const MlirNamedAttribute *attrs, intptr_t nRegions) {
+                               const MlirValue *operands, intptr_t nResults,
+                               const MlirType *results, intptr_t nAttrs,
+                               const MlirNamedAttribute *attrs, intptr_t nRegions) {
   MlirOperationState state = mlirOperationStateGet(str(name), im->loc);
   mlirOperationStateAddOperands(&state, nOperands, operands);
   mlirOperationStateAddResults(&state, nResults, results);
@@ -118,7 +118,7 @@ void thunkyImportConsumeSequence(Xla__Gpu__ThunkSequenceProto **slot) {
 
 /* Imports `thunks` into region `index` of `op`, ending it with a yield. */
 bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index,
-                         size_t n, Thunk **thunks) {
+                        size_t n, Thunk **thunks) {
   MlirBlock saved = im->block;
   im->block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
   bool ok = thunkyImportThunks(im, n, thunks);
@@ -129,7 +129,7 @@ bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index,
 
 /* Attaches what is left of `t` after the op took its fields. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
-                           ProtobufCMessage *impl, const char *implName) {
+                                ProtobufCMessage *impl, const char *implName) {
   if (impl && thunkyProtoIsEmpty(impl))
     thunkyProtoClearField(&t->base, implName);
   if (thunkyProtoIsEmpty(&t->base))

@@ -111,8 +111,10 @@ static bool importConstant(Importer *im, const ThunkyExecutableConstant *k) {
   if (size > MAX_CONSTANT_BYTES)
     return thunkyImportError(im, "constant %s is larger than the 1 GiB import limit", what);
   if (size - length > MAX_CONSTANT_PADDING)
-    return thunkyImportError(im, "constant %s holds %" PRId64 " bytes, more than 1 MiB short of its "
-                 "allocation", what, length);
+    return thunkyImportError(im,
+                             "constant %s holds %" PRId64 " bytes, more than 1 MiB short of its "
+                             "allocation",
+                             what, length);
   char *value = calloc((size_t)size + 1, 1);
   if (!value)
     return thunkyImportError(im, "%s", "out of memory");
@@ -226,7 +228,8 @@ static bool setContainerAttrs(Importer *im, MlirOperation module, const ThunkyCo
     return true;
   ProtobufCAllocator *alloc = thunkyArenaAllocator(im->arena);
   const char *name = thunkyLayeringName(c->layering);
-  mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_CONTAINER), stringAttr(im, name, strlen(name)));
+  mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_CONTAINER),
+                                  stringAttr(im, name, strlen(name)));
   if (c->options.size) {
     ProtobufCMessage *options = protobuf_c_message_unpack(
         &xla__executable_and_options_proto__descriptor, alloc, c->options.size, c->options.data);

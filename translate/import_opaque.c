@@ -120,7 +120,7 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   };
   free(bytes);
   MlirOperation op = thunkyImportEmit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
-                          0, NULL, 4, attrs, 0);
+                                      0, NULL, 4, attrs, 0);
   if (!mlirAttributeIsNull(code))
     mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_KERNEL_BINARY), code);
   /* What the thunk kind table says of each operand, for the passes. */

@@ -51,7 +51,7 @@ static bool importCopy(Importer *im, Thunk *t) {
   thunkyImportConsumeShapedSlice(&c->destination_buffer);
   c->has_mem_size = 0, c->mem_size = 0; /* the slices' size: export writes it */
   return thunkyImportAttachResidual(im, op, t, &t->device_to_device_copy_thunk->base,
-                 "device_to_device_copy_thunk");
+                                    "device_to_device_copy_thunk");
 }
 
 /* Whether a copy thunk fits thunky.copy (all of one buffer into another of
@@ -322,7 +322,7 @@ static bool importCustomCall(Importer *im, Thunk *t) {
       named(im, "result_shapes", resultShapes),
   };
   MlirOperation op = thunkyImportEmit(im, "thunky.custom_call", (intptr_t)n, buffers, 0, NULL,
-                          shapes ? 6 : 4, attrs, 0);
+                                      shapes ? 6 : 4, attrs, 0);
   free(buffers);
   consumeArguments(c, "operands", c->n_operands, c->operands, shapes);
   consumeArguments(c, "results", c->n_results, c->results, shapes);
@@ -361,7 +361,7 @@ static bool importConditional(Importer *im, Thunk *t) {
   if (c->n_branch_thunks > 64)
     return thunkyImportError(im, "%s", "conditional_thunk has more than 64 branches");
   MlirOperation op = thunkyImportEmit(im, "thunky.cond", 1, &predicate, 0, NULL, 0, NULL,
-                          (intptr_t)c->n_branch_thunks);
+                                      (intptr_t)c->n_branch_thunks);
   for (size_t b = 0; b < c->n_branch_thunks; ++b)
     if (!thunkyImportRegion(im, op, (intptr_t)b, c->branch_thunks[b]->n_thunks,
                       c->branch_thunks[b]->thunks))
@@ -407,7 +407,8 @@ static bool importAsyncStart(Importer *im, Thunk *t) {
   Xla__Gpu__AsyncStartThunkProto *a = t->async_start_thunk;
   uint32_t slot;
   if (!thunkyExecutableAsyncSlot(im->model, a->async_execution_id, &slot))
-    return thunkyImportError(im, "%s", "async start has no slot"); /* the model gave every start one */
+    return thunkyImportError(im, "%s",
+                             "async start has no slot"); /* the model gave every start one */
   bool communication =
       a->execution_stream_id_case ==
       XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
@@ -438,7 +439,8 @@ static bool importAsyncDone(Importer *im, Thunk *t) {
   /* The model refused a done before its start. */
   if (!thunkyExecutableAsyncSlot(im->model, id, &slot) || mlirValueIsNull(im->tokens[slot]))
     return thunkyImportError(im, "async done for execution id %" PRIu64 " has no start", id);
-  MlirOperation op = thunkyImportEmit(im, "thunky.async_done", 1, &im->tokens[slot], 0, NULL, 0, NULL, 0);
+  MlirOperation op =
+      thunkyImportEmit(im, "thunky.async_done", 1, &im->tokens[slot], 0, NULL, 0, NULL, 0);
   /* The id is the token's: export takes it from the async_start. */
   t->async_done_thunk->has_async_execution_id = 0;
   t->async_done_thunk->async_execution_id = 0;

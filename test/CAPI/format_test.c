@@ -24,8 +24,8 @@ int main(int argc, char **argv) {
   printf("%s %u %s %s\n", thunkyElementTypeName(THUNKY_TYPE_BF16),
          thunkyElementBytes(THUNKY_TYPE_BF16), thunkyElementTypeMlirName(THUNKY_TYPE_F8E4M3FN),
          thunkyElementTypeName(thunkyElementTypeFromMlirName("i1", 2)));
-  printf("bf16(1.5)=%.1f\n", thunkySmallFloatDecode(THUNKY_TYPE_BF16,
-                                                    thunkySmallFloatEncode(THUNKY_TYPE_BF16, 1.5f)));
+  printf("bf16(1.5)=%.1f\n",
+         thunkySmallFloatDecode(THUNKY_TYPE_BF16, thunkySmallFloatEncode(THUNKY_TYPE_BF16, 1.5f)));
   // CHECK: bf16 2 f8E4M3FN pred
   // CHECK-NEXT: bf16(1.5)=1.5
 
@@ -93,7 +93,8 @@ int main(int argc, char **argv) {
   thunk.impl_case = XLA__GPU__THUNK_PROTO__IMPL_MEMSET32BIT_VALUE_THUNK;
   thunk.memset32bit_value_thunk = &memset;
   proto.n_thunks = 1, proto.thunks = thunks;
-  Xla__Gpu__GpuExecutableProto__OutputInfoProto info = XLA__GPU__GPU_EXECUTABLE_PROTO__OUTPUT_INFO_PROTO__INIT;
+  Xla__Gpu__GpuExecutableProto__OutputInfoProto info =
+      XLA__GPU__GPU_EXECUTABLE_PROTO__OUTPUT_INFO_PROTO__INIT;
   Xla__ShapeIndexProto index = XLA__SHAPE_INDEX_PROTO__INIT;
   Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry entry =
       XLA__GPU__GPU_EXECUTABLE_PROTO__OUTPUT_INFO_MAP_ENTRY__INIT, *entries[] = {&entry};

@@ -70,7 +70,8 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
 }
 
 static bool readModule(MlirOperation module, Module *m) {
-  MlirOperation main = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
+  MlirOperation main =
+      mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(main, 0));
   MlirAttribute argAttrs = mlirOperationGetAttributeByName(main, str("arg_attrs"));
   m->numArgs = mlirBlockGetNumArguments(entry);

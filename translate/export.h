@@ -1,0 +1,97 @@
+/*===- export.h - what the exporter's files share -----------------------===*
+ *
+ * Export builds the executable from @main: export_executable.c makes the
+ * allocations, constants and the outer layers; export_thunks.c a thunk of
+ * each first-class op; export_opaque.c puts thunky.call_thunk_proto's
+ * thunks back; export_builder.c holds what all three build with.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_TRANSLATE_EXPORT_H
+#define THUNKY_TRANSLATE_EXPORT_H
+
+#include "executable_attrs.h"
+
+#include "thunky-c/Arena.h"
+#include "thunky-c/Diagnostics.h"
+#include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef Xla__Gpu__GpuExecutableProto Executable;
+typedef Xla__Gpu__ThunkProto Thunk;
+typedef Xla__BufferAllocationProto Allocation;
+
+/* Where a buffer value lives. */
+typedef struct Place {
+  int64_t allocation, offset, size;
+} Place;
+
+typedef struct Holder {
+  MlirOperation op; /* a thunky.constant or an async_start */
+  int64_t number;   /* its allocation index, or its async execution id */
+} Holder;
+
+typedef struct List {
+  void **items;
+  size_t count, capacity;
+} List;
+
+typedef struct Exporter {
+  MlirContext ctx;
+  ThunkyArena *arena;
+  MlirBlock entry;
+  int64_t *argAllocation;
+  Holder *constants, *asyncs;
+  size_t numConstants, numAsyncs, asyncCapacity;
+  ThunkyHashMap constantOf, asyncOf; /* an op -> its position in constants / asyncs */
+  List allocations;
+  uint64_t nextAsyncId;
+} Exporter;
+
+static inline MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static inline bool opError(MlirOperation op, const char *message) {
+  thunkyEmitOpError(op, "%s", message);
+  return false;
+}
+
+static inline MlirAttribute discardable(MlirOperation op, const char *name) {
+  return mlirOperationGetDiscardableAttributeByName(op, str(name));
+}
+
+static inline MlirAttribute inherent(MlirOperation op, const char *name) {
+  return mlirOperationGetAttributeByName(op, str(name));
+}
+
+/* A new message from the arena; NULL when out of memory. */
+void *thunkyExportNewMessage(Exporter *ex, const ProtobufCMessageDescriptor *desc);
+/* Appends `item` to `list`, growing it by doubling; false when out of memory. */
+bool thunkyExportAppend(Exporter *ex, List *list, void *item);
+/* Where buffer value `v`, used by `user`, lives: an allocation and bytes. */
+bool thunkyExportPlaceOf(Exporter *ex, MlirOperation user, MlirValue v, Place *out);
+/* Writes `v`'s place into *slot (a BufferAllocationSliceProto or a
+ * ShapedSliceProto), creating it when absent. */
+bool thunkyExportSetSlice(Exporter *ex, MlirOperation op, MlirValue v, ThunkySlice **slot);
+bool thunkyExportSetShapedSlice(Exporter *ex, MlirOperation op, MlirValue v,
+                                Xla__ShapedSliceProto **slot);
+/* The thunks of `block` / region `index` of `op`, appended to `out` or as
+ * a ThunkSequenceProto in *slot. */
+bool thunkyExportBlock(Exporter *ex, MlirBlock block, List *out);
+bool thunkyExportRegion(Exporter *ex, MlirOperation op, intptr_t index, size_t *n,
+                        Thunk ***thunks);
+bool thunkyExportSequence(Exporter *ex, MlirOperation op, intptr_t index,
+                          Xla__Gpu__ThunkSequenceProto **slot);
+/* The thunk of `op`, from what import kept on it, with its impl message of
+ * field `implField` in *impl; NULL on failure (reported). */
+Thunk *thunkyExportStartThunk(Exporter *ex, MlirOperation op, const char *implField,
+                              ProtobufCMessage **impl);
+/* The thunk a thunky.call_thunk_proto holds, its slices put back. */
+Thunk *thunkyExportCallThunkProto(Exporter *ex, MlirOperation op);
+
+#endif /* THUNKY_TRANSLATE_EXPORT_H */
