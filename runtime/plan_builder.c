@@ -1,0 +1,101 @@
+/*===- plan_builder.c - the plan's growing arrays and slices ----------===*/
+#include "plan_builder.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Puts the current thunk's name in front of the message just set. */
+bool thunkyPlanInThunk(Builder *b) {
+  char name[160];
+  thunkyPlanThunkName(b->plan, b->currentThunk, name, sizeof name);
+  return thunkyErrorContext(b->error, "%s", name);
+}
+
+/* Appends one zeroed element to a vector; NULL when out of memory. */
+void *thunkyPlanPush(Vec *v) {
+  if (*v->count == v->capacity) {
+    uint32_t capacity = v->capacity ? v->capacity * 2 : 16;
+    void *grown = realloc(*v->items, (size_t)capacity * v->size);
+    if (!grown)
+      return NULL;
+    *v->items = grown;
+    v->capacity = capacity;
+  }
+  void *item = (char *)*v->items + (size_t)(*v->count)++ * v->size;
+  memset(item, 0, v->size);
+  return item;
+}
+
+/* A copy of data[0, size) owned by the plan. */
+bool thunkyPlanKeepBytes(Builder *b, const void *data, size_t size, ThunkyBytes *out) {
+  if (b->numOwned == b->ownedCapacity) {
+    size_t capacity = b->ownedCapacity ? b->ownedCapacity * 2 : 32;
+    void **grown = realloc(b->owned, capacity * sizeof *grown);
+    if (!grown)
+      return thunkyErrorf(b->error, "out of memory");
+    b->owned = grown, b->ownedCapacity = capacity;
+  }
+  uint8_t *copy = malloc(size + 1);
+  if (!copy)
+    return thunkyErrorf(b->error, "out of memory");
+  if (size)
+    memcpy(copy, data, size);
+  copy[size] = 0; /* names and PTX are used as C strings */
+  b->owned[b->numOwned++] = copy;
+  *out = (ThunkyBytes){copy, size};
+  return true;
+}
+
+bool thunkyPlanKeepString(Builder *b, const char *s, ThunkyBytes *out) {
+  return thunkyPlanKeepBytes(b, s ? s : "", s ? strlen(s) : 0, out);
+}
+
+/*--- slices ------------------------------------------------------------------*/
+
+/* The model checked that every slice lies within its allocation. */
+bool thunkyPlanSliceOf(Builder *b, const SliceProto *s, const char *what, ThunkyPlanSlice *out) {
+  if (!s)
+    return fail(b, "%s has no slice", what);
+  *out = (ThunkyPlanSlice){(uint32_t)s->buffer_allocation_index, (uint64_t)s->offset,
+                           (uint64_t)s->size};
+  return true;
+}
+
+bool thunkyPlanShapedSliceOf(Builder *b, const Xla__ShapedSliceProto *s, const char *what,
+                             ThunkyPlanSlice *out) {
+  return thunkyPlanSliceOf(b, s ? s->slice : NULL, what, out);
+}
+
+/* Appends slices to plan->slices; a NULL entry is a null operand (size 0). */
+bool thunkyPlanSliceRange(Builder *b, size_t n, const SliceProto *const *slices,
+                          const char *what, ThunkyRange *range) {
+  range->first = *b->slices.count;
+  range->count = (uint32_t)n;
+  for (size_t i = 0; i < n; i++) {
+    ThunkyPlanSlice *s = thunkyPlanPush(&b->slices);
+    if (!s)
+      return thunkyErrorf(b->error, "out of memory");
+    if (slices[i])
+      thunkyPlanSliceOf(b, slices[i], what, s); /* not NULL: cannot fail */
+  }
+  return true;
+}
+
+ThunkyCommand *thunkyPlanEmit(Builder *b, CommandVec *v, ThunkyCommandKind kind) {
+  if (v->count == v->capacity) {
+    uint32_t capacity = v->capacity ? v->capacity * 2 : 16;
+    ThunkyCommand *grown = realloc(v->items, capacity * sizeof *grown);
+    if (!grown) {
+      thunkyErrorf(b->error, "out of memory");
+      return NULL;
+    }
+    v->items = grown, v->capacity = capacity;
+  }
+  ThunkyCommand *c = &v->items[v->count++];
+  memset(c, 0, sizeof *c);
+  c->kind = (uint8_t)kind;
+  c->thunk = b->currentThunk;
+  return c;
+}

@@ -1,0 +1,84 @@
+/*===- plan_builder.h - what the planner's files share ------------------===*
+ *
+ * thunkyPlanCreate (plan_build.c) reads the executable through the model,
+ * then builds commands depth first: plan_thunks.c the lists, control flow,
+ * copies and ids; plan_kernels.c kernels, custom calls and GEMMs;
+ * plan_collectives.c collectives; plan_builder.c the growing arrays and
+ * slices they all write.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_RUNTIME_PLAN_BUILDER_H
+#define THUNKY_RUNTIME_PLAN_BUILDER_H
+
+#include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
+#include "thunky-c/Plan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef Xla__Gpu__ThunkProto Thunk;
+typedef Xla__Gpu__GpuExecutableProto Executable;
+typedef Xla__BufferAssignment__BufferAllocationSliceProto SliceProto;
+
+/* The plan's arrays while they grow. */
+typedef struct {
+  void **items;
+  uint32_t *count;
+  uint32_t capacity;
+  size_t size;
+} Vec;
+
+typedef struct {
+  ThunkyCommand *items;
+  uint32_t count, capacity;
+} CommandVec;
+
+typedef struct {
+  ThunkyPlan *plan;
+  const ThunkyExecutable *model; /* checked: every slice lies in its allocation */
+  const Executable *exe;
+  ThunkyError *error;
+  Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels,
+      binaries, customCalls, gemms, thunks;
+  void **owned; /* copies of bytes the plan keeps */
+  size_t numOwned, ownedCapacity;
+  ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
+  uint32_t currentThunk;
+} Builder;
+/* Sets the message and names the current thunk in front of it; false. */
+#define fail(b, ...) (thunkyErrorf((b)->error, __VA_ARGS__), thunkyPlanInThunk(b))
+
+/* Puts the current thunk's name in front of the message just set; false. */
+bool thunkyPlanInThunk(Builder *b);
+/* Appends one zeroed element to a vector; NULL when out of memory. */
+void *thunkyPlanPush(Vec *v);
+/* A copy of data[0, size) (NUL-terminated) owned by the plan. */
+bool thunkyPlanKeepBytes(Builder *b, const void *data, size_t size, ThunkyBytes *out);
+bool thunkyPlanKeepString(Builder *b, const char *s, ThunkyBytes *out);
+/* The plan's form of a slice the model checked; false for a missing one. */
+bool thunkyPlanSliceOf(Builder *b, const SliceProto *s, const char *what, ThunkyPlanSlice *out);
+bool thunkyPlanShapedSliceOf(Builder *b, const Xla__ShapedSliceProto *s, const char *what,
+                             ThunkyPlanSlice *out);
+/* Appends slices to plan->slices; a NULL entry is a null operand (size 0). */
+bool thunkyPlanSliceRange(Builder *b, size_t n, const SliceProto *const *slices,
+                          const char *what, ThunkyRange *range);
+/* A new command of the current thunk at the end of `v`; NULL when out of memory. */
+ThunkyCommand *thunkyPlanEmit(Builder *b, CommandVec *v, ThunkyCommandKind kind);
+
+/* Builds a list of thunks; the entry list (list == NULL) fills the range
+ * reserved at index 0. */
+bool thunkyPlanBuildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *list);
+bool thunkyPlanKernelThunk(Builder *b, CommandVec *v, const Xla__Gpu__KernelThunkProto *k);
+bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
+                                 const Xla__Gpu__CustomKernelThunkProto *k);
+bool thunkyPlanCustomCallThunk(Builder *b, CommandVec *v, const Xla__Gpu__CustomCallThunkProto *cc);
+/* gemm_thunk and cublas_lt_matmul_thunk: out = alpha * lhs x rhs + beta * out. */
+bool thunkyPlanGemm(Builder *b, CommandVec *v, const Xla__GemmConfigProto *config,
+                    const SliceProto *lhs, const SliceProto *rhs, const SliceProto *out,
+                    const SliceProto *workspace);
+/* Every collective but the group. */
+bool thunkyPlanCollectiveThunk(Builder *b, CommandVec *v, const Thunk *t);
+
+#endif /* THUNKY_RUNTIME_PLAN_BUILDER_H */

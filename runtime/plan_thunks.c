@@ -1,0 +1,247 @@
+/*===- plan_thunks.c - lists, control flow, copies and ids as commands ---===*
+ *
+ * One pass over the thunks, depth first. A list's commands are gathered in a
+ * temporary vector and appended to the plan when the list is complete, so
+ * every list is one contiguous range even though lists nest; the entry list
+ * keeps index 0.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "plan_builder.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool copyThunk(Builder *b, CommandVec *v, const Xla__Gpu__CopyThunkProto *copy,
+                      ThunkyCopyDirection direction) {
+  ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_COPY);
+  if (!c || !copy)
+    return c ? fail(b, "copy thunk without its copy") : false;
+  if (!thunkyPlanShapedSliceOf(b, copy->source_buffer, "source", &c->copy.src) ||
+      !thunkyPlanShapedSliceOf(b, copy->destination_buffer, "destination", &c->copy.dst))
+    return false;
+  uint64_t size = (uint64_t)copy->mem_size;
+  if (copy->mem_size < 0 || size > c->copy.src.size || size > c->copy.dst.size)
+    return fail(b, "copies %" PRId64 " bytes between slices of %" PRIu64 " and %" PRIu64,
+                copy->mem_size, c->copy.src.size, c->copy.dst.size);
+  c->copy.src.size = c->copy.dst.size = size;
+  c->copy.direction = (uint8_t)direction;
+  return true;
+}
+
+/*--- control flow -------------------------------------------------------------*/
+
+static bool sequence(Builder *b, const Xla__Gpu__ThunkSequenceProto *s, uint32_t *list) {
+  return thunkyPlanBuildList(b, s ? s->n_thunks : 0, s ? s->thunks : NULL, list);
+}
+
+static bool conditionalThunk(Builder *b, CommandVec *v, const Xla__Gpu__ConditionalThunkProto *p) {
+  ThunkyPlanSlice index;
+  if (!thunkyPlanShapedSliceOf(b, p->branch_index_buffer, "branch index", &index))
+    return false;
+  if (thunkyConditionalPredicate(p) == THUNKY_PREDICATE_NONE)
+    return fail(b, "the branch index is %" PRIu64 " bytes for %zu branches: a pred for two (1) "
+                   "or an s32 (4)", index.size, p->n_branch_thunks);
+  uint32_t *lists = calloc(p->n_branch_thunks, sizeof *lists);
+  if (!lists)
+    return thunkyErrorf(b->error, "out of memory");
+  bool ok = true;
+  for (size_t i = 0; ok && i < p->n_branch_thunks; i++)
+    ok = sequence(b, p->branch_thunks[i], &lists[i]);
+  /* Nested lists complete first, so branches are not consecutive lists:
+   * their indices go to plan->ids. */
+  ThunkyCommand *c = ok ? thunkyPlanEmit(b, v, THUNKY_CMD_CONDITIONAL) : NULL;
+  if (c) {
+    c->conditional.index = index;
+    c->conditional.branches = (ThunkyRange){*b->ids.count, (uint32_t)p->n_branch_thunks};
+    for (size_t i = 0; ok && i < p->n_branch_thunks; i++) {
+      int64_t *id = thunkyPlanPush(&b->ids);
+      ok = id ? (*id = lists[i], true) : thunkyErrorf(b->error, "out of memory");
+    }
+  }
+  free(lists);
+  return ok && c;
+}
+
+static bool whileThunk(Builder *b, CommandVec *v, const Xla__Gpu__WhileThunkProto *p) {
+  ThunkyPlanSlice predicate;
+  uint32_t condition, body;
+  if (!thunkyPlanSliceOf(b, p->condition_result_buffer_index, "condition result", &predicate) ||
+      !sequence(b, p->condition_thunk_sequence, &condition) ||
+      !sequence(b, p->body_thunk_sequence, &body))
+    return false;
+  if (thunkyWhilePredicate(p) == THUNKY_PREDICATE_NONE)
+    return fail(b, "the condition result is %" PRIu64 " bytes: a pred (1, or 4 of which XLA "
+                   "reads the first)", predicate.size);
+  ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_WHILE);
+  if (!c)
+    return false;
+  predicate.size = 1; /* XLA reads one bool, whatever the slice's size */
+  c->loop.predicate = predicate;
+  c->loop.condition = condition, c->loop.body = body;
+  c->loop.tripCount = p->has_trip_count ? p->trip_count : -1;
+  return true;
+}
+
+static bool asyncStartThunk(Builder *b, CommandVec *v, const Xla__Gpu__AsyncStartThunkProto *p) {
+  uint32_t slot, list;
+  /* The model gave each started id a slot; a start must not reuse a slot
+   * still in flight (checked by backends at run time, since control flow
+   * decides). */
+  if (!thunkyExecutableAsyncSlot(b->model, p->async_execution_id, &slot))
+    return fail(b, "async start without a slot");
+  if (!sequence(b, p->thunks, &list))
+    return false;
+  ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_ASYNC_START);
+  if (!c)
+    return false;
+  c->asyncStart.slot = slot, c->asyncStart.list = list;
+  c->asyncStart.communication = p->execution_stream_id_case ==
+      XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
+  uint64_t stream = c->asyncStart.communication ? p->communication_stream_id
+                                                : p->computation_stream_id;
+  c->asyncStart.stream = stream > UINT32_MAX ? UINT32_MAX : (uint32_t)stream;
+  return true;
+}
+
+/*--- one thunk ---------------------------------------------------------------*/
+
+static bool idThunk(Builder *b, CommandVec *v, ThunkyCommandKind kind, const SliceProto *dst) {
+  ThunkyCommand *c = thunkyPlanEmit(b, v, kind);
+  if (!c || !thunkyPlanSliceOf(b, dst, "destination", &c->id.dst))
+    return false;
+  return c->id.dst.size == 4 ? true : fail(b, "the id destination is not 4 bytes");
+}
+
+/* Each thunk gets a number (its position in the whole executable, depth
+ * first) and its profile annotation, for messages, profiles and traces. */
+static bool nameThunk(Builder *b, const Thunk *t) {
+  ThunkyBytes *name = thunkyPlanPush(&b->thunks);
+  if (!name)
+    return thunkyErrorf(b->error, "out of memory");
+  b->currentThunk = b->plan->numThunks - 1;
+  const char *annotation = t->thunk_info ? t->thunk_info->profile_annotation : NULL;
+  return thunkyPlanKeepString(b, annotation, name);
+}
+
+static bool addThunk(Builder *b, CommandVec *v, const Thunk *t) {
+  if (!nameThunk(b, t))
+    return false;
+  switch (t->impl_case) {
+  case XLA__GPU__THUNK_PROTO__IMPL_SEQUENTIAL_THUNK:
+    for (size_t i = 0; i < t->sequential_thunk->n_thunks; i++)
+      if (!addThunk(b, v, t->sequential_thunk->thunks[i]))
+        return false;
+    return true;
+  case XLA__GPU__THUNK_PROTO__IMPL_COPY_THUNK:
+    return copyThunk(b, v, t->copy_thunk, THUNKY_COPY_DEVICE_TO_DEVICE);
+  case XLA__GPU__THUNK_PROTO__IMPL_DEVICE_TO_DEVICE_COPY_THUNK:
+    return copyThunk(b, v, t->device_to_device_copy_thunk->copy_thunk,
+                     THUNKY_COPY_DEVICE_TO_DEVICE);
+  case XLA__GPU__THUNK_PROTO__IMPL_DEVICE_TO_HOST_COPY_THUNK:
+    return copyThunk(b, v, t->device_to_host_copy_thunk->copy_thunk, THUNKY_COPY_DEVICE_TO_HOST);
+  case XLA__GPU__THUNK_PROTO__IMPL_HOST_TO_DEVICE_COPY_THUNK:
+    return copyThunk(b, v, t->host_to_device_copy_thunk->copy_thunk, THUNKY_COPY_HOST_TO_DEVICE);
+  case XLA__GPU__THUNK_PROTO__IMPL_MEMZERO_THUNK: {
+    ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_MEMZERO);
+    return c && thunkyPlanShapedSliceOf(b, t->memzero_thunk->dest_buffer, "destination",
+                                        &c->memzero.dst);
+  }
+  case XLA__GPU__THUNK_PROTO__IMPL_MEMSET32BIT_VALUE_THUNK: {
+    ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_MEMSET32);
+    if (!c || !thunkyPlanSliceOf(b, t->memset32bit_value_thunk->dest_buffer, "destination",
+                                 &c->memset32.dst))
+      return false;
+    c->memset32.value = t->memset32bit_value_thunk->value;
+    return c->memset32.dst.size % 4 == 0
+               ? true
+               : fail(b, "memset32 of %" PRIu64 " bytes, not a multiple of 4",
+                      c->memset32.dst.size);
+  }
+  case XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK:
+    return thunkyPlanKernelThunk(b, v, t->kernel_thunk);
+  case XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK:
+    return thunkyPlanCustomKernelThunk(b, v, t->custom_kernel_thunk);
+  case XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_CALL_THUNK:
+    return thunkyPlanCustomCallThunk(b, v, t->custom_call_thunk);
+  case XLA__GPU__THUNK_PROTO__IMPL_GEMM_THUNK: {
+    const Xla__Gpu__GemmThunkProto *g = t->gemm_thunk;
+    return thunkyPlanGemm(b, v, g->gemm_config, g->lhs_buffer, g->rhs_buffer, g->output_buffer,
+                          g->workspace);
+  }
+  case XLA__GPU__THUNK_PROTO__IMPL_CUBLAS_LT_MATMUL_THUNK: {
+    const Xla__Gpu__CublasLtMatmulThunkProto *g = t->cublas_lt_matmul_thunk;
+    if (g->bias || g->aux || g->a_scale || g->b_scale || g->d_amax || g->group_sizes ||
+        (g->epilogue != 0))
+      return fail(b, "cuBLASLt matmul with an epilogue, bias or scales is not supported yet");
+    if (g->impl_case != XLA__GPU__CUBLAS_LT_MATMUL_THUNK_PROTO__IMPL_GEMM_CONFIG)
+      return fail(b, "grouped cuBLASLt matmul is not supported yet");
+    return thunkyPlanGemm(b, v, g->gemm_config, g->a ? g->a->slice : NULL,
+                          g->b ? g->b->slice : NULL, g->d ? g->d->slice : NULL,
+                          g->workspace ? g->workspace->slice : NULL);
+  }
+  case XLA__GPU__THUNK_PROTO__IMPL_CONDITIONAL_THUNK:
+    return conditionalThunk(b, v, t->conditional_thunk);
+  case XLA__GPU__THUNK_PROTO__IMPL_WHILE_THUNK:
+    return whileThunk(b, v, t->while_thunk);
+  case XLA__GPU__THUNK_PROTO__IMPL_ASYNC_START_THUNK:
+    return asyncStartThunk(b, v, t->async_start_thunk);
+  case XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK: {
+    uint32_t slot;
+    if (!thunkyExecutableAsyncSlot(b->model, t->async_done_thunk->async_execution_id, &slot))
+      return fail(b, "async done without a start");
+    ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_ASYNC_DONE);
+    return c ? (c->asyncDone.slot = slot, true) : false;
+  }
+  case XLA__GPU__THUNK_PROTO__IMPL_ALL_REDUCE_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_REDUCE_SCATTER_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_ALL_GATHER_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_ALL_TO_ALL_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_BROADCAST_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_PERMUTE_THUNK:
+    return thunkyPlanCollectiveThunk(b, v, t);
+  case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_GROUP_THUNK: {
+    uint32_t list;
+    const Xla__Gpu__CollectiveGroupThunkProto *g = t->collective_group_thunk;
+    if (!thunkyPlanBuildList(b, g->n_thunks, g->thunks, &list))
+      return false;
+    ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_COLLECTIVE_GROUP);
+    return c ? (c->group.list = list, true) : false;
+  }
+  case XLA__GPU__THUNK_PROTO__IMPL_REPLICA_ID_THUNK:
+    return idThunk(b, v, THUNKY_CMD_REPLICA_ID, t->replica_id_thunk->dest_buffer);
+  case XLA__GPU__THUNK_PROTO__IMPL_PARTITION_ID_THUNK:
+    return idThunk(b, v, THUNKY_CMD_PARTITION_ID, t->partition_id_thunk->dest_buffer);
+  default: {
+    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+        &xla__gpu__thunk_proto__descriptor, (unsigned)t->impl_case);
+    return fail(b, "%s is not supported by the runtime yet", f ? f->name : "an unknown thunk");
+  }
+  }
+}
+
+/* Builds a list of thunks; the entry list (list == NULL) fills the range
+ * reserved at index 0. */
+bool thunkyPlanBuildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *list) {
+  uint32_t parent = b->currentThunk;
+  CommandVec v = {0};
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++)
+    ok = addThunk(b, &v, thunks[i]);
+  ThunkyRange *range = !ok ? NULL : list ? thunkyPlanPush(&b->lists) : &b->plan->lists[0];
+  ok = ok && (range || thunkyErrorf(b->error, "out of memory"));
+  if (ok) {
+    range->first = *b->commands.count;
+    range->count = v.count;
+    if (list)
+      *list = b->plan->numLists - 1;
+    for (uint32_t i = 0; ok && i < v.count; i++) {
+      ThunkyCommand *c = thunkyPlanPush(&b->commands);
+      ok = c ? (*c = v.items[i], true) : thunkyErrorf(b->error, "out of memory");
+    }
+  }
+  free(v.items);
+  b->currentThunk = parent; /* what the caller emits next is its own thunk's */
+  return ok;
+}
