@@ -115,6 +115,7 @@ bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits,
     b.customCalls = VEC(customCalls, numCustomCalls);
     b.gemms = VEC(gemms, numGemms);
     b.thunks = VEC(thunks, numThunks);
+    b.accesses = VEC(accesses, numAccesses);
     plan->numAsyncSlots = model->numAsyncSlots;
     plan->maxDepth = model->maxDepth;
     ok = thunkyPlanPush(&b.lists) != NULL || thunkyErrorf(error, "out of memory"); /* the entry */
@@ -154,6 +155,7 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan->commands), free(plan->lists), free(plan->slices), free(plan->collectives);
   free(plan->collectiveBuffers), free(plan->groups), free(plan->ids), free(plan->kernels);
   free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
+  free(plan->accesses);
   free(plan);
 }
 
@@ -161,6 +163,6 @@ void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size
   if (!plan || thunk >= plan->numThunks)
     snprintf(out, size, "executable");
   else
-    thunkyThunkName(thunk, (const char *)plan->thunks[thunk].data, plan->thunks[thunk].size, out,
-                    size);
+    thunkyThunkName(thunk, (const char *)plan->thunks[thunk].annotation.data,
+                    plan->thunks[thunk].annotation.size, out, size);
 }

@@ -41,7 +41,7 @@ typedef struct {
   const Executable *exe;
   ThunkyError *error;
   Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels,
-      binaries, customCalls, gemms, thunks;
+      binaries, customCalls, gemms, thunks, accesses;
   void **owned; /* copies of bytes the plan keeps */
   size_t numOwned, ownedCapacity;
   ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */

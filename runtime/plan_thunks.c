@@ -116,16 +116,30 @@ static bool idThunk(Builder *b, CommandVec *v, ThunkyCommandKind kind, const Sli
 
 /* Each thunk gets a number (its position in the whole executable, depth
  * first) and its profile annotation, for messages, profiles and traces. */
-static bool nameThunk(Builder *b, const Thunk *t) {
-  ThunkyBytes *name = thunkyPlanPush(&b->thunks);
-  if (!name)
+static bool keepAccess(ThunkySlice *s, ThunkyAccess access, void *userData) {
+  Builder *b = userData;
+  ThunkyPlanAccess *a = thunkyPlanPush(&b->accesses);
+  if (!a)
+    return thunkyErrorf(b->error, "out of memory");
+  a->access = (uint8_t)access;
+  return thunkyPlanSliceOf(b, s, "slice", &a->slice);
+}
+
+static bool nameThunk(Builder *b, Thunk *t) {
+  ThunkyPlanThunk *thunk = thunkyPlanPush(&b->thunks);
+  if (!thunk)
     return thunkyErrorf(b->error, "out of memory");
   b->currentThunk = b->plan->numThunks - 1;
   const char *annotation = t->thunk_info ? t->thunk_info->profile_annotation : NULL;
-  return thunkyPlanKeepString(b, annotation, name);
+  uint32_t first = b->plan->numAccesses;
+  /* The pointer moves when the array grows: index it again after. */
+  bool ok = thunkyPlanKeepString(b, annotation, &thunk->annotation) &&
+            thunkyForEachSlice(&t->base, false, keepAccess, b);
+  b->plan->thunks[b->currentThunk].accesses = (ThunkyRange){first, b->plan->numAccesses - first};
+  return ok;
 }
 
-static bool addThunk(Builder *b, CommandVec *v, const Thunk *t) {
+static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
   if (!nameThunk(b, t))
     return false;
   switch (t->impl_case) {

@@ -106,13 +106,22 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
   for (uint32_t t = 0; t < plan->numThunks; t++)
     total += times[t].totalNs;
   qsort(times, plan->numThunks, sizeof *times, byTimeDescending);
-  fprintf(out, "%-48s %10s %8s %7s\n", "thunk", "total ms", "calls", "share");
+  fprintf(out, "%-48s %10s %8s %7s %12s %8s\n", "thunk", "total ms", "calls", "share",
+          "bytes/call", "GB/s");
   for (uint32_t i = 0; i < plan->numThunks && i < top && times[i].calls; i++) {
     char name[160];
     thunkyPlanThunkName(plan, times[i].thunk, name, sizeof name);
-    fprintf(out, "%-48.48s %10.3f %8llu %6.1f%%\n", name, times[i].totalNs / 1e6,
+    /* What the thunk kind table says it reads and writes, once per slice. */
+    uint64_t bytes = 0;
+    ThunkyRange r = plan->thunks[times[i].thunk].accesses;
+    for (uint32_t k = r.first; k < r.first + r.count; k++)
+      bytes += plan->accesses[k].slice.size;
+    double seconds = (double)times[i].totalNs / 1e9;
+    fprintf(out, "%-48.48s %10.3f %8llu %6.1f%% %12llu %8.2f\n", name, times[i].totalNs / 1e6,
             (unsigned long long)times[i].calls,
-            total ? 100.0 * (double)times[i].totalNs / (double)total : 0.0);
+            total ? 100.0 * (double)times[i].totalNs / (double)total : 0.0,
+            (unsigned long long)bytes,
+            seconds > 0 ? (double)bytes * (double)times[i].calls / seconds / 1e9 : 0.0);
   }
   free(times);
 }
@@ -143,7 +152,7 @@ bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
   fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
   for (size_t i = 0; i < count; i++) {
     const ThunkyTraceEvent *e = &events[i];
-    ThunkyBytes name = e->thunk < plan->numThunks ? plan->thunks[e->thunk] : (ThunkyBytes){0};
+    ThunkyBytes name = e->thunk < plan->numThunks ? plan->thunks[e->thunk].annotation : (ThunkyBytes){0};
     fprintf(f, "%s{\"name\":\"thunk %u", i ? ",\n" : "", e->thunk);
     if (name.size) {
       fputs(" ", f);

@@ -164,6 +164,19 @@ typedef struct ThunkyPlanGemm {
   double alphaReal, alphaImag, beta;
 } ThunkyPlanGemm;
 
+/* Bytes a thunk reads or writes, as the thunk kind table says
+ * (thunky-c/Executable.h: thunkyForEachSlice). */
+typedef struct ThunkyPlanAccess {
+  ThunkyPlanSlice slice;
+  uint8_t access; /* ThunkyAccess */
+} ThunkyPlanAccess;
+
+/* A thunk of the executable, numbered depth first (sequential thunks too). */
+typedef struct ThunkyPlanThunk {
+  ThunkyBytes annotation; /* its profile annotation (may be empty) */
+  ThunkyRange accesses;   /* plan->accesses: what it reads and writes itself */
+} ThunkyPlanThunk;
+
 typedef struct ThunkyPlanAllocation {
   uint64_t size;
   int64_t parameter;   /* entry parameter number, or -1 */
@@ -196,9 +209,11 @@ typedef struct ThunkyPlan {
   ThunkyPlanBinary *binaries;
   ThunkyPlanCustomCall *customCalls;
   ThunkyPlanGemm *gemms;
-  ThunkyBytes *thunks; /* each thunk's profile annotation (may be empty) */
+  ThunkyPlanThunk *thunks;
+  ThunkyPlanAccess *accesses;
   uint32_t numCommands, numLists, numSlices, numCollectives, numCollectiveBuffers,
-      numGroups, numIds, numKernels, numBinaries, numCustomCalls, numGemms, numThunks;
+      numGroups, numIds, numKernels, numBinaries, numCustomCalls, numGemms, numThunks,
+      numAccesses;
   uint32_t numAsyncSlots;
   uint32_t maxDepth; /* deepest nesting of lists */
 

@@ -27,7 +27,7 @@ typedef struct Tiny {
   ThunkyPlanAllocation allocation;
   ThunkyCommand commands[COMMANDS];
   ThunkyRange lists[LISTS];
-  ThunkyBytes thunks[COMMANDS];
+  ThunkyPlanThunk thunks[COMMANDS];
   ThunkyPlanCustomCall call;
   ThunkyCollective collective;
   ThunkyCollectiveBuffer buffer;
@@ -51,7 +51,7 @@ static ThunkyCommand *add(Tiny *t, ThunkyCommandKind kind, const char *annotatio
   ThunkyCommand *c = &t->commands[t->plan.numCommands];
   c->kind = (uint8_t)kind;
   c->thunk = t->plan.numThunks;
-  t->thunks[t->plan.numThunks++] = text(annotation);
+  t->thunks[t->plan.numThunks++] = (ThunkyPlanThunk){.annotation = text(annotation)};
   t->lists[0].count = ++t->plan.numCommands;
   t->lists[1].first = t->lists[2].first = t->plan.numCommands;
   return c;
