@@ -2,12 +2,16 @@
  *
  * RUN: thunky-capi-test 2>&1 | FileCheck %s
  */
+#include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
+#include "thunky-c/PassKit.h"
+#include "thunky-c/Passes.h"
 
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
 
 #include <stdio.h>
 
@@ -84,8 +88,70 @@ static void testOpKinds(void) {
   // CHECK-NEXT: slice result size=8 arg size=16
 }
 
+static MlirLogicalResult printDiagnostic(MlirDiagnostic d, void *userData) {
+  printf("diagnostic: ");
+  mlirDiagnosticPrint(d, printToStdout, NULL);
+  printf("\n");
+  return mlirLogicalResultSuccess();
+}
+
+/* A pass written with the kit: counts copies, and fails on more than
+ * `max-copies` of them with an error at the copy that is one too many. */
+static const ThunkyPassOption countOptions[] = {
+    {"max-copies", "the most copies allowed", THUNKY_OPTION_INT, 1},
+};
+
+static void countCopies(MlirOperation root, ThunkyPassState *state) {
+  ThunkyOpList copies = {0};
+  thunkyCollectOps(root, THUNKY_OP_COPY, MlirWalkPreOrder, &copies);
+  printf("copies %zu, max %lld\n", copies.count, (long long)thunkyPassGetOption(state, 0));
+  if ((int64_t)copies.count > thunkyPassGetOption(state, 0)) {
+    thunkyEmitOpError(copies.ops[thunkyPassGetOption(state, 0)], "copy %zu of %zu is one too many",
+                      (size_t)thunkyPassGetOption(state, 0) + 1, copies.count);
+    thunkyPassSignalFailure(state);
+  }
+  thunkyOpListClear(&copies);
+}
+
+static const ThunkyPassInfo countInfo = {"CountCopies", "count-copies", "counts thunky.copy",
+                                         countCopies, countOptions, 1};
+
+/* thunky's passes and one of the kit's run in a pass manager from C. */
+static void testPasses(void) {
+  MlirContext ctx = mlirContextCreate();
+  thunkyContextLoadDialects(ctx);
+  mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
+  const char *text = "func.func @main(%a: !thunky.buffer<16>, %b: !thunky.buffer<16>) {\n"
+                     "  thunky.sequential {\n"
+                     "    thunky.copy %a, %b : <16>, <16>\n"
+                     "  }\n"
+                     "  thunky.copy %b, %a : <16>, <16>\n"
+                     "  return\n"
+                     "}\n";
+  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  MlirOpPassManager func =
+      mlirPassManagerGetNestedUnder(pm, mlirStringRefCreateFromCString("func.func"));
+  mlirOpPassManagerAddOwnedPass(func, thunkyCreateFlattenSequentialPass());
+  mlirPassManagerAddOwnedPass(pm, thunkyPassCreate(&countInfo));
+  MlirLogicalResult result = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
+  printf("pipeline %s\n", mlirLogicalResultIsSuccess(result) ? "succeeded" : "failed");
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
+  printf("\n");
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  // CHECK-LABEL: copies 2, max 1
+  // CHECK-NEXT: diagnostic: 'thunky.copy' op copy 2 of 2 is one too many
+  // CHECK-NEXT: pipeline failed
+  // CHECK-NOT: thunky.sequential
+  // CHECK: thunky.copy
+  // CHECK-NEXT: thunky.copy
+}
+
 int main(void) {
   testTypes();
   testOpKinds();
+  testPasses();
   return 0;
 }
