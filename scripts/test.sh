@@ -45,6 +45,11 @@ else
 fi
 rm -rf "$portable"
 
+# format/ and runtime/ on their own: built without MLIR, their C tests run.
+runtime_build="${THUNKY_RUNTIME_BUILD_DIR:-$root/build-runtime}"
+ninja -C "$runtime_build" >/dev/null && ctest --test-dir "$runtime_build" --output-on-failure ||
+  status=1
+
 # The tools under valgrind over the fixtures: no definite leaks.
 "$root/scripts/leak-check.sh" || status=1
 
