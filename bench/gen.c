@@ -790,8 +790,8 @@ static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
   return t;
 }
 
-static Thunk *asyncDone(Gen *g, CollectiveKind kind, uint64_t id) {
-  const char *name = printName(g->scratch, "%s-done", collectiveNames[kind]);
+/* The done of async region `id`. */
+static Thunk *asyncDoneNamed(Gen *g, const char *name, uint64_t id) {
   Thunk *t = newThunk(g, STAT_ASYNC_DONE, name);
   Xla__Gpu__AsyncDoneThunkProto *d =
       newMessage(g->scratch, &xla__gpu__async_done_thunk_proto__descriptor);
@@ -799,6 +799,10 @@ static Thunk *asyncDone(Gen *g, CollectiveKind kind, uint64_t id) {
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK;
   t->async_done_thunk = d;
   return t;
+}
+
+static Thunk *asyncDone(Gen *g, CollectiveKind kind, uint64_t id) {
+  return asyncDoneNamed(g, printName(g->scratch, "%s-done", collectiveNames[kind]), id);
 }
 
 /* A thunk of kind k, not an async one, using at most `avail` thunks. */
@@ -1101,15 +1105,6 @@ static Thunk *asyncMemzero(Gen *g, uint64_t id, uint32_t alloc, uint64_t offset)
   return t;
 }
 
-static Thunk *asyncDoneOf(Gen *g, uint64_t id) {
-  Thunk *t = newThunk(g, STAT_ASYNC_DONE, "memzero-done");
-  Xla__Gpu__AsyncDoneThunkProto *d =
-      newMessage(g->scratch, &xla__gpu__async_done_thunk_proto__descriptor);
-  setU64(&d->has_async_execution_id, &d->async_execution_id, id);
-  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_ASYNC_DONE_THUNK;
-  t->async_done_thunk = d;
-  return t;
-}
 
 /* Kernel i over one item, with a cubin of its own: an ELF identification
  * and i, 16 bytes. */
@@ -1204,7 +1199,7 @@ static void craftedThunks(Gen *g, Shape shape, uint64_t n) {
   case SHAPE_ASYNC_PAIRS:
     for (uint64_t i = 0; i < (n / 2 ? n / 2 : 1); i++) {
       put(g, &entry, asyncMemzero(g, i + 1, 0, i * ITEM_BYTES));
-      put(g, &entry, asyncDoneOf(g, i + 1));
+      put(g, &entry, asyncDoneNamed(g, "memzero-done", i + 1));
     }
     g->maxDepth = 1;
     break;
