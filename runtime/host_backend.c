@@ -3,8 +3,10 @@
  * Each rank has its own copy of every allocation and runs the plan on its
  * own thread; collectives meet in a ThunkyHostWorld. An async region runs
  * when it starts: a legal schedule of "on another stream", and the one that
- * makes results reproducible. Everything a run needs is allocated in
- * create.
+ * makes results reproducible (config.asyncAtDone runs it at its done,
+ * the other end of what is legal). In a fingerprint run, whatever has no
+ * host implementation runs as a fingerprint (thunky-c/Check.h).
+ * Everything a run needs is allocated in create.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Runtime.h"
@@ -30,6 +32,7 @@ typedef struct {
   uint64_t *sizes;     /* per plan slice: its size; kernels get ranges of both */
   ThunkyError why;     /* what a kernel or custom call said went wrong */
   bool *inFlight;      /* per async slot */
+  uint32_t *pending;   /* per async slot, with asyncAtDone: the region's list */
   ThunkyError error;
   bool failed;
 } Rank;
@@ -49,6 +52,7 @@ static void destroy(void *opaque) {
   for (uint32_t r = 0; s->ranks && r < s->config.ranks; r++) {
     free(s->ranks[r].block), free(s->ranks[r].memory);
     free(s->ranks[r].pointers), free(s->ranks[r].sizes), free(s->ranks[r].inFlight);
+    free(s->ranks[r].pending);
   }
   free(s->ranks), free(s->kernels), free(s->calls);
   if (s->world)
@@ -80,7 +84,8 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   r->pointers = calloc(p->numSlices + 1, sizeof *r->pointers);
   r->sizes = calloc(p->numSlices + 1, sizeof *r->sizes);
   r->inFlight = calloc(p->numAsyncSlots + 1, sizeof *r->inFlight);
-  if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->inFlight)
+  r->pending = calloc(p->numAsyncSlots + 1, sizeof *r->pending);
+  if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->inFlight || !r->pending)
     return thunkyErrorf(error, "host: out of memory for %llu bytes of allocations",
                         (unsigned long long)total);
   memset(r->block, 0, (size_t)total);
@@ -99,26 +104,42 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   return true;
 }
 
-/* Every kernel and custom call must be registered before anything runs. */
+static const char fingerprintHint[] =
+    " (thunky-run --kernels=fingerprint runs it as an uninterpreted function)";
+
+/* Every kernel and custom call must be registered before anything runs,
+ * and every thunk of a kind the host cannot run refused, unless the run is
+ * a fingerprint run; then a NULL entry runs as a fingerprint. */
 static bool resolve(HostState *s, ThunkyError *error) {
   const ThunkyPlan *p = s->plan;
+  bool fingerprint = s->config.fingerprint;
   s->kernels = calloc(p->numKernels + 1, sizeof *s->kernels);
   s->calls = calloc(p->numCustomCalls + 1, sizeof *s->calls);
   if (!s->kernels || !s->calls)
     return thunkyErrorf(error, "host: out of memory");
+  for (uint32_t i = 0; i < p->numCommands; i++) {
+    const ThunkyCommand *c = &p->commands[i];
+    char name[160];
+    if (c->kind != THUNKY_CMD_OPAQUE || fingerprint)
+      continue;
+    thunkyPlanThunkName(p, c->thunk, name, sizeof name);
+    return thunkyErrorf(error, "host: %s: %s is not supported by the host backend%s", name,
+                        p->thunks[c->thunk].kind, fingerprintHint);
+  }
   for (uint32_t i = 0; i < p->numKernels; i++)
     if (!(s->kernels[i] = thunkyRegistryFind(s->config.registry, "host", true,
-                                             p->kernels[i].name)))
+                                             p->kernels[i].name)) && !fingerprint)
       return thunkyErrorf(error,
                           "host: no host implementation of kernel '%.*s' is registered "
-                          "(thunky-run --library loads them)",
+                          "(thunky-run --library loads them; --kernels=fingerprint runs "
+                          "kernels without one as uninterpreted functions)",
                           (int)p->kernels[i].name.size, (const char *)p->kernels[i].name.data);
   for (uint32_t i = 0; i < p->numCustomCalls; i++)
     if (!(s->calls[i] = thunkyRegistryFind(s->config.registry, "host", false,
-                                           p->customCalls[i].target)))
-      return thunkyErrorf(error, "host: custom-call target '%.*s' is not registered",
+                                           p->customCalls[i].target)) && !fingerprint)
+      return thunkyErrorf(error, "host: custom-call target '%.*s' is not registered%s",
                           (int)p->customCalls[i].target.size,
-                          (const char *)p->customCalls[i].target.data);
+                          (const char *)p->customCalls[i].target.data, fingerprintHint);
   return true;
 }
 
@@ -217,8 +238,16 @@ static bool failWith(Rank *r, const ThunkyCommand *c, const ThunkyError *why) {
 
 static uint8_t *at(Rank *r, ThunkyPlanSlice s) { return r->memory[s.allocation] + s.offset; }
 
+/* A thunk with no host implementation, in a fingerprint run. */
+static bool fingerprint(Rank *r, const ThunkyCommand *c) {
+  thunkyFingerprintThunk(r->state->plan, c->thunk, r->memory);
+  return true;
+}
+
 static bool runKernel(Rank *r, const ThunkyCommand *c) {
   const ThunkyRegistryEntry *e = r->state->kernels[c->kernel.kernel];
+  if (!e)
+    return fingerprint(r, c);
   uint32_t first = c->kernel.args.first;
   ThunkyKernelCall call = {.name = e->name, .args = r->pointers + first,
                            .argSizes = r->sizes + first, .numArgs = c->kernel.args.count,
@@ -231,6 +260,8 @@ static bool runKernel(Rank *r, const ThunkyCommand *c) {
 
 static bool runCustomCall(Rank *r, const ThunkyCommand *c) {
   const ThunkyRegistryEntry *e = r->state->calls[c->customCall.call];
+  if (!e)
+    return fingerprint(r, c);
   const ThunkyPlanCustomCall *call = &r->state->plan->customCalls[c->customCall.call];
   uint32_t operands = c->customCall.operands.first, results = c->customCall.results.first;
   ThunkyCustomCallArgs args = {.target = e->name, .operands = r->pointers + operands,
@@ -299,9 +330,12 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
     return runKernel(r, c);
   case THUNKY_CMD_CUSTOM_CALL:
     return runCustomCall(r, c);
-  case THUNKY_CMD_GEMM:
-    return thunkyHostGemm(&s->plan->gemms[c->gemm.gemm], r->memory, &r->why) ||
-           failWith(r, c, &r->why);
+  case THUNKY_CMD_GEMM: {
+    const ThunkyPlanGemm *g = &s->plan->gemms[c->gemm.gemm];
+    if (s->config.fingerprint && !thunkyHostGemmSupports(g))
+      return fingerprint(r, c);
+    return thunkyHostGemm(g, r->memory, &r->why) || failWith(r, c, &r->why);
+  }
   case THUNKY_CMD_CONDITIONAL:
     return runConditional(r, c, stream);
   case THUNKY_CMD_WHILE:
@@ -310,12 +344,23 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
     if (r->inFlight[c->asyncStart.slot])
       return fail(r, c, "async start while the same execution id is still in flight");
     r->inFlight[c->asyncStart.slot] = true;
+    if (s->config.asyncAtDone) {
+      r->pending[c->asyncStart.slot] = (uint32_t)(c - s->plan->commands);
+      return true;
+    }
     return runList(r, c->asyncStart.list, c->asyncStart.stream + 1);
-  case THUNKY_CMD_ASYNC_DONE:
-    if (!r->inFlight[c->asyncDone.slot])
+  case THUNKY_CMD_ASYNC_DONE: {
+    uint32_t slot = c->asyncDone.slot;
+    if (!r->inFlight[slot])
       return fail(r, c, "async done without an async start in flight");
-    r->inFlight[c->asyncDone.slot] = false;
-    return true;
+    r->inFlight[slot] = false;
+    if (!s->config.asyncAtDone)
+      return true;
+    const ThunkyCommand *start = &s->plan->commands[r->pending[slot]];
+    return runList(r, start->asyncStart.list, start->asyncStart.stream + 1);
+  }
+  case THUNKY_CMD_OPAQUE:
+    return fingerprint(r, c); /* resolve refused it outside fingerprint runs */
   case THUNKY_CMD_COLLECTIVE:
     return thunkyHostCollective(s->world, r->rank, s->plan, c->collective.collective, r->memory,
                                 &r->why) ||
@@ -338,18 +383,23 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
 static bool runList(Rank *r, uint32_t list, uint32_t stream) {
   const ThunkyPlan *p = r->state->plan;
   ThunkyTimeline *timeline = r->state->config.timeline;
+  ThunkyWriteTrace *trace = r->state->config.writeTrace;
   ThunkyRange range = p->lists[list];
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &p->commands[range.first + i];
-    if (!timeline) {
+    if (!timeline && !trace) {
       if (!runCommand(r, c, stream))
         return false;
       continue;
     }
-    uint64_t begin = thunkyTimelineNow(timeline);
+    uint64_t begin = timeline ? thunkyTimelineNow(timeline) : 0;
     bool ok = runCommand(r, c, stream);
-    thunkyTimelineAdd(timeline, (ThunkyTraceEvent){c->thunk, r->rank, stream, begin,
-                                                   thunkyTimelineNow(timeline)});
+    if (timeline)
+      thunkyTimelineAdd(timeline, (ThunkyTraceEvent){c->thunk, r->rank, stream, begin,
+                                                     thunkyTimelineNow(timeline)});
+    uint64_t checksum;
+    if (ok && trace && thunkyChecksumWrites(p, c->thunk, r->memory, &checksum))
+      thunkyWriteTraceAdd(trace, r->rank, (ThunkyWriteEvent){c->thunk, checksum});
     if (!ok)
       return false;
   }
@@ -367,7 +417,7 @@ static void *runRank(void *opaque) {
   memset(r->inFlight, 0, r->state->plan->numAsyncSlots * sizeof *r->inFlight);
   /* Peers waiting at a collective for this rank must not wait forever. */
   if (r->failed)
-    thunkyHostWorldAbort(r->state->world);
+    thunkyHostWorldAbort(r->state->world, r->rank);
   return NULL;
 }
 
@@ -385,13 +435,18 @@ static bool run(void *opaque, ThunkyError *error) {
       if (pthread_create(&threads[started], NULL, runRank, &s->ranks[started]) != 0)
         break;
     if (started < n)
-      thunkyHostWorldAbort(s->world);
+      thunkyHostWorldAbort(s->world, UINT32_MAX);
     for (uint32_t r = 0; r < started; r++)
       pthread_join(threads[r], NULL);
     if (started < n)
       return thunkyErrorf(error, "host: could not start a thread for rank %u", started);
   }
-  /* The first rank's error that is not just "another rank failed". */
+  /* The error of the rank that failed first, not "another rank failed". */
+  uint32_t first = thunkyHostWorldFirstFailed(s->world);
+  if (first < n && s->ranks[first].failed) {
+    *error = s->ranks[first].error;
+    return false;
+  }
   for (uint32_t r = 0; r < n; r++)
     if (s->ranks[r].failed) {
       *error = s->ranks[r].error;

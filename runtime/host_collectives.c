@@ -56,6 +56,7 @@ struct ThunkyHostWorld {
   uint32_t arrived;    /* at the current rendezvous */
   uint64_t generation; /* rendezvous completed so far */
   bool aborted;
+  uint32_t firstFailed; /* the rank that aborted the world, else UINT32_MAX */
   RankState *rank;
 };
 
@@ -111,16 +112,26 @@ void thunkyHostWorldDestroy(ThunkyHostWorld *world) {
   free(world);
 }
 
-void thunkyHostWorldAbort(ThunkyHostWorld *world) {
+void thunkyHostWorldAbort(ThunkyHostWorld *world, uint32_t rank) {
   pthread_mutex_lock(&world->mutex);
+  if (!world->aborted)
+    world->firstFailed = rank;
   world->aborted = true;
   pthread_cond_broadcast(&world->cond);
   pthread_mutex_unlock(&world->mutex);
 }
 
+uint32_t thunkyHostWorldFirstFailed(ThunkyHostWorld *world) {
+  pthread_mutex_lock(&world->mutex);
+  uint32_t rank = world->aborted ? world->firstFailed : UINT32_MAX;
+  pthread_mutex_unlock(&world->mutex);
+  return rank;
+}
+
 void thunkyHostWorldReset(ThunkyHostWorld *world) {
   pthread_mutex_lock(&world->mutex);
   world->aborted = false;
+  world->firstFailed = UINT32_MAX;
   world->arrived = 0;
   pthread_mutex_unlock(&world->mutex);
 }
@@ -161,6 +172,7 @@ static Arrival rendezvous(ThunkyHostWorld *world) {
       if (pthread_cond_timedwait(&world->cond, &world->mutex, &deadline) == ETIMEDOUT &&
           world->generation == generation && !world->aborted) {
         world->aborted = true;
+        world->firstFailed = UINT32_MAX; /* no rank failed: they diverged */
         pthread_cond_broadcast(&world->cond);
         arrival = TIMED_OUT;
       }
@@ -422,16 +434,16 @@ static void copyScratchOut(const Call *call) {
   }
 }
 
-static bool fail(ThunkyHostWorld *world, uint32_t index, const char *kind,
+static bool fail(ThunkyHostWorld *world, uint32_t rank, uint32_t index, const char *kind,
                  ThunkyError *error) {
-  thunkyHostWorldAbort(world);
+  thunkyHostWorldAbort(world, rank);
   return thunkyErrorContext(error, "collective %u (%s)", index, kind);
 }
 
 bool thunkyHostCollective(ThunkyHostWorld *world, uint32_t rank, const ThunkyPlan *plan,
                           uint32_t index, uint8_t *const *memory, ThunkyError *error) {
   if (rank >= world->ranks || index >= plan->numCollectives) {
-    thunkyHostWorldAbort(world);
+    thunkyHostWorldAbort(world, UINT32_MAX);
     return thunkyErrorf(error, "collective %u of %u for rank %u of %u: out of range", index,
                         plan->numCollectives, rank, world->ranks);
   }
@@ -442,7 +454,7 @@ bool thunkyHostCollective(ThunkyHostWorld *world, uint32_t rank, const ThunkyPla
                .self = &world->rank[rank]};
   const char *kind = kindName(call.collective->kind);
   if (!prepare(&call, error))
-    return fail(world, index, kind, error);
+    return fail(world, rank, index, kind, error);
 
   call.self->memory = memory;
   call.self->plan = plan;
@@ -452,15 +464,15 @@ bool thunkyHostCollective(ThunkyHostWorld *world, uint32_t rank, const ThunkyPla
   Arrival arrival = rendezvous(world);
   if (arrival != ARRIVED) {
     arrivalError(world, arrival, what, error);
-    return fail(world, index, kind, error);
+    return fail(world, rank, index, kind, error);
   }
   if (!checkConverged(&call, index, error))
-    return fail(world, index, kind, error);
+    return fail(world, rank, index, kind, error);
   compute(&call);
   arrival = rendezvous(world);
   if (arrival != ARRIVED) {
     arrivalError(world, arrival, what, error);
-    return fail(world, index, kind, error);
+    return fail(world, rank, index, kind, error);
   }
   if (call.viaScratch)
     copyScratchOut(&call);

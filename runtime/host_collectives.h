@@ -26,11 +26,14 @@ ThunkyHostWorld *thunkyHostWorldCreate(uint32_t ranks, uint32_t partitions,
                                        ThunkyError *error);
 void thunkyHostWorldDestroy(ThunkyHostWorld *world);
 
-/* Marks the world failed (a rank hit an error) so that ranks waiting at a
- * rendezvous, or arriving at one later, return false instead of hanging.
- * Any thread may call it at any time. A failing thunkyHostCollective
- * aborts the world itself. */
-void thunkyHostWorldAbort(ThunkyHostWorld *world);
+/* Marks the world failed (rank `rank` hit an error; UINT32_MAX: none in
+ * particular) so that ranks waiting at a rendezvous, or arriving at one
+ * later, return false instead of hanging. Any thread may call it at any
+ * time. A failing thunkyHostCollective aborts the world itself. */
+void thunkyHostWorldAbort(ThunkyHostWorld *world, uint32_t rank);
+/* The rank whose failure aborted the world first (the others' errors only
+ * say they were abandoned), or UINT32_MAX. */
+uint32_t thunkyHostWorldFirstFailed(ThunkyHostWorld *world);
 
 /* Makes an aborted world usable again for a new run. Only while no rank is
  * inside a collective or barrier. */

@@ -161,7 +161,7 @@ static void *rankMain(void *argument) {
       snprintf(s->errors[run->rank].message, sizeof s->errors[run->rank].message,
                "wrong result at iteration %u", it);
       ok = false;
-      thunkyHostWorldAbort(run->world);
+      thunkyHostWorldAbort(run->world, run->rank);
     }
   }
   s->ok[run->rank] = ok;
@@ -1241,7 +1241,7 @@ static void testDivergence(void) {
   pattern = (RankRun){.iterations = 1, .setup = &s, .world = world, .rank = 1};
   pthread_create(&thread, NULL, rankMain, &pattern);
   nanosleep(&(struct timespec){0, 20 * 1000000L}, NULL);
-  thunkyHostWorldAbort(world);
+  thunkyHostWorldAbort(world, UINT32_MAX);
   pthread_join(thread, NULL);
   CHECK(!s.ok[1] && strstr(s.errors[1].message, "another rank failed"), "%s",
         s.errors[1].message);

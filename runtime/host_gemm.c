@@ -41,8 +41,12 @@ static void store(uint8_t *p, int32_t type, uint64_t index, double value) {
   }
 }
 
+bool thunkyHostGemmSupports(const ThunkyPlanGemm *g) {
+  return g->elementType == F32 || g->elementType == F64;
+}
+
 bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError *error) {
-  if (g->elementType != F32 && g->elementType != F64)
+  if (!thunkyHostGemmSupports(g))
     return thunkyErrorf(error, "the host gemm supports f32 and f64, not element type %d",
                         g->elementType);
   const ThunkyMatrixLayout *L = &g->lhsLayout, *R = &g->rhsLayout, *O = &g->outLayout;

@@ -46,6 +46,8 @@ typedef struct {
   size_t numOwned, ownedCapacity;
   ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
   uint32_t currentThunk;
+  uint64_t binaryKey; /* the executable's own binary, in kernel_thunk keys */
+  bool hasBinaryKey;
 } Builder;
 /* Sets the message and names the current thunk in front of it; false. */
 #define fail(b, ...) (thunkyErrorf((b)->error, __VA_ARGS__), thunkyPlanInThunk(b))
@@ -66,6 +68,9 @@ bool thunkyPlanSliceRange(Builder *b, size_t n, const SliceProto *const *slices,
                           const char *what, ThunkyRange *range);
 /* A new command of the current thunk at the end of `v`; NULL when out of memory. */
 ThunkyCommand *thunkyPlanEmit(Builder *b, CommandVec *v, ThunkyCommandKind kind);
+
+/* What thunk `t` computes, for fingerprint runs (ThunkyPlanThunk.key). */
+uint64_t thunkyPlanThunkKey(Builder *b, const Thunk *t);
 
 /* Builds a list of thunks; the entry list (list == NULL) fills the range
  * reserved at index 0. */

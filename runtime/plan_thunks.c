@@ -131,6 +131,13 @@ static bool nameThunk(Builder *b, Thunk *t) {
     return thunkyErrorf(b->error, "out of memory");
   b->currentThunk = b->plan->numThunks - 1;
   const char *annotation = t->thunk_info ? t->thunk_info->profile_annotation : NULL;
+  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+      &xla__gpu__thunk_proto__descriptor, (unsigned)t->impl_case);
+  thunk->kind = f ? f->name : "an unknown thunk";
+  thunk->id = t->thunk_info ? t->thunk_info->thunk_id : 0;
+  thunk->key = thunkyPlanThunkKey(b, t);
+  thunk->writesOnlyWritten = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK ||
+                             t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK;
   uint32_t first = b->plan->numAccesses;
   /* The pointer moves when the array grows: index it again after. */
   bool ok = thunkyPlanKeepString(b, annotation, &thunk->annotation) &&
@@ -186,11 +193,10 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
   }
   case XLA__GPU__THUNK_PROTO__IMPL_CUBLAS_LT_MATMUL_THUNK: {
     const Xla__Gpu__CublasLtMatmulThunkProto *g = t->cublas_lt_matmul_thunk;
+    /* Epilogues, bias, scales and grouped matmuls have no reference yet. */
     if (g->bias || g->aux || g->a_scale || g->b_scale || g->d_amax || g->group_sizes ||
-        (g->epilogue != 0))
-      return fail(b, "cuBLASLt matmul with an epilogue, bias or scales is not supported yet");
-    if (g->impl_case != XLA__GPU__CUBLAS_LT_MATMUL_THUNK_PROTO__IMPL_GEMM_CONFIG)
-      return fail(b, "grouped cuBLASLt matmul is not supported yet");
+        g->epilogue != 0 || g->impl_case != XLA__GPU__CUBLAS_LT_MATMUL_THUNK_PROTO__IMPL_GEMM_CONFIG)
+      return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) != NULL;
     return thunkyPlanGemm(b, v, g->gemm_config, g->a ? g->a->slice : NULL,
                           g->b ? g->b->slice : NULL, g->d ? g->d->slice : NULL,
                           g->workspace ? g->workspace->slice : NULL);
@@ -227,11 +233,12 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
     return idThunk(b, v, THUNKY_CMD_REPLICA_ID, t->replica_id_thunk->dest_buffer);
   case XLA__GPU__THUNK_PROTO__IMPL_PARTITION_ID_THUNK:
     return idThunk(b, v, THUNKY_CMD_PARTITION_ID, t->partition_id_thunk->dest_buffer);
-  default: {
-    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
-        &xla__gpu__thunk_proto__descriptor, (unsigned)t->impl_case);
-    return fail(b, "%s is not supported by the runtime yet", f ? f->name : "an unknown thunk");
-  }
+  case XLA__GPU__THUNK_PROTO__IMPL__NOT_SET:
+    return fail(b, "a thunk of no kind this schema knows (from a newer XLA?)");
+  default:
+    /* What it reads and writes is in the thunk kind table; backends decide
+     * whether they can run it. */
+    return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) != NULL;
   }
 }
 

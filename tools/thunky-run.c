@@ -4,8 +4,10 @@
  *
  * Plans the executable (a GpuExecutableProto in any container layering, or
  * a .mlir module when built with MLIR), feeds each parameter from a .npy
- * file, runs it on the host reference backend or on CUDA, and writes each
- * output as a .npy file. Links no MLIR unless built with it.
+ * file (or seeded random bytes), runs it on the host reference backend or
+ * on CUDA, and writes each output as a .npy file. --compare runs a second
+ * executable on the same inputs and compares (docs/checking.md). Links no
+ * MLIR unless built with it.
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* isatty, fileno */
@@ -14,6 +16,7 @@
 
 #include "thunky-c/Npy.h"
 #include "thunky-c/Plan.h"
+#include "run_compare.h"
 #include "run_report.h"
 
 #include <dlfcn.h>
@@ -37,6 +40,19 @@ static const char usage[] =
 #endif
     "\n"
     "  INPUT.npy              one per parameter, in order (every rank gets the same)\n"
+    "  --seed N               no .npy inputs: seeded random bytes for each parameter\n"
+    "                         (f32/f64 in [-1, 1), pred 0 or 1)\n"
+    "  --kernels=registered|fingerprint\n"
+    "                         host: what runs a thunk with no host implementation: an\n"
+    "                         error (registered, the default), or a keyed hash of what it\n"
+    "                         reads (fingerprint: docs/checking.md)\n"
+    "  --compare OTHER        run OTHER (an executable or module) on the same inputs and\n"
+    "                         compare every output of every rank bit for bit; exit 0 same,\n"
+    "                         1 different (naming the output and the first divergent\n"
+    "                         thunk), 2 error; without inputs, as with --seed 1\n"
+    "  --check-async          run every async region at its start, then at its done, and\n"
+    "                         compare as --compare does (a race shows as a difference)\n"
+    "  --schedule start|done  host: when an async region runs (start, the default)\n"
     "  --backend host|cuda    where to run (host: the reference backend)\n"
     "  --ranks N              ranks: simulated (host) or GPUs (cuda); default 1\n"
     "  --partitions N         of the ranks, partitions per replica; default 1\n"
@@ -59,13 +75,13 @@ static const char usage[] =
     "                         THUNKY_WORLD_SIZE, or mpirun's OMPI_COMM_WORLD_RANK/_SIZE\n";
 
 typedef struct {
-  const char *executable, *backend, *outputDir, *trace, *ncclId;
+  const char *executable, *backend, *outputDir, *trace, *ncclId, *compare;
   const char *inputs[256], *libraries[32];
   int numInputs, numLibraries;
   uint32_t ranks, partitions, repeat, profileTop;
-  uint64_t maxIterations, maxHostMemory;
+  uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
-  bool print, profile, cudaGraph;
+  bool print, profile, cudaGraph, fingerprint, hasSeed, checkAsync, asyncAtDone;
 } Options;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -133,10 +149,21 @@ static bool parseOptions(int argc, char **argv, Options *o) {
       o->trace = value;
     else if (!strcmp(a, "--nccl-id") && value)
       o->ncclId = value;
+    else if (!strcmp(a, "--compare") && value)
+      o->compare = value;
+    else if (!strcmp(a, "--seed") && value && parseCount(value, UINT64_MAX, &n))
+      o->seed = n, o->hasSeed = true;
+    else if (!strcmp(a, "--schedule") && value && (!strcmp(value, "start") ||
+                                                   !strcmp(value, "done")))
+      o->asyncAtDone = !strcmp(value, "done");
     else if ((takes = false), !strcmp(a, "--print"))
       o->print = true;
     else if (!strcmp(a, "--cuda-graph"))
       o->cudaGraph = true;
+    else if (!strcmp(a, "--check-async"))
+      o->checkAsync = true;
+    else if (!strcmp(a, "--kernels=fingerprint") || !strcmp(a, "--kernels=registered"))
+      o->fingerprint = !strcmp(a, "--kernels=fingerprint");
     else if (!strcmp(a, "--profile"))
       o->profile = true;
     else if (!strncmp(a, "--profile=", 10) && parseCount(a + 10, 100000, &n) && n)
@@ -249,8 +276,48 @@ static bool readInput(const ThunkyPlanArray *p, const char *path, ThunkyNpyArray
          thunkyErrorf(error, "%s is %s, the parameter is %s", path, got, want);
 }
 
-static bool writeInputs(const Options *o, const ThunkyPlan *plan, const ThunkyBackendOps *b,
-                        void *state, ThunkyError *error) {
+/* Random bytes for parameter i, the same whatever else runs: values a
+ * reference GEMM keeps finite for floats, 0 or 1 for preds. */
+static bool randomInput(const ThunkyPlanArray *p, uint64_t seed, uint32_t i,
+                        ThunkyNpyArray *out, ThunkyError *error) {
+  *out = (ThunkyNpyArray){.elementType = p->elementType, .rank = p->elementType ? p->rank : 1,
+                          .size = p->slice.size};
+  memcpy(out->dims, p->dims, sizeof out->dims);
+  if (!p->elementType)
+    out->dims[0] = (int64_t)p->slice.size;
+  if (!(out->data = malloc(out->size ? out->size : 1)))
+    return thunkyErrorf(error, "out of memory");
+  thunkyFingerprintFill(thunkyFingerprintHash(seed, &i, sizeof i), out->data, out->size);
+  uint8_t *d = out->data;
+  if (p->elementType == THUNKY_TYPE_PRED)
+    for (uint64_t k = 0; k < out->size; k++)
+      d[k] &= 1;
+  if (p->elementType == THUNKY_TYPE_F32)
+    for (uint64_t k = 0; k + 4 <= out->size; k += 4) {
+      uint32_t u;
+      memcpy(&u, d + k, 4);
+      float v = (float)(u >> 8) / 8388608.0f - 1.0f;
+      memcpy(d + k, &v, 4);
+    }
+  if (p->elementType == THUNKY_TYPE_F64)
+    for (uint64_t k = 0; k + 8 <= out->size; k += 8) {
+      uint64_t u;
+      memcpy(&u, d + k, 8);
+      double v = (double)(u >> 11) / 4503599627370496.0 - 1.0;
+      memcpy(d + k, &v, 8);
+    }
+  return true;
+}
+
+/* One array per parameter: from the .npy files given, else from --seed. */
+static bool loadInputs(const Options *o, const ThunkyPlan *plan, ThunkyNpyArray *inputs,
+                       ThunkyError *error) {
+  if (!o->numInputs && o->hasSeed) {
+    for (uint32_t i = 0; i < plan->numParameters; i++)
+      if (!randomInput(&plan->parameters[i], o->seed, i, &inputs[i], error))
+        return false;
+    return true;
+  }
   if ((uint32_t)o->numInputs != plan->numParameters) {
     char list[512] = "";
     for (uint32_t i = 0; i < plan->numParameters && strlen(list) < 400; i++) {
@@ -259,21 +326,13 @@ static bool writeInputs(const Options *o, const ThunkyPlan *plan, const ThunkyBa
       thunkyNpyDescribe(p->elementType, p->rank, p->dims, one, sizeof one);
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", one);
     }
-    return thunkyErrorf(error, "the executable takes %u parameter%s (%s); %d given",
+    return thunkyErrorf(error, "the executable takes %u parameter%s (%s); %d given%s",
                         plan->numParameters, plan->numParameters == 1 ? "" : "s", list,
-                        o->numInputs);
+                        o->numInputs, o->numInputs ? "" : " (--seed N makes random ones)");
   }
-  for (uint32_t i = 0; i < plan->numParameters; i++) {
-    ThunkyNpyArray in;
-    if (!readInput(&plan->parameters[i], o->inputs[i], &in, error))
+  for (uint32_t i = 0; i < plan->numParameters; i++)
+    if (!readInput(&plan->parameters[i], o->inputs[i], &inputs[i], error))
       return false;
-    bool ok = true;
-    for (uint32_t r = 0; ok && r < o->ranks; r++)
-      ok = b->write(state, r, plan->parameters[i].slice, in.data, error);
-    thunkyNpyArrayDestroy(&in);
-    if (!ok)
-      return false;
-  }
   return true;
 }
 
@@ -362,6 +421,26 @@ static bool writeOutputs(const Options *o, const ThunkyPlan *plan, const ThunkyN
   return true;
 }
 
+/* --compare and --check-async: two runs, compared; 0 same, 1 different, 2 error. */
+static int compare(const Options *o, const ThunkyBackendOps *backend, const ThunkyPlan *plan,
+                   const ThunkyRunConfig *config, const ThunkyNpyArray *inputs,
+                   ThunkyError *error) {
+  ThunkyRunSide a = {o->executable, plan, *config}, b = a;
+  ThunkyPlan *other = NULL;
+  if (o->compare) {
+    if (!loadPlan(o->compare, &o->limits, &other, error))
+      return 2;
+    b.name = o->compare, b.plan = other;
+  } else {
+    a.name = "the run with async regions at their start";
+    b.name = "the run with async regions at their done";
+    a.config.asyncAtDone = false, b.config.asyncAtDone = true;
+  }
+  int status = thunkyCompareRuns(backend, &a, &b, inputs, stdout, error);
+  thunkyPlanDestroy(other);
+  return status;
+}
+
 int main(int argc, char **argv) {
   Options o;
   if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -372,18 +451,26 @@ int main(int argc, char **argv) {
     fputs(usage, stderr);
     return 2;
   }
+  if ((o.compare || o.checkAsync) && !o.numInputs && !o.hasSeed)
+    o.hasSeed = true, o.seed = 1; /* a comparison needs inputs: the same random ones */
   const ThunkyBackendOps *backend = !strcmp(o.backend, "host")   ? &thunkyHostBackend
                                     : !strcmp(o.backend, "cuda") ? &thunkyCudaBackend
                                                                  : NULL;
+  /* A comparison's errors exit 2, so that 1 always means "different". */
+  int failed = o.compare || o.checkAsync ? 2 : 1;
   if (!backend)
-    return fail("unknown backend '%s' (host or cuda)", o.backend);
+    return fail("unknown backend '%s' (host or cuda)", o.backend), failed;
   if (o.ranks % o.partitions)
-    return fail("%u ranks cannot be split into partitions of %u", o.ranks, o.partitions);
+    return fail("%u ranks cannot be split into partitions of %u", o.ranks, o.partitions), failed;
+  if (o.compare && o.checkAsync)
+    return fail("--compare and --check-async are two checks: run them one at a time"), 2;
+  if ((o.compare || o.checkAsync) && (o.repeat > 1 || o.profile || o.trace || o.outputDir))
+    return fail("--compare and --check-async do not take --repeat, --profile, --trace or -o"), 2;
   ThunkyError error = {{0}};
   ThunkyPlan *plan = NULL;
   ThunkyRegistry *registry = thunkyRegistryCreate();
   ThunkyTimeline *timeline = o.profile || o.trace ? thunkyTimelineCreate() : NULL;
-  ThunkyNpyArray *outputs = NULL;
+  ThunkyNpyArray *inputs = NULL, *outputs = NULL;
   void *state = NULL;
   bool ok = registry && (!(o.profile || o.trace) || timeline);
   if (!ok)
@@ -393,26 +480,40 @@ int main(int argc, char **argv) {
   ThunkyRunConfig config = {.ranks = o.ranks, .partitions = o.partitions,
                             .maxIterations = o.maxIterations,
                             .maxHostMemory = o.maxHostMemory, .registry = registry,
-                            .timeline = timeline, .cudaGraph = o.cudaGraph,
+                            .timeline = timeline, .fingerprint = o.fingerprint,
+                            .asyncAtDone = o.asyncAtDone, .cudaGraph = o.cudaGraph,
                             .ncclIdFile = o.ncclId};
   if (ok && !processPlace(&config.processRank, &config.processCount))
     ok = thunkyErrorf(&error, "THUNKY_RANK/THUNKY_WORLD_SIZE (or OMPI_COMM_WORLD_RANK/_SIZE) "
                               "are not a rank below a count");
-  ok = ok && backend->create(plan, &config, &state, &error) &&
-       writeInputs(&o, plan, backend, state, &error) &&
-       runRepeatedly(&o, backend, state, &error);
-  if (ok) {
-    outputs = calloc((size_t)o.ranks * plan->numOutputs + 1, sizeof *outputs);
-    ok = outputs ? readOutputs(&o, plan, backend, state, outputs, &error)
-                 : thunkyErrorf(&error, "out of memory");
+  if (ok && !(inputs = calloc(plan->numParameters + 1, sizeof *inputs)))
+    ok = thunkyErrorf(&error, "out of memory");
+  ok = ok && loadInputs(&o, plan, inputs, &error);
+  int status = 0;
+  if (ok && (o.compare || o.checkAsync)) {
+    status = compare(&o, backend, plan, &config, inputs, &error);
+    ok = status != 2;
+  } else {
+    ok = ok && backend->create(plan, &config, &state, &error) &&
+         thunkyWriteInputs(backend, state, plan, o.ranks, inputs, &error) &&
+         runRepeatedly(&o, backend, state, &error);
+    if (ok) {
+      outputs = calloc((size_t)o.ranks * plan->numOutputs + 1, sizeof *outputs);
+      ok = outputs ? readOutputs(&o, plan, backend, state, outputs, &error)
+                   : thunkyErrorf(&error, "out of memory");
+    }
+    ok = ok && (!o.outputDir || writeOutputs(&o, plan, outputs, &error));
+    if (ok && o.print)
+      thunkyPrintOutputs(stdout, plan, outputs, o.ranks);
+    if (ok && o.profile)
+      thunkyPrintProfile(stdout, plan, timeline, o.profileTop);
+    ok = ok && (!o.trace || thunkyWriteTrace(o.trace, plan, timeline, &error));
   }
-  ok = ok && (!o.outputDir || writeOutputs(&o, plan, outputs, &error));
-  if (ok && o.print)
-    thunkyPrintOutputs(stdout, plan, outputs, o.ranks);
-  if (ok && o.profile)
-    thunkyPrintProfile(stdout, plan, timeline, o.profileTop);
-  ok = ok && (!o.trace || thunkyWriteTrace(o.trace, plan, timeline, &error));
-  int status = ok ? 0 : fail("%s", error.message);
+  if (!ok)
+    status = (fail("%s", error.message), failed);
+  for (size_t i = 0; inputs && i < plan->numParameters; i++)
+    thunkyNpyArrayDestroy(&inputs[i]);
+  free(inputs);
   for (size_t i = 0; outputs && plan && i < (size_t)o.ranks * plan->numOutputs; i++)
     thunkyNpyArrayDestroy(&outputs[i]);
   free(outputs);

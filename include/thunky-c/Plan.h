@@ -47,6 +47,7 @@ typedef enum ThunkyCommandKind {
   THUNKY_CMD_COLLECTIVE_GROUP,
   THUNKY_CMD_REPLICA_ID,
   THUNKY_CMD_PARTITION_ID,
+  THUNKY_CMD_OPAQUE,       /* a kind no backend implements: only its reads and writes are known */
   THUNKY_CMD_COUNT
 } ThunkyCommandKind;
 
@@ -174,7 +175,16 @@ typedef struct ThunkyPlanAccess {
 /* A thunk of the executable, numbered depth first (sequential thunks too). */
 typedef struct ThunkyPlanThunk {
   ThunkyBytes annotation; /* its profile annotation (may be empty) */
+  int64_t id;             /* XLA's thunk_id (thunk_info), 0 when it has none */
   ThunkyRange accesses;   /* plan->accesses: what it reads and writes itself */
+  const char *kind;       /* its ThunkProto field: "kernel_thunk" (static storage) */
+  /* What it computes, for fingerprint runs: a hash of its kind and every
+   * field but where its buffers are (slices count by size only) and its
+   * thunk_info; a kernel_thunk's also covers the executable's binary. */
+  uint64_t key;
+  /* A kernel's read-write arguments are the ones it is flagged to write:
+   * fingerprint runs take them as outputs only (docs/checking.md). */
+  bool writesOnlyWritten;
 } ThunkyPlanThunk;
 
 typedef struct ThunkyPlanAllocation {

@@ -21,6 +21,7 @@
 #ifndef THUNKY_C_RUNTIME_H
 #define THUNKY_C_RUNTIME_H
 
+#include "thunky-c/Check.h"
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Plan.h"
@@ -82,6 +83,12 @@ typedef struct ThunkyRunConfig {
   uint64_t maxHostMemory;  /* host: most bytes of allocations over all ranks (0: any) */
   const ThunkyRegistry *registry;
   ThunkyTimeline *timeline; /* NULL: no per-thunk timing */
+  /* host: run every thunk it has no implementation of (kernels, custom
+   * calls, GEMMs of other types, THUNKY_CMD_OPAQUE) as a fingerprint
+   * (thunky-c/Check.h); without it, such a plan is refused at create. */
+  bool fingerprint;
+  bool asyncAtDone;            /* host: run async regions at their done, not their start */
+  ThunkyWriteTrace *writeTrace; /* host: NULL, or where each rank records what thunks wrote */
   bool cudaGraph;          /* cuda: capture the plan once, replay it */
   const char *ncclIdFile;  /* cuda, several processes: where rank 0 leaves NCCL's id */
   uint32_t processRank, processCount; /* cuda, several processes */

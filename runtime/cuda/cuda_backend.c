@@ -93,6 +93,12 @@ static bool resolveCalls(ThunkyCudaState *s, ThunkyError *error) {
     s->sliceSizes[i] = plan->slices[i].size;
   for (uint32_t i = 0; i < plan->numCommands; i++) {
     const ThunkyCommand *c = &plan->commands[i];
+    if (c->kind == THUNKY_CMD_OPAQUE) {
+      char name[160];
+      thunkyCudaThunkName(s, c->thunk, name, sizeof name);
+      return thunkyErrorf(error, "cuda: %s: %s is not supported by the cuda backend yet", name,
+                          plan->thunks[c->thunk].kind);
+    }
     if (c->kind != THUNKY_CMD_CUSTOM_CALL || s->calls[c->customCall.call])
       continue;
     uint32_t index = c->customCall.call;
@@ -392,6 +398,11 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     return thunkyErrorf(error, "cuda: out of memory");
   s->plan = plan;
   s->config = *config;
+  if (config->fingerprint || config->asyncAtDone || config->writeTrace) {
+    free(s);
+    return thunkyErrorf(error, "cuda: fingerprint runs, write traces and the async schedule "
+                               "check run on the host backend only");
+  }
   atomic_init(&s->stop, false);
   atomic_init(&s->failed, UINT32_MAX);
   if (!setUp(s, error)) {

@@ -227,6 +227,7 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
     return check(w, cu->cuMemsetD32Async(thunkyCudaAddress(rank, c->id.dst), id, 1, stream),
                  "cuMemsetD32Async", thunk);
   }
+  case THUNKY_CMD_OPAQUE: /* refused when the state was created */
   case THUNKY_CMD_COUNT: break;
   }
   char name[160];

@@ -1,0 +1,85 @@
+/*===- thunky-c/Check.h - showing that a change kept a program's meaning --===*
+ *
+ * What `thunky-run --kernels=fingerprint` and `thunky-run --compare` are
+ * made of (docs/checking.md).
+ *
+ * A fingerprint run executes memory ops, control flow, collectives and the
+ * GEMMs the host implements for real, and every other thunk as an
+ * uninterpreted function: each buffer it writes is filled from a keyed
+ * hash of the bytes it reads (ThunkyPlanThunk.key, then each read in
+ * order). Two runs of executables that compute the same thing give the
+ * same bytes; a changed dataflow changes them.
+ *
+ * A write trace records, for each thunk a rank runs, a checksum of the
+ * bytes it wrote. Two traces of runs that differ name the first thunk
+ * after which they part.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_CHECK_H
+#define THUNKY_C_CHECK_H
+
+#include "thunky-c/Plan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A keyed 64-bit hash of data[0, size): fast, not cryptographic. */
+uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size);
+
+/* Fills out[0, size) with bytes drawn from `seed`. A 1-byte buffer gets 0
+ * or 1, since it is a pred (a loop's condition, a branch) whenever a
+ * thunk writes one; a wider one gets any bytes. */
+void thunkyFingerprintFill(uint64_t seed, void *out, size_t size);
+
+/* Runs thunk `thunk` of `plan` as an uninterpreted function on one rank's
+ * memory (allocation bases). Bytes it only writes never feed the hash. */
+void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory);
+
+/* A checksum of the bytes thunk `thunk` writes, as they are now; false
+ * when it writes none. */
+bool thunkyChecksumWrites(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
+                          uint64_t *checksum);
+
+/*--- write traces ------------------------------------------------------------*/
+
+typedef struct ThunkyWriteEvent {
+  uint32_t thunk;    /* plan->thunks */
+  uint64_t checksum; /* of what it wrote (thunkyChecksumWrites) */
+} ThunkyWriteEvent;
+
+typedef struct ThunkyWriteTrace ThunkyWriteTrace;
+
+/* An empty trace for `ranks` ranks keeping at most `maxEvents` events per
+ * rank (later ones are counted, not kept); NULL when out of memory. The
+ * caller owns it. */
+ThunkyWriteTrace *thunkyWriteTraceCreate(uint32_t ranks, size_t maxEvents);
+void thunkyWriteTraceDestroy(ThunkyWriteTrace *trace);
+/* Appends an event of rank `rank`; only that rank's thread may call it. */
+void thunkyWriteTraceAdd(ThunkyWriteTrace *trace, uint32_t rank, ThunkyWriteEvent event);
+/* Rank `rank`'s events in the order it ran them (borrowed), and whether
+ * some were dropped past maxEvents. */
+const ThunkyWriteEvent *thunkyWriteTraceGet(const ThunkyWriteTrace *trace, uint32_t rank,
+                                            size_t *count, bool *truncated);
+
+/* Where two runs of rank `rank` part. A thunk of run A is the same thunk
+ * of run B when its kind and annotation match (its key, without an
+ * annotation), counting repeated runs in a loop in order; a thunk that
+ * only one run has (a copy a pass removed) is passed over. Sets *thunkA
+ * and *thunkB to the first pair whose writes differ, else to the first
+ * thunk that ran in one run only (UINT32_MAX for the other), and returns
+ * true; false when the traces agree (or out of memory: *thunkA is then
+ * UINT32_MAX - 1). */
+bool thunkyWriteTraceDivergence(const ThunkyPlan *planA, const ThunkyWriteTrace *traceA,
+                                const ThunkyPlan *planB, const ThunkyWriteTrace *traceB,
+                                uint32_t rank, uint32_t *thunkA, uint32_t *thunkB);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_CHECK_H */

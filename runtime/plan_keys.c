@@ -1,0 +1,134 @@
+/*===- plan_keys.c - what a thunk computes, as one 64-bit key ------------===*
+ *
+ * A fingerprint run replaces a thunk the host cannot run by a keyed hash
+ * of the bytes it reads, so the key must change with anything that changes
+ * the computation (kind, kernel name, launch dimensions, shapes, config,
+ * binary, target, opaque bytes) and with nothing a correct rewrite may
+ * change: where the buffers are (allocation and offset) and the thunk's id,
+ * annotation and stream. The thunk's own message is walked through its
+ * protobuf-c descriptor, so every kind of the schema is covered without a
+ * list of fields.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "plan_builder.h"
+
+#include <string.h>
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdu;
+  return h ^ (h >> 33);
+}
+
+static uint64_t mixBytes(uint64_t h, const void *data, size_t size) {
+  return mix(mix(h, size), size ? thunkyHashBytes(data, size) : 0);
+}
+
+static uint64_t scalar(const ProtobufCFieldDescriptor *f, const void *p) {
+  switch (f->type) {
+  case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
+  case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_ENUM:
+  case PROTOBUF_C_TYPE_FLOAT: {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  case PROTOBUF_C_TYPE_BOOL:
+    return *(const protobuf_c_boolean *)p != 0;
+  default: { /* 64-bit integers and doubles */
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+  }
+}
+
+static size_t elementSize(const ProtobufCFieldDescriptor *f) {
+  switch (f->type) {
+  case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
+  case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+    return 8;
+  case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
+  case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE: return sizeof(void *);
+  case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
+  default: return 4;
+  }
+}
+
+static uint64_t message(uint64_t h, const ProtobufCMessage *m, unsigned depth);
+
+static uint64_t value(uint64_t h, const ProtobufCFieldDescriptor *f, const void *p,
+                      unsigned depth) {
+  switch (f->type) {
+  case PROTOBUF_C_TYPE_STRING: {
+    const char *s = *(const char *const *)p;
+    return s ? mixBytes(h, s, strlen(s)) : mix(h, 1);
+  }
+  case PROTOBUF_C_TYPE_BYTES: {
+    const ProtobufCBinaryData *d = p;
+    return mixBytes(h, d->data, d->len);
+  }
+  case PROTOBUF_C_TYPE_MESSAGE: {
+    const ProtobufCMessage *m = *(const ProtobufCMessage *const *)p;
+    return m ? message(h, m, depth + 1) : mix(h, 2);
+  }
+  default:
+    return mix(h, scalar(f, p));
+  }
+}
+
+/* The model bounds nesting at 64 thunks; messages inside one are shallow,
+ * and the depth bound keeps a crafted one from exhausting the stack. */
+static uint64_t message(uint64_t h, const ProtobufCMessage *m, unsigned depth) {
+  const ProtobufCMessageDescriptor *d = m->descriptor;
+  if (d == &xla__buffer_assignment__buffer_allocation_slice_proto__descriptor)
+    return mix(h, (uint64_t)((const SliceProto *)m)->size);
+  if (depth > 256)
+    return mix(h, 3);
+  h = mixBytes(h, d->name, strlen(d->name));
+  for (unsigned i = 0; i < d->n_fields; i++) {
+    const ProtobufCFieldDescriptor *f = &d->fields[i];
+    const char *field = (const char *)m + f->offset;
+    const char *quantifier = (const char *)m + f->quantifier_offset;
+    if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+      size_t n = *(const size_t *)quantifier;
+      const char *items = *(const char *const *)field;
+      h = mix(mix(h, f->id), n);
+      for (size_t k = 0; k < n; k++)
+        h = value(h, f, items + k * elementSize(f), depth);
+      continue;
+    }
+    if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+      if (*(const uint32_t *)quantifier != f->id)
+        continue;
+    } else if (f->quantifier_offset && f->type != PROTOBUF_C_TYPE_MESSAGE &&
+               f->type != PROTOBUF_C_TYPE_STRING && !*(const protobuf_c_boolean *)quantifier) {
+      continue; /* an optional scalar that is not set */
+    }
+    h = value(mix(h, f->id), f, field, depth);
+  }
+  return h;
+}
+
+uint64_t thunkyPlanThunkKey(Builder *b, const Thunk *t) {
+  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+      &xla__gpu__thunk_proto__descriptor, (unsigned)t->impl_case);
+  uint64_t h = mix(0x7468756e6b79u, (uint64_t)t->impl_case);
+  if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+    const ProtobufCMessage *impl = *(const ProtobufCMessage *const *)((const char *)t + f->offset);
+    if (impl)
+      h = message(h, impl, 0);
+  }
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK) {
+    if (!b->hasBinaryKey) {
+      const Executable *exe = b->exe;
+      bool cubin = exe->has_binary && exe->binary.len;
+      b->binaryKey = cubin ? mixBytes(1, exe->binary.data, exe->binary.len)
+                           : exe->asm_text ? mixBytes(2, exe->asm_text, strlen(exe->asm_text))
+                                           : 0;
+      b->hasBinaryKey = true;
+    }
+    h = mix(h, b->binaryKey);
+  }
+  return h;
+}

@@ -1,0 +1,154 @@
+/*===- write_trace.c - what each thunk wrote, and where two runs part ----===*/
+#include "thunky-c/Check.h"
+
+#include "thunky-c/HashMap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  ThunkyWriteEvent *events;
+  size_t count, capacity;
+  bool truncated;
+} RankTrace;
+
+struct ThunkyWriteTrace {
+  RankTrace *ranks;
+  uint32_t numRanks;
+  size_t maxEvents;
+};
+
+ThunkyWriteTrace *thunkyWriteTraceCreate(uint32_t ranks, size_t maxEvents) {
+  ThunkyWriteTrace *t = calloc(1, sizeof *t);
+  if (!t || !(t->ranks = calloc(ranks ? ranks : 1, sizeof *t->ranks))) {
+    free(t);
+    return NULL;
+  }
+  /* Events are indexed by uint32_t when two traces are matched. */
+  t->numRanks = ranks, t->maxEvents = maxEvents < UINT32_MAX - 2 ? maxEvents : UINT32_MAX - 2;
+  return t;
+}
+
+void thunkyWriteTraceDestroy(ThunkyWriteTrace *trace) {
+  if (!trace)
+    return;
+  for (uint32_t r = 0; r < trace->numRanks; r++)
+    free(trace->ranks[r].events);
+  free(trace->ranks);
+  free(trace);
+}
+
+void thunkyWriteTraceAdd(ThunkyWriteTrace *trace, uint32_t rank, ThunkyWriteEvent event) {
+  RankTrace *r = &trace->ranks[rank];
+  if (r->count == r->capacity) {
+    size_t capacity = r->capacity ? r->capacity * 2 : 1024;
+    if (capacity > trace->maxEvents)
+      capacity = trace->maxEvents;
+    ThunkyWriteEvent *grown = capacity > r->capacity
+                                  ? realloc(r->events, capacity * sizeof *grown)
+                                  : NULL;
+    if (!grown) {
+      r->truncated = true; /* past maxEvents, or out of memory: still a hint */
+      return;
+    }
+    r->events = grown, r->capacity = capacity;
+  }
+  r->events[r->count++] = event;
+}
+
+const ThunkyWriteEvent *thunkyWriteTraceGet(const ThunkyWriteTrace *trace, uint32_t rank,
+                                            size_t *count, bool *truncated) {
+  if (rank >= trace->numRanks) {
+    *count = 0, *truncated = false;
+    return NULL;
+  }
+  *count = trace->ranks[rank].count, *truncated = trace->ranks[rank].truncated;
+  return trace->ranks[rank].events;
+}
+
+/*--- matching the thunks of two runs ------------------------------------------*/
+
+/* Which thunk an event is, across two executables: its kind and
+ * annotation; its key when it has no annotation. */
+static uint64_t identity(const ThunkyPlan *plan, uint32_t thunk) {
+  const ThunkyPlanThunk *t = &plan->thunks[thunk];
+  uint64_t h = thunkyFingerprintHash(0, t->kind, strlen(t->kind));
+  return t->annotation.size ? thunkyFingerprintHash(h, t->annotation.data, t->annotation.size)
+                            : h ^ t->key;
+}
+
+static bool sameThunk(const ThunkyPlan *a, uint32_t x, const ThunkyPlan *b, uint32_t y) {
+  const ThunkyPlanThunk *s = &a->thunks[x], *t = &b->thunks[y];
+  if (strcmp(s->kind, t->kind) || s->annotation.size != t->annotation.size)
+    return false;
+  return s->annotation.size ? !memcmp(s->annotation.data, t->annotation.data, s->annotation.size)
+                            : s->key == t->key;
+}
+
+/* Each event's key in a map: its identity and which run of that thunk it
+ * is (the n-th time a loop body ran it). */
+typedef struct {
+  ThunkyHashMap seen;  /* identity -> runs so far */
+  ThunkyHashMap index; /* identity and run -> event */
+} Numbering;
+
+static bool number(Numbering *n, uint64_t id, uint64_t *key) {
+  uint32_t runs = 0;
+  thunkyHashMapGet(&n->seen, id, &runs);
+  if (runs == UINT32_MAX - 1 || !thunkyHashMapPut(&n->seen, id, runs + 1))
+    return false;
+  *key = thunkyFingerprintHash(id, &runs, sizeof runs);
+  return true;
+}
+
+static void numberingDestroy(Numbering *n) {
+  thunkyHashMapDestroy(&n->seen);
+  thunkyHashMapDestroy(&n->index);
+}
+
+bool thunkyWriteTraceDivergence(const ThunkyPlan *planA, const ThunkyWriteTrace *traceA,
+                                const ThunkyPlan *planB, const ThunkyWriteTrace *traceB,
+                                uint32_t rank, uint32_t *thunkA, uint32_t *thunkB) {
+  size_t na, nb;
+  bool ta, tb;
+  const ThunkyWriteEvent *a = thunkyWriteTraceGet(traceA, rank, &na, &ta);
+  const ThunkyWriteEvent *b = thunkyWriteTraceGet(traceB, rank, &nb, &tb);
+  Numbering A = {0}, B = {0};
+  bool *matched = calloc(nb + 1, sizeof *matched);
+  bool ok = matched != NULL;
+  uint64_t key;
+  for (size_t i = 0; ok && i < nb; i++)
+    ok = number(&B, identity(planB, b[i].thunk), &key) &&
+         thunkyHashMapPut(&B.index, key, (uint32_t)i);
+  *thunkA = *thunkB = UINT32_MAX;
+  uint32_t onlyA = UINT32_MAX;
+  for (size_t i = 0; ok && i < na && *thunkA == UINT32_MAX; i++) {
+    uint32_t j;
+    if (!(ok = number(&A, identity(planA, a[i].thunk), &key)))
+      break;
+    if (!thunkyHashMapGet(&B.index, key, &j) || !sameThunk(planA, a[i].thunk, planB, b[j].thunk)) {
+      if (onlyA == UINT32_MAX)
+        onlyA = a[i].thunk;
+      continue;
+    }
+    matched[j] = true;
+    if (a[i].checksum != b[j].checksum)
+      *thunkA = a[i].thunk, *thunkB = b[j].thunk;
+  }
+  /* No write differs: then the runs part where one ran a thunk the other
+   * did not (a loop that ran once more). A thunk only A ran is more often
+   * a copy a pass removed, so B's extra runs come first. */
+  if (ok && *thunkA == UINT32_MAX && !ta)
+    for (size_t j = 0; j < nb && *thunkB == UINT32_MAX; j++)
+      if (!matched[j])
+        *thunkB = b[j].thunk;
+  if (ok && *thunkA == UINT32_MAX && *thunkB == UINT32_MAX)
+    *thunkA = onlyA;
+  free(matched);
+  numberingDestroy(&A), numberingDestroy(&B);
+  if (!ok) {
+    *thunkA = UINT32_MAX - 1, *thunkB = UINT32_MAX;
+    return false;
+  }
+  return *thunkA != UINT32_MAX || *thunkB != UINT32_MAX;
+}
