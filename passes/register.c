@@ -14,6 +14,7 @@ void thunkyRegisterPasses(void) {
   thunkyRegisterPass(thunkyCreatePackScratchPass);
   thunkyRegisterPass(thunkyCreateStripMetadataPass);
   thunkyRegisterPass(thunkyCreateStatsPass);
+  thunkyRegisterPass(thunkyCreateCheckRacesPass);
 
   /* Flattening exposes ops to the block-level analyses; folding gives the
    * slices that copy elision and packing reason about; the second fold

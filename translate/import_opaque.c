@@ -6,22 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Each distinct allocation a thunk touches becomes one operand: the
+ * smallest slice of it that holds every slice the thunk has there, so that
+ * passes see the bytes it uses, not the whole allocation. The thunk's
+ * slices are rewritten to index operands, at offsets within them. */
 typedef struct Localizer {
   Importer *im;
-  int64_t *globals; /* distinct allocation indices, first-seen order */
-  int *writes;      /* per operand: whether the thunk may write it */
+  int64_t *globals;   /* distinct allocation indices, first-seen order */
+  int *writes;        /* per operand: whether the thunk may write it */
+  uint64_t *lo, *hi;  /* per operand: the bytes it spans */
   size_t count;
   ThunkyHashMap locals; /* allocation index -> operand */
   bool failed;
 } Localizer;
 
-static bool localizeSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
+static bool spanSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   Localizer *l = userData;
   if (!thunkyImportCheckSlice(l->im, s)) {
     l->failed = true;
     return false;
   }
   int64_t global = s->buffer_allocation_index;
+  uint64_t lo = (uint64_t)s->offset, hi = lo + (uint64_t)s->size;
   uint32_t local;
   if (!thunkyHashMapGet(&l->locals, (uint64_t)global, &local)) {
     local = (uint32_t)l->count;
@@ -30,10 +36,21 @@ static bool localizeSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
       return thunkyImportError(l->im, "%s", "out of memory");
     }
     l->globals[l->count] = global;
+    l->lo[l->count] = lo, l->hi[l->count] = hi;
     l->writes[l->count++] = 0;
   }
+  l->lo[local] = lo < l->lo[local] ? lo : l->lo[local];
+  l->hi[local] = hi > l->hi[local] ? hi : l->hi[local];
   l->writes[local] |= (access & THUNKY_ACCESS_WRITE) != 0;
+  return true;
+}
+
+static bool localizeSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
+  Localizer *l = userData;
+  uint32_t local = 0;
+  thunkyHashMapGet(&l->locals, (uint64_t)s->buffer_allocation_index, &local);
   s->buffer_allocation_index = (int64_t)local;
+  s->offset -= (int64_t)l->lo[local];
   /* XLA's slices are proto3: a zero is never on the wire. An explicit one is
    * dropped here, as export would drop it, so that import(export(m)) is m. */
   s->has_buffer_allocation_index = local != 0;
@@ -87,18 +104,27 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   size_t numSlices = 0;
   thunkyForEachSlice(&t->base, true, countSlice, &numSlices);
   Localizer l = {.im = im, .globals = malloc((numSlices + 1) * sizeof(int64_t)),
-                 .writes = malloc((numSlices + 1) * sizeof(int))};
-  if (!l.globals || !l.writes) {
-    free(l.globals), free(l.writes);
-    return thunkyImportError(im, "%s", "out of memory");
-  }
-  thunkyForEachSlice(&t->base, true, localizeSlice, &l);
+                 .writes = malloc((numSlices + 1) * sizeof(int)),
+                 .lo = malloc((numSlices + 1) * sizeof(uint64_t)),
+                 .hi = malloc((numSlices + 1) * sizeof(uint64_t))};
+  bool ok = l.globals && l.writes && l.lo && l.hi;
+  if (!ok)
+    thunkyImportError(im, "%s", "out of memory");
+  ok = ok && thunkyForEachSlice(&t->base, true, spanSlice, &l) && !l.failed &&
+       thunkyForEachSlice(&t->base, true, localizeSlice, &l);
   thunkyHashMapDestroy(&l.locals);
-  if (l.failed) {
-    free(l.globals), free(l.writes);
+  MlirValue *operands = ok ? malloc((l.count + 1) * sizeof *operands) : NULL;
+  for (size_t i = 0; ok && operands && i < l.count; ++i) {
+    ThunkySlice span = XLA__BUFFER_ASSIGNMENT__BUFFER_ALLOCATION_SLICE_PROTO__INIT;
+    span.buffer_allocation_index = l.globals[i];
+    span.offset = (int64_t)l.lo[i], span.size = (int64_t)(l.hi[i] - l.lo[i]);
+    ok = thunkyImportSliceValue(im, &span, &operands[i]);
+  }
+  free(l.lo), free(l.hi);
+  if (!ok) {
+    free(l.globals), free(l.writes), free(operands);
     return false;
   }
-  MlirValue *operands = malloc((l.count + 1) * sizeof *operands);
   MlirType *types = malloc((l.count + 1) * sizeof *types);
   /* Sized once the binary is out: the thunk without its cubin is small. */
   MlirAttribute code = takeKernelBinary(im, t);
@@ -108,8 +134,6 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
     free(l.globals), free(l.writes), free(operands), free(types), free(bytes);
     return thunkyImportError(im, "%s", "out of memory");
   }
-  for (size_t i = 0; i < l.count; ++i)
-    operands[i] = im->allocationValue[l.globals[i]];
   protobuf_c_message_pack(&t->base, bytes);
   MlirNamedAttribute attrs[4] = {
       named(im, "kernel_name", mlirStringAttrGet(im->ctx, str(kernelName(t)))),

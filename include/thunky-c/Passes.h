@@ -48,6 +48,10 @@ MLIR_CAPI_EXPORTED MlirPass thunkyCreatePackScratchPass(void);
 /* thunky-stats: prints op counts and bytes moved and held; option json. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStatsPass(void);
 
+/* thunky-check-races: an error at each async_start whose region touches
+ * bytes an op beside it writes, or writes bytes such an op reads. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateCheckRacesPass(void);
+
 /* thunky-strip-metadata: removes the thunky.* attributes that import keeps
  * so that export can rebuild the executable. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStripMetadataPass(void);

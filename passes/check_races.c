@@ -1,0 +1,180 @@
+/*===- check_races.c - async regions against what runs beside them ------===*
+ *
+ * An async region may run at any time between its async_start and its
+ * async_done, on another stream. So it must not touch bytes that an op
+ * between the two writes, nor write bytes that such an op reads; an op
+ * there that is itself an async region (a start, or the done of one that
+ * began earlier and is still in flight) counts with everything its region
+ * does. On the byte-range accesses of access.h; a region whose done is not
+ * in its block is in flight to the end of the block.
+ *
+ * The pass changes nothing. Each finding is an error at the async_start
+ * naming the other op's location; the work is bounded (max-pairs), and a
+ * module past the bound is an error, never a silent pass.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "access.h"
+
+#include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
+#include "thunky-c/PassKit.h"
+#include "thunky-c/Passes.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  ThunkyPassState *state;
+  int64_t budget; /* access pairs left to compare */
+  size_t findings;
+  bool failed;
+} Check;
+
+typedef struct {
+  char *at;
+  size_t left;
+} Text;
+
+static void appendText(MlirStringRef s, void *userData) {
+  Text *t = userData;
+  size_t n = s.length < t->left ? s.length : t->left;
+  memcpy(t->at, s.data, n);
+  t->at += n, t->left -= n;
+  *t->at = 0;
+}
+
+static void locationText(MlirOperation op, char *out, size_t size) {
+  Text t = {out, size - 1};
+  *out = 0;
+  mlirLocationPrint(mlirOperationGetLocation(op), appendText, &t);
+}
+
+static void rootText(MlirValue root, char *out, size_t size) {
+  if (mlirValueIsABlockArgument(root)) {
+    snprintf(out, size, "argument %" PRIdPTR, mlirBlockArgumentGetArgNumber(root));
+    return;
+  }
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(mlirOpResultGetOwner(root)));
+  snprintf(out, size, "the result of %.*s", (int)name.length, name.data);
+}
+
+/* The async_done of `start` in the same block, or a null op. */
+static MlirOperation doneOf(MlirOperation start) {
+  MlirBlock block = mlirOperationGetBlock(start);
+  MlirValue token = mlirOperationGetResult(start, 0);
+  for (MlirOpOperand use = mlirValueGetFirstUse(token); !mlirOpOperandIsNull(use);
+       use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (thunkyOpGetKind(user) == THUNKY_OP_ASYNC_DONE &&
+        mlirBlockEqual(mlirOperationGetBlock(user), block))
+      return user;
+  }
+  return (MlirOperation){NULL};
+}
+
+/* Whether `op` is the done of a region that started before `start` in the
+ * block: that pair was checked from the earlier start. */
+static bool doneOfEarlier(MlirOperation op, MlirOperation start) {
+  if (thunkyOpGetKind(op) != THUNKY_OP_ASYNC_DONE)
+    return false;
+  MlirValue token = mlirOperationGetOperand(op, 0);
+  if (!mlirValueIsAOpResult(token))
+    return false;
+  MlirOperation other = mlirOpResultGetOwner(token);
+  if (!mlirBlockEqual(mlirOperationGetBlock(other), mlirOperationGetBlock(start)))
+    return false;
+  return mlirOperationIsBeforeInBlock(other, start);
+}
+
+static void report(Check *c, MlirOperation start, MlirOperation other, ThunkyAccess mine,
+                   ThunkyAccess theirs) {
+  char where[512], root[128];
+  locationText(other, where, sizeof where);
+  rootText(mine.bytes.root, root, sizeof root);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(other));
+  int64_t lo = mine.bytes.offset > theirs.bytes.offset ? mine.bytes.offset : theirs.bytes.offset;
+  int64_t mineEnd = mine.bytes.offset + mine.bytes.size;
+  int64_t theirEnd = theirs.bytes.offset + theirs.bytes.size;
+  thunkyEmitOpError(start,
+                    "races with '%.*s' at %s: the region %s bytes [%" PRId64 ", %" PRId64
+                    ") of %s, which that op %s while the region is in flight",
+                    (int)name.length, name.data, where, mine.write ? "writes" : "reads", lo,
+                    mineEnd < theirEnd ? mineEnd : theirEnd, root,
+                    theirs.write ? "writes" : "reads");
+  c->findings++;
+  c->failed = true;
+}
+
+/* The first conflicting pair of `region` (the start's accesses) and `op`'s. */
+static void checkOp(Check *c, MlirOperation start, const ThunkyAccesses *region,
+                    MlirOperation op) {
+  ThunkyAccesses theirs = {0};
+  thunkyCollectAccesses(op, &theirs);
+  if (theirs.outOfMemory) {
+    thunkyEmitOpError(op, "thunky-check-races: out of memory");
+    c->failed = true;
+  }
+  c->budget -= (int64_t)(region->count * theirs.count);
+  for (size_t i = 0; c->budget >= 0 && !theirs.outOfMemory && i < region->count; i++)
+    for (size_t j = 0; j < theirs.count; j++) {
+      ThunkyAccess a = region->items[i], b = theirs.items[j];
+      if ((a.write || b.write) && thunkyBytesOverlap(a.bytes, b.bytes)) {
+        report(c, start, op, a, b);
+        i = region->count;
+        break;
+      }
+    }
+  thunkyAccessesClear(&theirs);
+}
+
+static void checkStart(Check *c, MlirOperation start) {
+  ThunkyAccesses region = {0};
+  thunkyCollectAccesses(start, &region);
+  if (region.outOfMemory) {
+    thunkyEmitOpError(start, "thunky-check-races: out of memory");
+    c->failed = true;
+  }
+  MlirOperation done = doneOf(start);
+  for (MlirOperation op = mlirOperationGetNextInBlock(start);
+       region.count && !region.outOfMemory && c->budget >= 0 && !mlirOperationIsNull(op) &&
+       !(!mlirOperationIsNull(done) && mlirOperationEqual(op, done));
+       op = mlirOperationGetNextInBlock(op))
+    if (!doneOfEarlier(op, start))
+      checkOp(c, start, &region, op);
+  thunkyAccessesClear(&region);
+}
+
+static void run(MlirOperation root, ThunkyPassState *state) {
+  Check c = {state, thunkyPassGetOption(state, 0), 0, false};
+  ThunkyOpList starts = {0};
+  if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPreOrder, &starts)) {
+    thunkyEmitOpError(root, "thunky-check-races: out of memory");
+    c.failed = true;
+  }
+  for (size_t i = 0; i < starts.count && c.budget >= 0; i++)
+    checkStart(&c, starts.ops[i]);
+  if (c.budget < 0) {
+    thunkyEmitOpError(root, "thunky-check-races: more than max-pairs=%" PRId64
+                      " access pairs to compare; raise it to check this module",
+                      thunkyPassGetOption(state, 0));
+    c.failed = true;
+  }
+  thunkyOpListClear(&starts);
+  if (c.failed)
+    thunkyPassSignalFailure(state);
+}
+
+MlirPass thunkyCreateCheckRacesPass(void) {
+  static const ThunkyPassOption options[] = {
+      {"max-pairs", "most pairs of accesses to compare before giving up with an error",
+       THUNKY_OPTION_INT, INT64_C(1) << 30},
+  };
+  static const ThunkyPassInfo info = {
+      "ThunkyCheckRaces", "thunky-check-races",
+      "Report async regions that touch bytes the ops beside them write, or write bytes they "
+      "read (changes nothing)",
+      run, options, 1};
+  return thunkyPassCreate(&info);
+}
