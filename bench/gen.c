@@ -1,7 +1,7 @@
 /*===- gen.c - synthetic XLA:GPU executables for benchmarks --------------===*
  *
- *   bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--stats]
- *             -o FILE.pb
+ *   bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--ranks R]
+ *             [--stats] -o FILE.pb
  *
  * Writes a bare xla.gpu.GpuExecutableProto with exactly N thunks, nested ones
  * included, shaped like what XLA at HEAD emits: mostly custom_kernel_thunk
@@ -47,11 +47,12 @@ typedef Xla__BufferAssignment__BufferAllocationSliceProto Slice;
 
 static const char usage[] =
     "usage: bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--shape NAME]\n"
-    "                 [--stats] -o FILE.pb\n"
+    "                 [--ranks R] [--stats] -o FILE.pb\n"
     "  --thunks N       thunks in all, nested ones included; with --shape, N items\n"
     "  --seed S         PRNG seed (default 1); the same arguments give the same bytes\n"
     "  --cubins K       distinct cubin blobs (default max(4, N/250))\n"
     "  --cubin-bytes B  each blob holds B/2..B bytes (default 4096)\n"
+    "  --ranks R        collectives over replica group {0, ..., R-1} (default 2)\n"
     "  --shape NAME     a crafted executable of N items of one kind instead of the mix:\n"
     "                   reverse-parameters  N 8-byte entry parameters, numbered in reverse\n"
     "                                       of allocation index, a memzero of each\n"
@@ -71,8 +72,9 @@ enum { MAX_DEPTH = 3 };
 enum { MAX_PENDING = 4 };
 /* Arguments of a kernel. */
 enum { MAX_ARGS = 6 };
-/* Participants of every collective: replica group {0, 1}. */
-enum { GROUP_SIZE = 2 };
+/* Participants of every collective, unless --ranks says otherwise: one
+ * replica group {0, ..., ranks - 1}. */
+enum { DEFAULT_RANKS = 2 };
 
 static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void fatal(const char *fmt, ...) {
@@ -153,7 +155,11 @@ static void *newMessage(ThunkyArena *a, const ProtobufCMessageDescriptor *desc) 
 /* ALLOC_CONTROL is a temp that only loop counters, predicates and branch
  * indices live in: nothing rank-dependent (a replica id, a reduce-scatter's
  * share) is ever written there, so every rank takes the same branches and
- * meets the same collectives. */
+ * meets the same collectives. ALLOC_ASYNC temps are where async regions
+ * write, one per region that can be in flight at once (a slot per depth and
+ * pending index) and nothing else touches, and they read only parameters,
+ * which nothing writes: so no region races with the thunks beside it, as
+ * in what XLA schedules. */
 typedef enum {
   ALLOC_PARAMETER,
   ALLOC_OUTPUT,
@@ -161,6 +167,7 @@ typedef enum {
   ALLOC_CONSTANT,
   ALLOC_TEMP,
   ALLOC_CONTROL,
+  ALLOC_ASYNC,
   NUM_ALLOC_KINDS
 } AllocKind;
 
@@ -198,6 +205,7 @@ static const char *const statNames[NUM_STATS] = {
 typedef struct {
   Rng rng;
   uint64_t seed;
+  uint32_t ranks;       /* the replica group's size */
   ThunkyArena *scratch; /* the top-level thunk being built */
   ThunkyArena *keep;    /* the rest of the executable */
   Alloc *allocs;
@@ -555,16 +563,17 @@ typedef enum { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER } CollectiveKind;
 
 static const char *const collectiveNames[] = {"all-reduce", "all-gather", "reduce-scatter"};
 
-static Xla__Gpu__CollectiveConfigProto *collectiveConfig(ThunkyArena *a, Xla__PrimitiveType type) {
+static Xla__Gpu__CollectiveConfigProto *collectiveConfig(ThunkyArena *a, Xla__PrimitiveType type,
+                                                         uint32_t ranks) {
   Xla__Gpu__CollectiveConfigProto *c =
       newMessage(a, &xla__gpu__collective_config_proto__descriptor);
   c->n_operand_element_type = 1;
   c->operand_element_type = zalloc(a, sizeof *c->operand_element_type);
   c->operand_element_type[0] = type;
   Xla__ReplicaGroup *group = newMessage(a, &xla__replica_group__descriptor);
-  group->n_replica_ids = GROUP_SIZE;
-  group->replica_ids = zalloc(a, GROUP_SIZE * sizeof *group->replica_ids);
-  for (int i = 0; i < GROUP_SIZE; i++)
+  group->n_replica_ids = ranks;
+  group->replica_ids = zalloc(a, ranks * sizeof *group->replica_ids);
+  for (uint32_t i = 0; i < ranks; i++)
     group->replica_ids[i] = i;
   c->n_replica_groups = 1;
   c->replica_groups = zalloc(a, sizeof *c->replica_groups);
@@ -572,17 +581,20 @@ static Xla__Gpu__CollectiveConfigProto *collectiveConfig(ThunkyArena *a, Xla__Pr
   return c; /* group_mode: cross-replica, proto3's zero */
 }
 
-/* One buffer pair: the gathered (or scattered) side holds GROUP_SIZE times
- * the other, and element_count counts the source's elements. */
+/* One buffer pair: the gathered (or scattered) side holds `ranks` times
+ * the other, and element_count counts the source's elements. In an async
+ * region (asyncSlot >= 0) it reads a parameter and writes its slot. */
 static Xla__Gpu__CollectiveBufferProto *collectiveBuffer(Gen *g, CollectiveKind kind,
-                                                         Xla__PrimitiveType type) {
-  uint32_t src = allocOf(g, chance(&g->rng, 70) ? ALLOC_TEMP : ALLOC_PARAMETER);
-  uint32_t dst = writeAlloc(g);
+                                                         Xla__PrimitiveType type,
+                                                         int asyncSlot) {
+  bool async = asyncSlot >= 0;
+  uint32_t src = allocOf(g, !async && chance(&g->rng, 70) ? ALLOC_TEMP : ALLOC_PARAMETER);
+  uint32_t dst = async ? g->byKind[ALLOC_ASYNC][asyncSlot] : writeAlloc(g);
   bool inPlace = kind == ALL_REDUCE && g->allocs[src].kind == ALLOC_TEMP && chance(&g->rng, 50);
   Range rs, rd;
   disjoint(g, src, inPlace ? src : dst, &rs, &rd);
-  uint64_t srcScale = kind == REDUCE_SCATTER ? GROUP_SIZE : 1;
-  uint64_t dstScale = kind == ALL_GATHER ? GROUP_SIZE : 1;
+  uint64_t srcScale = kind == REDUCE_SCATTER ? g->ranks : 1;
+  uint64_t dstScale = kind == ALL_GATHER ? g->ranks : 1;
   uint64_t bytes = thunkyElementBytes(type);
   uint64_t srcRoom = (rs.hi - rs.lo) / bytes / srcScale;
   uint64_t dstRoom = (rd.hi - rd.lo) / bytes / dstScale;
@@ -597,15 +609,15 @@ static Xla__Gpu__CollectiveBufferProto *collectiveBuffer(Gen *g, CollectiveKind 
   return b;
 }
 
-static Thunk *collectiveThunk(Gen *g, CollectiveKind kind) {
+static Thunk *collectiveThunk(Gen *g, CollectiveKind kind, int asyncSlot) {
   static const Stat stats[] = {STAT_ALL_REDUCE, STAT_ALL_GATHER, STAT_REDUCE_SCATTER};
   ThunkyArena *a = g->scratch;
   Thunk *t = newThunk(g, stats[kind], collectiveNames[kind]);
   Xla__PrimitiveType type =
       either(&g->rng, 90, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
-  Xla__Gpu__CollectiveConfigProto *config = collectiveConfig(a, type);
+  Xla__Gpu__CollectiveConfigProto *config = collectiveConfig(a, type, g->ranks);
   Xla__Gpu__CollectiveBufferProto **buffers = zalloc(a, sizeof *buffers);
-  buffers[0] = collectiveBuffer(g, kind, type);
+  buffers[0] = collectiveBuffer(g, kind, type, asyncSlot);
   Xla__ReductionKindProto reduction =
       chance(&g->rng, 90) ? XLA__REDUCTION_KIND_PROTO__REDUCTION_KIND_SUM
                           : XLA__REDUCTION_KIND_PROTO__REDUCTION_KIND_MAX;
@@ -784,9 +796,9 @@ static Thunk *asyncRegion(Gen *g, const char *name, uint64_t id, Thunk *inner) {
   return t;
 }
 
-static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id) {
+static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id, int slot) {
   Thunk *t = asyncRegion(g, printName(g->scratch, "%s-start", collectiveNames[kind]), id, NULL);
-  t->async_start_thunk->thunks->thunks[0] = collectiveThunk(g, kind);
+  t->async_start_thunk->thunks->thunks[0] = collectiveThunk(g, kind, slot);
   return t;
 }
 
@@ -812,7 +824,7 @@ static Thunk *makeThunk(Gen *g, Kind k, int depth, int64_t avail, int64_t *used)
   case KIND_MEMZERO: return memzeroThunk(g);
   case KIND_MEMSET: return memsetThunk(g);
   case KIND_COPY: return copyThunk(g);
-  case KIND_COLLECTIVE: return collectiveThunk(g, randomCollective(&g->rng));
+  case KIND_COLLECTIVE: return collectiveThunk(g, randomCollective(&g->rng), -1);
   case KIND_WHILE: return whileThunk(g, depth, avail, used);
   case KIND_CONDITIONAL: return conditionalThunk(g, depth, avail, used);
   case KIND_REPLICA_ID: return replicaIdThunk(g);
@@ -824,7 +836,20 @@ typedef struct {
   uint64_t id;
   CollectiveKind kind;
   int64_t due; /* emitted thunks after which the done goes */
+  int slot;    /* its ALLOC_ASYNC temp */
 } Pending;
+
+/* A slot of this depth that no region in flight here holds. Deeper
+ * sequences run inside a thunk of this one, so they have slots of their own. */
+static int freeSlot(int depth, const Pending *pending, int numPending) {
+  for (int i = 0;; i++) {
+    int slot = depth * MAX_PENDING + i, taken = 0;
+    for (int k = 0; k < numPending; k++)
+      taken |= pending[k].slot == slot;
+    if (!taken)
+      return slot;
+  }
+}
 
 /* Exactly `budget` thunks at `depth` into `sink`, every async region done
  * within the sequence that started it. */
@@ -845,8 +870,8 @@ static void fill(Gen *g, Sink *sink, int depth, int64_t budget) {
     Kind k = pickKind(g, depth, avail, numPending);
     if (k == KIND_ASYNC_COLLECTIVE) {
       Pending p = {++g->nextAsyncId, randomCollective(&g->rng),
-                   emitted + 2 + between(&g->rng, 0, 5)};
-      put(g, sink, asyncStart(g, p.kind, p.id));
+                   emitted + 2 + between(&g->rng, 0, 5), freeSlot(depth, pending, numPending)};
+      put(g, sink, asyncStart(g, p.kind, p.id, p.slot));
       if (depth + 1 > g->maxDepth)
         g->maxDepth = depth + 1;
       pending[numPending++] = p;
@@ -885,7 +910,7 @@ static void planAllocations(Gen *g, uint64_t thunks) {
   uint32_t constants = (uint32_t)between(&g->rng, 2, 6);
   uint64_t t = 4 + thunks / 2000;
   uint32_t temps = (uint32_t)(t > 128 ? 128 : t);
-  uint32_t total = params + outputs + 1 + constants + temps + 1;
+  uint32_t total = params + outputs + 1 + constants + temps + 1 + (MAX_DEPTH + 1) * MAX_PENDING;
   g->allocs = zalloc(g->keep, total * sizeof *g->allocs);
   for (int k = 0; k < NUM_ALLOC_KINDS; k++)
     g->byKind[k] = zalloc(g->keep, total * sizeof **g->byKind);
@@ -903,6 +928,8 @@ static void planAllocations(Gen *g, uint64_t thunks) {
   for (uint32_t i = 1; i < temps; i++)
     addAlloc(g, ALLOC_TEMP, (uint64_t)between(&g->rng, 256, 4096) * 256, XLA__PRIMITIVE_TYPE__U8);
   addAlloc(g, ALLOC_CONTROL, 4096, XLA__PRIMITIVE_TYPE__U8);
+  for (int i = 0; i < (MAX_DEPTH + 1) * MAX_PENDING; i++)
+    addAlloc(g, ALLOC_ASYNC, 64 << 10, XLA__PRIMITIVE_TYPE__U8);
 }
 
 static Xla__BufferAllocationProto *allocationProto(Gen *g, uint32_t i, int64_t parameter) {
@@ -1267,7 +1294,7 @@ static void writeMessage(Gen *g, const ProtobufCMessage *m) {
 /*--- the command line --------------------------------------------------------*/
 
 typedef struct {
-  uint64_t thunks, seed, cubins, cubinBytes;
+  uint64_t thunks, seed, cubins, cubinBytes, ranks;
   const char *output;
   Shape shape;
   bool stats;
@@ -1291,7 +1318,7 @@ static bool parseShape(const char *s, Shape *out) {
 }
 
 static bool parseArgs(int argc, char **argv, Args *a) {
-  *a = (Args){.seed = 1, .cubinBytes = 4096};
+  *a = (Args){.seed = 1, .cubinBytes = 4096, .ranks = DEFAULT_RANKS};
   bool haveThunks = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1306,6 +1333,8 @@ static bool parseArgs(int argc, char **argv, Args *a) {
               : !strcmp(arg, "--seed")        ? number(value, &a->seed)
               : !strcmp(arg, "--cubins")      ? number(value, &a->cubins) && a->cubins > 0
               : !strcmp(arg, "--cubin-bytes") ? number(value, &a->cubinBytes)
+              : !strcmp(arg, "--ranks")       ? number(value, &a->ranks) && a->ranks >= 1 &&
+                                                    a->ranks <= 4096
               : !strcmp(arg, "--shape")       ? parseShape(value, &a->shape)
               : !strcmp(arg, "-o")            ? (a->output = value) != NULL
                                               : false;
@@ -1334,7 +1363,8 @@ static void printStats(const Gen *g) {
 /* Writes to a temporary name and renames, so that a failed run leaves no
  * half file under the name asked for. */
 static int generate(const Args *a) {
-  Gen g = {.rng = {mix(a->seed)}, .seed = a->seed, .scratch = newArena(), .keep = newArena()};
+  Gen g = {.rng = {mix(a->seed)}, .seed = a->seed, .ranks = (uint32_t)a->ranks,
+           .scratch = newArena(), .keep = newArena()};
   bool toStdout = !strcmp(a->output, "-");
   char temporary[4096];
   snprintf(temporary, sizeof temporary, "%s.partial", a->output);

@@ -75,6 +75,10 @@ static bool readArrays(Builder *b) {
   char what[64];
   for (uint32_t i = 0; i < m->numParameters; i++) {
     const ThunkyExecutableAllocation *a = &m->allocations[m->parameters[i]];
+    /* A tuple parameter's index table holds its leaves' device addresses,
+     * which XLA writes itself: the caller gives the leaves. */
+    if (a->shape && (a->shape->n_tuple_shapes || a->shape->element_type == THUNKY_TYPE_TUPLE))
+      continue;
     snprintf(what, sizeof what, "parameter %" PRId64, a->parameter);
     if (!describeArray(b, a->shape, m->parameters[i], what, &p->parameters[p->numParameters++]))
       return false;

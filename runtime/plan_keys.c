@@ -57,6 +57,18 @@ static size_t elementSize(const ProtobufCFieldDescriptor *f) {
 
 static uint64_t message(uint64_t h, const ProtobufCMessage *m, unsigned depth);
 
+/* A protobuf map is a repeated field of entries whose order means nothing
+ * (export writes an FFI attribute map sorted by key): its entries count as
+ * a set. */
+static bool isMapEntry(const ProtobufCFieldDescriptor *f) {
+  if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+    return false;
+  const ProtobufCMessageDescriptor *d = f->descriptor;
+  size_t n = strlen(d->name);
+  return d->n_fields == 2 && n > 5 && !strcmp(d->name + n - 5, "Entry") &&
+         !strcmp(d->fields[0].name, "key") && !strcmp(d->fields[1].name, "value");
+}
+
 static uint64_t value(uint64_t h, const ProtobufCFieldDescriptor *f, const void *p,
                       unsigned depth) {
   switch (f->type) {
@@ -94,8 +106,15 @@ static uint64_t message(uint64_t h, const ProtobufCMessage *m, unsigned depth) {
       size_t n = *(const size_t *)quantifier;
       const char *items = *(const char *const *)field;
       h = mix(mix(h, f->id), n);
-      for (size_t k = 0; k < n; k++)
-        h = value(h, f, items + k * elementSize(f), depth);
+      bool set = isMapEntry(f);
+      uint64_t sum = 0;
+      for (size_t k = 0; k < n; k++) {
+        if (set)
+          sum += value(0, f, items + k * elementSize(f), depth);
+        else
+          h = value(h, f, items + k * elementSize(f), depth);
+      }
+      h = set ? mix(h, sum) : h;
       continue;
     }
     if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# check_equivalence.sh [-m MESSAGE] INPUT|DIR... : thunky proves its passes.
+#
+# For each input (a .pb executable, or a textproto of MESSAGE, by default
+# xla.gpu.GpuExecutableProto; every .textproto in a DIR), imports it, checks
+# the module with thunky-check-races and the runtime's --check-async, then
+# runs every rewrite pass alone and thunky-optimize, exports each result
+# and compares it with the original with thunky-run --kernels=fingerprint
+# --compare on 2 and 4 ranks. An input that cannot run on 2 or 4 replicas
+# runs as partitions, or on 1 or 8 ranks (replica groups for another
+# count); one that cannot run at all is listed with the runtime's reason. Prints a line per
+# input and the counts; exits 1 if any comparison or race check fails.
+set -uo pipefail
+scripts="$(cd "$(dirname "$0")" && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+passes=(thunky-flatten-sequential thunky-fold-slices thunky-elide-copies thunky-pack-scratch
+        thunky-optimize)
+message=xla.gpu.GpuExecutableProto
+inputs=() messages=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -m) message="$2"; shift 2; continue ;;
+  esac
+  if [ -d "$1" ]; then
+    for f in "$1"/*.textproto; do inputs+=("$f"); messages+=("$message"); done
+  else
+    inputs+=("$1"); messages+=("$message")
+  fi
+  shift
+done
+
+run() { thunky-run --kernels=fingerprint --seed 1 "$@"; }
+inputsOk=0 skipped=0 comparisons=0 raceChecks=0 failures=0
+for i in "${!inputs[@]}"; do
+  input="${inputs[$i]}" name="$(basename "${inputs[$i]}")"
+  case "$input" in
+    *.pb) cp "$input" "$tmp/in.pb" ;;
+    *) "$scripts/encode.sh" "${messages[$i]}" < "$input" > "$tmp/in.pb" ;;
+  esac
+  if ! thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/in.mlir" 2> "$tmp/err"; then
+    echo "$name: FAIL: does not import: $(head -1 "$tmp/err")"; failures=$((failures + 1)); continue
+  fi
+  # Rank layouts, as thunky-run options: 2 and 4 replicas; else as many
+  # partitions (a cross-partition collective); else 1 or 8 ranks.
+  ranks=()
+  for layout in "2" "4" "2 --partitions 2" "4 --partitions 4" "1" "8"; do
+    case "$layout" in "2 --partitions 2"|"1") [ ${#ranks[@]} -eq 0 ] || break ;; esac
+    # shellcheck disable=SC2086
+    run --ranks $layout "$tmp/in.pb" > /dev/null 2> "$tmp/why" && ranks+=("$layout")
+    [ "$layout" = 2 ] && cp "$tmp/why" "$tmp/why.2"
+  done
+  if [ ${#ranks[@]} -eq 0 ]; then
+    echo "$name: skipped: does not run on the host: $(sed 's/^thunky-run: //' "$tmp/why.2" | head -1)"
+    skipped=$((skipped + 1)); continue
+  fi
+  bad=0
+  raceChecks=$((raceChecks + 1))
+  if ! thunky-opt --thunky-check-races "$tmp/in.mlir" -o /dev/null 2> "$tmp/err"; then
+    echo "$name: FAIL: thunky-check-races: $(head -1 "$tmp/err")"; bad=1
+  fi
+  for r in "${ranks[@]}"; do
+    raceChecks=$((raceChecks + 1))
+    # shellcheck disable=SC2086
+    if ! run --ranks $r "$tmp/in.pb" --check-async > "$tmp/out" 2>&1; then
+      echo "$name: FAIL: --check-async on $r ranks: $(head -2 "$tmp/out" | tr '\n' ' ')"; bad=1
+    fi
+  done
+  for pass in "${passes[@]}"; do
+    if ! thunky-opt "--$pass" "$tmp/in.mlir" -o "$tmp/p.mlir" 2> "$tmp/err" ||
+       ! thunky-translate --export-thunky "$tmp/p.mlir" -o "$tmp/p.pb" 2>> "$tmp/err"; then
+      echo "$name: FAIL: $pass: $(head -1 "$tmp/err")"; bad=1; continue
+    fi
+    raceChecks=$((raceChecks + 1))
+    if ! thunky-opt --thunky-check-races "$tmp/p.mlir" -o /dev/null 2> "$tmp/err"; then
+      echo "$name: FAIL: $pass made a race: $(head -1 "$tmp/err")"; bad=1
+    fi
+    for r in "${ranks[@]}"; do
+      comparisons=$((comparisons + 1))
+      # shellcheck disable=SC2086
+      if ! run --ranks $r "$tmp/in.pb" --compare "$tmp/p.pb" > "$tmp/out" 2>&1; then
+        echo "$name: FAIL: $pass on $r ranks: $(head -2 "$tmp/out" | tr '\n' ' ')"; bad=1
+      fi
+    done
+  done
+  if [ $bad -eq 0 ]; then
+    inputsOk=$((inputsOk + 1))
+    layouts="$(printf '%s, ' "${ranks[@]}")"
+    echo "$name: equal after ${#passes[@]} rewrites on ${layouts%, } ranks, race-free"
+  else
+    failures=$((failures + 1))
+  fi
+done
+echo "equivalence: ${#inputs[@]} inputs: $inputsOk proved, $skipped cannot run on the host," \
+     "$failures failed; $comparisons comparisons and $raceChecks race checks"
+[ $failures -eq 0 ]
