@@ -71,10 +71,18 @@ void thunkyFingerprintFill(uint64_t seed, void *out, size_t size) {
   }
 }
 
-static bool feedsHash(const ThunkyPlanThunk *t, uint8_t access) {
-  if (access == THUNKY_ACCESS_READ_WRITE)
-    return !t->writesOnlyWritten;
-  return access == THUNKY_ACCESS_READ;
+/* A kernel's written argument may also be read (an in-place update): its
+ * bytes feed the hash when they are a parameter's, an output's or a
+ * constant's, whose contents no correct rewrite changes, and not when they
+ * are scratch, which may hold anything before the kernel writes it
+ * (pack-scratch shares it; docs/checking.md says what this misses). */
+static bool feedsHash(const ThunkyPlan *plan, const ThunkyPlanThunk *t,
+                      const ThunkyPlanAccess *a) {
+  if (a->access == THUNKY_ACCESS_READ_WRITE && t->writesOnlyWritten) {
+    const ThunkyPlanAllocation *al = &plan->allocations[a->slice.allocation];
+    return al->parameter >= 0 || al->isOutput || al->isConstant;
+  }
+  return (a->access & THUNKY_ACCESS_READ) != 0;
 }
 
 void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory) {
@@ -83,7 +91,7 @@ void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *con
   uint64_t h = t->key;
   for (uint32_t i = 0; i < t->accesses.count; i++) {
     ThunkyPlanSlice s = accesses[i].slice;
-    if (feedsHash(t, accesses[i].access))
+    if (feedsHash(plan, t, &accesses[i]))
       h = thunkyFingerprintHash(h, memory[s.allocation] + s.offset, s.size);
   }
   /* Each output gets its own stream: the key and its position. */

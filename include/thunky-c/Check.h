@@ -37,7 +37,8 @@ uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size);
 void thunkyFingerprintFill(uint64_t seed, void *out, size_t size);
 
 /* Runs thunk `thunk` of `plan` as an uninterpreted function on one rank's
- * memory (allocation bases). Bytes it only writes never feed the hash. */
+ * memory (allocation bases). Bytes it only writes never feed the hash; a
+ * kernel's written arguments do when they are no scratch (fingerprint.c). */
 void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory);
 
 /* A checksum of the bytes thunk `thunk` writes, as they are now; false
