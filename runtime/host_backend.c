@@ -4,7 +4,8 @@
  * own thread; collectives meet in a ThunkyHostWorld. An async region runs
  * when it starts: a legal schedule of "on another stream", and the one that
  * makes results reproducible (config.asyncAtDone runs it at its done,
- * the other end of what is legal). In a fingerprint run, whatever has no
+ * the other end of what is legal, and regions in flight together in the
+ * other order). In a fingerprint run, whatever has no
  * host implementation runs as a fingerprint (thunky-c/Check.h).
  * Everything a run needs is allocated in create.
  *
@@ -32,7 +33,10 @@ typedef struct {
   uint64_t *sizes;     /* per plan slice: its size; kernels get ranges of both */
   ThunkyError why;     /* what a kernel or custom call said went wrong */
   bool *inFlight;      /* per async slot */
-  uint32_t *pending;   /* per async slot, with asyncAtDone: the region's list */
+  /* asyncAtDone: the async starts whose regions have not run, in start
+   * order (at most one per slot), and the slots whose region ran early. */
+  uint32_t *pending, numPending;
+  bool *ranEarly;
   ThunkyError error;
   bool failed;
 } Rank;
@@ -52,7 +56,7 @@ static void destroy(void *opaque) {
   for (uint32_t r = 0; s->ranks && r < s->config.ranks; r++) {
     free(s->ranks[r].block), free(s->ranks[r].memory);
     free(s->ranks[r].pointers), free(s->ranks[r].sizes), free(s->ranks[r].inFlight);
-    free(s->ranks[r].pending);
+    free(s->ranks[r].pending), free(s->ranks[r].ranEarly);
   }
   free(s->ranks), free(s->kernels), free(s->calls);
   if (s->world)
@@ -85,7 +89,9 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   r->sizes = calloc(p->numSlices + 1, sizeof *r->sizes);
   r->inFlight = calloc(p->numAsyncSlots + 1, sizeof *r->inFlight);
   r->pending = calloc(p->numAsyncSlots + 1, sizeof *r->pending);
-  if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->inFlight || !r->pending)
+  r->ranEarly = calloc(p->numAsyncSlots + 1, sizeof *r->ranEarly);
+  if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->inFlight || !r->pending ||
+      !r->ranEarly)
     return thunkyErrorf(error, "host: out of memory for %llu bytes of allocations",
                         (unsigned long long)total);
   memset(r->block, 0, (size_t)total);
@@ -345,7 +351,7 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
       return fail(r, c, "async start while the same execution id is still in flight");
     r->inFlight[c->asyncStart.slot] = true;
     if (s->config.asyncAtDone) {
-      r->pending[c->asyncStart.slot] = (uint32_t)(c - s->plan->commands);
+      r->pending[r->numPending++] = (uint32_t)(c - s->plan->commands);
       return true;
     }
     return runList(r, c->asyncStart.list, c->asyncStart.stream + 1);
@@ -356,8 +362,21 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
     r->inFlight[slot] = false;
     if (!s->config.asyncAtDone)
       return true;
-    const ThunkyCommand *start = &s->plan->commands[r->pending[slot]];
-    return runList(r, start->asyncStart.list, start->asyncStart.stream + 1);
+    if (r->ranEarly[slot]) {
+      r->ranEarly[slot] = false;
+      return true;
+    }
+    /* As late as it may run; regions that started after it and are still
+     * in flight may legally run before it, and do, latest first. */
+    for (;;) {
+      const ThunkyCommand *start = &s->plan->commands[r->pending[--r->numPending]];
+      bool mine = start->asyncStart.slot == slot;
+      r->ranEarly[start->asyncStart.slot] = !mine;
+      if (!runList(r, start->asyncStart.list, start->asyncStart.stream + 1))
+        return false;
+      if (mine)
+        return true;
+    }
   }
   case THUNKY_CMD_OPAQUE:
     return fingerprint(r, c); /* resolve refused it outside fingerprint runs */
@@ -415,6 +434,8 @@ static void *runRank(void *opaque) {
       thunkyErrorf(&r->error, "rank %u: an async region was started and never done", r->rank);
     }
   memset(r->inFlight, 0, r->state->plan->numAsyncSlots * sizeof *r->inFlight);
+  memset(r->ranEarly, 0, r->state->plan->numAsyncSlots * sizeof *r->ranEarly);
+  r->numPending = 0;
   /* Peers waiting at a collective for this rank must not wait forever. */
   if (r->failed)
     thunkyHostWorldAbort(r->state->world, r->rank);

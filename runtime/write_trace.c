@@ -106,9 +106,11 @@ static void numberingDestroy(Numbering *n) {
   thunkyHashMapDestroy(&n->index);
 }
 
-bool thunkyWriteTraceDivergence(const ThunkyPlan *planA, const ThunkyWriteTrace *traceA,
-                                const ThunkyPlan *planB, const ThunkyWriteTrace *traceB,
-                                uint32_t rank, uint32_t *thunkA, uint32_t *thunkB) {
+ThunkyDivergence thunkyWriteTraceDivergence(const ThunkyPlan *planA,
+                                            const ThunkyWriteTrace *traceA,
+                                            const ThunkyPlan *planB,
+                                            const ThunkyWriteTrace *traceB, uint32_t rank,
+                                            uint32_t *thunkA, uint32_t *thunkB) {
   size_t na, nb;
   bool ta, tb;
   const ThunkyWriteEvent *a = thunkyWriteTraceGet(traceA, rank, &na, &ta);
@@ -121,8 +123,9 @@ bool thunkyWriteTraceDivergence(const ThunkyPlan *planA, const ThunkyWriteTrace 
     ok = number(&B, identity(planB, b[i].thunk), &key) &&
          thunkyHashMapPut(&B.index, key, (uint32_t)i);
   *thunkA = *thunkB = UINT32_MAX;
+  ThunkyDivergence found = THUNKY_DIVERGENCE_NONE;
   uint32_t onlyA = UINT32_MAX;
-  for (size_t i = 0; ok && i < na && *thunkA == UINT32_MAX; i++) {
+  for (size_t i = 0; ok && i < na && !found; i++) {
     uint32_t j;
     if (!(ok = number(&A, identity(planA, a[i].thunk), &key)))
       break;
@@ -133,22 +136,18 @@ bool thunkyWriteTraceDivergence(const ThunkyPlan *planA, const ThunkyWriteTrace 
     }
     matched[j] = true;
     if (a[i].checksum != b[j].checksum)
-      *thunkA = a[i].thunk, *thunkB = b[j].thunk;
+      *thunkA = a[i].thunk, *thunkB = b[j].thunk, found = THUNKY_DIVERGENCE_WRITES;
   }
-  /* No write differs: then the runs part where one ran a thunk the other
-   * did not (a loop that ran once more). A thunk only A ran is more often
-   * a copy a pass removed, so B's extra runs come first. */
-  if (ok && *thunkA == UINT32_MAX && !ta)
-    for (size_t j = 0; j < nb && *thunkB == UINT32_MAX; j++)
-      if (!matched[j])
-        *thunkB = b[j].thunk;
-  if (ok && *thunkA == UINT32_MAX && *thunkB == UINT32_MAX)
-    *thunkA = onlyA;
+  /* Past a truncated trace, matches are unknown: only writes count. */
+  for (size_t j = 0; ok && !found && !ta && j < nb; j++)
+    if (!matched[j])
+      *thunkB = b[j].thunk, found = THUNKY_DIVERGENCE_ONLY_B;
+  if (ok && !found && onlyA != UINT32_MAX)
+    *thunkA = onlyA, found = THUNKY_DIVERGENCE_ONLY_A;
+  for (size_t i = 0; ok && !found && i < na && i < nb; i++)
+    if (!sameThunk(planA, a[i].thunk, planB, b[i].thunk))
+      *thunkA = a[i].thunk, *thunkB = b[i].thunk, found = THUNKY_DIVERGENCE_ORDER;
   free(matched);
   numberingDestroy(&A), numberingDestroy(&B);
-  if (!ok) {
-    *thunkA = UINT32_MAX - 1, *thunkB = UINT32_MAX;
-    return false;
-  }
-  return *thunkA != UINT32_MAX || *thunkB != UINT32_MAX;
+  return ok ? found : THUNKY_DIVERGENCE_FAILED;
 }

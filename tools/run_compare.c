@@ -86,26 +86,38 @@ static bool reportDivergence(const ThunkyBackendOps *backend, const ThunkyRunSid
   ok = ok && runSide(backend, a, inputs, ta, NULL, error) &&
        runSide(backend, b, inputs, tb, NULL, error);
   uint32_t x, y;
-  if (ok && thunkyWriteTraceDivergence(a->plan, ta, b->plan, tb, rank, &x, &y)) {
+  ThunkyDivergence d = ok ? thunkyWriteTraceDivergence(a->plan, ta, b->plan, tb, rank, &x, &y)
+                          : THUNKY_DIVERGENCE_NONE;
+  if (d != THUNKY_DIVERGENCE_NONE && d != THUNKY_DIVERGENCE_FAILED)
     fprintf(out, "first divergent thunk on rank %u: ", rank);
-    if (x != UINT32_MAX && y != UINT32_MAX) {
-      describeThunk(out, a, x);
-      fputs(" and ", out);
-      describeThunk(out, b, y);
-      fputs(" wrote different bytes\n", out);
-    } else {
-      describeThunk(out, x != UINT32_MAX ? a : b, x != UINT32_MAX ? x : y);
-      fprintf(out, " ran there and has no counterpart in %s\n",
-              x != UINT32_MAX ? b->name : a->name);
-    }
-  } else if (ok && x == UINT32_MAX - 1) {
+  switch (d) {
+  case THUNKY_DIVERGENCE_WRITES:
+  case THUNKY_DIVERGENCE_ORDER:
+    describeThunk(out, a, x);
+    fputs(" and ", out);
+    describeThunk(out, b, y);
+    fputs(d == THUNKY_DIVERGENCE_WRITES ? " wrote different bytes\n"
+                                        : " ran in each other's place\n", out);
+    break;
+  case THUNKY_DIVERGENCE_ONLY_A:
+  case THUNKY_DIVERGENCE_ONLY_B: {
+    bool inA = d == THUNKY_DIVERGENCE_ONLY_A;
+    describeThunk(out, inA ? a : b, inA ? x : y);
+    fprintf(out, " ran there and has no counterpart in %s\n", inA ? b->name : a->name);
+    break;
+  }
+  case THUNKY_DIVERGENCE_FAILED:
     ok = thunkyErrorf(error, "out of memory matching the two traces");
-  } else if (ok) {
-    size_t n;
-    bool truncated;
-    thunkyWriteTraceGet(ta, rank, &n, &truncated);
-    fprintf(out, "no thunk wrote different bytes on rank %u%s\n", rank,
-            truncated ? " in the traced part (traces keep 16M thunk runs)" : "");
+    break;
+  case THUNKY_DIVERGENCE_NONE:
+    if (ok) {
+      size_t n;
+      bool truncated;
+      thunkyWriteTraceGet(ta, rank, &n, &truncated);
+      fprintf(out, "no thunk wrote different bytes on rank %u%s\n", rank,
+              truncated ? " in the traced part (traces keep 16M thunk runs)" : "");
+    }
+    break;
   }
   thunkyWriteTraceDestroy(ta);
   thunkyWriteTraceDestroy(tb);
@@ -115,7 +127,11 @@ static bool reportDivergence(const ThunkyBackendOps *backend, const ThunkyRunSid
 static void describeOutput(FILE *out, const ThunkyPlan *plan, uint32_t i) {
   char type[128];
   const ThunkyPlanArray *o = &plan->outputs[i];
-  thunkyNpyDescribe(o->elementType, o->rank, o->dims, type, sizeof type);
+  int64_t bytes[1] = {(int64_t)o->slice.size};
+  if (o->elementType)
+    thunkyNpyDescribe(o->elementType, o->rank, o->dims, type, sizeof type);
+  else
+    thunkyNpyDescribe(0, 1, bytes, type, sizeof type);
   fprintf(out, "output %u (%s)", i, type);
 }
 
@@ -146,6 +162,9 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
   uint32_t ranks = a->config.ranks ? a->config.ranks : 1;
   if (!thunkySameParameters(pa, pb, error))
     return thunkyErrorContext(error, "%s and %s cannot be compared", a->name, b->name), 2;
+  if (!pa->numOutputs && !pb->numOutputs)
+    return thunkyErrorf(error, "%s and %s have no outputs (output_info_map): nothing to compare",
+                        a->name, b->name), 2;
   uint8_t *x = NULL, *y = NULL;
   if (!runSide(backend, a, inputs, NULL, &x, error) ||
       !runSide(backend, b, inputs, NULL, &y, error)) {

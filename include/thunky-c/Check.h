@@ -67,17 +67,27 @@ void thunkyWriteTraceAdd(ThunkyWriteTrace *trace, uint32_t rank, ThunkyWriteEven
 const ThunkyWriteEvent *thunkyWriteTraceGet(const ThunkyWriteTrace *trace, uint32_t rank,
                                             size_t *count, bool *truncated);
 
+typedef enum ThunkyDivergence {
+  THUNKY_DIVERGENCE_NONE,   /* the traces agree */
+  THUNKY_DIVERGENCE_WRITES, /* *thunkA and *thunkB wrote different bytes */
+  THUNKY_DIVERGENCE_ONLY_B, /* *thunkB ran (once more) in B only */
+  THUNKY_DIVERGENCE_ONLY_A, /* *thunkA ran in A only (a copy B removed?) */
+  THUNKY_DIVERGENCE_ORDER,  /* where A ran *thunkA, B ran *thunkB */
+  THUNKY_DIVERGENCE_FAILED, /* out of memory */
+} ThunkyDivergence;
+
 /* Where two runs of rank `rank` part. A thunk of run A is the same thunk
  * of run B when its kind and annotation match (its key, without an
- * annotation), counting repeated runs in a loop in order; a thunk that
- * only one run has (a copy a pass removed) is passed over. Sets *thunkA
- * and *thunkB to the first pair whose writes differ, else to the first
- * thunk that ran in one run only (UINT32_MAX for the other), and returns
- * true; false when the traces agree (or out of memory: *thunkA is then
- * UINT32_MAX - 1). */
-bool thunkyWriteTraceDivergence(const ThunkyPlan *planA, const ThunkyWriteTrace *traceA,
-                                const ThunkyPlan *planB, const ThunkyWriteTrace *traceB,
-                                uint32_t rank, uint32_t *thunkA, uint32_t *thunkB);
+ * annotation), counting repeated runs in a loop in order. The first pair
+ * whose writes differ wins; else the first thunk only B ran, then the first
+ * only A ran (a thunk one run lacks is more often a copy a pass removed);
+ * else the first place where the two ran thunks in another order. Unset
+ * thunks are UINT32_MAX. */
+ThunkyDivergence thunkyWriteTraceDivergence(const ThunkyPlan *planA,
+                                            const ThunkyWriteTrace *traceA,
+                                            const ThunkyPlan *planB,
+                                            const ThunkyWriteTrace *traceB, uint32_t rank,
+                                            uint32_t *thunkA, uint32_t *thunkB);
 
 #ifdef __cplusplus
 }

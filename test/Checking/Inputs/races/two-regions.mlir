@@ -1,0 +1,18 @@
+// Two regions in flight at once: the second copies out scratch bytes that
+// the first zeroes.
+module attributes {thunky.executable = {output_info_map = [{output_info = {allocation_index = 1 : i64}, shape_index = {}}]}} {
+  func.func @main(%arg0: !thunky.buffer<64> {thunky.allocation = {}, thunky.role = "scratch"}, %arg1: !thunky.buffer<64> {thunky.allocation = {index = 1 : i64, maybe_live_out = true}, thunky.role = "output {}"}) {
+    thunky.memset32 %arg0, 7 : <64>
+    %0 = thunky.slice_buffer %arg0 offset = 0 : <64> -> <16>
+    %1 = thunky.slice_buffer %arg1 offset = 0 : <64> -> <16>
+    %t = thunky.async_start stream = 1 {
+      thunky.memzero %0 : <16>
+    } : !thunky.token
+    %u = thunky.async_start stream = 2 {
+      thunky.copy %0, %1 : <16>, <16>
+    } : !thunky.token
+    thunky.async_done %t : !thunky.token
+    thunky.async_done %u : !thunky.token
+    return
+  }
+}
