@@ -24,11 +24,15 @@
  * call under every target, and runs that plan on R simulated ranks (1):
  * exe_commands, exe_kernels, exe_create_ns, exe_ns_per_cmd (memsets, copies,
  * collectives and the like do their real work there), or exe_error (and
- * exit status 1 when there was no N).
+ * exit status 1 when there was no N). Then the same plan as a fingerprint
+ * run (thunky-c/Check.h: nothing registered, every kernel and custom call
+ * hashes what it reads): fp_ns_per_cmd, fp_ratio (to exe_ns_per_cmd), and
+ * fp_read_bytes, the bytes those thunks read once each (loops not counted).
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L
 #include "thunky-c/Runtime.h"
+#include "thunky-c/Executable.h"
 #include "thunky-c/Plan.h"
 #include "thunky-c/Timeline.h"
 
@@ -258,6 +262,45 @@ static void exeError(const char *fmt, ...) {
   fprintf(stderr, "bench-dispatch: %s", line);
 }
 
+/* The bytes every kernel, custom call and opaque thunk reads, once. */
+static uint64_t fingerprintReadBytes(const ThunkyPlan *plan) {
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    if (c->kind != THUNKY_CMD_KERNEL && c->kind != THUNKY_CMD_CUSTOM_CALL &&
+        c->kind != THUNKY_CMD_OPAQUE)
+      continue;
+    ThunkyRange r = plan->thunks[c->thunk].accesses;
+    for (uint32_t a = 0; a < r.count; a++)
+      if (plan->accesses[r.first + a].access & THUNKY_ACCESS_READ)
+        bytes += plan->accesses[r.first + a].slice.size;
+  }
+  return bytes;
+}
+
+/* The plan again, every kernel and custom call a fingerprint. */
+static bool runFingerprint(const ThunkyPlan *plan, uint32_t ranks, uint64_t minNs,
+                           double emptyNs) {
+  ThunkyRegistry *registry = thunkyRegistryCreate();
+  ThunkyRunConfig config = {.ranks = ranks, .partitions = 1, .maxIterations = 1000000,
+                            .registry = registry, .fingerprint = true};
+  ThunkyError error = {{0}};
+  void *state = NULL;
+  bool ok = registry && thunkyHostBackend.create(plan, &config, &state, &error);
+  double ns = ok ? timeBackend(state, minNs, &error) : -1;
+  if (ns < 0) {
+    exeError("fingerprint run: %s\n", error.message);
+  } else {
+    printf("fp_ns_per_cmd %.3f\n", ns / (plan->numCommands ? plan->numCommands : 1));
+    printf("fp_ratio %.3f\n", emptyNs > 0 ? ns / emptyNs : 0.0);
+    printf("fp_read_bytes %llu\n", (unsigned long long)fingerprintReadBytes(plan));
+  }
+  if (state)
+    thunkyHostBackend.destroy(state);
+  thunkyRegistryDestroy(registry);
+  return ns >= 0;
+}
+
 /* --exe: the generated executable's own plan, every kernel and custom call
  * empty. Reports exe_error rather than failing. */
 static bool runExecutable(const char *path, uint32_t ranks, uint64_t minNs) {
@@ -291,6 +334,7 @@ static bool runExecutable(const char *path, uint32_t ranks, uint64_t minNs) {
                             .registry = registry};
   void *state = NULL;
   bool ok = false;
+  double emptyNs = -1;
   uint64_t begin = thunkyMonotonicNs();
   if (!thunkyHostBackend.create(plan, &config, &state, &error)) {
     exeError("create: %s\n", error.message);
@@ -305,8 +349,10 @@ static bool runExecutable(const char *path, uint32_t ranks, uint64_t minNs) {
     else
       printf("exe_ns_per_cmd %.3f\n", ns / (plan->numCommands ? plan->numCommands : 1));
     ok = ns >= 0;
+    emptyNs = ns;
     thunkyHostBackend.destroy(state);
   }
+  ok = ok && runFingerprint(plan, ranks, minNs, emptyNs);
   thunkyRegistryDestroy(registry);
   thunkyPlanDestroy(plan);
   return ok;

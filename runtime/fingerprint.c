@@ -1,9 +1,8 @@
 /*===- fingerprint.c - thunks as uninterpreted functions of what they read ===*
  *
- * The hash reads 32 bytes a round in four independent lanes, so it runs
- * near memory speed: a fingerprint run's cost is the bytes its thunks
- * read. It only has to make a changed input change the output, not to
- * resist an adversary.
+ * The hash and the fill run near memory speed, so a fingerprint run's cost
+ * is the bytes its thunks read and write. They only have to make a changed
+ * input change the output, not to resist an adversary.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Check.h"
@@ -13,10 +12,6 @@
 #include <string.h>
 
 static const uint64_t P1 = 0x9e3779b185ebca87u, P2 = 0xc2b2ae3d27d4eb4fu;
-
-static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static uint64_t round64(uint64_t acc, uint64_t word) { return rotl(acc + word * P2, 31) * P1; }
 
 static uint64_t finish(uint64_t h) {
   h ^= h >> 33;
@@ -32,42 +27,67 @@ static uint64_t load(const uint8_t *p) {
   return w;
 }
 
-uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size) {
+/* Sixteen 32-bit lanes over each 64 bytes: a loop compilers turn into
+ * vector multiplies, and an AVX2 clone of it where the CPU has AVX2 (the
+ * same integer arithmetic, so the same hash on every machine). Static:
+ * clang names an exported clone's dispatcher NAME.ifunc, which other files
+ * would not find. */
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+__attribute__((target_clones("avx2", "default")))
+#endif
+static uint64_t thunkyFingerprintLanes(uint64_t key, const void *data, size_t size) {
   const uint8_t *p = data;
-  uint64_t a = key + P1 + P2, b = key + P2, c = key, d = key - P1;
+  uint32_t lanes[16];
+  for (uint32_t k = 0; k < 16; k++)
+    lanes[k] = (uint32_t)(key >> (k & 1 ? 32 : 0)) + 0x9e3779b1u * (k + 1);
   size_t i = 0;
-  for (; i + 32 <= size; i += 32) {
-    a = round64(a, load(p + i));
-    b = round64(b, load(p + i + 8));
-    c = round64(c, load(p + i + 16));
-    d = round64(d, load(p + i + 24));
+  for (; i + 64 <= size; i += 64) {
+    uint32_t words[16];
+    memcpy(words, p + i, 64);
+    for (int k = 0; k < 16; k++) {
+      uint32_t a = lanes[k] + words[k] * 0x85ebca77u;
+      lanes[k] = ((a << 13) | (a >> 19)) * 0x9e3779b1u;
+    }
   }
-  uint64_t h = rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18) + (uint64_t)size;
+  uint64_t h = key ^ (uint64_t)size;
+  for (int k = 0; k < 16; k++)
+    h = finish(h ^ lanes[k]);
   for (; i + 8 <= size; i += 8)
-    h = rotl(h ^ round64(0, load(p + i)), 27) * P1 + P2;
+    h = finish(h ^ load(p + i));
   if (i < size) {
     uint64_t tail = 0;
     memcpy(&tail, p + i, size - i);
-    h = rotl(h ^ round64(0, tail), 23) * P2 + P1;
+    h = finish(h ^ tail ^ P1);
   }
-  return finish(h ^ key);
+  return h;
 }
 
+uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size) {
+  return thunkyFingerprintLanes(key, data, size);
+}
+
+/* One mixed word per 64 bytes, spread over the block's eight words by
+ * distinct odd constants: every word still depends on the seed and its
+ * position, at the cost of a store. */
 void thunkyFingerprintFill(uint64_t seed, void *out, size_t size) {
   uint8_t *p = out;
-  uint64_t x = finish(seed);
+  uint64_t base = finish(seed);
   if (size == 1) {
-    p[0] = (uint8_t)(x & 1);
+    p[0] = (uint8_t)(base & 1);
     return;
   }
   size_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    uint64_t v = finish(x += 0x9e3779b97f4a7c15u);
-    memcpy(p + i, &v, 8);
+  for (uint64_t block = 0; i + 64 <= size; i += 64, block++) {
+    uint64_t v = finish(base + block * P1), words[8];
+    for (int k = 0; k < 8; k++)
+      words[k] = v ^ (P2 * (uint64_t)(2 * k + 1));
+    memcpy(p + i, words, 64);
   }
-  if (i < size) {
-    uint64_t v = finish(x + 0x9e3779b97f4a7c15u);
-    memcpy(p + i, &v, size - i);
+  for (uint64_t k = 0; i < size; k++) {
+    uint64_t v = finish(base ^ (P2 * (i + 1)) ^ k);
+    size_t n = size - i < 8 ? size - i : 8;
+    memcpy(p + i, &v, n);
+    i += n;
   }
 }
 
