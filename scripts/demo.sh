@@ -78,4 +78,17 @@ PYTHON
 "$build/bin/thunky-run" --ranks 2 --library "$build/lib/libThunkyExampleKernels.so" \
   "$work/optimized.bin" "$work/input.npy" -o "$work" --print --profile=5
 echo "-- each rank doubled its input and the all-reduce summed both: out = 4 * input"
+
+echo "== 7. check that optimizing kept the meaning: the original and the optimized executable"
+echo "   on 2 ranks with the same random inputs, every kernel a fingerprint of what it reads"
+"$build/bin/thunky-run" --kernels=fingerprint --ranks 2 --seed 7 "$work/jax.bin" \
+  --compare "$work/optimized.bin"
+"$build/bin/thunky-opt" --thunky-check-races "$work/jax.mlir" -o /dev/null
+echo "-- and no async region races (thunky-check-races); now a wrong edit: the kernel's operands swapped"
+sed 's/call_thunk_proto %arg0, %arg1 /call_thunk_proto %arg1, %arg0 /' "$work/jax.mlir" > "$work/wrong.mlir"
+if "$build/bin/thunky-run" --kernels=fingerprint --ranks 2 --seed 7 "$work/jax.bin" \
+     --compare "$work/wrong.mlir"; then
+  echo "demo: the wrong edit compared equal" >&2
+  exit 1
+fi
 echo "== done"

@@ -14,9 +14,9 @@
 
 #include "thunky-c/Runtime.h"
 
+#include "thunky-c/Compare.h"
 #include "thunky-c/Npy.h"
 #include "thunky-c/Plan.h"
-#include "run_compare.h"
 #include "run_report.h"
 
 #include <dlfcn.h>

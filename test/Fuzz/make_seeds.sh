@@ -5,12 +5,14 @@
 #   OUT/export  the same        OUT/plan  the runtime's fixtures
 #   OUT/riegeli split-proto files, raw and as chunk recipes
 #   OUT/npy     .npy files of several types and shapes
+#   OUT/equivalence  the executables, and small bench-gen ones with loops,
+#               branches, async regions and collectives (seeds 1 to 4)
 set -euo pipefail
 bin="$1" out="$2"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 encode="$root/scripts/encode.sh"
 rm -rf "$out"
-mkdir -p "$out"/{import,export,plan,riegeli,npy,work}
+mkdir -p "$out"/{import,export,plan,riegeli,npy,equivalence,work}
 work="$out/work"
 
 # Every textproto that is a GpuExecutableProto (the others do not encode).
@@ -49,6 +51,11 @@ cp "$out"/import/example-split-*.bin "$out/riegeli/"
 # A recipe for fuzz_riegeli's built files: 'B', then a records chunk.
 printf 'B\x72\x02\x00\x04\x00\x00\x0a\x00\x00\x02\x02\x02\x02\x61\x62\x63\x64' > "$out/riegeli/recipe.bin"
 cp "$out"/import/* "$out/export/"
+cp "$out"/import/*.pb "$out/equivalence/"
+for seed in 1 2 3 4; do
+  "$bin/bench-gen" --thunks 300 --seed "$seed" --ranks 1 --cubin-bytes 64 \
+    -o "$out/equivalence/bench-gen-$seed.pb"
+done
 
 npy="$root/test/Runtime/Inputs/npy.py"
 python3 "$npy" write "$work/f32.npy" f32 2,3 1 2 3 4 5 6
@@ -62,4 +69,4 @@ for seed in "f32 11" "s32 4" "pred 1" "u8 6" "f64 12"; do
   { printf "\\x$(printf %02x "$2")"; cat "$work/$1.npy"; } > "$out/npy/$1.bin"
 done
 rm -rf "$work"
-echo "seeds: $n executables, $(ls "$out/import" | wc -l) import, $(ls "$out/riegeli" | wc -l) riegeli, $(ls "$out/npy" | wc -l) npy"
+echo "seeds: $n executables, $(ls "$out/import" | wc -l) import, $(ls "$out/riegeli" | wc -l) riegeli, $(ls "$out/npy" | wc -l) npy, $(ls "$out/equivalence" | wc -l) equivalence"

@@ -1,5 +1,5 @@
-/*===- run_compare.c - thunky-run --compare and --check-async -----------===*/
-#include "run_compare.h"
+/*===- compare_runs.c - two runs, compared bit for bit ------------------===*/
+#include "thunky-c/Compare.h"
 
 #include "thunky-c/ElementTypes.h"
 
