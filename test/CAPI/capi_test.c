@@ -133,6 +133,7 @@ static void testPasses(void) {
   MlirOpPassManager func =
       mlirPassManagerGetNestedUnder(pm, mlirStringRefCreateFromCString("func.func"));
   mlirOpPassManagerAddOwnedPass(func, thunkyCreateFlattenSequentialPass());
+  mlirPassManagerAddOwnedPass(pm, thunkyCreateCheckRacesPass()); /* no async region: clean */
   mlirPassManagerAddOwnedPass(pm, thunkyPassCreate(&countInfo));
   MlirLogicalResult result = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
   printf("pipeline %s\n", mlirLogicalResultIsSuccess(result) ? "succeeded" : "failed");

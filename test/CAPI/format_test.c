@@ -3,6 +3,8 @@
 //
 // RUN: thunky-format-capi-test %t.npy | FileCheck %s
 #include "thunky-c/Arena.h"
+#include "thunky-c/Check.h"
+#include "thunky-c/Compare.h"
 #include "thunky-c/Container.h"
 #include "thunky-c/ElementTypes.h"
 #include "thunky-c/Error.h"
@@ -126,6 +128,32 @@ int main(int argc, char **argv) {
   // CHECK-NEXT: host 1: rank 1 out0 07..07, 2 event(s)
   if (ran)
     thunkyHostBackend.destroy(state);
+
+  /* Fingerprints, write traces and a comparison of the plan with itself. */
+  uint8_t pred, fill[16];
+  thunkyFingerprintFill(1, &pred, 1);
+  thunkyFingerprintFill(1, fill, sizeof fill);
+  printf("fingerprint: pred %s, hash stable %d, keyed %d\n", pred <= 1 ? "0 or 1" : "wide",
+         thunkyFingerprintHash(3, fill, 16) == thunkyFingerprintHash(3, fill, 16),
+         thunkyFingerprintHash(3, fill, 16) != thunkyFingerprintHash(4, fill, 16));
+  // CHECK-NEXT: fingerprint: pred 0 or 1, hash stable 1, keyed 1
+  ThunkyWriteTrace *ta = thunkyWriteTraceCreate(1, 8), *tb = thunkyWriteTraceCreate(1, 8);
+  thunkyWriteTraceAdd(ta, 0, (ThunkyWriteEvent){0, 1});
+  thunkyWriteTraceAdd(tb, 0, (ThunkyWriteEvent){0, 2});
+  uint32_t x, y;
+  ThunkyDivergence d = thunkyWriteTraceDivergence(plan, ta, plan, tb, 0, &x, &y);
+  printf("divergence %d at thunks %u and %u\n", d == THUNKY_DIVERGENCE_WRITES, x, y);
+  // CHECK-NEXT: divergence 1 at thunks 0 and 0
+  thunkyWriteTraceDestroy(ta), thunkyWriteTraceDestroy(tb);
+  ThunkyRunSide side = {"the plan", plan, config};
+  side.config.timeline = NULL, side.config.fingerprint = true;
+  FILE *report = tmpfile();
+  int same = report ? thunkyCompareRuns(&thunkyHostBackend, &side, &side, NULL, report, &error)
+                    : 2;
+  printf("compared with itself: %d\n", same);
+  // CHECK-NEXT: compared with itself: 0
+  if (report)
+    fclose(report);
 
   /* .npy out and in. */
   ThunkyNpyArray array = {.elementType = THUNKY_TYPE_U8, .rank = 1, .dims = {8},
