@@ -292,20 +292,15 @@ static bool randomInput(const ThunkyPlanArray *p, uint64_t seed, uint32_t i,
   if (p->elementType == THUNKY_TYPE_PRED)
     for (uint64_t k = 0; k < out->size; k++)
       d[k] &= 1;
-  if (p->elementType == THUNKY_TYPE_F32)
-    for (uint64_t k = 0; k + 4 <= out->size; k += 4) {
-      uint32_t u;
-      memcpy(&u, d + k, 4);
-      float v = (float)(u >> 8) / 8388608.0f - 1.0f;
-      memcpy(d + k, &v, 4);
-    }
-  if (p->elementType == THUNKY_TYPE_F64)
-    for (uint64_t k = 0; k + 8 <= out->size; k += 8) {
-      uint64_t u;
-      memcpy(&u, d + k, 8);
-      double v = (double)(u >> 11) / 4503599627370496.0 - 1.0;
-      memcpy(d + k, &v, 8);
-    }
+  bool f32 = p->elementType == THUNKY_TYPE_F32, f64 = p->elementType == THUNKY_TYPE_F64;
+  size_t width = f32 ? 4 : 8;
+  for (uint64_t k = 0; (f32 || f64) && k + width <= out->size; k += width) {
+    uint64_t u = 0;
+    memcpy(&u, d + k, width);
+    float v32 = (float)((uint32_t)u >> 8) / 0x1p23f - 1.0f;
+    double v64 = (double)(u >> 11) / 0x1p52 - 1.0;
+    memcpy(d + k, f32 ? (const void *)&v32 : (const void *)&v64, width);
+  }
   return true;
 }
 
