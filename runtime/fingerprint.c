@@ -107,7 +107,8 @@ static bool feedsHash(const ThunkyPlan *plan, const ThunkyPlanThunk *t,
 
 void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory) {
   const ThunkyPlanThunk *t = &plan->thunks[thunk];
-  const ThunkyPlanAccess *accesses = plan->accesses + t->accesses.first;
+  /* Indexed, not offset: a plan without accesses has a NULL array. */
+  const ThunkyPlanAccess *accesses = t->accesses.count ? &plan->accesses[t->accesses.first] : NULL;
   uint64_t h = t->key;
   for (uint32_t i = 0; i < t->accesses.count; i++) {
     ThunkyPlanSlice s = accesses[i].slice;
@@ -126,7 +127,8 @@ void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *con
 bool thunkyChecksumWrites(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
                           uint64_t *checksum) {
   const ThunkyPlanThunk *t = &plan->thunks[thunk];
-  const ThunkyPlanAccess *accesses = plan->accesses + t->accesses.first;
+  /* Indexed, not offset: a plan without accesses has a NULL array. */
+  const ThunkyPlanAccess *accesses = t->accesses.count ? &plan->accesses[t->accesses.first] : NULL;
   bool writes = false;
   uint64_t h = 0;
   for (uint32_t i = 0; i < t->accesses.count; i++) {
