@@ -287,7 +287,9 @@ static bool overlaps(ThunkyPlanSlice a, ThunkyPlanSlice b) {
  * scratch, grown here (before the rendezvous, where failing is safe). */
 static bool prepareScratch(Call *call, ThunkyError *error) {
   const ThunkyCollective *c = call->collective;
-  const ThunkyCollectiveBuffer *buffers = call->plan->collectiveBuffers + c->buffers.first;
+  /* Indexed, not offset: a plan without collective buffers has a NULL array. */
+  const ThunkyCollectiveBuffer *buffers =
+      c->buffers.count ? &call->plan->collectiveBuffers[c->buffers.first] : NULL;
   uint64_t total = 0;
   call->viaScratch = false;
   for (uint32_t i = 0; i < c->buffers.count; i++) {

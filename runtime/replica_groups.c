@@ -113,7 +113,7 @@ bool thunkyPermuteSource(const ThunkyPlan *plan, const ThunkyCollective *c, uint
   if (c->pairs.count % 2)
     return thunkyErrorf(error, "%u ids do not make source-target pairs", c->pairs.count);
   *source = THUNKY_NO_RANK;
-  const int64_t *ids = plan->ids + c->pairs.first;
+  const int64_t *ids = c->pairs.count ? &plan->ids[c->pairs.first] : NULL;
   for (uint32_t p = 0; p < c->pairs.count; p += 2) {
     int64_t from = ids[p], to = ids[p + 1];
     if (from < 0 || from >= space.count || to < 0 || to >= space.count)

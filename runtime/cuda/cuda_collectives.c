@@ -95,7 +95,7 @@ static bool sameGroups(const ThunkyPlan *plan, const ThunkyCollective *a,
   for (uint32_t g = 0; g < a->groups.count; g++) {
     ThunkyRange x = plan->groups[a->groups.first + g], y = plan->groups[b->groups.first + g];
     if (x.count != y.count ||
-        memcmp(plan->ids + x.first, plan->ids + y.first, x.count * sizeof *plan->ids))
+        (x.count && memcmp(&plan->ids[x.first], &plan->ids[y.first], x.count * sizeof *plan->ids)))
       return false;
   }
   return true;
@@ -345,7 +345,7 @@ static bool permute(Call *k, const ThunkyCollective *c) {
   if (!thunkyIdSpace(s->world, s->partitions, c->groupMode, k->rank->global, &space,
                      &k->rank->error))
     return false;
-  const int64_t *pairs = plan->ids + c->pairs.first;
+  const int64_t *pairs = c->pairs.count ? &plan->ids[c->pairs.first] : NULL;
   for (uint32_t i = 0; i < c->buffers.count; i++) {
     const ThunkyCollectiveBuffer *b = &plan->collectiveBuffers[c->buffers.first + i];
     const ThunkyNccl *nccl = &s->nccl;
