@@ -97,7 +97,10 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   memset(r->block, 0, (size_t)total);
   uint64_t at = 0;
   for (uint32_t a = 0; a < p->numAllocations; a++) {
+    const ThunkyPlanAllocation *al = &p->allocations[a];
     r->memory[a] = r->block + at;
+    if (s->config.scratchByte && al->parameter < 0 && !al->isConstant && !al->isOutput)
+      memset(r->memory[a], s->config.scratchByte, (size_t)al->size);
     if (p->allocations[a].constant.size)
       memcpy(r->memory[a], p->allocations[a].constant.data, p->allocations[a].constant.size);
     at += (p->allocations[a].size + 63) & ~(uint64_t)63;

@@ -88,6 +88,10 @@ typedef struct ThunkyRunConfig {
    * (thunky-c/Check.h); without it, such a plan is refused at create. */
   bool fingerprint;
   bool asyncAtDone;            /* host: run async regions at their done, not their start */
+  /* host: the byte scratch allocations (no parameter, constant or output)
+   * start as; two runs with two bytes tell whether a program reads
+   * scratch it never wrote, which a GPU leaves undefined. */
+  uint8_t scratchByte;
   ThunkyWriteTrace *writeTrace; /* host: NULL, or where each rank records what thunks wrote */
   bool cudaGraph;          /* cuda: capture the plan once, replay it */
   const char *ncclIdFile;  /* cuda, several processes: where rank 0 leaves NCCL's id */
