@@ -45,6 +45,8 @@ typedef struct Plan {
 static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
 
 static bool addRange(Plan *p, int64_t start, int64_t end) {
+  if (start >= end)
+    return true; /* an empty slice holds no bytes (rewrite keeps it at 0) */
   if (p->count == p->capacity) {
     size_t capacity = p->capacity ? 2 * p->capacity : 16;
     Group *grown = realloc(p->groups, capacity * sizeof *grown);

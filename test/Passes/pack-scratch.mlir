@@ -84,3 +84,23 @@ func.func @not_scratch(%io: !thunky.buffer<256>, %tmp: !thunky.buffer<64> {thunk
   thunky.memzero %tmp : <64>
   return
 }
+
+// -----
+
+// Empty slices hold no bytes: they stay at offset 0 and move nothing else
+// (an empty slice past a live range once pushed that range to a negative
+// offset).
+// CHECK-LABEL: func.func @empty_slices
+// CHECK: thunky.slice_buffer %{{.*}} offset = 0 : <64> -> <64>
+// CHECK: thunky.slice_buffer %{{.*}} offset = 0 : <64> -> <0>
+// CHECK: thunky.slice_buffer %{{.*}} offset = 0 : <64> -> <0>
+func.func @empty_slices(%x: !thunky.buffer<64>, %tmp: !thunky.buffer<128> {thunky.role = "scratch"}) {
+  %a = thunky.slice_buffer %tmp offset = 0 : <128> -> <64>
+  thunky.copy %x, %a : <64>, <64>
+  %e = thunky.slice_buffer %tmp offset = 64 : <128> -> <0>
+  thunky.memzero %e : <0>
+  %f = thunky.slice_buffer %tmp offset = 0 : <128> -> <0>
+  thunky.memzero %f : <0>
+  thunky.copy %a, %x : <64>, <64>
+  return
+}
