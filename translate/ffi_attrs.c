@@ -18,19 +18,45 @@ static MlirAttribute intAttr(MlirContext ctx, unsigned width, bool isUnsigned,
   return mlirIntegerAttrGet(t, v);
 }
 
+/* Whether an attribute's message carries fields the schema does not know:
+ * the dictionary form would drop them. */
+static bool unknown(const void *message) {
+  return message && ((const ProtobufCMessage *)message)->n_unknown_fields != 0;
+}
+
+static bool fits(int64_t v, int bits, bool isUnsigned) {
+  if (isUnsigned)
+    return v >= 0 && (bits == 64 || v < (INT64_C(1) << bits));
+  return bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1)));
+}
+
+/* A signaling NaN would come back quiet through the double a FloatAttr holds. */
+static bool exactFloat(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  return f == f || (bits & 0x00400000u);
+}
+
 static MlirAttribute scalarToAttr(MlirContext ctx, const Xla__Ffi__ScalarProto *s) {
+  if (unknown(s))
+    return mlirAttributeGetNull();
   switch (s->value_case) {
   case XLA__FFI__SCALAR_PROTO__VALUE_B: return mlirBoolAttrGet(ctx, s->b);
-  case XLA__FFI__SCALAR_PROTO__VALUE_I8: return intAttr(ctx, 8, false, s->i8);
-  case XLA__FFI__SCALAR_PROTO__VALUE_I16: return intAttr(ctx, 16, false, s->i16);
+  case XLA__FFI__SCALAR_PROTO__VALUE_I8:
+    return fits(s->i8, 8, false) ? intAttr(ctx, 8, false, s->i8) : mlirAttributeGetNull();
+  case XLA__FFI__SCALAR_PROTO__VALUE_I16:
+    return fits(s->i16, 16, false) ? intAttr(ctx, 16, false, s->i16) : mlirAttributeGetNull();
   case XLA__FFI__SCALAR_PROTO__VALUE_I32: return intAttr(ctx, 32, false, s->i32);
   case XLA__FFI__SCALAR_PROTO__VALUE_I64: return intAttr(ctx, 64, false, s->i64);
-  case XLA__FFI__SCALAR_PROTO__VALUE_U8: return intAttr(ctx, 8, true, s->u8);
-  case XLA__FFI__SCALAR_PROTO__VALUE_U16: return intAttr(ctx, 16, true, s->u16);
+  case XLA__FFI__SCALAR_PROTO__VALUE_U8:
+    return fits(s->u8, 8, true) ? intAttr(ctx, 8, true, s->u8) : mlirAttributeGetNull();
+  case XLA__FFI__SCALAR_PROTO__VALUE_U16:
+    return fits(s->u16, 16, true) ? intAttr(ctx, 16, true, s->u16) : mlirAttributeGetNull();
   case XLA__FFI__SCALAR_PROTO__VALUE_U32: return intAttr(ctx, 32, true, s->u32);
   case XLA__FFI__SCALAR_PROTO__VALUE_U64: return intAttr(ctx, 64, true, (int64_t)s->u64);
   case XLA__FFI__SCALAR_PROTO__VALUE_F32:
-    return mlirFloatAttrDoubleGet(ctx, mlirF32TypeGet(ctx), s->f32);
+    return exactFloat(s->f32) ? mlirFloatAttrDoubleGet(ctx, mlirF32TypeGet(ctx), s->f32)
+                              : mlirAttributeGetNull();
   case XLA__FFI__SCALAR_PROTO__VALUE_F64:
     return mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), s->f64);
   default: return mlirAttributeGetNull();
@@ -38,12 +64,18 @@ static MlirAttribute scalarToAttr(MlirContext ctx, const Xla__Ffi__ScalarProto *
 }
 
 static MlirAttribute arrayToAttr(MlirContext ctx, const Xla__Ffi__ArrayProto *a) {
+  if (unknown(a) || unknown(a->i8) || unknown(a->i16) || unknown(a->i32) || unknown(a->i64) ||
+      unknown(a->f32) || unknown(a->f64))
+    return mlirAttributeGetNull();
   switch (a->value_case) {
   case XLA__FFI__ARRAY_PROTO__VALUE_I8:
   case XLA__FFI__ARRAY_PROTO__VALUE_I16: {
     bool narrow = a->value_case == XLA__FFI__ARRAY_PROTO__VALUE_I8;
     size_t n = narrow ? a->i8->n_values : a->i16->n_values;
     const int32_t *v = narrow ? a->i8->values : a->i16->values;
+    for (size_t i = 0; i < n; ++i)
+      if (!fits(v[i], narrow ? 8 : 16, false))
+        return mlirAttributeGetNull();
     void *packed = malloc(n ? n * 2 : 1);
     if (!packed)
       return mlirAttributeGetNull();
@@ -70,9 +102,31 @@ static MlirAttribute arrayToAttr(MlirContext ctx, const Xla__Ffi__ArrayProto *a)
   }
 }
 
+static int byKey(const void *x, const void *y) {
+  return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* A key twice, which the wire allows, has no dictionary form. */
+static bool duplicateKey(const Xla__Ffi__AttributesMapProto *map) {
+  size_t n = map ? map->n_attrs : 0;
+  const char **keys = malloc((n + 1) * sizeof *keys);
+  if (!keys)
+    return true;
+  for (size_t i = 0; i < n; ++i)
+    keys[i] = map->attrs[i]->key;
+  qsort(keys, n, sizeof *keys, byKey);
+  bool twice = false;
+  for (size_t i = 1; i < n && !twice; ++i)
+    twice = strcmp(keys[i - 1], keys[i]) == 0;
+  free(keys);
+  return twice;
+}
+
 MlirAttribute thunkyFfiAttrsToAttr(MlirContext ctx,
                                    const Xla__Ffi__AttributesMapProto *map) {
   size_t n = map ? map->n_attrs : 0;
+  if (unknown(map))
+    return mlirAttributeGetNull();
   MlirNamedAttribute *entries = malloc((n + 1) * sizeof *entries);
   if (!entries)
     return mlirAttributeGetNull();
@@ -82,7 +136,7 @@ MlirAttribute thunkyFfiAttrsToAttr(MlirContext ctx,
     const Xla__Ffi__AttributeProto *v = map->attrs[i]->value;
     const char *key = map->attrs[i]->key;
     MlirAttribute a = mlirAttributeGetNull();
-    if (!v || !key)
+    if (!v || !key || unknown(map->attrs[i]) || unknown(v))
       break;
     switch (v->value_case) {
     case XLA__FFI__ATTRIBUTE_PROTO__VALUE_SCALAR: a = scalarToAttr(ctx, v->scalar); break;
@@ -98,7 +152,7 @@ MlirAttribute thunkyFfiAttrsToAttr(MlirContext ctx,
     entries[i] = mlirNamedAttributeGet(
         mlirIdentifierGet(ctx, mlirStringRefCreateFromCString(key)), a);
   }
-  if (i == n)
+  if (i == n && !duplicateKey(map))
     result = mlirDictionaryAttrGet(ctx, (intptr_t)n, entries);
   free(entries);
   return result;

@@ -17,7 +17,8 @@
 #include "mlir-c/IR.h"
 
 /* The dictionary for `map` (NULL: empty); a null attribute when some value
- * has no form above. */
+ * has no exact form above: unknown fields, an i8/i16/u8/u16 out of its
+ * range, a signaling NaN, a key twice. */
 MlirAttribute thunkyFfiAttrsToAttr(MlirContext ctx,
                                    const Xla__Ffi__AttributesMapProto *map);
 
