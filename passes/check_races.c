@@ -26,9 +26,7 @@
 #include <string.h>
 
 typedef struct {
-  ThunkyPassState *state;
   int64_t budget; /* access pairs left to compare */
-  size_t findings;
   bool failed;
 } Check;
 
@@ -103,7 +101,6 @@ static void report(Check *c, MlirOperation start, MlirOperation other, ThunkyAcc
                     (int)name.length, name.data, where, mine.write ? "writes" : "reads", lo,
                     mineEnd < theirEnd ? mineEnd : theirEnd, root,
                     theirs.write ? "writes" : "reads");
-  c->findings++;
   c->failed = true;
 }
 
@@ -147,7 +144,7 @@ static void checkStart(Check *c, MlirOperation start) {
 }
 
 static void run(MlirOperation root, ThunkyPassState *state) {
-  Check c = {state, thunkyPassGetOption(state, 0), 0, false};
+  Check c = {thunkyPassGetOption(state, 0), false};
   ThunkyOpList starts = {0};
   if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPreOrder, &starts)) {
     thunkyEmitOpError(root, "thunky-check-races: out of memory");
