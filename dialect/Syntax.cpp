@@ -21,7 +21,8 @@ namespace {
 /// the dense array's own parser.
 Attribute parseStrippedValue(OpAsmParser &parser, StringRef name) {
   Attribute value;
-  if (name == "grid_dim" || name == "block_dim") {
+  if (name == "grid_dim" || name == "block_dim" || name == "grid" || name == "block" ||
+      name == "cluster") {
     DenseI64ArrayAttr array;
     if (succeeded(parser.parseCustomAttributeWithFallback(array)))
       value = array;

@@ -73,3 +73,38 @@ LogicalResult CopyOp::canonicalize(CopyOp op, PatternRewriter &rewriter) {
     return unwrap(thunkyVerifyOp(wrap(getOperation()), THUNKY_OP_##E));        \
   }
 THUNKY_FOR_EACH_VERIFIED_OP(THUNKY_FORWARD_VERIFIER)
+
+// Ops whose effects depend on their attributes say so through the one C
+// table (effects.c), operand by operand.
+static void operandEffects(
+    Operation *op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    bool reads, writes;
+    thunkyOpGetOperandEffects(wrap(op), operand.getOperandNumber(), &reads, &writes);
+    if (reads)
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    if (writes)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+#define THUNKY_FORWARD_EFFECTS(C)                                              \
+  void C::getEffects(                                                          \
+      SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>      \
+          &effects) {                                                          \
+    operandEffects(getOperation(), effects);                                   \
+  }
+THUNKY_FORWARD_EFFECTS(LaunchOp)
+THUNKY_FORWARD_EFFECTS(GemmOp)
+THUNKY_FORWARD_EFFECTS(CublasLtMatmulOp)
+
+// An opaque thunk may also do what no buffer shows (send, outfeed, a host
+// callback), so it is never dead code, whatever its written flags say.
+void CallThunkProtoOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  operandEffects(getOperation(), effects);
+  effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
+}

@@ -120,15 +120,19 @@ def Thunky_ConstantOp : Thunky_PropOp<"constant", [Pure]> {
 // Kernels and calls
 //===----------------------------------------------------------------------===//
 
-def Thunky_CallThunkProtoOp : Thunky_PropOp<"call_thunk_proto"> {
+def Thunky_CallThunkProtoOp : Thunky_PropOp<"call_thunk_proto",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Executes a serialized XLA ThunkProto on buffer slices";
   let description = [{
     `thunk_proto` is a serialized `xla.gpu.ThunkProto` whose buffer slices
     index into `buffers` instead of the executable's allocations. `asm_text`
-    and `binary` carry the PTX and cubin its kernels come from.
+    and `binary` carry the PTX and cubin its kernels come from. `written`,
+    thunky's own, says which buffers the thunk may write (import fills it
+    from what the thunk kind writes); without it, it may write them all.
   }];
-  let arguments = (ins Thunky_BufferReadWrite:$buffers, StrAttr:$kernel_name,
-                       StrAttr:$thunk_proto, StrAttr:$asm_text, StrAttr:$binary);
+  let arguments = (ins Variadic<Thunky_Buffer>:$buffers, StrAttr:$kernel_name,
+                       StrAttr:$thunk_proto, StrAttr:$asm_text, StrAttr:$binary,
+                       OptionalAttr<DenseBoolArrayAttr>:$written);
   let assemblyFormat = "($buffers^ `:` type($buffers))? `name` `=` $kernel_name prop-dict attr-dict";
   let hasVerifier = 1;
 }
@@ -145,6 +149,104 @@ def Thunky_PtxKernelOp : Thunky_PropOp<"ptx_kernel"> {
                        DenseI64ArrayAttr:$block_dim, DenseBoolArrayAttr:$written,
                        I64Attr:$shmem_bytes);
   let assemblyFormat = "($buffers^ `:` type($buffers))? `name` `=` $kernel_name prop-dict attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// thunky's own ops for the kinds real executables are made of. Upstream
+// keeps them as call_thunk_proto; here their fields read and edit as text,
+// and their memory effects say exactly which buffers they read and write.
+//===----------------------------------------------------------------------===//
+
+def Thunky_LaunchOp : Thunky_PropOp<"launch",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Launches a compiled kernel (XLA's KernelThunk or CustomKernelThunk)";
+  let description = [{
+    Runs `kernel_name` on a `grid` of `block`-sized thread blocks (x, y, z),
+    in clusters of `cluster` blocks when given, with `shmem_bytes` of dynamic
+    shared memory. `written[i]` says whether the kernel writes `buffers[i]`
+    (it may read it too); it reads every buffer.
+
+    Without `binary` the kernel comes from the executable's own module (a
+    KernelThunk). With it, this is a CustomKernelThunk whose cubin or PTX is
+    the entry of that name in the module's `thunky.kernel_binaries`, so a
+    binary launched a thousand times is held and printed once.
+  }];
+  let arguments = (ins Variadic<Thunky_Buffer>:$buffers, StrAttr:$kernel_name,
+                       DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block,
+                       DenseBoolArrayAttr:$written,
+                       OptionalAttr<DenseI64ArrayAttr>:$cluster,
+                       DefaultValuedAttr<I64Attr, "0">:$shmem_bytes,
+                       OptionalAttr<StrAttr>:$binary);
+  let assemblyFormat = "$kernel_name `(` ($buffers^ `:` type($buffers))? `)` prop-dict attr-dict";
+  let hasVerifier = 1;
+}
+
+def Thunky_GemmOp : Thunky_PropOp<"gemm",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "A matrix multiplication through cuBLAS (XLA's GemmThunk)";
+  let description = [{
+    `output = alpha * lhs x rhs + beta * output`, shaped by `config`, XLA's
+    GemmConfigProto as a dictionary (`lhs_layout`, `rhs_layout`, `c_layout`,
+    `output_layout` with their rows, columns, batch and strides; `alpha_real`,
+    `alpha_imag`, `beta`, `precision_algorithm`, `compute_type`, ...).
+    It reads `output` only when `beta` is nonzero; cuBLAS may use all of
+    `workspace`.
+  }];
+  let arguments = (ins Thunky_Buffer:$lhs, Thunky_Buffer:$rhs,
+                       Thunky_Buffer:$output, Optional<Thunky_Buffer>:$workspace,
+                       DictionaryAttr:$config, OptionalAttr<BoolAttr>:$deterministic);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `->` $output (`workspace` `(` $workspace^ `:` type($workspace) `)`)?
+    `:` type($lhs) `,` type($rhs) `->` type($output) prop-dict attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Thunky_CublasLtMatmulOp : Thunky_PropOp<"cublaslt_matmul",
+    [AttrSizedOperandSegments, DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "A matrix multiplication with epilogue through cuBLASLt (XLA's CublasLtMatmulThunk)";
+  let description = [{
+    `d = epilogue(alpha * a x b + beta * c [+ bias])`, shaped by `config` (as
+    for thunky.gemm). `epilogue` is XLA's BlasLtEpilogueProto name; the bias
+    epilogues need `bias`, the `_WITH_AUX` ones write `aux`. The fp8 scales
+    are read, `d_amax` and `workspace` written.
+  }];
+  let arguments = (ins Thunky_Buffer:$a, Thunky_Buffer:$b, Thunky_Buffer:$c,
+                       Thunky_Buffer:$d, Optional<Thunky_Buffer>:$bias,
+                       Optional<Thunky_Buffer>:$aux, Optional<Thunky_Buffer>:$a_scale,
+                       Optional<Thunky_Buffer>:$b_scale, Optional<Thunky_Buffer>:$c_scale,
+                       Optional<Thunky_Buffer>:$d_scale, Optional<Thunky_Buffer>:$d_amax,
+                       Optional<Thunky_Buffer>:$workspace,
+                       DictionaryAttr:$config, OptionalAttr<StrAttr>:$epilogue,
+                       OptionalAttr<I64Attr>:$algorithm_idx,
+                       OptionalAttr<I64Attr>:$autotune_workspace_size);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c `->` $d
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`aux` `(` $aux^ `:` type($aux) `)`)?
+    (`a_scale` `(` $a_scale^ `:` type($a_scale) `)`)?
+    (`b_scale` `(` $b_scale^ `:` type($b_scale) `)`)?
+    (`c_scale` `(` $c_scale^ `:` type($c_scale) `)`)?
+    (`d_scale` `(` $d_scale^ `:` type($d_scale) `)`)?
+    (`d_amax` `(` $d_amax^ `:` type($d_amax) `)`)?
+    (`workspace` `(` $workspace^ `:` type($workspace) `)`)?
+    `:` type($a) `,` type($b) `,` type($c) `->` type($d) prop-dict attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Thunky_ReplicaIdOp : Thunky_Op<"replica_id"> {
+  let summary = "Writes the running device's replica id as a u32 (XLA's ReplicaIdThunk)";
+  let arguments = (ins Thunky_BufferWrite:$dst);
+  let assemblyFormat = "$dst attr-dict `:` type($dst)";
+  let hasVerifier = 1;
+}
+
+def Thunky_PartitionIdOp : Thunky_Op<"partition_id"> {
+  let summary = "Writes the running device's partition id as a u32 (XLA's PartitionIdThunk)";
+  let arguments = (ins Thunky_BufferWrite:$dst);
+  let assemblyFormat = "$dst attr-dict `:` type($dst)";
   let hasVerifier = 1;
 }
 

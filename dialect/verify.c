@@ -135,6 +135,11 @@ static MlirLogicalResult verifyConstant(MlirOperation op) {
 static MlirLogicalResult verifyCallThunkProto(MlirOperation op) {
   if (getString(op, "thunk_proto").length == 0)
     return FAIL(op, "thunk_proto is empty; it must hold a serialized ThunkProto");
+  MlirAttribute written = getAttr(op, "written");
+  intptr_t buffers = mlirOperationGetNumOperands(op);
+  if (!mlirAttributeIsNull(written) && mlirDenseArrayGetNumElements(written) != buffers)
+    return FAIL(op, "written has %" PRIdPTR " entries for %" PRIdPTR " buffers",
+                mlirDenseArrayGetNumElements(written), buffers);
   return OK;
 }
 
@@ -162,6 +167,122 @@ static MlirLogicalResult verifyPtxKernel(MlirOperation op) {
   int64_t shmem = getInt(op, "shmem_bytes");
   if (shmem < 0)
     return FAIL(op, "shmem_bytes must be >= 0, got %" PRId64, shmem);
+  return OK;
+}
+
+/* The entry `name` of the module's kernel binary table, or null. */
+static MlirAttribute kernelBinary(MlirOperation op, MlirStringRef name) {
+  MlirOperation module = op;
+  while (!mlirOperationIsNull(module) &&
+         !stringIs(mlirIdentifierStr(mlirOperationGetName(module)), "builtin.module"))
+    module = mlirOperationGetParentOperation(module);
+  MlirAttribute table = mlirOperationIsNull(module)
+                            ? mlirAttributeGetNull()
+                            : mlirOperationGetDiscardableAttributeByName(
+                                  module, mlirStringRefCreateFromCString(THUNKY_KERNEL_BINARIES));
+  if (mlirAttributeIsNull(table) || !mlirAttributeIsADictionary(table))
+    return mlirAttributeGetNull();
+  return mlirDictionaryAttrGetElementByName(table, name);
+}
+
+static MlirLogicalResult verifyLaunch(MlirOperation op) {
+  CHECK(verifyDim3(op, "grid"));
+  CHECK(verifyDim3(op, "block"));
+  if (!mlirAttributeIsNull(getAttr(op, "cluster")))
+    CHECK(verifyDim3(op, "cluster"));
+  intptr_t written = mlirDenseArrayGetNumElements(getAttr(op, "written"));
+  intptr_t buffers = mlirOperationGetNumOperands(op);
+  if (written != buffers)
+    return FAIL(op, "written has %" PRIdPTR " entries for %" PRIdPTR " buffers", written,
+                buffers);
+  int64_t shmem = getInt(op, "shmem_bytes");
+  if (shmem < 0)
+    return FAIL(op, "shmem_bytes must be >= 0, got %" PRId64, shmem);
+  if (mlirAttributeIsNull(getAttr(op, "binary")))
+    return OK;
+  MlirStringRef name = getString(op, "binary");
+  MlirAttribute entry = kernelBinary(op, name);
+  if (mlirAttributeIsNull(entry))
+    return FAIL(op, "binary '%.*s' is not in the module's " THUNKY_KERNEL_BINARIES,
+                (int)name.length, name.data);
+  MlirAttribute code = mlirAttributeIsADictionary(entry) &&
+                               mlirDictionaryAttrGetNumElements(entry) == 1
+                           ? mlirDictionaryAttrGetElement(entry, 0).attribute
+                           : mlirAttributeGetNull();
+  MlirStringRef kind = mlirAttributeIsNull(code)
+                           ? (MlirStringRef){"", 0}
+                           : mlirIdentifierStr(mlirDictionaryAttrGetElement(entry, 0).name);
+  if (mlirAttributeIsNull(code) || !mlirAttributeIsAString(code) ||
+      !(stringIs(kind, "cubin") || stringIs(kind, "ptx")))
+    return FAIL(op, THUNKY_KERNEL_BINARIES " entry '%.*s' must be {cubin = \"...\"} or "
+                    "{ptx = \"...\"}",
+                (int)name.length, name.data);
+  return OK;
+}
+
+/* A GemmConfigProto dictionary: the three layouts a product needs, their
+ * sizes non-negative integers, alpha and beta floats. */
+static MlirLogicalResult verifyGemmConfig(MlirOperation op) {
+  MlirAttribute config = getAttr(op, "config");
+  static const char *const layouts[] = {"lhs_layout", "rhs_layout", "output_layout",
+                                        "c_layout"};
+  static const char *const sizes[] = {"num_rows", "num_cols", "batch_size"};
+  for (size_t l = 0; l < 4; ++l) {
+    MlirAttribute layout =
+        mlirDictionaryAttrGetElementByName(config, mlirStringRefCreateFromCString(layouts[l]));
+    if (mlirAttributeIsNull(layout) && l == 3)
+      continue;
+    if (mlirAttributeIsNull(layout) || !mlirAttributeIsADictionary(layout))
+      return FAIL(op, "config needs %s as a dictionary", layouts[l]);
+    for (size_t k = 0; k < 3; ++k) {
+      MlirAttribute v =
+          mlirDictionaryAttrGetElementByName(layout, mlirStringRefCreateFromCString(sizes[k]));
+      if (!mlirAttributeIsNull(v) &&
+          (!isInt64(v) || mlirIntegerAttrGetValueInt(v) < 0))
+        return FAIL(op, "config.%s.%s must be a non-negative i64", layouts[l], sizes[k]);
+    }
+  }
+  static const char *const scalars[] = {"alpha_real", "alpha_imag", "beta"};
+  for (size_t k = 0; k < 3; ++k) {
+    MlirAttribute v =
+        mlirDictionaryAttrGetElementByName(config, mlirStringRefCreateFromCString(scalars[k]));
+    if (!mlirAttributeIsNull(v) && !mlirAttributeIsAFloat(v))
+      return FAIL(op, "config.%s must be a float", scalars[k]);
+  }
+  return OK;
+}
+
+static MlirLogicalResult verifyCublasLtMatmul(MlirOperation op) {
+  CHECK(verifyGemmConfig(op));
+  MlirAttribute epilogue = getAttr(op, "epilogue");
+  if (mlirAttributeIsNull(epilogue))
+    return OK;
+  static const char *const epilogues[] = {
+      "EPILOGUE_DEFAULT", "EPILOGUE_RELU", "EPILOGUE_BIAS", "EPILOGUE_BIAS_THEN_RELU",
+      "EPILOGUE_GELU", "EPILOGUE_SILU", "EPILOGUE_SILU_WITH_AUX", "EPILOGUE_GELU_WITH_AUX",
+      "EPILOGUE_BIAS_THEN_GELU", "EPILOGUE_BIAS_THEN_SILU",
+      "EPILOGUE_BIAS_THEN_GELU_WITH_AUX", "EPILOGUE_BIAS_THEN_SILU_WITH_AUX", NULL};
+  MlirStringRef e = mlirStringAttrGetValue(epilogue);
+  if (!stringIsOneOf(e, epilogues))
+    return FAIL(op, "epilogue '%.*s' is not an XLA BlasLtEpilogueProto name", (int)e.length,
+                e.data);
+  MlirAttribute segments = getAttr(op, "operandSegmentSizes");
+  bool hasBias = mlirDenseI32ArrayGetElement(segments, 4) != 0;
+  bool hasAux = mlirDenseI32ArrayGetElement(segments, 5) != 0;
+  bool wantsBias = e.length >= 13 && memcmp(e.data, "EPILOGUE_BIAS", 13) == 0;
+  bool wantsAux = e.length >= 9 && memcmp(e.data + e.length - 9, "_WITH_AUX", 9) == 0;
+  if (wantsBias && !hasBias)
+    return FAIL(op, "epilogue %.*s needs a bias operand", (int)e.length, e.data);
+  if (wantsAux && !hasAux)
+    return FAIL(op, "epilogue %.*s needs an aux operand", (int)e.length, e.data);
+  return OK;
+}
+
+/* XLA writes the id as one u32. */
+static MlirLogicalResult verifyDeviceId(MlirOperation op) {
+  int64_t size = operandSize(op, 0);
+  if (size != 4)
+    return FAIL(op, "writes a 4-byte u32, but its buffer has %" PRId64 " bytes", size);
   return OK;
 }
 
@@ -518,6 +639,11 @@ MlirLogicalResult thunkyVerifyOp(MlirOperation op, ThunkyOpKind kind) {
   case THUNKY_OP_CALL_THUNK_PROTO: return verifyCallThunkProto(op);
   case THUNKY_OP_PTX_KERNEL: return verifyPtxKernel(op);
   case THUNKY_OP_CUSTOM_CALL: return verifyCustomCall(op);
+  case THUNKY_OP_LAUNCH: return verifyLaunch(op);
+  case THUNKY_OP_GEMM: return verifyGemmConfig(op);
+  case THUNKY_OP_CUBLASLT_MATMUL: return verifyCublasLtMatmul(op);
+  case THUNKY_OP_REPLICA_ID:
+  case THUNKY_OP_PARTITION_ID: return verifyDeviceId(op);
   case THUNKY_OP_COND: return verifyCond(op);
   case THUNKY_OP_WHILE: return verifyWhile(op);
   case THUNKY_OP_ASYNC_START: return verifyAsyncStart(op);

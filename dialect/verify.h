@@ -17,6 +17,11 @@ extern "C" {
   X(CALL_THUNK_PROTO, CallThunkProtoOp)                                       \
   X(PTX_KERNEL, PtxKernelOp)                                                  \
   X(CUSTOM_CALL, CustomCallOp)                                                \
+  X(LAUNCH, LaunchOp)                                                         \
+  X(GEMM, GemmOp)                                                             \
+  X(CUBLASLT_MATMUL, CublasLtMatmulOp)                                        \
+  X(REPLICA_ID, ReplicaIdOp)                                                  \
+  X(PARTITION_ID, PartitionIdOp)                                              \
   X(COND, CondOp)                                                             \
   X(WHILE, WhileOp)                                                           \
   X(ASYNC_START, AsyncStartOp)                                                \

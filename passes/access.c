@@ -57,69 +57,10 @@ static void collectRegions(MlirOperation op, ThunkyAccesses *out) {
         thunkyCollectAccesses(inner, out);
 }
 
-void thunkyOperandEffects(MlirOperation op, intptr_t i, bool *reads, bool *writes) {
-  ThunkyOpKind kind = thunkyOpGetKind(op);
-  *reads = *writes = false;
-  switch (kind) {
-  case THUNKY_OP_SLICE_BUFFER:
-  case THUNKY_OP_CONSTANT:
-  case THUNKY_OP_YIELD:
-  case THUNKY_OP_SEQUENTIAL:
-  case THUNKY_OP_COLLECTIVE_GROUP:
-  case THUNKY_OP_ASYNC_START:
-  case THUNKY_OP_ASYNC_DONE:
-    return;
-  case THUNKY_OP_MEMZERO:
-  case THUNKY_OP_MEMSET32:
-    *writes = true;
-    return;
-  case THUNKY_OP_COPY:
-    *reads = i == 0, *writes = i == 1;
-    return;
-  case THUNKY_OP_PTX_KERNEL:
-    *reads = true;
-    *writes = mlirDenseBoolArrayGetElement(
-        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("written")), i);
-    return;
-  case THUNKY_OP_CUSTOM_CALL: {
-    int64_t operands = mlirIntegerAttrGetValueInt(
-        mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("num_operands")));
-    *reads = i < operands, *writes = i >= operands;
-    return;
-  }
-  case THUNKY_OP_COND:
-  case THUNKY_OP_WHILE:
-    *reads = true;
-    return;
-  case THUNKY_OP_CALL_THUNK_PROTO: {
-    /* Import records a kernel thunk's written flags (thunky.written); any
-     * other thunk may read and write all its buffers. */
-    MlirAttribute written = mlirOperationGetDiscardableAttributeByName(
-        op, mlirStringRefCreateFromCString("thunky.written"));
-    *reads = true;
-    *writes = mlirAttributeIsNull(written) || !mlirAttributeIsADenseBoolArray(written) ||
-              i >= mlirDenseArrayGetNumElements(written) ||
-              mlirDenseBoolArrayGetElement(written, i);
-    return;
-  }
-  default:
-    if (thunkyOpKindIsCollective(kind)) {
-      /* all_to_all lists its sources, then as many destinations. */
-      intptr_t sources =
-          kind == THUNKY_OP_ALL_TO_ALL ? mlirOperationGetNumOperands(op) / 2 : 1;
-      *reads = i < sources, *writes = i >= sources;
-      return;
-    }
-    /* call_thunk_proto and ops thunky does not know: anything may happen. */
-    *reads = *writes = true;
-    return;
-  }
-}
-
 void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out) {
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
     bool reads, writes;
-    thunkyOperandEffects(op, i, &reads, &writes);
+    thunkyOpGetOperandEffects(op, i, &reads, &writes);
     if (reads)
       add(out, mlirOperationGetOperand(op, i), false);
     if (writes)

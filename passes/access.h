@@ -3,11 +3,9 @@
  * The byte-range alias analysis the rewrite passes share. Every buffer value
  * resolves to (root, offset, size): its allocation (a @main argument or a
  * constant) and the bytes of it. Distinct roots never overlap, since XLA's
- * allocations are disjoint. An op's accesses are what its semantics say:
- * ptx_kernel writes only the buffers `written` marks, custom_call reads its
- * operands and writes its results, collectives read sources and write
- * destinations, and anything else (call_thunk_proto, unknown ops) reads and
- * writes all its buffers. An op with regions accesses what its regions do;
+ * allocations are disjoint. An op's accesses are its operands' effects as
+ * the dialect declares them (thunkyOpGetOperandEffects in thunky-c/Ops.h).
+ * An op with regions accesses what its regions do;
  * async_done accesses what its async region does, since that region is in
  * flight until then.
  *
@@ -45,9 +43,6 @@ bool thunkyBytesOverlap(ThunkyBytes a, ThunkyBytes b);
 
 /* Whether `outer` contains all of `inner`. */
 bool thunkyBytesContain(ThunkyBytes outer, ThunkyBytes inner);
-
-/* Whether `op` itself (not its regions) reads / writes its operand `i`. */
-void thunkyOperandEffects(MlirOperation op, intptr_t i, bool *reads, bool *writes);
 
 /* Appends the accesses of `op` (and of everything nested in it). */
 void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out);

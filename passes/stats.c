@@ -52,6 +52,7 @@ static MlirWalkResult count(MlirOperation op, void *userData) {
     s->constantBytes += thunkyValueGetBufferSize(mlirOperationGetResult(op, 0));
     break;
   case THUNKY_OP_PTX_KERNEL:
+  case THUNKY_OP_LAUNCH:
     ++s->kernels;
     break;
   case THUNKY_OP_CALL_THUNK_PROTO: {

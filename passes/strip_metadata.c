@@ -16,11 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A kernel's code (thunky.kernel_binary) is the program, not metadata:
- * without it the module would export kernels that cannot load. */
+static bool is(MlirStringRef name, const char *literal) {
+  return name.length == strlen(literal) && memcmp(name.data, literal, name.length) == 0;
+}
+
+/* A kernel's code (thunky.kernel_binary on a call_thunk_proto, the module's
+ * thunky.kernel_binaries) is the program, not metadata: without it the
+ * module would export kernels that cannot load. */
 static bool isMetadata(MlirStringRef name) {
-  static const char code[] = "thunky.kernel_binary";
-  if (name.length == sizeof code - 1 && memcmp(name.data, code, sizeof code - 1) == 0)
+  if (is(name, "thunky.kernel_binary") || is(name, THUNKY_KERNEL_BINARIES))
     return false;
   return name.length > 7 && memcmp(name.data, "thunky.", 7) == 0;
 }

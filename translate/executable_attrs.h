@@ -35,10 +35,6 @@
 /* thunky.copy made by import to put a constant into an argument allocation;
  * not a thunk of the executable, so export skips it. */
 #define THUNKY_ATTR_IMPLICIT "thunky.implicit"
-/* call_thunk_proto of a kernel thunk: which operands the kernel writes, from
- * its `written` flags, so that passes need not read the ThunkProto. Export
- * ignores it; it goes stale if thunk_proto is edited by hand. */
-#define THUNKY_ATTR_WRITTEN "thunky.written"
 /* call_thunk_proto of a custom kernel thunk: the kernel's cubin (or PTX),
  * taken out of thunk_proto so that a module holds each distinct binary once
  * (MLIR uniques attributes) however many thunks launch it; export puts it

@@ -2,7 +2,8 @@
  *
  * Export builds the executable from @main: export_executable.c makes the
  * allocations, constants and the outer layers; export_thunks.c a thunk of
- * each first-class op; export_opaque.c puts thunky.call_thunk_proto's
+ * each first-class op (export_kernels.c those of launches, GEMMs and device
+ * ids); export_opaque.c puts thunky.call_thunk_proto's
  * thunks back; export_builder.c holds what all three build with.
  *
  *===--------------------------------------------------------------------===*/
@@ -52,6 +53,7 @@ typedef struct Exporter {
   ThunkyHashMap constantOf, asyncOf; /* an op -> its position in constants / asyncs */
   List allocations;
   uint64_t nextAsyncId;
+  MlirAttribute kernelBinaries; /* the module's THUNKY_KERNEL_BINARIES, or null */
 } Exporter;
 
 static inline MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -91,6 +93,14 @@ bool thunkyExportSequence(Exporter *ex, MlirOperation op, intptr_t index,
  * field `implField` in *impl; NULL on failure (reported). */
 Thunk *thunkyExportStartThunk(Exporter *ex, MlirOperation op, const char *implField,
                               ProtobufCMessage **impl);
+/* The thunks of launch, gemm, cublaslt_matmul, replica_id and partition_id
+ * (export_kernels.c). */
+Thunk *thunkyExportLaunch(Exporter *ex, MlirOperation op);
+Thunk *thunkyExportGemm(Exporter *ex, MlirOperation op);
+Thunk *thunkyExportCublasLtMatmul(Exporter *ex, MlirOperation op);
+Thunk *thunkyExportDeviceId(Exporter *ex, MlirOperation op, bool replica);
+/* A Dim3DProto from a 3-element dense array (the verifier checked it). */
+StreamExecutor__Dim3DProto *thunkyExportDim3(Exporter *ex, MlirAttribute dims);
 /* The thunk a thunky.call_thunk_proto holds, its slices put back. */
 Thunk *thunkyExportCallThunkProto(Exporter *ex, MlirOperation op);
 

@@ -143,3 +143,15 @@ Thunk *thunkyExportStartThunk(Exporter *ex, MlirOperation op, const char *implFi
   *impl = *slot;
   return t;
 }
+
+/* A Dim3DProto from a 3-element dense array (the verifier checked it). */
+StreamExecutor__Dim3DProto *thunkyExportDim3(Exporter *ex, MlirAttribute dims) {
+  StreamExecutor__Dim3DProto *d =
+      thunkyExportNewMessage(ex, &stream_executor__dim3_dproto__descriptor);
+  if (!d)
+    return NULL;
+  d->x = mlirDenseI64ArrayGetElement(dims, 0), d->has_x = d->x != 0;
+  d->y = mlirDenseI64ArrayGetElement(dims, 1), d->has_y = d->y != 0;
+  d->z = mlirDenseI64ArrayGetElement(dims, 2), d->has_z = d->z != 0;
+  return d;
+}

@@ -360,7 +360,9 @@ MlirLogicalResult thunkyExportExecutable(MlirOperation module, MlirStringCallbac
 MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef layeringName,
                                            MlirStringCallback callback, void *userData) {
   Exporter ex = {.ctx = mlirOperationGetContext(module), .arena = thunkyArenaCreate(),
-                 .nextAsyncId = 1};
+                 .nextAsyncId = 1,
+                 .kernelBinaries = mlirOperationGetDiscardableAttributeByName(
+                     module, str(THUNKY_KERNEL_BINARIES))};
   if (!ex.arena)
     return thunkyEmitOpError(module, "out of memory");
   ThunkyLayering layering;

@@ -294,18 +294,6 @@ static char *arenaString(Exporter *ex, MlirStringRef s) {
   return thunkyArenaString(ex->arena, s.data, s.length);
 }
 
-/* A Dim3DProto from a 3-element dense array (the verifier checked it). */
-static StreamExecutor__Dim3DProto *dim3(Exporter *ex, MlirAttribute dims) {
-  StreamExecutor__Dim3DProto *d =
-      thunkyExportNewMessage(ex, &stream_executor__dim3_dproto__descriptor);
-  if (!d)
-    return NULL;
-  d->x = mlirDenseI64ArrayGetElement(dims, 0), d->has_x = d->x != 0;
-  d->y = mlirDenseI64ArrayGetElement(dims, 1), d->has_y = d->y != 0;
-  d->z = mlirDenseI64ArrayGetElement(dims, 2), d->has_z = d->z != 0;
-  return d;
-}
-
 /* As upstream: a PTX kernel is a CustomKernelThunk whose spec holds the PTX. */
 static Thunk *exportPtxKernel(Exporter *ex, MlirOperation op) {
   ProtobufCMessage *impl;
@@ -350,8 +338,8 @@ static Thunk *exportPtxKernel(Exporter *ex, MlirOperation op) {
   spec->arity = (int32_t)n, spec->has_arity = n != 0;
   spec->kernel_name = ck->name;
   if (!ck->name || !ck->block_dims || !ck->thread_dims || !spec->ptx ||
-      !(ck->block_dims->coordinates = dim3(ex, inherent(op, "grid_dim"))) ||
-      !(ck->thread_dims->coordinates = dim3(ex, inherent(op, "block_dim"))) ||
+      !(ck->block_dims->coordinates = thunkyExportDim3(ex, inherent(op, "grid_dim"))) ||
+      !(ck->thread_dims->coordinates = thunkyExportDim3(ex, inherent(op, "block_dim"))) ||
       !(spec->ptx->data = arenaString(ex, mlirStringAttrGetValue(inherent(op, "ptx"))))) {
     opError(op, "out of memory");
     return NULL;
@@ -459,6 +447,11 @@ static bool exportOp(Exporter *ex, MlirOperation op, List *out) {
   case THUNKY_OP_CALL_THUNK_PROTO: t = thunkyExportCallThunkProto(ex, op); break;
   case THUNKY_OP_PTX_KERNEL: t = exportPtxKernel(ex, op); break;
   case THUNKY_OP_CUSTOM_CALL: t = exportCustomCall(ex, op); break;
+  case THUNKY_OP_LAUNCH: t = thunkyExportLaunch(ex, op); break;
+  case THUNKY_OP_GEMM: t = thunkyExportGemm(ex, op); break;
+  case THUNKY_OP_CUBLASLT_MATMUL: t = thunkyExportCublasLtMatmul(ex, op); break;
+  case THUNKY_OP_REPLICA_ID: t = thunkyExportDeviceId(ex, op, true); break;
+  case THUNKY_OP_PARTITION_ID: t = thunkyExportDeviceId(ex, op, false); break;
   default: {
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
     if (name.length == 11 && memcmp(name.data, "func.return", 11) == 0)

@@ -16,6 +16,7 @@
 #include "thunky-c/Dialect.h"
 #include "thunky-c/ElementTypes.h"
 #include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -27,6 +28,16 @@
 
 typedef Xla__Gpu__GpuExecutableProto Executable;
 typedef Xla__Gpu__ThunkProto Thunk;
+
+/* The module's thunky.kernel_binaries, built as custom kernels import. */
+typedef struct KernelBinaries {
+  MlirNamedAttribute *entries; /* key -> {cubin = ...} or {ptx = ...} */
+  MlirAttribute *keys;         /* the same keys as StringAttrs */
+  size_t count, capacity;
+  ThunkyHashMap entryOf;  /* an entry's (uniqued) attribute -> its position */
+  ThunkyHashMap keyOf;    /* a key's StringAttr -> its position */
+  ThunkyHashMap suffixOf; /* a kernel name's StringAttr -> the last N of name_N */
+} KernelBinaries;
 
 typedef struct Importer {
   MlirContext ctx;
@@ -42,6 +53,7 @@ typedef struct Importer {
   MlirValue *tokens; /* per async slot: its start's token */
   ThunkyLimits limits;
   MlirType elementTypes[THUNKY_TYPE_COUNT]; /* parsed once each */
+  KernelBinaries binaries;
 } Importer;
 
 static inline MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -87,6 +99,19 @@ bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index, size_t n
 /* Attaches what is left of `t` after the op took its fields. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
                                 ProtobufCMessage *impl, const char *implName);
+/* Kernel launches, GEMMs and device ids (import_kernels.c): whether a thunk
+ * of that kind fits its op exactly, and its import. */
+bool thunkyImportKernelFits(const Thunk *t);
+bool thunkyImportKernel(Importer *im, Thunk *t);
+bool thunkyImportMatmulFits(const Thunk *t);
+bool thunkyImportGemm(Importer *im, Thunk *t);
+bool thunkyImportCublasLtMatmul(Importer *im, Thunk *t);
+bool thunkyImportDeviceIdFits(const Thunk *t);
+bool thunkyImportDeviceId(Importer *im, Thunk *t);
+/* Sets the module's thunky.kernel_binaries (when any), then frees them. */
+void thunkyImportFinishKernelBinaries(Importer *im, MlirOperation module);
+void thunkyImportFreeKernelBinaries(Importer *im);
+
 /* Any thunk as thunky.call_thunk_proto, its slices renumbered over its
  * operands, with what the thunk kind table says each operand is written. */
 bool thunkyImportOpaque(Importer *im, Thunk *t);

@@ -292,7 +292,10 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
       thunkyProtoClearField(&wrapper->base, "gpu_executable");
     ok = setModuleAttr(&im, moduleOp, THUNKY_ATTR_EXECUTABLE, &im.exe->base) &&
          (!wrapper || setModuleAttr(&im, moduleOp, THUNKY_ATTR_WRAPPER, &wrapper->base)) &&
-         setContainerAttrs(&im, moduleOp, &im.model->container) && mlirOperationVerify(moduleOp);
+         setContainerAttrs(&im, moduleOp, &im.model->container);
+    if (ok)
+      thunkyImportFinishKernelBinaries(&im, moduleOp);
+    ok = ok && mlirOperationVerify(moduleOp);
   }
   if (ok)
     result = moduleOp;
@@ -300,6 +303,7 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
     mlirModuleDestroy(module);
   thunkyExecutableDestroy(im.model);
   free(im.allocationValue), free(im.tokens);
+  thunkyImportFreeKernelBinaries(&im);
   thunkyArenaDestroy(im.arena);
   return result;
 }

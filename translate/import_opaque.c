@@ -135,21 +135,20 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
     return thunkyImportError(im, "%s", "out of memory");
   }
   protobuf_c_message_pack(&t->base, bytes);
-  MlirNamedAttribute attrs[4] = {
+  MlirNamedAttribute attrs[5] = {
       named(im, "kernel_name", mlirStringAttrGet(im->ctx, str(kernelName(t)))),
       named(im, "thunk_proto", stringAttr(im, (const char *)bytes, packed)),
       /* PTX and cubin stay once on the module (thunky.executable). */
       named(im, "asm_text", stringAttr(im, "", 0)),
       named(im, "binary", stringAttr(im, "", 0)),
+      /* What the thunk kind table says of each operand: its effects. */
+      named(im, "written", mlirDenseBoolArrayGet(im->ctx, (intptr_t)l.count, l.writes)),
   };
   free(bytes);
   MlirOperation op = thunkyImportEmit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
-                                      0, NULL, 4, attrs, 0);
+                                      0, NULL, 5, attrs, 0);
   if (!mlirAttributeIsNull(code))
     mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_KERNEL_BINARY), code);
-  /* What the thunk kind table says of each operand, for the passes. */
-  mlirOperationSetDiscardableAttributeByName(
-      op, str(THUNKY_ATTR_WRITTEN), mlirDenseBoolArrayGet(im->ctx, (intptr_t)l.count, l.writes));
   free(l.globals), free(l.writes), free(operands), free(types);
   return true;
 }

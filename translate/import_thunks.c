@@ -490,6 +490,21 @@ static bool importThunk(Importer *im, Thunk *t) {
   case XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_CALL_THUNK:
     ok = customCallIsFirstClass(im, t) ? importCustomCall(im, t) : thunkyImportOpaque(im, t);
     break;
+  case XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK:
+    ok = thunkyImportKernelFits(t) ? thunkyImportKernel(im, t) : thunkyImportOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_GEMM_THUNK:
+    ok = thunkyImportMatmulFits(t) ? thunkyImportGemm(im, t) : thunkyImportOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_CUBLAS_LT_MATMUL_THUNK:
+    ok = thunkyImportMatmulFits(t) ? thunkyImportCublasLtMatmul(im, t)
+                                   : thunkyImportOpaque(im, t);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_REPLICA_ID_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_PARTITION_ID_THUNK:
+    ok = thunkyImportDeviceIdFits(t) ? thunkyImportDeviceId(im, t) : thunkyImportOpaque(im, t);
+    break;
   case XLA__GPU__THUNK_PROTO__IMPL_SEQUENTIAL_THUNK:
     ok = importSequential(im, t);
     break;

@@ -14,6 +14,10 @@
 extern "C" {
 #endif
 
+/* Module attribute: the kernel binaries thunky.launch ops refer to by name
+ * (`binary = "k"`), each {cubin = "..."} or {ptx = "..."}. */
+#define THUNKY_KERNEL_BINARIES "thunky.kernel_binaries"
+
 /* mlirGetDialectHandle__thunky__(): insert or load the dialect with it. */
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Thunky, thunky);
 

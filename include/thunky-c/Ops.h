@@ -23,6 +23,11 @@ extern "C" {
   X(CALL_THUNK_PROTO, CallThunkProtoOp, "call_thunk_proto")                   \
   X(PTX_KERNEL, PtxKernelOp, "ptx_kernel")                                    \
   X(CUSTOM_CALL, CustomCallOp, "custom_call")                                 \
+  X(LAUNCH, LaunchOp, "launch")                                               \
+  X(GEMM, GemmOp, "gemm")                                                     \
+  X(CUBLASLT_MATMUL, CublasLtMatmulOp, "cublaslt_matmul")                     \
+  X(REPLICA_ID, ReplicaIdOp, "replica_id")                                    \
+  X(PARTITION_ID, PartitionIdOp, "partition_id")                              \
   X(YIELD, YieldOp, "yield")                                                  \
   X(COND, CondOp, "cond")                                                     \
   X(WHILE, WhileOp, "while")                                                  \
@@ -52,6 +57,13 @@ MLIR_CAPI_EXPORTED const char *thunkyOpKindGetMnemonic(ThunkyOpKind kind);
 
 /* Whether `kind` is one of the five collectives (all_reduce ... permute). */
 MLIR_CAPI_EXPORTED bool thunkyOpKindIsCollective(ThunkyOpKind kind);
+
+/* Whether `op` itself (not its regions) reads / writes its operand `i`, as
+ * its MemoryEffectOpInterface declares: a launch writes what `written`
+ * marks, a gemm reads its output only when beta is nonzero, ... An op with
+ * regions reports its branch or condition operand only; unknown ops both. */
+MLIR_CAPI_EXPORTED void thunkyOpGetOperandEffects(MlirOperation op, intptr_t i, bool *reads,
+                                                  bool *writes);
 
 /* Bytes per element of a collective's element_type: 1 for i1 (PRED, one
  * byte), 1..8 for 8/16/32/64-bit integers and floats, 8 or 16 for

@@ -66,3 +66,25 @@ func.func @effects_survive(%a: !thunky.buffer<64>, %p: !thunky.buffer<1>) {
   }
   return
 }
+
+// thunky's own ops declare exactly what they touch: what writes survives, a
+// kernel that writes nothing is dead code, and an opaque thunk never is (it
+// may send or call the host).
+// CHECK-LABEL: func.func @exact_effects
+func.func @exact_effects(%a: !thunky.buffer<16>, %w: !thunky.buffer<64>, %id: !thunky.buffer<4>) {
+  // CHECK-NEXT: thunky.launch "writes"
+  // CHECK-NEXT: thunky.gemm
+  // CHECK-NEXT: thunky.cublaslt_matmul
+  // CHECK-NEXT: thunky.replica_id
+  // CHECK-NEXT: thunky.partition_id
+  // CHECK-NEXT: thunky.call_thunk_proto
+  // CHECK-NEXT: return
+  thunky.launch "writes"(%a : !thunky.buffer<16>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true]>
+  thunky.launch "reads_only"(%a : !thunky.buffer<16>) <grid = [1, 1, 1], block = [1, 1, 1], written = [false]>
+  thunky.gemm %a, %a -> %a : <16>, <16> -> <16> <config = {lhs_layout = {}, rhs_layout = {}, output_layout = {}}>
+  thunky.cublaslt_matmul %a, %a, %a -> %a : <16>, <16>, <16> -> <16> <config = {lhs_layout = {}, rhs_layout = {}, output_layout = {}}>
+  thunky.replica_id %id : <4>
+  thunky.partition_id %id : <4>
+  thunky.call_thunk_proto %a : !thunky.buffer<16> name = "send" <thunk_proto = "x", asm_text = "", binary = "", written = [false]>
+  return
+}

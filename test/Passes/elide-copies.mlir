@@ -187,7 +187,7 @@ func.func @read_through_larger_buffer(%in: !thunky.buffer<8>, %tmp: !thunky.buff
 func.func @kernel_thunk_reader(%in: !thunky.buffer<16>, %out: !thunky.buffer<16>,
                                %tmp: !thunky.buffer<16> {thunky.role = "scratch"}) {
   thunky.copy %in, %tmp : <16>, <16>
-  thunky.call_thunk_proto %tmp, %out : !thunky.buffer<16>, !thunky.buffer<16> name = "k" <thunk_proto = "x", asm_text = "", binary = ""> {thunky.written = array<i1: false, true>}
+  thunky.call_thunk_proto %tmp, %out : !thunky.buffer<16>, !thunky.buffer<16> name = "k" <thunk_proto = "x", asm_text = "", binary = "", written = [false, true]>
   return
 }
 
@@ -198,6 +198,6 @@ func.func @kernel_thunk_reader(%in: !thunky.buffer<16>, %out: !thunky.buffer<16>
 // CHECK: thunky.copy
 func.func @kernel_thunk_writer(%in: !thunky.buffer<16>, %tmp: !thunky.buffer<16> {thunky.role = "scratch"}) {
   thunky.copy %in, %tmp : <16>, <16>
-  thunky.call_thunk_proto %tmp : !thunky.buffer<16> name = "k" <thunk_proto = "x", asm_text = "", binary = ""> {thunky.written = array<i1: true>}
+  thunky.call_thunk_proto %tmp : !thunky.buffer<16> name = "k" <thunk_proto = "x", asm_text = "", binary = "", written = [true]>
   return
 }

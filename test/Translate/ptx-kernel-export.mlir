@@ -30,7 +30,7 @@
 // PROTO-NEXT: x: 32
 // PROTO: shared_memory_bytes: 16
 
-// MLIR: thunky.call_thunk_proto %arg0 : !thunky.buffer<64> name = "my_kernel"
+// MLIR: thunky.launch "my_kernel"(%arg0 : !thunky.buffer<64>)
 func.func @main(%arg0: !thunky.buffer<64>) {
   thunky.ptx_kernel %arg0 : !thunky.buffer<64> name = "my_kernel" <ptx = ".entry my_kernel", grid_dim = [1, 2, 3], block_dim = [32, 1, 1], written = [true], shmem_bytes = 16>
   return

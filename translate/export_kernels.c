@@ -1,0 +1,246 @@
+/*===- export_kernels.c - launches, GEMMs and device ids back to thunks -===*
+ *
+ * The inverse of import_kernels.c: the residual import kept is put back
+ * first, and the op's fields are written over it.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "export.h"
+
+#include "proto_attr.h"
+
+#include "thunky-c/Dialect.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static char *arenaString(Exporter *ex, MlirAttribute s) {
+  MlirStringRef v = mlirStringAttrGetValue(s);
+  return thunkyArenaString(ex->arena, v.data, v.length);
+}
+
+/* A repeated slice field with one entry per operand: kept from import (its
+ * element types) or made fresh. */
+static bool exportSlices(Exporter *ex, MlirOperation op, size_t *count, ThunkySlice ***items) {
+  size_t n = (size_t)mlirOperationGetNumOperands(op);
+  if (*count != 0 && *count != n)
+    return opError(op, THUNKY_ATTR_THUNK " describes a different number of arguments");
+  if (*count == 0 && !(*items = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof **items)))
+    return opError(op, "out of memory");
+  *count = n;
+  for (size_t i = 0; i < n; ++i)
+    if (!thunkyExportSetSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)i), &(*items)[i]))
+      return false;
+  return true;
+}
+
+static bool exportShapedSlices(Exporter *ex, MlirOperation op, size_t *count,
+                               Xla__ShapedSliceProto ***items) {
+  size_t n = (size_t)mlirOperationGetNumOperands(op);
+  if (*count != 0 && *count != n)
+    return opError(op, THUNKY_ATTR_THUNK " describes a different number of arguments");
+  if (*count == 0 && !(*items = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof **items)))
+    return opError(op, "out of memory");
+  *count = n;
+  for (size_t i = 0; i < n; ++i)
+    if (!thunkyExportSetShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)i),
+                                    &(*items)[i]))
+      return false;
+  return true;
+}
+
+/* A BlockDimProto, ThreadDimProto or ClusterDimProto into `out`: each is
+ * just a Dim3DProto at its own field number. */
+#define DIMS(ex, desc, value, out)                                                         \
+  (((out) = thunkyExportNewMessage((ex), &(desc))) &&                                      \
+   ((out)->coordinates = thunkyExportDim3((ex), (value))))
+
+/* The cubin or PTX of a custom kernel, from the module's table. */
+static bool exportBinary(Exporter *ex, MlirOperation op, StreamExecutor__KernelLoaderSpecProto *spec) {
+  MlirAttribute key = inherent(op, "binary");
+  MlirAttribute entry = mlirAttributeIsNull(ex->kernelBinaries) ||
+                                !mlirAttributeIsADictionary(ex->kernelBinaries)
+                            ? mlirAttributeGetNull()
+                            : mlirDictionaryAttrGetElementByName(ex->kernelBinaries,
+                                                                 mlirStringAttrGetValue(key));
+  if (mlirAttributeIsNull(entry) || !mlirAttributeIsADictionary(entry) ||
+      mlirDictionaryAttrGetNumElements(entry) != 1)
+    return opError(op, "its binary is not in the module's " THUNKY_KERNEL_BINARIES);
+  MlirNamedAttribute code = mlirDictionaryAttrGetElement(entry, 0);
+  MlirStringRef kind = mlirIdentifierStr(code.name);
+  if (!mlirAttributeIsAString(code.attribute))
+    return opError(op, "its binary is no string");
+  MlirStringRef bytes = mlirStringAttrGetValue(code.attribute);
+  if (kind.length == 5 && memcmp(kind.data, "cubin", 5) == 0) {
+    spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN;
+    if (!(spec->cubin = thunkyExportNewMessage(ex, &stream_executor__cuda_cubin_proto__descriptor)))
+      return opError(op, "out of memory");
+    /* The attribute outlives the export: no copy. */
+    spec->cubin->data = (ProtobufCBinaryData){bytes.length, (uint8_t *)(uintptr_t)bytes.data};
+    spec->cubin->has_data = bytes.length != 0;
+    return true;
+  }
+  spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX;
+  if (!(spec->ptx = thunkyExportNewMessage(ex, &stream_executor__cuda_ptx_proto__descriptor)) ||
+      !(spec->ptx->data = thunkyArenaString(ex->arena, bytes.data, bytes.length)))
+    return opError(op, "out of memory");
+  return true;
+}
+
+Thunk *thunkyExportLaunch(Exporter *ex, MlirOperation op) {
+  bool custom = !mlirAttributeIsNull(inherent(op, "binary"));
+  ProtobufCMessage *impl;
+  Thunk *t = thunkyExportStartThunk(ex, op, custom ? "custom_kernel_thunk" : "kernel_thunk", &impl);
+  if (!t)
+    return NULL;
+  size_t n = (size_t)mlirOperationGetNumOperands(op);
+  MlirAttribute writtenAttr = inherent(op, "written");
+  protobuf_c_boolean *written = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof *written);
+  char *name = arenaString(ex, inherent(op, "kernel_name"));
+  if (!written || !name) {
+    opError(op, "out of memory");
+    return NULL;
+  }
+  for (size_t i = 0; i < n; ++i)
+    written[i] = mlirDenseBoolArrayGetElement(writtenAttr, (intptr_t)i);
+  MlirAttribute grid = inherent(op, "grid"), block = inherent(op, "block");
+  MlirAttribute cluster = inherent(op, "cluster");
+  int64_t shmem = mlirIntegerAttrGetValueInt(inherent(op, "shmem_bytes"));
+  bool ok;
+  if (!custom) {
+    Xla__Gpu__KernelThunkProto *k = (void *)impl;
+    if (!exportSlices(ex, op, &k->n_args, &k->args))
+      return NULL;
+    k->written = written, k->n_written = n;
+    k->kernel_name = name;
+    k->shmem_bytes = shmem, k->has_shmem_bytes = shmem != 0;
+    Xla__Gpu__LaunchDimensionsProto *l = k->launch_dimensions =
+        thunkyExportNewMessage(ex, &xla__gpu__launch_dimensions_proto__descriptor);
+    ok = l && DIMS(ex, stream_executor__block_dim_proto__descriptor,
+                   grid, l->block_counts) &&
+         DIMS(ex, stream_executor__thread_dim_proto__descriptor,
+              block, l->thread_counts_per_block) &&
+         (mlirAttributeIsNull(cluster) ||
+          DIMS(ex, stream_executor__cluster_dim_proto__descriptor, cluster, k->cluster_dim));
+    if (!ok) {
+      opError(op, "out of memory");
+      return NULL;
+    }
+    return t;
+  }
+  Xla__Gpu__CustomKernelThunkProto *ck = (void *)impl;
+  if (!exportShapedSlices(ex, op, &ck->n_args, &ck->args))
+    return NULL;
+  ck->written = written, ck->n_written = n;
+  Xla__Gpu__CustomKernelProto *c = ck->custom_kernel;
+  if (!c && !(c = ck->custom_kernel =
+                  thunkyExportNewMessage(ex, &xla__gpu__custom_kernel_proto__descriptor))) {
+    opError(op, "out of memory");
+    return NULL;
+  }
+  c->name = name;
+  c->shared_memory_bytes = shmem, c->has_shared_memory_bytes = shmem != 0;
+  StreamExecutor__KernelLoaderSpecProto *spec = c->kernel_spec;
+  ok = (spec || (spec = c->kernel_spec = thunkyExportNewMessage(
+                     ex, &stream_executor__kernel_loader_spec_proto__descriptor))) &&
+       DIMS(ex, stream_executor__block_dim_proto__descriptor, grid,
+            c->block_dims) &&
+       DIMS(ex, stream_executor__thread_dim_proto__descriptor,
+            block, c->thread_dims) &&
+       (mlirAttributeIsNull(cluster) ||
+        DIMS(ex, stream_executor__cluster_dim_proto__descriptor,
+             cluster, c->cluster_dim));
+  if (!ok) {
+    opError(op, "out of memory");
+    return NULL;
+  }
+  spec->kernel_name = name;
+  spec->arity = (int32_t)n, spec->has_arity = n != 0;
+  return exportBinary(ex, op, spec) ? t : NULL;
+}
+
+/* The op's `config` as a GemmConfigProto. */
+static Xla__GemmConfigProto *exportConfig(Exporter *ex, MlirOperation op) {
+  return (Xla__GemmConfigProto *)thunkyAttrToProto(inherent(op, "config"),
+                                                   &xla__gemm_config_proto__descriptor,
+                                                   ex->arena, mlirOperationGetLocation(op),
+                                                   "config");
+}
+
+Thunk *thunkyExportGemm(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = thunkyExportStartThunk(ex, op, "gemm_thunk", &impl);
+  if (!t)
+    return NULL;
+  Xla__Gpu__GemmThunkProto *g = (void *)impl;
+  if (!(g->gemm_config = exportConfig(ex, op)))
+    return NULL;
+  ThunkySlice **slots[4] = {&g->lhs_buffer, &g->rhs_buffer, &g->output_buffer, &g->workspace};
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < 4; ++i)
+    if (i >= n)
+      *slots[i] = NULL;
+    else if (!thunkyExportSetSlice(ex, op, mlirOperationGetOperand(op, i), slots[i]))
+      return NULL;
+  MlirAttribute deterministic = inherent(op, "deterministic");
+  g->has_deterministic = !mlirAttributeIsNull(deterministic);
+  g->deterministic = g->has_deterministic && mlirBoolAttrGetValue(deterministic);
+  return t;
+}
+
+static void optionalInt(MlirOperation op, const char *name, protobuf_c_boolean *has,
+                        int64_t *value) {
+  MlirAttribute a = inherent(op, name);
+  *has = !mlirAttributeIsNull(a);
+  *value = *has ? mlirIntegerAttrGetValueInt(a) : 0;
+}
+
+Thunk *thunkyExportCublasLtMatmul(Exporter *ex, MlirOperation op) {
+  ProtobufCMessage *impl;
+  Thunk *t = thunkyExportStartThunk(ex, op, "cublas_lt_matmul_thunk", &impl);
+  if (!t)
+    return NULL;
+  Xla__Gpu__CublasLtMatmulThunkProto *m = (void *)impl;
+  if (!(m->gemm_config = exportConfig(ex, op)))
+    return NULL;
+  m->impl_case = XLA__GPU__CUBLAS_LT_MATMUL_THUNK_PROTO__IMPL_GEMM_CONFIG;
+  Xla__ShapedSliceProto **groups[12] = {&m->a,       &m->b,       &m->c,       &m->d,
+                                        &m->bias,    &m->aux,     &m->a_scale, &m->b_scale,
+                                        &m->c_scale, &m->d_scale, &m->d_amax,  &m->workspace};
+  MlirAttribute sizes = inherent(op, "operandSegmentSizes");
+  intptr_t next = 0;
+  for (intptr_t g = 0; g < 12; ++g) {
+    if (mlirDenseI32ArrayGetElement(sizes, g) == 0)
+      *groups[g] = NULL;
+    else if (!thunkyExportSetShapedSlice(ex, op, mlirOperationGetOperand(op, next++), groups[g]))
+      return NULL;
+  }
+  MlirAttribute epilogue = inherent(op, "epilogue");
+  m->has_epilogue = !mlirAttributeIsNull(epilogue);
+  if (m->has_epilogue) {
+    MlirStringRef e = mlirStringAttrGetValue(epilogue);
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)e.length, e.data);
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value_by_name(
+        &xla__blas_lt_epilogue_proto__descriptor, name);
+    if (!v) {
+      opError(op, "epilogue is not an XLA BlasLtEpilogueProto name");
+      return NULL;
+    }
+    m->epilogue = v->value;
+  }
+  optionalInt(op, "algorithm_idx", &m->has_algorithm_idx, &m->algorithm_idx);
+  optionalInt(op, "autotune_workspace_size", &m->has_autotune_workspace_size,
+              &m->autotune_workspace_size);
+  return t;
+}
+
+Thunk *thunkyExportDeviceId(Exporter *ex, MlirOperation op, bool replica) {
+  ProtobufCMessage *impl;
+  Thunk *t = thunkyExportStartThunk(ex, op, replica ? "replica_id_thunk" : "partition_id_thunk",
+                                    &impl);
+  if (!t)
+    return NULL;
+  ThunkySlice **slot = replica ? &((Xla__Gpu__ReplicaIdThunkProto *)impl)->dest_buffer
+                               : &((Xla__Gpu__PartitionIdThunkProto *)impl)->dest_buffer;
+  return thunkyExportSetSlice(ex, op, mlirOperationGetOperand(op, 0), slot) ? t : NULL;
+}
