@@ -16,10 +16,12 @@
 #include "mlir/Pass/Pass.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 struct ThunkyPassState {
   std::vector<int64_t> options;
+  std::vector<std::string> strings; /* by option index; empty for the others */
   bool failed = false;
 };
 
@@ -34,6 +36,9 @@ public:
         flags.push_back(std::make_unique<Option<bool>>(
             *this, o.name, llvm::cl::desc(o.description),
             llvm::cl::init(o.defaultValue != 0)));
+      else if (o.kind == THUNKY_OPTION_STRING)
+        texts.push_back(std::make_unique<Option<std::string>>(
+            *this, o.name, llvm::cl::desc(o.description)));
       else
         integers.push_back(std::make_unique<Option<int64_t>>(
             *this, o.name, llvm::cl::desc(o.description),
@@ -58,11 +63,15 @@ public:
 
   void runOnOperation() override {
     ThunkyPassState state;
-    size_t flag = 0, integer = 0;
-    for (size_t i = 0; i < info->numOptions; ++i)
-      state.options.push_back(info->options[i].kind == THUNKY_OPTION_BOOL
-                                  ? int64_t(*flags[flag++])
-                                  : int64_t(*integers[integer++]));
+    size_t flag = 0, integer = 0, text = 0;
+    for (size_t i = 0; i < info->numOptions; ++i) {
+      ThunkyOptionKind kind = info->options[i].kind;
+      state.strings.push_back(kind == THUNKY_OPTION_STRING ? std::string(*texts[text++])
+                                                           : std::string());
+      state.options.push_back(kind == THUNKY_OPTION_BOOL     ? int64_t(*flags[flag++])
+                              : kind == THUNKY_OPTION_STRING ? 0
+                                                             : int64_t(*integers[integer++]));
+    }
     info->run(wrap(getOperation()), &state);
     if (state.failed)
       signalPassFailure();
@@ -72,6 +81,7 @@ private:
   const ThunkyPassInfo *info;
   std::vector<std::unique_ptr<Option<bool>>> flags;
   std::vector<std::unique_ptr<Option<int64_t>>> integers;
+  std::vector<std::unique_ptr<Option<std::string>>> texts;
 };
 } // namespace
 
@@ -81,6 +91,10 @@ MlirPass thunkyPassCreate(const ThunkyPassInfo *info) {
 
 int64_t thunkyPassGetOption(const ThunkyPassState *state, size_t index) {
   return state->options.at(index);
+}
+
+const char *thunkyPassGetStringOption(const ThunkyPassState *state, size_t index) {
+  return state->strings.at(index).c_str();
 }
 
 void thunkyPassSignalFailure(ThunkyPassState *state) { state->failed = true; }

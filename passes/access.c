@@ -79,19 +79,38 @@ void thunkyAccessesClear(ThunkyAccesses *accesses) {
   *accesses = (ThunkyAccesses){0};
 }
 
-bool thunkyIsScratchArgument(MlirValue v) {
+bool thunkyIsFunction(MlirOperation op) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  return name.length == 9 && memcmp(name.data, "func.func", 9) == 0;
+}
+
+MlirAttribute thunkyArgumentAttribute(MlirValue v, const char *name) {
   if (!mlirValueIsABlockArgument(v))
-    return false;
+    return mlirAttributeGetNull();
   MlirOperation func = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
   MlirAttribute argAttrs =
       mlirOperationGetAttributeByName(func, mlirStringRefCreateFromCString("arg_attrs"));
-  if (mlirAttributeIsNull(argAttrs) || !mlirAttributeIsAArray(argAttrs))
-    return false;
-  MlirAttribute role = mlirDictionaryAttrGetElementByName(
+  if (mlirAttributeIsNull(argAttrs) || !mlirAttributeIsAArray(argAttrs) ||
+      mlirBlockArgumentGetArgNumber(v) >= mlirArrayAttrGetNumElements(argAttrs))
+    return mlirAttributeGetNull();
+  return mlirDictionaryAttrGetElementByName(
       mlirArrayAttrGetElement(argAttrs, mlirBlockArgumentGetArgNumber(v)),
-      mlirStringRefCreateFromCString("thunky.role"));
+      mlirStringRefCreateFromCString(name));
+}
+
+bool thunkyIsScratchArgument(MlirValue v) {
+  MlirAttribute role = thunkyArgumentAttribute(v, "thunky.role");
   if (mlirAttributeIsNull(role) || !mlirAttributeIsAString(role))
     return false;
   MlirStringRef r = mlirStringAttrGetValue(role);
   return r.length >= 7 && memcmp(r.data + r.length - 7, "scratch", 7) == 0;
+}
+
+MlirStringRef thunkyKernelName(MlirOperation op) {
+  MlirAttribute name =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("kernel_name"));
+  if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
+    return mlirStringRefCreate("", 0);
+  MlirStringRef s = mlirStringAttrGetValue(name);
+  return s.length == 5 && memcmp(s.data, "thunk", 5) == 0 ? mlirStringRefCreate("", 0) : s;
 }

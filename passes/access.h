@@ -49,9 +49,20 @@ void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out);
 
 void thunkyAccessesClear(ThunkyAccesses *accesses);
 
+/* Whether `op` is a func.func, whose arguments are allocations. */
+bool thunkyIsFunction(MlirOperation op);
+
+/* The attribute `name` (thunky.role, thunky.shape...) that `v`, a function
+ * argument, carries in its function's arg_attrs; null when it has none. */
+MlirAttribute thunkyArgumentAttribute(MlirValue v, const char *name);
+
 /* Whether `v` is a function argument that import marked as scratch
  * (thunky.role): nothing reads it after the program ends. Any other argument
  * may be an output. */
 bool thunkyIsScratchArgument(MlirValue v);
+
+/* The kernel `op` (a ptx_kernel or call_thunk_proto) launches, or an empty
+ * string: import names a call_thunk_proto of any other thunk "thunk". */
+MlirStringRef thunkyKernelName(MlirOperation op);
 
 #endif /* THUNKY_PASSES_ACCESS_H */

@@ -28,7 +28,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include <string.h>
 
 static bool sameBytes(ThunkyBytes a, ThunkyBytes b) {
   return mlirValueEqual(a.root, b.root) && a.offset == b.offset && a.size == b.size;
@@ -160,8 +159,7 @@ static bool forward(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src) {
 static bool inEntryBlock(MlirOperation op) {
   MlirBlock block = mlirOperationGetBlock(op);
   MlirOperation parent = mlirBlockGetParentOperation(block);
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(parent));
-  return name.length == 9 && memcmp(name.data, "func.func", 9) == 0 &&
+  return thunkyIsFunction(parent) &&
          mlirBlockEqual(block, mlirRegionGetFirstBlock(mlirOperationGetRegion(parent, 0)));
 }
 

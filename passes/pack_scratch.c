@@ -13,6 +13,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "access.h"
+#include "scratch_groups.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -26,94 +27,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum { ALIGNMENT = 64 };
 enum { OPTION_REPORT };
 
-typedef struct Group {
-  int64_t start, end;       /* bytes [start, end) of the scratch buffer */
-  int64_t first, last;      /* lifetime: entry-block op indices; first > last: unused */
-  int64_t newStart;
-} Group;
-
-typedef struct Plan {
-  Group *groups;
-  size_t count, capacity;
-} Plan;
-
 static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
 
-static bool addRange(Plan *p, int64_t start, int64_t end) {
-  if (start >= end)
-    return true; /* an empty slice holds no bytes (rewrite keeps it at 0) */
-  if (p->count == p->capacity) {
-    size_t capacity = p->capacity ? 2 * p->capacity : 16;
-    Group *grown = realloc(p->groups, capacity * sizeof *grown);
-    if (!grown)
-      return false;
-    p->groups = grown, p->capacity = capacity;
-  }
-  p->groups[p->count++] = (Group){start, end, INT64_MAX, -1, 0};
-  return true;
-}
-
-static int byStart(const void *x, const void *y) {
-  const Group *a = x, *b = y;
-  return (a->start > b->start) - (a->start < b->start);
-}
-
-/* Merges overlapping ranges into groups, sorted by start. */
-static void mergeRanges(Plan *p) {
-  if (p->count == 0)
-    return;
-  qsort(p->groups, p->count, sizeof *p->groups, byStart);
-  size_t n = 0;
-  for (size_t i = 0; i < p->count; ++i) {
-    if (n && p->groups[i].start < p->groups[n - 1].end) {
-      if (p->groups[i].end > p->groups[n - 1].end)
-        p->groups[n - 1].end = p->groups[i].end;
-    } else {
-      p->groups[n++] = p->groups[i];
-    }
-  }
-  p->count = n;
-}
-
-/* The first group ending after `offset` (groups are sorted and disjoint). */
-static size_t firstGroupAfter(const Plan *p, int64_t offset) {
-  size_t lo = 0, hi = p->count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (p->groups[mid].end <= offset)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-/* Groups from the slices of `arg`; false if it is used otherwise. */
-static bool groupSlices(MlirValue arg, Plan *p) {
-  for (MlirOpOperand use = mlirValueGetFirstUse(arg); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation user = mlirOpOperandGetOwner(use);
-    if (thunkyOpGetKind(user) != THUNKY_OP_SLICE_BUFFER)
-      return false;
-    MlirValue result = mlirOperationGetResult(user, 0);
-    for (MlirOpOperand inner = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(inner);
-         inner = mlirOpOperandGetNextUse(inner))
-      if (thunkyOpGetKind(mlirOpOperandGetOwner(inner)) == THUNKY_OP_SLICE_BUFFER)
-        return false;
-    int64_t offset = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(user, offsetName()));
-    if (!addRange(p, offset, offset + thunkyValueGetBufferSize(result)))
-      return false;
-  }
-  mergeRanges(p);
-  return true;
-}
-
-static bool lifetimes(MlirBlock entry, MlirValue arg, Plan *p) {
+/* Lifetimes in entry-block op indices. */
+static bool lifetimes(MlirBlock entry, MlirValue arg, ThunkyScratchGroups *p) {
   int64_t index = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op), ++index) {
@@ -124,12 +45,8 @@ static bool lifetimes(MlirBlock entry, MlirValue arg, Plan *p) {
     for (size_t k = 0; k < a.count; ++k) {
       if (!mlirValueEqual(a.items[k].bytes.root, arg))
         continue;
-      int64_t from = a.items[k].bytes.offset, to = from + a.items[k].bytes.size;
-      for (size_t g = firstGroupAfter(p, from); g < p->count && p->groups[g].start < to; ++g) {
-        Group *grp = &p->groups[g];
-        grp->first = index < grp->first ? index : grp->first;
-        grp->last = index > grp->last ? index : grp->last;
-      }
+      int64_t from = a.items[k].bytes.offset;
+      thunkyScratchGroupsTouch(p, from, from + a.items[k].bytes.size, index, index);
     }
     thunkyAccessesClear(&a);
   }
@@ -137,23 +54,23 @@ static bool lifetimes(MlirBlock entry, MlirValue arg, Plan *p) {
 }
 
 static int largestFirst(const void *x, const void *y) {
-  const Group *a = x, *b = y;
+  const ThunkyScratchGroup *a = x, *b = y;
   int64_t sa = a->end - a->start, sb = b->end - b->start;
   return (sa < sb) - (sa > sb);
 }
 
 /* Places groups largest first at the lowest aligned offset that clashes
  * with no placed group live at the same time; returns the bytes used. */
-static int64_t place(Plan *p) {
-  qsort(p->groups, p->count, sizeof *p->groups, largestFirst);
+static int64_t place(ThunkyScratchGroups *p) {
+  qsort(p->items, p->count, sizeof *p->items, largestFirst);
   int64_t total = 0;
   for (size_t i = 0; i < p->count; ++i) {
-    Group *g = &p->groups[i];
+    ThunkyScratchGroup *g = &p->items[i];
     int64_t size = g->end - g->start, at = 0;
     for (bool moved = true; moved;) {
       moved = false;
       for (size_t j = 0; j < i; ++j) {
-        Group *h = &p->groups[j];
+        ThunkyScratchGroup *h = &p->items[j];
         bool together = g->first <= h->last && h->first <= g->last;
         int64_t hs = h->newStart, he = h->newStart + (h->end - h->start);
         if (together && at < he && hs < at + size) {
@@ -169,19 +86,19 @@ static int64_t place(Plan *p) {
   return total;
 }
 
-static void rewrite(MlirValue arg, Plan *p, int64_t total) {
+static void rewrite(MlirValue arg, ThunkyScratchGroups *p, int64_t total) {
   MlirContext ctx = mlirValueGetContext(arg);
-  qsort(p->groups, p->count, sizeof *p->groups, byStart);
+  thunkyScratchGroupsSortByStart(p);
   for (MlirOpOperand use = mlirValueGetFirstUse(arg); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
     MlirOperation slice = mlirOpOperandGetOwner(use);
     int64_t offset = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(slice, offsetName()));
     int64_t size = thunkyValueGetBufferSize(mlirOperationGetResult(slice, 0));
-    size_t g = firstGroupAfter(p, offset);
+    size_t g = thunkyFirstGroupAfter(p, offset);
     /* An empty slice names no bytes; it only has to stay in bounds. */
     int64_t moved = size == 0 || g == p->count
                         ? 0
-                        : offset - p->groups[g].start + p->groups[g].newStart;
+                        : offset - p->items[g].start + p->items[g].newStart;
     mlirOperationSetAttributeByName(
         slice, offsetName(), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), moved));
   }
@@ -213,17 +130,16 @@ static void updateFunctionType(MlirOperation func, MlirBlock entry) {
 
 static MlirWalkResult packFunction(MlirOperation func, void *userData) {
   ThunkyPassState *state = userData;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(func));
-  if (name.length != 9 || memcmp(name.data, "func.func", 9) != 0)
+  if (!thunkyIsFunction(func))
     return MlirWalkResultAdvance;
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   bool changed = false;
   for (intptr_t i = 0; !mlirBlockIsNull(entry) && i < mlirBlockGetNumArguments(entry); ++i) {
     MlirValue arg = mlirBlockGetArgument(entry, i);
     int64_t before = thunkyValueGetBufferSize(arg);
-    Plan p = {0};
+    ThunkyScratchGroups p = {0};
     /* An argument no thunk slices is left alone: XLA may use it otherwise. */
-    if (before > 0 && thunkyIsScratchArgument(arg) && groupSlices(arg, &p) &&
+    if (before > 0 && thunkyIsScratchArgument(arg) && thunkyGroupSlices(arg, &p) &&
         p.count > 0 && lifetimes(entry, arg, &p)) {
       int64_t after = place(&p);
       if (after < before) {
@@ -234,7 +150,7 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
                           " -> %" PRId64 " bytes\n", i, before, after);
       }
     }
-    free(p.groups);
+    thunkyScratchGroupsClear(&p);
   }
   if (changed)
     updateFunctionType(func, entry);

@@ -14,6 +14,7 @@ void thunkyRegisterPasses(void) {
   thunkyRegisterPass(thunkyCreatePackScratchPass);
   thunkyRegisterPass(thunkyCreateStripMetadataPass);
   thunkyRegisterPass(thunkyCreateStatsPass);
+  thunkyRegisterPass(thunkyCreateMemoryReportPass);
   thunkyRegisterPass(thunkyCreateCheckRacesPass);
 
   /* Flattening exposes ops to the block-level analyses; folding gives the

@@ -13,11 +13,8 @@
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
 
-#include "mlir-c/BuiltinAttributes.h"
-
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 typedef struct Stats {
   int64_t byKind[THUNKY_OP_COUNT];
@@ -38,7 +35,7 @@ static MlirWalkResult count(MlirOperation op, void *userData) {
   if (kind == THUNKY_OP_NONE || kind == THUNKY_OP_YIELD)
     return MlirWalkResultAdvance;
   ++s->byKind[kind];
-  s->thunks += kind != THUNKY_OP_SLICE_BUFFER && kind != THUNKY_OP_CONSTANT;
+  s->thunks += thunkyOpKindIsThunk(kind);
   switch (kind) {
   case THUNKY_OP_MEMZERO:
   case THUNKY_OP_MEMSET32:
@@ -55,13 +52,9 @@ static MlirWalkResult count(MlirOperation op, void *userData) {
   case THUNKY_OP_LAUNCH:
     ++s->kernels;
     break;
-  case THUNKY_OP_CALL_THUNK_PROTO: {
-    /* Import names kernels by their kernel name and other thunks "thunk". */
-    MlirStringRef name = mlirStringAttrGetValue(mlirOperationGetAttributeByName(
-        op, mlirStringRefCreateFromCString("kernel_name")));
-    s->kernels += !(name.length == 5 && memcmp(name.data, "thunk", 5) == 0);
+  case THUNKY_OP_CALL_THUNK_PROTO:
+    s->kernels += thunkyKernelName(op).length != 0;
     break;
-  }
   default:
     if (thunkyOpKindIsCollective(kind)) {
       ++s->collectives;
@@ -77,8 +70,7 @@ static MlirWalkResult count(MlirOperation op, void *userData) {
 /* Arguments of every function, and those import marked as scratch. */
 static MlirWalkResult countArguments(MlirOperation op, void *userData) {
   Stats *s = userData;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name.length != 9 || memcmp(name.data, "func.func", 9) != 0)
+  if (!thunkyIsFunction(op))
     return MlirWalkResultAdvance;
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   for (intptr_t i = 0; !mlirBlockIsNull(entry) && i < mlirBlockGetNumArguments(entry); ++i) {

@@ -2,6 +2,7 @@
 #include "run_report.h"
 
 #include "thunky-c/ElementTypes.h"
+#include "thunky-c/Json.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -126,20 +127,6 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
   free(times);
 }
 
-/* A JSON string body: the name's bytes with quotes, backslashes and control
- * characters escaped. */
-static void jsonString(FILE *f, ThunkyBytes s) {
-  for (size_t i = 0; i < s.size; i++) {
-    unsigned char c = s.data[i];
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-}
-
 bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
                       ThunkyError *error) {
   char partial[4096];
@@ -156,7 +143,7 @@ bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
     fprintf(f, "%s{\"name\":\"thunk %u", i ? ",\n" : "", e->thunk);
     if (name.size) {
       fputs(" ", f);
-      jsonString(f, name);
+      thunkyJsonWriteString(f, (const char *)name.data, name.size);
     }
     fprintf(f, "\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}", e->rank,
             e->stream, e->beginNs / 1e3, (e->endNs - e->beginNs) / 1e3);

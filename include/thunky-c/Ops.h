@@ -65,6 +65,10 @@ MLIR_CAPI_EXPORTED bool thunkyOpKindIsCollective(ThunkyOpKind kind);
 MLIR_CAPI_EXPORTED void thunkyOpGetOperandEffects(MlirOperation op, intptr_t i, bool *reads,
                                                   bool *writes);
 
+/* Whether an op of `kind` is a thunk of the executable: every thunky op
+ * but slice_buffer, constant and yield, which are views, data and syntax. */
+MLIR_CAPI_EXPORTED bool thunkyOpKindIsThunk(ThunkyOpKind kind);
+
 /* Bytes per element of a collective's element_type: 1 for i1 (PRED, one
  * byte), 1..8 for 8/16/32/64-bit integers and floats, 8 or 16 for
  * complex<f32>/complex<f64>; 0 for types collectives do not take. */

@@ -9,9 +9,9 @@
  *   thunkyRegisterPass(createMyPass);   (thunky-c/Passes.h)
  *
  * The pass runs on any op (usually the module) and may rewrite anything in
- * it. Options are integers or booleans (`-p 'builtin.module(my-pass{limit=3})'`,
- * `thunky-opt --my-pass=limit=3`), kept in crash reproducers and shown by
- * --dump-pass-pipeline. To fail, emit a diagnostic (thunky-c/Diagnostics.h)
+ * it. Options are integers, booleans or strings
+ * (`-p 'builtin.module(my-pass{limit=3})'`, `thunky-opt --my-pass=limit=3`),
+ * kept in crash reproducers and shown by --dump-pass-pipeline. To fail, emit a diagnostic (thunky-c/Diagnostics.h)
  * and call thunkyPassSignalFailure. docs/writing-a-pass.md walks through a
  * complete example built as its own plugin.
  *
@@ -35,13 +35,17 @@ typedef struct ThunkyPassState ThunkyPassState;
 
 typedef void (*ThunkyPassRun)(MlirOperation root, ThunkyPassState *state);
 
-typedef enum ThunkyOptionKind { THUNKY_OPTION_BOOL, THUNKY_OPTION_INT } ThunkyOptionKind;
+typedef enum ThunkyOptionKind {
+  THUNKY_OPTION_BOOL,
+  THUNKY_OPTION_INT,
+  THUNKY_OPTION_STRING, /* e.g. a path; empty by default */
+} ThunkyOptionKind;
 
 typedef struct ThunkyPassOption {
   const char *name;        /* as written in a pipeline: name=value */
   const char *description; /* one line for --help */
   ThunkyOptionKind kind;
-  int64_t defaultValue;
+  int64_t defaultValue; /* a string option's default is empty */
 } ThunkyPassOption;
 
 typedef struct ThunkyPassInfo {
@@ -60,6 +64,11 @@ MLIR_CAPI_EXPORTED MlirPass thunkyPassCreate(const ThunkyPassInfo *info);
 /* The value of option `index` (in ThunkyPassInfo.options) for this run. */
 MLIR_CAPI_EXPORTED int64_t thunkyPassGetOption(const ThunkyPassState *state,
                                                size_t index);
+
+/* The value of string option `index` for this run, NUL-terminated ("" when
+ * unset); valid until the run function returns. */
+MLIR_CAPI_EXPORTED const char *thunkyPassGetStringOption(const ThunkyPassState *state,
+                                                         size_t index);
 
 /* Marks this run as failed; report why with a diagnostic first. */
 MLIR_CAPI_EXPORTED void thunkyPassSignalFailure(ThunkyPassState *state);

@@ -48,6 +48,11 @@ MLIR_CAPI_EXPORTED MlirPass thunkyCreatePackScratchPass(void);
 /* thunky-stats: prints op counts and bytes moved and held; option json. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStatsPass(void);
 
+/* thunky-memory-report: prints each allocation's live range over the
+ * thunks and the peak of live bytes with what is live there; options json
+ * and svg (a path to plot to). */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateMemoryReportPass(void);
+
 /* thunky-check-races: an error at each async_start whose region touches
  * bytes an op beside it writes, or writes bytes such an op reads. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateCheckRacesPass(void);

@@ -1,0 +1,670 @@
+/*===- memory_report.c - how an executable's memory is used over time ---===*
+ *
+ * An analysis: XLA's users ask how much memory an executable holds as it
+ * runs, when the peak comes and what makes it up. Thunks are numbered depth
+ * first in program order, as the planner and profiles number them: every
+ * thunky op but slices, constants and yields, an op with regions before
+ * the thunks nested in it. Each allocation of @main (an argument or a
+ * thunky.constant) is live over a range of those thunks:
+ *
+ * - a constant lives the whole program;
+ * - an argument that is not scratch may be an output (access.h), so it
+ *   stays live to the end; it is live from the start unless import's
+ *   thunky.role says it is only an output ("output {...}"), which is live
+ *   from its first use: a parameter, or one without a role, may be read at
+ *   any time;
+ * - a scratch argument is live from its first to its last use, and one
+ *   carved into slices per group of overlapping slices (scratch_groups.h),
+ *   so XLA's one big temp allocation shows the lifetimes of what it holds.
+ *
+ * A use counts as pack-scratch counts it, so the two agree on what may
+ * share bytes: an op of the entry block is one step over all the thunks in
+ * it (a loop runs its body again; an async region is in flight until its
+ * async_done, whose step it also takes).
+ *
+ * On stderr: every allocation with its role, shape, bytes, uses and live
+ * range, and the peak of live bytes, its thunk and what is live there,
+ * largest first. json=true prints one JSON object instead, with the live
+ * bytes at every thunk; svg=<path> plots them over the thunk sequence. The
+ * text and the plot stay bounded for a million thunks; the work is linear
+ * but for sorting. Changes nothing.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "access.h"
+#include "op_map.h"
+#include "scratch_groups.h"
+
+#include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
+#include "thunky-c/Json.h"
+#include "thunky-c/Ops.h"
+#include "thunky-c/PassKit.h"
+#include "thunky-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPTION_JSON, OPTION_SVG };
+
+/* The plot keeps at most this many columns (the maximum of the thunks each
+ * covers), and the text this many entries of what is live at the peak:
+ * both stay readable, and small, for a million thunks. */
+enum { PLOT_COLUMNS = 2000, TEXT_LIVE = 16 };
+
+typedef struct Allocation {
+  MlirValue value;           /* a @main argument or a thunky.constant's result */
+  intptr_t argument;         /* its position, or -1 for a constant */
+  intptr_t constant;         /* among the constants in walk order, or -1 */
+  MlirAttribute role, shape; /* thunky.role and thunky.shape, or null */
+  int64_t bytes;
+  int64_t firstUse, lastUse; /* thunk numbers; firstUse > lastUse: unused */
+  int64_t from, to;          /* live at thunks [from, to]; from > to: never */
+  bool grouped;              /* live per group of slices, not whole */
+  ThunkyScratchGroups groups;
+} Allocation;
+
+/* One thing live at the peak: an allocation, or one group of one. */
+typedef struct Live {
+  const Allocation *allocation;
+  const ThunkyScratchGroup *group; /* NULL: the whole allocation */
+  int64_t offset, bytes;
+} Live;
+
+typedef struct Report {
+  MlirOperation main;
+  Allocation *allocations;
+  size_t count;
+  ThunkyOpMap byValue; /* an access's root to its Allocation */
+  int64_t thunks;
+  int64_t *live;                /* live bytes at each thunk */
+  int64_t peak, peakThunk;      /* peakThunk < 0: there are no thunks */
+  MlirOperation peakOp;
+  Live *atPeak;
+  size_t numAtPeak;
+} Report;
+
+static ThunkyOpMapKey keyOf(MlirValue v) { return (ThunkyOpMapKey){v.ptr, 0, 0}; }
+
+static MlirWalkResult findMain(MlirOperation op, void *userData) {
+  if (!thunkyIsFunction(op))
+    return MlirWalkResultAdvance;
+  MlirStringRef s = mlirStringAttrGetValue(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("sym_name")));
+  if (s.length == 4 && memcmp(s.data, "main", 4) == 0) {
+    *(MlirOperation *)userData = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultSkip;
+}
+
+static MlirStringRef roleOf(const Allocation *a) {
+  return mlirAttributeIsNull(a->role) ? (MlirStringRef){"", 0} : mlirStringAttrGetValue(a->role);
+}
+
+/* Arguments first, then constants; the map finds them by value. */
+static bool collectAllocations(Report *r, MlirBlock entry) {
+  ThunkyOpList constants = {0};
+  if (!thunkyCollectOps(r->main, THUNKY_OP_CONSTANT, MlirWalkPreOrder, &constants))
+    return false;
+  intptr_t arguments = mlirBlockGetNumArguments(entry);
+  r->allocations = calloc((size_t)arguments + constants.count + 1, sizeof *r->allocations);
+  bool ok = r->allocations != NULL;
+  for (intptr_t i = 0; ok && i < arguments; ++i) {
+    MlirValue arg = mlirBlockGetArgument(entry, i);
+    if (thunkyValueGetBufferSize(arg) < 0)
+      continue;
+    MlirAttribute role = thunkyArgumentAttribute(arg, "thunky.role");
+    MlirAttribute shape = thunkyArgumentAttribute(arg, "thunky.shape");
+    bool hasRole = !mlirAttributeIsNull(role) && mlirAttributeIsAString(role);
+    bool hasShape = !mlirAttributeIsNull(shape) && mlirAttributeIsAType(shape);
+    r->allocations[r->count++] = (Allocation){
+        .value = arg, .argument = i, .constant = -1,
+        .role = hasRole ? role : mlirAttributeGetNull(),
+        .shape = hasShape ? shape : mlirAttributeGetNull()};
+  }
+  for (size_t c = 0; ok && c < constants.count; ++c)
+    r->allocations[r->count++] = (Allocation){
+        .value = mlirOperationGetResult(constants.ops[c], 0), .argument = -1,
+        .constant = (intptr_t)c};
+  thunkyOpListClear(&constants);
+  for (size_t i = 0; ok && i < r->count; ++i) {
+    Allocation *a = &r->allocations[i];
+    a->bytes = thunkyValueGetBufferSize(a->value);
+    a->firstUse = INT64_MAX, a->lastUse = -1;
+    /* Used whole or through slices of slices, scratch is live whole. */
+    if (a->argument >= 0 && thunkyIsScratchArgument(a->value)) {
+      a->grouped = thunkyGroupSlices(a->value, &a->groups);
+      if (!a->grouped)
+        thunkyScratchGroupsClear(&a->groups);
+    }
+    ok = thunkyOpMapPut(&r->byValue, keyOf(a->value), a);
+  }
+  return ok;
+}
+
+static MlirWalkResult countThunk(MlirOperation op, void *userData) {
+  *(int64_t *)userData += thunkyOpKindIsThunk(thunkyOpGetKind(op));
+  return MlirWalkResultAdvance;
+}
+
+/* Each op of the entry block is one step over the thunks in it. */
+static bool countUses(Report *r, MlirBlock entry) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    int64_t n = 0;
+    mlirOperationWalk(op, countThunk, &n, MlirWalkPreOrder);
+    if (n == 0)
+      continue; /* a slice, a constant, the return: no thunk runs */
+    int64_t first = r->thunks, last = r->thunks + n - 1;
+    r->thunks += n;
+    ThunkyAccesses a = {0};
+    thunkyCollectAccesses(op, &a);
+    if (a.outOfMemory)
+      return false;
+    for (size_t k = 0; k < a.count; ++k) {
+      ThunkyBytes b = a.items[k].bytes;
+      Allocation *al = thunkyOpMapGet(&r->byValue, keyOf(b.root));
+      if (!al)
+        continue;
+      al->firstUse = first < al->firstUse ? first : al->firstUse;
+      al->lastUse = last > al->lastUse ? last : al->lastUse;
+      if (al->grouped)
+        thunkyScratchGroupsTouch(&al->groups, b.offset, b.offset + b.size, first, last);
+    }
+    thunkyAccessesClear(&a);
+  }
+  return true;
+}
+
+static void liveRanges(Report *r) {
+  int64_t end = r->thunks - 1;
+  for (size_t i = 0; i < r->count; ++i) {
+    Allocation *a = &r->allocations[i];
+    MlirStringRef role = roleOf(a);
+    bool onlyOutput = role.length >= 6 && memcmp(role.data, "output", 6) == 0;
+    if (a->argument >= 0 && thunkyIsScratchArgument(a->value))
+      a->from = a->firstUse, a->to = a->lastUse;
+    else if (onlyOutput)
+      a->from = a->firstUse <= a->lastUse ? a->firstUse : end, a->to = end;
+    else
+      a->from = 0, a->to = end;
+  }
+}
+
+/* Live bytes at every thunk from the ranges' ends, then the first thunk
+ * where they peak. */
+static bool liveBytes(Report *r) {
+  liveRanges(r);
+  r->live = calloc((size_t)r->thunks + 1, sizeof *r->live);
+  if (!r->live)
+    return false;
+  for (size_t i = 0; i < r->count; ++i) {
+    const Allocation *a = &r->allocations[i];
+    if (!a->grouped && a->from <= a->to)
+      r->live[a->from] += a->bytes, r->live[a->to + 1] -= a->bytes;
+    for (size_t g = 0; a->grouped && g < a->groups.count; ++g) {
+      const ThunkyScratchGroup *grp = &a->groups.items[g];
+      int64_t bytes = grp->end - grp->start;
+      if (grp->first <= grp->last)
+        r->live[grp->first] += bytes, r->live[grp->last + 1] -= bytes;
+    }
+  }
+  r->peakThunk = r->thunks ? 0 : -1;
+  for (int64_t t = 0, running = 0; t < r->thunks; ++t) {
+    running += r->live[t];
+    r->live[t] = running;
+    if (running > r->peak)
+      r->peak = running, r->peakThunk = t;
+  }
+  return true;
+}
+
+typedef struct FindThunk {
+  int64_t left; /* thunks to pass before the one wanted */
+  MlirOperation found;
+} FindThunk;
+
+static MlirWalkResult findThunk(MlirOperation op, void *userData) {
+  FindThunk *f = userData;
+  if (!thunkyOpKindIsThunk(thunkyOpGetKind(op)) || f->left--)
+    return MlirWalkResultAdvance;
+  f->found = op;
+  return MlirWalkResultInterrupt;
+}
+
+static int largestFirst(const void *x, const void *y) {
+  const Live *a = x, *b = y;
+  if (a->bytes != b->bytes)
+    return (a->bytes < b->bytes) - (a->bytes > b->bytes);
+  if (a->allocation != b->allocation)
+    return (a->allocation > b->allocation) - (a->allocation < b->allocation);
+  return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* What is live at the peak, largest first, and the op that is the peak's
+ * thunk. */
+static bool atPeak(Report *r) {
+  if (r->peakThunk < 0)
+    return true;
+  FindThunk f = {r->peakThunk, {NULL}};
+  mlirOperationWalk(r->main, findThunk, &f, MlirWalkPreOrder);
+  r->peakOp = f.found;
+  size_t capacity = 1;
+  for (size_t i = 0; i < r->count; ++i)
+    capacity += r->allocations[i].grouped ? r->allocations[i].groups.count : 1;
+  r->atPeak = malloc(capacity * sizeof *r->atPeak);
+  if (!r->atPeak)
+    return false;
+  int64_t p = r->peakThunk;
+  for (size_t i = 0; i < r->count; ++i) {
+    const Allocation *a = &r->allocations[i];
+    if (!a->grouped && a->from <= p && p <= a->to)
+      r->atPeak[r->numAtPeak++] = (Live){a, NULL, 0, a->bytes};
+    for (size_t g = 0; a->grouped && g < a->groups.count; ++g) {
+      const ThunkyScratchGroup *grp = &a->groups.items[g];
+      if (grp->first <= p && p <= grp->last)
+        r->atPeak[r->numAtPeak++] = (Live){a, grp, grp->start, grp->end - grp->start};
+    }
+  }
+  qsort(r->atPeak, r->numAtPeak, sizeof *r->atPeak, largestFirst);
+  return true;
+}
+
+/*--- writing it out ------------------------------------------------------*/
+
+static void writeText(MlirStringRef s, void *userData) { fwrite(s.data, 1, s.length, userData); }
+
+static void writeJson(MlirStringRef s, void *userData) {
+  thunkyJsonWriteString(userData, s.data, s.length);
+}
+
+static const char *const UNITS[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+
+/* The unit (of UNITS) that `bytes` reads best in, and the value in it. */
+static int unitOf(double bytes, double *value) {
+  int unit = 0;
+  for (*value = bytes; unit < 4 && *value >= 1024; ++unit)
+    *value /= 1024;
+  return unit;
+}
+
+/* "512 bytes", "1.5 KiB", "384.0 MiB": for people, beside exact counts. */
+static void humanBytes(int64_t bytes, char *out, size_t size) {
+  double value;
+  int unit = unitOf((double)bytes, &value);
+  if (unit == 0)
+    snprintf(out, size, "%" PRId64 " bytes", bytes);
+  else
+    snprintf(out, size, "%.1f %s", value, UNITS[unit]);
+}
+
+static void printName(const Allocation *a) {
+  if (a->argument >= 0)
+    fprintf(stderr, "argument %" PRIdPTR, a->argument);
+  else
+    fprintf(stderr, "constant %" PRIdPTR, a->constant);
+}
+
+/* " (parameter 0, tensor<4xf32>)", or nothing when it has neither. */
+static void printRoleAndShape(const Allocation *a) {
+  MlirStringRef role = roleOf(a);
+  if (!role.length && mlirAttributeIsNull(a->shape))
+    return;
+  fprintf(stderr, " (%.*s%s", (int)role.length, role.data,
+          role.length && !mlirAttributeIsNull(a->shape) ? ", " : "");
+  if (!mlirAttributeIsNull(a->shape))
+    mlirTypePrint(mlirTypeAttrGetValue(a->shape), writeText, stderr);
+  fputc(')', stderr);
+}
+
+/* "used 2-5", or `none` for an empty range. */
+static void printRange(const char *what, int64_t from, int64_t to, const char *none) {
+  if (from <= to)
+    fprintf(stderr, "%s %" PRId64 "-%" PRId64, what, from, to);
+  else
+    fputs(none, stderr);
+}
+
+/* Import names each thunk's ops after XLA's thunk (its id and profile
+ * annotation): that name, or else the location as MLIR prints it. */
+static void writeLocation(MlirLocation loc, MlirStringCallback write) {
+  if (mlirLocationIsAName(loc))
+    write(mlirIdentifierStr(mlirLocationNameGetName(loc)), stderr);
+  else
+    mlirLocationPrint(loc, write, stderr);
+}
+
+/* The thunk's op kind and where it came from; a module printed without
+ * --mlir-print-debuginfo has lost the names but keeps a kernel's. */
+static void printThunkText(MlirOperation op) {
+  MlirLocation loc = mlirOperationGetLocation(op);
+  fprintf(stderr, "%s ", thunkyOpKindGetMnemonic(thunkyOpGetKind(op)));
+  if (mlirLocationIsAName(loc)) {
+    fputc('"', stderr);
+    writeLocation(loc, writeText);
+    fputc('"', stderr);
+    return;
+  }
+  MlirStringRef kernel = thunkyKernelName(op);
+  if (kernel.length)
+    fprintf(stderr, "%.*s ", (int)kernel.length, kernel.data);
+  writeLocation(loc, writeText);
+}
+
+static void printText(const Report *r) {
+  int64_t total = 0;
+  for (size_t i = 0; i < r->count; ++i)
+    total += r->allocations[i].bytes;
+  fprintf(stderr,
+          "thunky-memory-report: %" PRId64 " thunk%s, %zu allocation%s (%" PRId64 " bytes)\n",
+          r->thunks, r->thunks == 1 ? "" : "s", r->count, r->count == 1 ? "" : "s", total);
+  for (size_t i = 0; i < r->count; ++i) {
+    const Allocation *a = &r->allocations[i];
+    fputs("  ", stderr);
+    printName(a);
+    printRoleAndShape(a);
+    fprintf(stderr, ": %" PRId64 " bytes, ", a->bytes);
+    printRange("used", a->firstUse, a->lastUse, "unused");
+    if (a->grouped && a->firstUse <= a->lastUse)
+      fprintf(stderr, ", live in %zu group%s of slices\n", a->groups.count,
+              a->groups.count == 1 ? "" : "s");
+    else
+      printRange(", live", a->from, a->to, ", never live"), fputc('\n', stderr);
+  }
+  char human[32];
+  humanBytes(r->peak, human, sizeof human);
+  fprintf(stderr, "  peak: %" PRId64 " bytes", r->peak);
+  if (r->peak >= 1024)
+    fprintf(stderr, " (%s)", human);
+  if (r->peakThunk < 0) {
+    fputs(", no thunks\n", stderr);
+    return;
+  }
+  fprintf(stderr, " at thunk %" PRId64 ": ", r->peakThunk);
+  printThunkText(r->peakOp);
+  fputc('\n', stderr);
+  int64_t restBytes = 0;
+  for (size_t i = 0; i < r->numAtPeak; ++i) {
+    const Live *l = &r->atPeak[i];
+    if (i >= TEXT_LIVE) {
+      restBytes += l->bytes;
+      continue;
+    }
+    fputs("    ", stderr);
+    printName(l->allocation);
+    if (l->group)
+      fprintf(stderr, " bytes [%" PRId64 ", %" PRId64 ")", l->offset, l->offset + l->bytes);
+    printRoleAndShape(l->allocation);
+    fprintf(stderr, ": %" PRId64 " bytes, ", l->bytes);
+    if (l->group)
+      printRange("live", l->group->first, l->group->last, "");
+    else
+      printRange("live", l->allocation->from, l->allocation->to, "");
+    fputc('\n', stderr);
+  }
+  if (r->numAtPeak > TEXT_LIVE)
+    fprintf(stderr, "    and %zu more (%" PRId64 " bytes; json=true lists all)\n",
+            r->numAtPeak - TEXT_LIVE, restBytes);
+}
+
+static void jsonNumberOrNull(const char *key, int64_t value, bool present) {
+  if (present)
+    fprintf(stderr, ", \"%s\": %" PRId64, key, value);
+  else
+    fprintf(stderr, ", \"%s\": null", key);
+}
+
+/* "name", "role" and "shape" of an allocation, null where it has none. */
+static void jsonAllocationFields(const Allocation *a) {
+  fputs("\"name\": \"", stderr);
+  printName(a);
+  fputs("\", \"role\": ", stderr);
+  if (mlirAttributeIsNull(a->role)) {
+    fputs("null", stderr);
+  } else {
+    MlirStringRef role = roleOf(a);
+    fputc('"', stderr);
+    thunkyJsonWriteString(stderr, role.data, role.length);
+    fputc('"', stderr);
+  }
+  fputs(", \"shape\": ", stderr);
+  if (mlirAttributeIsNull(a->shape)) {
+    fputs("null", stderr);
+  } else {
+    fputc('"', stderr);
+    mlirTypePrint(mlirTypeAttrGetValue(a->shape), writeJson, stderr);
+    fputc('"', stderr);
+  }
+}
+
+static void printJson(const Report *r) {
+  fprintf(stderr, "{\"thunks\": %" PRId64 ", \"allocations\": [", r->thunks);
+  for (size_t i = 0; i < r->count; ++i) {
+    const Allocation *a = &r->allocations[i];
+    fputs(i ? ", {" : "{", stderr);
+    jsonAllocationFields(a);
+    fprintf(stderr, ", \"bytes\": %" PRId64, a->bytes);
+    jsonNumberOrNull("first_use", a->firstUse, a->firstUse <= a->lastUse);
+    jsonNumberOrNull("last_use", a->lastUse, a->firstUse <= a->lastUse);
+    if (a->grouped) {
+      fputs(", \"groups\": [", stderr);
+      for (size_t g = 0; g < a->groups.count; ++g) {
+        const ThunkyScratchGroup *grp = &a->groups.items[g];
+        fprintf(stderr, "%s{\"offset\": %" PRId64 ", \"bytes\": %" PRId64, g ? ", " : "",
+                grp->start, grp->end - grp->start);
+        jsonNumberOrNull("live_from", grp->first, grp->first <= grp->last);
+        jsonNumberOrNull("live_to", grp->last, grp->first <= grp->last);
+        fputc('}', stderr);
+      }
+      fputc(']', stderr);
+    } else {
+      jsonNumberOrNull("live_from", a->from, a->from <= a->to);
+      jsonNumberOrNull("live_to", a->to, a->from <= a->to);
+    }
+    fputc('}', stderr);
+  }
+  fprintf(stderr, "], \"peak\": {\"bytes\": %" PRId64, r->peak);
+  jsonNumberOrNull("thunk", r->peakThunk, r->peakThunk >= 0);
+  if (r->peakThunk >= 0) {
+    MlirStringRef kernel = thunkyKernelName(r->peakOp);
+    fprintf(stderr, ", \"op\": \"%s\", \"kernel_name\": ",
+            thunkyOpKindGetMnemonic(thunkyOpGetKind(r->peakOp)));
+    if (kernel.length) {
+      fputc('"', stderr);
+      thunkyJsonWriteString(stderr, kernel.data, kernel.length);
+      fputs("\", ", stderr);
+    } else {
+      fputs("null, ", stderr);
+    }
+    fputs("\"location\": \"", stderr);
+    writeLocation(mlirOperationGetLocation(r->peakOp), writeJson);
+    fputc('"', stderr);
+  }
+  fputs(", \"live\": [", stderr);
+  for (size_t i = 0; i < r->numAtPeak; ++i) {
+    const Live *l = &r->atPeak[i];
+    fputs(i ? ", {" : "{", stderr);
+    jsonAllocationFields(l->allocation);
+    fprintf(stderr, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64 "}", l->offset, l->bytes);
+  }
+  fputs("]}, \"live_bytes\": [", stderr);
+  for (int64_t t = 0; t < r->thunks; ++t)
+    fprintf(stderr, t ? ", %" PRId64 : "%" PRId64, r->live[t]);
+  fputs("]}\n", stderr);
+}
+
+/*--- the plot ------------------------------------------------------------*/
+
+enum { SVG_WIDTH = 1200, SVG_HEIGHT = 500, LEFT = 100, RIGHT = 30, TOP = 50, BOTTOM = 60 };
+
+/* The byte axis: ticks a round step apart (1, 2 or 5 times a power of ten)
+ * in the unit that fits the peak, so it reads "0, 10, 20 MiB". */
+typedef struct Scale {
+  double unit, step, top; /* unit in bytes; step and top in units */
+  const char *name;
+} Scale;
+
+static Scale scaleOf(int64_t peak) {
+  static const double steps[] = {1, 2, 5, 10};
+  double value;
+  int unit = unitOf(peak > 0 ? (double)peak : 1, &value);
+  Scale s = {1, 1, 1, UNITS[unit]};
+  for (int u = 0; u < unit; ++u)
+    s.unit *= 1024;
+  double wanted = value / 4, power = 1;
+  while (power * 10 <= wanted)
+    power *= 10;
+  while (power > wanted)
+    power /= 10;
+  int k = 0;
+  while (steps[k] * power < wanted) /* steps[3] * power is past it */
+    ++k;
+  s.step = steps[k] * power;
+  if (s.unit == 1 && s.step < 1)
+    s.step = 1; /* no fractions of a byte */
+  int64_t ticks = (int64_t)(value / s.step);
+  s.top = (double)(ticks + ((double)ticks * s.step < value)) * s.step;
+  return s;
+}
+
+/* Live bytes over the thunks as a step line, one column per bucket of
+ * thunks at its maximum, with byte-labelled axes and the peak marked. */
+static bool writeSvg(const Report *r, FILE *f) {
+  const double width = SVG_WIDTH - LEFT - RIGHT, height = SVG_HEIGHT - TOP - BOTTOM;
+  const double bottom = SVG_HEIGHT - BOTTOM;
+  int64_t columns = r->thunks < PLOT_COLUMNS ? r->thunks : PLOT_COLUMNS;
+  Scale scale = scaleOf(r->peak);
+  double top = scale.top * scale.unit; /* bytes at the top of the plot */
+  char label[64];
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+          SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH, SVG_HEIGHT);
+  fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", SVG_WIDTH, SVG_HEIGHT);
+  fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"16\">live bytes over %" PRId64
+             " thunks</text>\n", LEFT, r->thunks);
+  fprintf(f, "<path d=\"M%d %d V%.1f H%.1f\" stroke=\"black\" fill=\"none\"/>\n", LEFT, TOP,
+          bottom, LEFT + width);
+  for (double tick = 0; tick <= scale.top + scale.step / 2; tick += scale.step) {
+    double y = bottom - height * tick / scale.top;
+    fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+               "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n",
+            LEFT, y, LEFT + width, y, LEFT - 6, y + 4, tick, scale.name);
+  }
+  for (int64_t k = 0, previous = -1; k <= 4 && r->thunks; ++k) {
+    int64_t thunk = (r->thunks - 1) * k / 4;
+    if (thunk == previous)
+      continue; /* fewer than five thunks */
+    previous = thunk;
+    double x = LEFT + width * ((double)thunk + 0.5) / (double)r->thunks;
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>"
+               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%" PRId64 "</text>\n",
+            x, bottom, x, bottom + 5, x, bottom + 20, thunk);
+  }
+  fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">thunk</text>\n",
+          LEFT + width / 2, SVG_HEIGHT - 16);
+  fprintf(f, "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">"
+             "live bytes</text>\n", TOP + height / 2);
+  fputs("<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"", f);
+  for (int64_t c = 0; c < columns; ++c) {
+    int64_t most = 0;
+    for (int64_t t = c * r->thunks / columns; t < (c + 1) * r->thunks / columns; ++t)
+      most = r->live[t] > most ? r->live[t] : most;
+    double y = bottom - height * (double)most / top;
+    fprintf(f, "%s%.1f,%.1f %.1f,%.1f", c ? " " : "", LEFT + width * c / columns, y,
+            LEFT + width * (c + 1) / columns, y);
+  }
+  fputs("\"/>\n", f);
+  humanBytes(r->peak, label, sizeof label);
+  if (r->peakThunk >= 0) {
+    /* The last column whose first thunk is not past the peak's. */
+    int64_t column = ((r->peakThunk + 1) * columns - 1) / r->thunks;
+    double x = LEFT + width * ((double)column + 0.5) / columns;
+    double y = bottom - height * (double)r->peak / top;
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#d62728\"/>"
+               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#d62728\">"
+               "peak %s at thunk %" PRId64 "</text>\n",
+            x, y, x, y - 8 < TOP - 4 ? TOP - 4 : y - 8, x > LEFT + width / 2 ? "end" : "start",
+            label, r->peakThunk);
+  } else {
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no thunks</text>\n",
+            LEFT + width / 2, TOP + height / 2);
+  }
+  fputs("</svg>\n", f);
+  return !ferror(f);
+}
+
+static bool saveSvg(const Report *r, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return false;
+  bool ok = writeSvg(r, f);
+  ok = fclose(f) == 0 && ok;
+  if (!ok) {
+    int saved = errno;
+    remove(path); /* no half plot */
+    errno = saved;
+  }
+  return ok;
+}
+
+/*--- the pass ------------------------------------------------------------*/
+
+static void report(Report *r, ThunkyPassState *state) {
+  MlirLocation loc = mlirOperationGetLocation(r->main);
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(r->main, 0));
+  if (mlirBlockIsNull(entry)) {
+    thunkyEmitError(loc, "thunky-memory-report: @main has no body");
+    thunkyPassSignalFailure(state);
+    return;
+  }
+  if (!collectAllocations(r, entry) || !countUses(r, entry) || !liveBytes(r) || !atPeak(r)) {
+    thunkyEmitError(loc, "thunky-memory-report: out of memory");
+    thunkyPassSignalFailure(state);
+    return;
+  }
+  if (thunkyPassGetOption(state, OPTION_JSON))
+    printJson(r);
+  else
+    printText(r);
+  const char *svg = thunkyPassGetStringOption(state, OPTION_SVG);
+  if (*svg && !saveSvg(r, svg)) {
+    thunkyEmitError(loc, "thunky-memory-report: cannot write the plot to %s: %s", svg,
+                    strerror(errno));
+    thunkyPassSignalFailure(state);
+  }
+}
+
+static void run(MlirOperation root, ThunkyPassState *state) {
+  Report r = {.main = {NULL}};
+  mlirOperationWalk(root, findMain, &r.main, MlirWalkPreOrder);
+  if (mlirOperationIsNull(r.main)) {
+    thunkyEmitError(mlirOperationGetLocation(root),
+                    "thunky-memory-report: no func.func @main to report on");
+    thunkyPassSignalFailure(state);
+    return;
+  }
+  report(&r, state);
+  for (size_t i = 0; i < r.count; ++i)
+    thunkyScratchGroupsClear(&r.allocations[i].groups);
+  free(r.allocations), free(r.live), free(r.atPeak);
+  thunkyOpMapClear(&r.byValue);
+}
+
+MlirPass thunkyCreateMemoryReportPass(void) {
+  static const ThunkyPassOption options[] = {
+      [OPTION_JSON] = {"json", "Print one JSON object, with the live bytes at every thunk",
+                       THUNKY_OPTION_BOOL, 0},
+      [OPTION_SVG] = {"svg", "Also plot live bytes over the thunks to this SVG file",
+                      THUNKY_OPTION_STRING, 0},
+  };
+  static const ThunkyPassInfo info = {
+      "ThunkyMemoryReport", "thunky-memory-report",
+      "Print each allocation's live range and the peak of live bytes (stderr)",
+      run, options, 2};
+  return thunkyPassCreate(&info);
+}

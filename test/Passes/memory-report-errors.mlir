@@ -1,0 +1,18 @@
+// A plot that cannot be written fails the pass with an error naming the
+// path and why; so does a module with no @main to report on.
+// RUN: thunky-opt -p 'builtin.module(thunky-memory-report{svg=%t.no-such-dir/plot.svg})' --split-input-file --verify-diagnostics %s -o /dev/null 2>/dev/null
+
+// expected-error-re@+1 {{thunky-memory-report: cannot write the plot to {{.*}}.no-such-dir/plot.svg: No such file or directory}}
+func.func @main(%a: !thunky.buffer<4>) {
+  thunky.memzero %a : <4>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{thunky-memory-report: no func.func @main to report on}}
+module {
+  func.func @other(%a: !thunky.buffer<4>) {
+    return
+  }
+}
