@@ -475,7 +475,7 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
     mlirOperationWalk(main, maxAsyncId, &ex.nextAsyncId, MlirWalkPreOrder);
     List thunks = {0};
     ok = collectAllocations(&ex, main, exe) && exportConstants(&ex, exe) &&
-         thunkyExportBlock(&ex, ex.entry, &thunks);
+         thunkyExportScanGroups(&ex, main) && thunkyExportBlock(&ex, ex.entry, &thunks);
     exe->n_thunks = thunks.count;
     exe->thunks = (Thunk **)thunks.items;
   }
@@ -486,6 +486,7 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
   thunkyBufferDestroy(&out);
   free(ex.argAllocation), free(ex.constants), free(ex.asyncs);
   thunkyHashMapDestroy(&ex.constantOf), thunkyHashMapDestroy(&ex.asyncOf);
+  free(ex.groups), thunkyHashMapDestroy(&ex.groupOf);
   thunkyArenaDestroy(ex.arena);
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }
