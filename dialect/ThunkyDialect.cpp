@@ -1,7 +1,8 @@
 //===- ThunkyDialect.cpp - thunky dialect registration --------*- C++ -*-===//
 //
-// Registers ops, types and the inliner interface, and forwards every op
-// verifier to C (verify.c). Nothing here decides what is valid.
+// Registers ops, types, the inliner interface and the diagnostic handler
+// that names thunks (ThunkNames.cpp), and forwards every op verifier to C
+// (verify.c). Nothing here decides what is valid.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +52,7 @@ void ThunkyDialect::initialize() {
 #include "ThunkyOps.cpp.inc"
       >();
   addInterfaces<ThunkyInlinerInterface>();
+  registerThunkNames(getContext());
 }
 
 LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,

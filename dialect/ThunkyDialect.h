@@ -32,6 +32,10 @@ ParseResult parseSameCount(OpAsmParser &parser,
                            ArrayRef<OpAsmParser::UnresolvedOperand> src);
 void printSameCount(OpAsmPrinter &p, Operation *op, OperandRange dst,
                     OperandRange src);
+/// Makes diagnostics at an imported op's location ("thunk <id> <annotation>",
+/// a NameLoc) name the thunk in their message (ThunkNames.cpp); the dialect
+/// calls it for every context that loads it.
+void registerThunkNames(MLIRContext *context);
 } // namespace mlir::thunky
 
 #include "ThunkyOpsDialect.h.inc"

@@ -43,5 +43,16 @@
 /* First-class op: the fields of its ThunkProto that the op does not model
  * (thunk_info, shapes, collective details...). */
 #define THUNKY_ATTR_THUNK "thunky.thunk"
+/* Op that import took out of a sequential_thunk it had to flatten (an
+ * async_start_thunk in it whose async_done_thunk comes after it): the
+ * sequentials it was in, outermost first, as an array of dictionaries
+ * {group = <n> : i64, thunk = <the sequential's THUNKY_ATTR_THUNK>} (`thunk`
+ * absent when the sequential kept nothing). `group` numbers the flattened
+ * sequentials of a module. Export wraps the thunks of each group back into
+ * one sequential_thunk when they are still consecutive in one block (ops
+ * that make no thunk, such as slices, may sit between); a group whose thunks
+ * were separated, or that lies in more than one block, is dropped and its
+ * thunks are written unwrapped (export_sequential.c). */
+#define THUNKY_ATTR_IN_SEQUENTIAL "thunky.in_sequential"
 
 #endif /* THUNKY_TRANSLATE_EXECUTABLE_ATTRS_H */

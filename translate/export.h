@@ -3,8 +3,9 @@
  * Export builds the executable from @main: export_executable.c makes the
  * allocations, constants and the outer layers; export_thunks.c a thunk of
  * each first-class op (export_kernels.c those of launches, GEMMs and device
- * ids); export_opaque.c puts thunky.call_thunk_proto's
- * thunks back; export_builder.c holds what all three build with.
+ * ids); export_opaque.c puts thunky.call_thunk_proto's thunks back;
+ * export_sequential.c rebuilds the sequentials import flattened;
+ * export_builder.c holds what all of them build with.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_TRANSLATE_EXPORT_H
@@ -54,6 +55,11 @@ typedef struct Exporter {
   List allocations;
   uint64_t nextAsyncId;
   MlirAttribute kernelBinaries; /* the module's THUNKY_KERNEL_BINARIES, or null */
+  /* The sequentials import flattened (THUNKY_ATTR_IN_SEQUENTIAL), by the
+   * number of their group; see export_sequential.c. */
+  struct ExportGroup *groups;
+  size_t numGroups, groupCapacity;
+  ThunkyHashMap groupOf;
 } Exporter;
 
 static inline MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -103,5 +109,12 @@ Thunk *thunkyExportDeviceId(Exporter *ex, MlirOperation op, bool replica);
 StreamExecutor__Dim3DProto *thunkyExportDim3(Exporter *ex, MlirAttribute dims);
 /* The thunk a thunky.call_thunk_proto holds, its slices put back. */
 Thunk *thunkyExportCallThunkProto(Exporter *ex, MlirOperation op);
+/* Finds the groups of THUNKY_ATTR_IN_SEQUENTIAL in `main` (once, before
+ * any block is written); false on a malformed one (reported). */
+bool thunkyExportScanGroups(Exporter *ex, MlirOperation main);
+/* thunkyExportBlock when the module has groups: each op's thunk by
+ * `exportOp`, and each group still together wrapped in its sequential_thunk. */
+bool thunkyExportGroupedBlock(Exporter *ex, MlirBlock block, List *out,
+                              bool (*exportOp)(Exporter *, MlirOperation, List *));
 
 #endif /* THUNKY_TRANSLATE_EXPORT_H */

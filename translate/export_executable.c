@@ -70,8 +70,115 @@ static MlirWalkResult countConstant(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-/* Every argument and constant is one allocation; their indices must cover
- * 0..n-1 once each, since XLA finds allocation i at position i. */
+/*--- renumbering ----------------------------------------------------------*/
+
+/* XLA finds allocation i at position i, so the indices must be 0..n-1. The
+ * thunky.allocation indices are kept as they are when they are (an unchanged
+ * module keeps its bytes); when they have gaps (an argument or constant was
+ * deleted) they are renumbered in their order, and so is every allocation
+ * index the executable's residual names (renumberResidual). Slices are
+ * written from SSA values, so they follow by themselves. */
+typedef struct Recorded {
+  int64_t index; /* as thunky.allocation says */
+  size_t at;     /* position among the arguments and constants */
+} Recorded;
+
+typedef struct Renumbering {
+  const Recorded *old; /* the recorded indices in order: old[j] is now j */
+  size_t numOld, total;
+  bool renumbered;
+} Renumbering;
+
+static int compareRecorded(const void *a, const void *b) {
+  int64_t x = ((const Recorded *)a)->index, y = ((const Recorded *)b)->index;
+  return (x > y) - (x < y);
+}
+
+/* The index now of the allocation the residual calls `index`; -1 when no
+ * argument or constant holds it any more. */
+static int64_t renumbered(const Renumbering *r, int64_t index) {
+  if (!r->renumbered)
+    return index >= 0 && (uint64_t)index < r->total ? index : -1;
+  size_t lo = 0, hi = r->numOld;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->old[mid].index < index)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < r->numOld && r->old[lo].index == index ? (int64_t)lo : -1;
+}
+
+/* The allocation indices in the executable's own fields (the rest of the
+ * schema names allocations only in slices, written from SSA values, or in
+ * the tables of their own that DynamicSliceFusion and HostExecuteStart
+ * carry): output_info_map and the constant table. An output whose
+ * allocation is gone is an error; a constant table entry whose allocation
+ * is gone goes too. The HLO module and buffer assignment, debug data kept
+ * as bytes, stay as they are. */
+static bool renumberResidual(MlirOperation main, const Renumbering *r, Executable *exe) {
+  for (size_t i = 0; i < exe->n_output_info_map; ++i) {
+    Xla__Gpu__GpuExecutableProto__OutputInfoProto *o = exe->output_info_map[i]->output_info;
+    if (!o)
+      continue;
+    int64_t now = renumbered(r, o->allocation_index);
+    if (now < 0) {
+      thunkyEmitError(mlirOperationGetLocation(main),
+                      "output_info_map entry %zu is in allocation %" PRId64
+                      ", which no argument or constant of @main holds any more",
+                      i, o->allocation_index);
+      return false;
+    }
+    if (now != o->allocation_index)
+      o->allocation_index = now, o->has_allocation_index = now != 0;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < exe->n_constants; ++i) {
+    Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c = exe->constants[i];
+    int64_t now = c->allocation_index == -1 ? -1 : renumbered(r, c->allocation_index);
+    if (now < 0 && c->allocation_index != -1)
+      continue; /* its allocation was deleted */
+    if (now >= 0 && now != c->allocation_index)
+      c->allocation_index = now, c->has_allocation_index = now != 0;
+    exe->constants[kept++] = c;
+  }
+  exe->n_constants = kept;
+  return true;
+}
+
+/* Numbers the allocations: the recorded indices if they are 0..k-1, else
+ * their order; those without one (written by hand) come after. */
+static bool numberAllocations(Exporter *ex, MlirOperation main, Allocation **all,
+                              const bool *fresh, size_t total, Renumbering *r) {
+  MlirLocation loc = mlirOperationGetLocation(main);
+  Recorded *old = thunkyArenaAlloc(ex->arena, (total + 1) * sizeof *old);
+  if (!old)
+    return opError(main, "out of memory");
+  size_t k = 0;
+  for (size_t i = 0; i < total; ++i)
+    if (!fresh[i])
+      old[k++] = (Recorded){all[i]->index, i};
+  qsort(old, k, sizeof *old, compareRecorded);
+  for (size_t j = 0; j < k; ++j)
+    if (old[j].index < 0 || (j > 0 && old[j].index == old[j - 1].index)) {
+      thunkyEmitError(loc, "allocation index %" PRId64 " is %s; the thunky.allocation "
+                           "indices of @main's %zu arguments and constants must be >= 0 "
+                           "and differ (export numbers them 0..%zu in their order)",
+                      old[j].index, old[j].index < 0 ? "negative" : "used twice", total,
+                      total ? total - 1 : 0);
+      return false;
+    }
+  *r = (Renumbering){old, k, total, k > 0 && old[k - 1].index != (int64_t)(k - 1)};
+  for (size_t j = 0; r->renumbered && j < k; ++j) {
+    Allocation *a = all[old[j].at];
+    a->index = (int64_t)j, a->has_index = j != 0;
+  }
+  return true;
+}
+
+/* Every argument and constant is one allocation, numbered 0..n-1 (see
+ * numberAllocations). */
 static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe) {
   MlirLocation loc = mlirOperationGetLocation(main);
   intptr_t numArgs = mlirBlockGetNumArguments(ex->entry);
@@ -91,7 +198,7 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
   }
   mlirOperationWalk(main, collectConstant, &constantOps, MlirWalkPreOrder);
   ex->numConstants = numConstants;
-  int64_t parameters = 0, next = 0;
+  int64_t parameters = 0, next;
   bool ok = true;
   for (size_t i = 0; i < total && ok; ++i) {
     MlirAttribute dict = {NULL};
@@ -111,9 +218,10 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
       ok = false;
       break;
     }
-    if (!fresh[i] && all[i]->index >= next)
-      next = all[i]->index + 1;
   }
+  Renumbering numbering = {0};
+  ok = ok && numberAllocations(ex, main, all, fresh, total, &numbering);
+  next = (int64_t)numbering.numOld;
   for (size_t i = 0; i < total && ok; ++i) {
     bool isArg = i < (size_t)numArgs;
     MlirValue v = isArg ? mlirBlockGetArgument(ex->entry, (intptr_t)i)
@@ -144,22 +252,13 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
     }
   }
   free(fresh);
-  if (!ok)
+  if (!ok || !renumberResidual(main, &numbering, exe))
     return false;
   Allocation **byIndex = thunkyArenaAlloc(ex->arena, (total + 1) * sizeof *byIndex);
   if (!byIndex)
     return opError(main, "out of memory");
-  for (size_t i = 0; i < total; ++i) {
-    int64_t index = all[i]->index;
-    if (index < 0 || (uint64_t)index >= total || byIndex[index]) {
-      thunkyEmitError(loc, "allocation index %" PRId64 " is %s; the %zu arguments and "
-                           "constants of @main must number 0..%zu once each",
-                      index, index < 0 || (uint64_t)index >= total ? "out of range" : "used twice",
-                      total, total ? total - 1 : 0);
-      return false;
-    }
-    byIndex[index] = all[i];
-  }
+  for (size_t i = 0; i < total; ++i)
+    byIndex[all[i]->index] = all[i]; /* numberAllocations made them 0..total-1 */
   if (total) {
     if (!exe->buffer_allocations &&
         !(exe->buffer_allocations = thunkyExportNewMessage(
@@ -378,7 +477,7 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
     mlirOperationWalk(main, maxAsyncId, &ex.nextAsyncId, MlirWalkPreOrder);
     List thunks = {0};
     ok = collectAllocations(&ex, main, exe) && exportConstants(&ex, exe) &&
-         thunkyExportBlock(&ex, ex.entry, &thunks);
+         thunkyExportScanGroups(&ex, main) && thunkyExportBlock(&ex, ex.entry, &thunks);
     exe->n_thunks = thunks.count;
     exe->thunks = (Thunk **)thunks.items;
   }
@@ -389,6 +488,7 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
   thunkyBufferDestroy(&out);
   free(ex.argAllocation), free(ex.constants), free(ex.asyncs);
   thunkyHashMapDestroy(&ex.constantOf), thunkyHashMapDestroy(&ex.asyncOf);
+  free(ex.groups), thunkyHashMapDestroy(&ex.groupOf);
   thunkyArenaDestroy(ex.arena);
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }

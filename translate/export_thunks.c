@@ -468,6 +468,8 @@ static bool exportOp(Exporter *ex, MlirOperation op, List *out) {
 }
 
 bool thunkyExportBlock(Exporter *ex, MlirBlock block, List *out) {
+  if (ex->numGroups)
+    return thunkyExportGroupedBlock(ex, block, out, exportOp);
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
     if (!exportOp(ex, op, out))

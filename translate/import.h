@@ -4,7 +4,8 @@
  * builds the module op by op: import_executable.c makes @main's signature,
  * the constants and the module; import_thunks.c the first-class ops, one
  * kind at a time; import_opaque.c thunky.call_thunk_proto for every other
- * kind; import_builder.c the helpers all three build with.
+ * kind; import_flatten.c inlines the sequentials an async token must leave;
+ * import_builder.c the helpers all of them build with.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_TRANSLATE_IMPORT_H
@@ -51,6 +52,7 @@ typedef struct Importer {
   MlirValue *allocationValue;
   MlirBlock block; /* where ops go */
   MlirValue *tokens; /* per async slot: its start's token */
+  int64_t nextGroup; /* the next flattened sequential's number (import_flatten.c) */
   ThunkyLimits limits;
   MlirType elementTypes[THUNKY_TYPE_COUNT]; /* parsed once each */
   KernelBinaries binaries;
@@ -115,5 +117,10 @@ void thunkyImportFreeKernelBinaries(Importer *im);
 /* Any thunk as thunky.call_thunk_proto, its slices renumbered over its
  * operands, with what the thunk kind table says each operand is written. */
 bool thunkyImportOpaque(Importer *im, Thunk *t);
+/* Makes the token of async execution `id` usable in the current block,
+ * flattening the thunky.sequential ops between its start and here (each
+ * op that was in one records it in THUNKY_ATTR_IN_SEQUENTIAL); fails,
+ * reported, when something other than a sequential is in the way. */
+bool thunkyImportReachToken(Importer *im, MlirValue token, uint64_t id);
 
 #endif /* THUNKY_TRANSLATE_IMPORT_H */

@@ -5,7 +5,8 @@
  * thunk kinds upstream maps as first-class ops; every other thunk as
  * thunky.call_thunk_proto with its slices renumbered over its operands), and
  * loses nothing: fields an op does not model stay on it as attributes
- * (executable_attrs.h), sequential thunks stay thunky.sequential, PTX and
+ * (executable_attrs.h), sequential thunks stay thunky.sequential (unless
+ * an async token must leave one, import_flatten.c), PTX and
  * cubin stay once on the module, and each op's location names its thunk.
  *
  *===--------------------------------------------------------------------===*/

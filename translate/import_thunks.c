@@ -439,6 +439,8 @@ static bool importAsyncDone(Importer *im, Thunk *t) {
   /* The model refused a done before its start. */
   if (!thunkyExecutableAsyncSlot(im->model, id, &slot) || mlirValueIsNull(im->tokens[slot]))
     return thunkyImportError(im, "async done for execution id %" PRIu64 " has no start", id);
+  if (!thunkyImportReachToken(im, im->tokens[slot], id))
+    return false;
   MlirOperation op =
       thunkyImportEmit(im, "thunky.async_done", 1, &im->tokens[slot], 0, NULL, 0, NULL, 0);
   /* The id is the token's: export takes it from the async_start. */

@@ -2,6 +2,10 @@
  *
  * C code reports every failure as an MLIR diagnostic at the location of what
  * failed, so it shows up under --verify-diagnostics and in tools' output.
+ * At an imported op, that location names its thunk ("thunk <id>
+ * <annotation>", a NameLoc); the handler the dialect installs in each
+ * context that loads it puts "in thunk <id> <annotation>: " in front of the
+ * message, since MLIR's printers show only a NameLoc's file part.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_C_DIAGNOSTICS_H
