@@ -166,16 +166,19 @@ static bool countUses(Report *r, MlirBlock entry) {
     thunkyCollectAccesses(op, &a);
     if (a.outOfMemory)
       return false;
-    for (size_t k = 0; k < a.count; ++k) {
-      ThunkyBytes b = a.items[k].bytes;
-      Allocation *al = thunkyOpMapGet(&r->byValue, keyOf(b.root));
-      if (!al)
-        continue;
-      al->firstUse = first < al->firstUse ? first : al->firstUse;
-      al->lastUse = last > al->lastUse ? last : al->lastUse;
-      if (al->grouped)
-        thunkyScratchGroupsTouch(&al->groups, b.offset, b.offset + b.size, first, last);
-    }
+    for (int writes = 1; writes >= 0; --writes)
+      for (size_t k = 0; k < a.count; ++k) {
+        ThunkyBytes b = a.items[k].bytes;
+        Allocation *al = a.items[k].write == writes ? thunkyOpMapGet(&r->byValue, keyOf(b.root))
+                                                    : NULL;
+        if (!al)
+          continue;
+        al->firstUse = first < al->firstUse ? first : al->firstUse;
+        al->lastUse = last > al->lastUse ? last : al->lastUse;
+        if (al->grouped)
+          thunkyScratchGroupsTouch(&al->groups, b.offset, b.offset + b.size, first, last,
+                                   writes);
+      }
     thunkyAccessesClear(&a);
   }
   return true;

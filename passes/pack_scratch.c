@@ -42,12 +42,13 @@ static bool lifetimes(MlirBlock entry, MlirValue arg, ThunkyScratchGroups *p) {
     thunkyCollectAccesses(op, &a);
     if (a.outOfMemory)
       return false;
-    for (size_t k = 0; k < a.count; ++k) {
-      if (!mlirValueEqual(a.items[k].bytes.root, arg))
-        continue;
-      int64_t from = a.items[k].bytes.offset;
-      thunkyScratchGroupsTouch(p, from, from + a.items[k].bytes.size, index, index);
-    }
+    for (int writes = 1; writes >= 0; --writes)
+      for (size_t k = 0; k < a.count; ++k) {
+        if (a.items[k].write != writes || !mlirValueEqual(a.items[k].bytes.root, arg))
+          continue;
+        int64_t from = a.items[k].bytes.offset;
+        thunkyScratchGroupsTouch(p, from, from + a.items[k].bytes.size, index, index, writes);
+      }
     thunkyAccessesClear(&a);
   }
   return true;

@@ -80,10 +80,14 @@ size_t thunkyFirstGroupAfter(const ThunkyScratchGroups *groups, int64_t offset) 
 }
 
 void thunkyScratchGroupsTouch(ThunkyScratchGroups *groups, int64_t from, int64_t to,
-                              int64_t first, int64_t last) {
+                              int64_t first, int64_t last, bool write) {
   for (size_t g = thunkyFirstGroupAfter(groups, from);
        g < groups->count && groups->items[g].start < to; ++g) {
     ThunkyScratchGroup *grp = &groups->items[g];
+    /* Read before anything wrote it: the program sees the bytes scratch
+     * starts with, so they must be kept from the start. */
+    if (!write && grp->first > grp->last)
+      first = 0;
     grp->first = first < grp->first ? first : grp->first;
     grp->last = last > grp->last ? last : grp->last;
   }

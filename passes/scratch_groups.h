@@ -40,9 +40,11 @@ void thunkyScratchGroupsSortByStart(ThunkyScratchGroups *groups);
 size_t thunkyFirstGroupAfter(const ThunkyScratchGroups *groups, int64_t offset);
 
 /* Widens the lifetime of every group that bytes [from, to) reach to cover
- * steps [first, last]. */
+ * steps [first, last]; a read of a group nothing touched yet reaches back
+ * to step 0. Give a step's writes before its reads, so that what a kernel
+ * writes (and may read in place) counts as written there. */
 void thunkyScratchGroupsTouch(ThunkyScratchGroups *groups, int64_t from, int64_t to,
-                              int64_t first, int64_t last);
+                              int64_t first, int64_t last, bool write);
 
 void thunkyScratchGroupsClear(ThunkyScratchGroups *groups);
 

@@ -9,8 +9,12 @@
 # --compare on 2 and 4 ranks. An input that cannot run on 2 or 4 replicas
 # runs as partitions, or on 1 or 8 ranks (replica groups for another
 # count); one that cannot run at all, or has no outputs to compare, is
-# listed with the reason. Prints a line per
-# input and the counts; exits 1 if any comparison or race check fails.
+# listed with the reason. A program whose outputs change with what scratch
+# holds at the start (it reads scratch bytes nothing wrote, which XLA's
+# programs never do and whose result XLA leaves undefined) does not check
+# the passes that move scratch (pack-scratch, and thunky-optimize, which
+# runs it); the line says so. Prints a line per input and the counts;
+# exits 1 if any comparison or race check fails.
 set -uo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
@@ -61,7 +65,15 @@ for i in "${!inputs[@]}"; do
     echo "$name: skipped: no outputs to compare (output_info_map is empty)"
     noOutputs=$((noOutputs + 1)); continue
   fi
-  bad=0
+  mkdir -p "$tmp/zeros" "$tmp/filled"
+  # shellcheck disable=SC2086
+  run --ranks ${ranks[0]} "$tmp/in.pb" -o "$tmp/zeros" > /dev/null 2>&1
+  # shellcheck disable=SC2086
+  run --ranks ${ranks[0]} "$tmp/in.pb" --scratch-byte 165 -o "$tmp/filled" > /dev/null 2>&1
+  readsUnwritten=0
+  diff -rq "$tmp/zeros" "$tmp/filled" > /dev/null || readsUnwritten=1
+  rm -rf "$tmp/zeros" "$tmp/filled"
+  bad=0 checked=0
   raceChecks=$((raceChecks + 1))
   if ! thunky-opt --thunky-check-races "$tmp/in.mlir" -o /dev/null 2> "$tmp/err"; then
     echo "$name: FAIL: thunky-check-races: $(head -1 "$tmp/err")"; bad=1
@@ -74,6 +86,10 @@ for i in "${!inputs[@]}"; do
     fi
   done
   for pass in "${passes[@]}"; do
+    case "$pass" in
+      thunky-pack-scratch|thunky-optimize) [ $readsUnwritten -eq 0 ] || continue ;;
+    esac
+    checked=$((checked + 1))
     if ! thunky-opt "--$pass" "$tmp/in.mlir" -o "$tmp/p.mlir" 2> "$tmp/err" ||
        ! thunky-translate --export-thunky "$tmp/p.mlir" -o "$tmp/p.pb" 2>> "$tmp/err"; then
       echo "$name: FAIL: $pass: $(head -1 "$tmp/err")"; bad=1; continue
@@ -93,7 +109,10 @@ for i in "${!inputs[@]}"; do
   if [ $bad -eq 0 ]; then
     inputsOk=$((inputsOk + 1))
     layouts="$(printf '%s, ' "${ranks[@]}")"
-    echo "$name: equal after ${#passes[@]} rewrites on ${layouts%, } ranks, race-free"
+    unchecked=""
+    [ $readsUnwritten -eq 0 ] ||
+      unchecked="; pack-scratch and thunky-optimize not compared: it reads scratch bytes nothing wrote"
+    echo "$name: equal after $checked rewrites on ${layouts%, } ranks, race-free$unchecked"
   else
     failures=$((failures + 1))
   fi

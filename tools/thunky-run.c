@@ -53,6 +53,9 @@ static const char usage[] =
     "  --check-async          run every async region at its start, then at its done, and\n"
     "                         compare as --compare does (a race shows as a difference)\n"
     "  --schedule start|done  host: when an async region runs (start, the default)\n"
+    "  --scratch-byte N       host: fill scratch allocations with byte N (0-255) before\n"
+    "                         running, not zeros: outputs that change read scratch\n"
+    "                         bytes nothing wrote\n"
     "  --backend host|cuda    where to run (host: the reference backend)\n"
     "  --ranks N              ranks: simulated (host) or GPUs (cuda); default 1\n"
     "  --partitions N         of the ranks, partitions per replica; default 1\n"
@@ -82,6 +85,7 @@ typedef struct {
   uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
   bool print, profile, cudaGraph, fingerprint, hasSeed, checkAsync, asyncAtDone;
+  uint8_t scratchByte;
 } Options;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -153,6 +157,8 @@ static bool parseOptions(int argc, char **argv, Options *o) {
       o->compare = value;
     else if (!strcmp(a, "--seed") && value && parseCount(value, UINT64_MAX, &n))
       o->seed = n, o->hasSeed = true;
+    else if (!strcmp(a, "--scratch-byte") && value && parseCount(value, 255, &n))
+      o->scratchByte = (uint8_t)n;
     else if (!strcmp(a, "--schedule") && value && (!strcmp(value, "start") ||
                                                    !strcmp(value, "done")))
       o->asyncAtDone = !strcmp(value, "done");
@@ -477,6 +483,7 @@ int main(int argc, char **argv) {
                             .maxHostMemory = o.maxHostMemory, .registry = registry,
                             .timeline = timeline, .fingerprint = o.fingerprint,
                             .asyncAtDone = o.asyncAtDone, .cudaGraph = o.cudaGraph,
+                            .scratchByte = o.scratchByte,
                             .ncclIdFile = o.ncclId};
   if (ok && !processPlace(&config.processRank, &config.processCount))
     ok = thunkyErrorf(&error, "THUNKY_RANK/THUNKY_WORLD_SIZE (or OMPI_COMM_WORLD_RANK/_SIZE) "

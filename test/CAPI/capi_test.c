@@ -83,7 +83,7 @@ static void testOpKinds(void) {
   // CHECK-NEXT: kind 0 - collective=0
   // CHECK-NEXT: kind 1 slice_buffer collective=0
   // CHECK-NEXT: kind 4 copy collective=0
-  // CHECK-NEXT: kind 15 all_reduce collective=1
+  // CHECK-NEXT: kind 20 all_reduce collective=1
   // CHECK-NEXT: kind 0 - collective=0
   // CHECK-NEXT: slice result size=8 arg size=16
 }

@@ -104,3 +104,27 @@ func.func @empty_slices(%x: !thunky.buffer<64>, %tmp: !thunky.buffer<128> {thunk
   thunky.copy %a, %x : <64>, <64>
   return
 }
+
+// -----
+
+// A slice read before anything writes it sees the bytes scratch starts
+// with, so it keeps them from the start: neither slice written and read
+// before it can take its place. A kernel's written operand counts as written
+// there, though the launch may read it in place.
+// Without that, all three would share 64 bytes.
+// REPORT: thunky-pack-scratch: argument 1: 256 -> 128 bytes
+// CHECK-LABEL: func.func @read_before_written
+// CHECK: %[[A:.*]] = thunky.slice_buffer %{{.*}} offset = 0 : <128> -> <64>
+// CHECK: %[[B:.*]] = thunky.slice_buffer %{{.*}} offset = 64 : <128> -> <64>
+// CHECK: %[[C:.*]] = thunky.slice_buffer %{{.*}} offset = 0 : <128> -> <64>
+func.func @read_before_written(%out: !thunky.buffer<64>, %tmp: !thunky.buffer<256> {thunky.role = "scratch"}) {
+  %a = thunky.slice_buffer %tmp offset = 0 : <256> -> <64>
+  %b = thunky.slice_buffer %tmp offset = 64 : <256> -> <64>
+  %c = thunky.slice_buffer %tmp offset = 128 : <256> -> <64>
+  thunky.launch "k"(%a : !thunky.buffer<64>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true]>
+  thunky.copy %a, %out : <64>, <64>
+  thunky.launch "k"(%c : !thunky.buffer<64>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true]>
+  thunky.copy %c, %out : <64>, <64>
+  thunky.copy %b, %out : <64>, <64>
+  return
+}
