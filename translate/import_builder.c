@@ -129,12 +129,13 @@ bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index,
 
 /* Attaches what is left of `t` after the op took its fields. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
-                                ProtobufCMessage *impl, const char *implName) {
+                                ProtobufCMessage *impl, const char *implName,
+                                const ProtobufCMessageDescriptor *const *opaque) {
   if (impl && thunkyProtoIsEmpty(impl))
     thunkyProtoClearField(&t->base, implName);
   if (thunkyProtoIsEmpty(&t->base))
     return true;
-  MlirAttribute kept = thunkyProtoToAttr(im->ctx, &t->base, NULL);
+  MlirAttribute kept = thunkyProtoToAttr(im->ctx, &t->base, opaque);
   if (mlirAttributeIsNull(kept))
     return thunkyImportError(im, "%s", "out of memory");
   mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_THUNK), kept);
