@@ -98,11 +98,10 @@ void thunkyImportConsumeSequence(Xla__Gpu__ThunkSequenceProto **slot);
 bool thunkyImportThunks(Importer *im, size_t n, Thunk **thunks);
 bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index, size_t n,
                         Thunk **thunks);
-/* Attaches what is left of `t` after the op took its fields; messages of
- * the types in `opaque` (NULL-terminated, may be NULL) stay serialized. */
+/* Attaches what is left of `t` after the op took its fields: a dictionary
+ * that reads like the message, or (`serialized`) its bytes. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
-                                ProtobufCMessage *impl, const char *implName,
-                                const ProtobufCMessageDescriptor *const *opaque);
+                                ProtobufCMessage *impl, const char *implName, bool serialized);
 /* Kernel launches, GEMMs and device ids (import_kernels.c): whether a thunk
  * of that kind fits its op exactly, and its import. */
 bool thunkyImportKernelFits(const Thunk *t);

@@ -6,6 +6,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 /* Reports at the current thunk, naming it: a NameLoc's name does not show
@@ -127,15 +128,26 @@ bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index,
   return ok;
 }
 
+/* `msg` serialized, as a StringAttr; null when out of memory. */
+static MlirAttribute packed(Importer *im, const ProtobufCMessage *msg) {
+  size_t size = protobuf_c_message_get_packed_size(msg);
+  uint8_t *bytes = malloc(size + 1);
+  if (!bytes)
+    return mlirAttributeGetNull();
+  protobuf_c_message_pack(msg, bytes);
+  MlirAttribute a = stringAttr(im, (const char *)bytes, size);
+  free(bytes);
+  return a;
+}
+
 /* Attaches what is left of `t` after the op took its fields. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
-                                ProtobufCMessage *impl, const char *implName,
-                                const ProtobufCMessageDescriptor *const *opaque) {
+                                ProtobufCMessage *impl, const char *implName, bool serialized) {
   if (impl && thunkyProtoIsEmpty(impl))
     thunkyProtoClearField(&t->base, implName);
   if (thunkyProtoIsEmpty(&t->base))
     return true;
-  MlirAttribute kept = thunkyProtoToAttr(im->ctx, &t->base, opaque);
+  MlirAttribute kept = serialized ? packed(im, &t->base) : thunkyProtoToAttr(im->ctx, &t->base, NULL);
   if (mlirAttributeIsNull(kept))
     return thunkyImportError(im, "%s", "out of memory");
   mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_THUNK), kept);

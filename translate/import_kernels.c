@@ -225,16 +225,11 @@ static void consumeShapedSlices(ProtobufCMessage *owner, const char *field, size
     thunkyProtoClearField(owner, field);
 }
 
-/* What is left of a launch's thunk once the op took its fields (the args'
- * element types and shapes, the packing spec, TMA metadata) is kept
- * serialized: a real executable is mostly launches, and a dictionary per
- * argument would cost import more than the whole op. */
-static const ProtobufCMessageDescriptor *const kernelOpaque[] = {
-    &xla__gpu__kernel_thunk_proto__descriptor,
-    &xla__gpu__custom_kernel_thunk_proto__descriptor,
-    NULL,
-};
-
+/* What is left of a launch's thunk once the op took its fields (thunk_info,
+ * the args' element types and shapes, the packing spec, TMA metadata) is
+ * kept serialized: a real executable is mostly launches, and the dozen
+ * attributes a dictionary of it takes would cost import and export more
+ * than the op itself. */
 bool thunkyImportKernel(Importer *im, Thunk *t) {
   bool custom = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK;
   Xla__Gpu__KernelThunkProto *k = custom ? NULL : t->kernel_thunk;
@@ -305,14 +300,14 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
       thunkyProtoClearField(&c->base, fields[f]);
     if (thunkyProtoIsEmpty(&c->base))
       ck->custom_kernel = NULL;
-    return thunkyImportAttachResidual(im, op, t, &ck->base, "custom_kernel_thunk", kernelOpaque);
+    return thunkyImportAttachResidual(im, op, t, &ck->base, "custom_kernel_thunk", true);
   }
   consumeSlices(&k->base, "args", n, k->args);
   static const char *const fields[] = {"written", "kernel_name", "launch_dimensions",
                                        "cluster_dim", "shmem_bytes"};
   for (size_t f = 0; f < sizeof fields / sizeof *fields; ++f)
     thunkyProtoClearField(&k->base, fields[f]);
-  return thunkyImportAttachResidual(im, op, t, &k->base, "kernel_thunk", kernelOpaque);
+  return thunkyImportAttachResidual(im, op, t, &k->base, "kernel_thunk", true);
 }
 
 /*--- matrix multiplications ----------------------------------------------*/
@@ -344,7 +339,7 @@ bool thunkyImportGemm(Importer *im, Thunk *t) {
   for (intptr_t i = 0; i < n; ++i)
     thunkyImportConsumeSlice(slots[i]);
   thunkyProtoClearField(&g->base, "deterministic");
-  return thunkyImportAttachResidual(im, op, t, &g->base, "gemm_thunk", NULL);
+  return thunkyImportAttachResidual(im, op, t, &g->base, "gemm_thunk", false);
 }
 
 bool thunkyImportCublasLtMatmul(Importer *im, Thunk *t) {
@@ -384,7 +379,7 @@ bool thunkyImportCublasLtMatmul(Importer *im, Thunk *t) {
   static const char *const fields[] = {"epilogue", "algorithm_idx", "autotune_workspace_size"};
   for (size_t f = 0; f < sizeof fields / sizeof *fields; ++f)
     thunkyProtoClearField(&m->base, fields[f]);
-  return thunkyImportAttachResidual(im, op, t, &m->base, "cublas_lt_matmul_thunk", NULL);
+  return thunkyImportAttachResidual(im, op, t, &m->base, "cublas_lt_matmul_thunk", false);
 }
 
 /*--- device ids ----------------------------------------------------------*/
@@ -408,5 +403,5 @@ bool thunkyImportDeviceId(Importer *im, Thunk *t) {
                                       1, &dst, 0, NULL, 0, NULL, 0);
   thunkyImportConsumeSlice(slot);
   return thunkyImportAttachResidual(im, op, t, impl,
-                                    replica ? "replica_id_thunk" : "partition_id_thunk", NULL);
+                                    replica ? "replica_id_thunk" : "partition_id_thunk", false);
 }
