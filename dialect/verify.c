@@ -156,9 +156,9 @@ static MlirLogicalResult verifyDim3(MlirOperation op, const char *name) {
   return OK;
 }
 
-static MlirLogicalResult verifyPtxKernel(MlirOperation op) {
-  CHECK(verifyDim3(op, "grid_dim"));
-  CHECK(verifyDim3(op, "block_dim"));
+/* What ptx_kernel and launch share: a written flag per buffer, shared
+ * memory that is not negative. */
+static MlirLogicalResult verifyKernelArguments(MlirOperation op) {
   intptr_t written = mlirDenseArrayGetNumElements(getAttr(op, "written"));
   intptr_t buffers = mlirOperationGetNumOperands(op);
   if (written != buffers)
@@ -168,6 +168,12 @@ static MlirLogicalResult verifyPtxKernel(MlirOperation op) {
   if (shmem < 0)
     return FAIL(op, "shmem_bytes must be >= 0, got %" PRId64, shmem);
   return OK;
+}
+
+static MlirLogicalResult verifyPtxKernel(MlirOperation op) {
+  CHECK(verifyDim3(op, "grid_dim"));
+  CHECK(verifyDim3(op, "block_dim"));
+  return verifyKernelArguments(op);
 }
 
 /* The entry `name` of the module's kernel binary table, or null. */
@@ -190,14 +196,7 @@ static MlirLogicalResult verifyLaunch(MlirOperation op) {
   CHECK(verifyDim3(op, "block"));
   if (!mlirAttributeIsNull(getAttr(op, "cluster")))
     CHECK(verifyDim3(op, "cluster"));
-  intptr_t written = mlirDenseArrayGetNumElements(getAttr(op, "written"));
-  intptr_t buffers = mlirOperationGetNumOperands(op);
-  if (written != buffers)
-    return FAIL(op, "written has %" PRIdPTR " entries for %" PRIdPTR " buffers", written,
-                buffers);
-  int64_t shmem = getInt(op, "shmem_bytes");
-  if (shmem < 0)
-    return FAIL(op, "shmem_bytes must be >= 0, got %" PRId64, shmem);
+  CHECK(verifyKernelArguments(op));
   if (mlirAttributeIsNull(getAttr(op, "binary")))
     return OK;
   MlirStringRef name = getString(op, "binary");

@@ -158,22 +158,25 @@ Thunk *thunkyExportLaunch(Exporter *ex, MlirOperation op) {
   return exportBinary(ex, op, spec) ? t : NULL;
 }
 
-/* The op's `config` as a GemmConfigProto. */
-static Xla__GemmConfigProto *exportConfig(Exporter *ex, MlirOperation op) {
-  return (Xla__GemmConfigProto *)thunkyAttrToProto(inherent(op, "config"),
-                                                   &xla__gemm_config_proto__descriptor,
-                                                   ex->arena, mlirOperationGetLocation(op),
-                                                   "config");
+/* The thunk of a gemm or cublaslt_matmul, its impl message in *impl and the
+ * op's `config` as a GemmConfigProto in *config; NULL on failure. */
+static Thunk *startMatmul(Exporter *ex, MlirOperation op, const char *implField, void **impl,
+                          Xla__GemmConfigProto **config) {
+  Thunk *t = thunkyExportStartThunk(ex, op, implField, (ProtobufCMessage **)impl);
+  if (!t || !(*config = (Xla__GemmConfigProto *)thunkyAttrToProto(
+                  inherent(op, "config"), &xla__gemm_config_proto__descriptor, ex->arena,
+                  mlirOperationGetLocation(op), "config")))
+    return NULL;
+  return t;
 }
 
 Thunk *thunkyExportGemm(Exporter *ex, MlirOperation op) {
-  ProtobufCMessage *impl;
-  Thunk *t = thunkyExportStartThunk(ex, op, "gemm_thunk", &impl);
+  Xla__Gpu__GemmThunkProto *g;
+  Xla__GemmConfigProto *config;
+  Thunk *t = startMatmul(ex, op, "gemm_thunk", (void **)&g, &config);
   if (!t)
     return NULL;
-  Xla__Gpu__GemmThunkProto *g = (void *)impl;
-  if (!(g->gemm_config = exportConfig(ex, op)))
-    return NULL;
+  g->gemm_config = config;
   ThunkySlice **slots[4] = {&g->lhs_buffer, &g->rhs_buffer, &g->output_buffer, &g->workspace};
   intptr_t n = mlirOperationGetNumOperands(op);
   for (intptr_t i = 0; i < 4; ++i)
@@ -195,13 +198,12 @@ static void optionalInt(MlirOperation op, const char *name, protobuf_c_boolean *
 }
 
 Thunk *thunkyExportCublasLtMatmul(Exporter *ex, MlirOperation op) {
-  ProtobufCMessage *impl;
-  Thunk *t = thunkyExportStartThunk(ex, op, "cublas_lt_matmul_thunk", &impl);
+  Xla__Gpu__CublasLtMatmulThunkProto *m;
+  Xla__GemmConfigProto *config;
+  Thunk *t = startMatmul(ex, op, "cublas_lt_matmul_thunk", (void **)&m, &config);
   if (!t)
     return NULL;
-  Xla__Gpu__CublasLtMatmulThunkProto *m = (void *)impl;
-  if (!(m->gemm_config = exportConfig(ex, op)))
-    return NULL;
+  m->gemm_config = config;
   m->impl_case = XLA__GPU__CUBLAS_LT_MATMUL_THUNK_PROTO__IMPL_GEMM_CONFIG;
   Xla__ShapedSliceProto **groups[12] = {&m->a,       &m->b,       &m->c,       &m->d,
                                         &m->bias,    &m->aux,     &m->a_scale, &m->b_scale,

@@ -64,7 +64,8 @@ bool thunkyImportKernelFits(const Thunk *t) {
   bool code =
       spec &&
       ((spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN &&
-        spec->cubin->base.n_unknown_fields == 0) ||
+        spec->cubin->base.n_unknown_fields == 0 &&
+        spec->cubin->has_data == (spec->cubin->data.len != 0)) ||
        (spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
         spec->ptx->base.n_unknown_fields == 0 && spec->ptx->data));
   return c && c->base.n_unknown_fields == 0 && nonEmpty(c->name) && k->n_written == k->n_args &&
