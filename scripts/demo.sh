@@ -85,7 +85,11 @@ echo "   on 2 ranks with the same random inputs, every kernel a fingerprint of w
   --compare "$work/optimized.bin"
 "$build/bin/thunky-opt" --thunky-check-races "$work/jax.mlir" -o /dev/null
 echo "-- and no async region races (thunky-check-races); now a wrong edit: the kernel's operands swapped"
-sed 's/call_thunk_proto %arg0, %arg1 /call_thunk_proto %arg1, %arg0 /' "$work/jax.mlir" > "$work/wrong.mlir"
+sed 's/launch "scale_fusion"(%arg0, %arg1 /launch "scale_fusion"(%arg1, %arg0 /' "$work/jax.mlir" > "$work/wrong.mlir"
+if cmp -s "$work/jax.mlir" "$work/wrong.mlir"; then
+  echo "demo: the edit found no launch to change" >&2
+  exit 1
+fi
 if "$build/bin/thunky-run" --kernels=fingerprint --ranks 2 --seed 7 "$work/jax.bin" \
      --compare "$work/wrong.mlir"; then
   echo "demo: the wrong edit compared equal" >&2
