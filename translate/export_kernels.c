@@ -18,16 +18,22 @@ static char *arenaString(Exporter *ex, MlirAttribute s) {
   return thunkyArenaString(ex->arena, v.data, v.length);
 }
 
-/* A repeated slice field with one entry per operand: kept from import (its
- * element types) or made fresh. */
-static bool exportSlices(Exporter *ex, MlirOperation op, size_t *count, ThunkySlice ***items) {
+/* Gives a repeated field of pointers one entry per operand: the entries
+ * import kept (their element types, shapes) or fresh ones. */
+static bool argumentList(Exporter *ex, MlirOperation op, size_t *count, void ***items) {
   size_t n = (size_t)mlirOperationGetNumOperands(op);
   if (*count != 0 && *count != n)
     return opError(op, THUNKY_ATTR_THUNK " describes a different number of arguments");
   if (*count == 0 && !(*items = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof **items)))
     return opError(op, "out of memory");
   *count = n;
-  for (size_t i = 0; i < n; ++i)
+  return true;
+}
+
+static bool exportSlices(Exporter *ex, MlirOperation op, size_t *count, ThunkySlice ***items) {
+  if (!argumentList(ex, op, count, (void ***)items))
+    return false;
+  for (size_t i = 0; i < *count; ++i)
     if (!thunkyExportSetSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)i), &(*items)[i]))
       return false;
   return true;
@@ -35,13 +41,9 @@ static bool exportSlices(Exporter *ex, MlirOperation op, size_t *count, ThunkySl
 
 static bool exportShapedSlices(Exporter *ex, MlirOperation op, size_t *count,
                                Xla__ShapedSliceProto ***items) {
-  size_t n = (size_t)mlirOperationGetNumOperands(op);
-  if (*count != 0 && *count != n)
-    return opError(op, THUNKY_ATTR_THUNK " describes a different number of arguments");
-  if (*count == 0 && !(*items = thunkyArenaAlloc(ex->arena, (n + 1) * sizeof **items)))
-    return opError(op, "out of memory");
-  *count = n;
-  for (size_t i = 0; i < n; ++i)
+  if (!argumentList(ex, op, count, (void ***)items))
+    return false;
+  for (size_t i = 0; i < *count; ++i)
     if (!thunkyExportSetShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)i),
                                     &(*items)[i]))
       return false;
