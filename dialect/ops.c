@@ -4,6 +4,8 @@
 #include "thunky-c/Dialect.h"
 #include "thunky-c/ElementTypes.h"
 
+#include <string.h>
+
 const char *thunkyOpKindGetMnemonic(ThunkyOpKind kind) {
   static const char *const names[THUNKY_OP_COUNT] = {
       NULL,
@@ -36,4 +38,9 @@ bool thunkyOpKindIsThunk(ThunkyOpKind kind) {
  * every type of a whole number of bytes (PRED takes one). */
 int thunkyCollectiveElementBytes(MlirType type) {
   return (int)thunkyElementBytes(thunkyElementTypeFromMlir(type));
+}
+
+void thunkyEpilogueOperands(MlirStringRef e, bool *bias, bool *aux) {
+  *bias = e.length >= 13 && memcmp(e.data, "EPILOGUE_BIAS", 13) == 0;
+  *aux = e.length >= 9 && memcmp(e.data + e.length - 9, "_WITH_AUX", 9) == 0;
 }

@@ -268,8 +268,8 @@ static MlirLogicalResult verifyCublasLtMatmul(MlirOperation op) {
   MlirAttribute segments = getAttr(op, "operandSegmentSizes");
   bool hasBias = mlirDenseI32ArrayGetElement(segments, 4) != 0;
   bool hasAux = mlirDenseI32ArrayGetElement(segments, 5) != 0;
-  bool wantsBias = e.length >= 13 && memcmp(e.data, "EPILOGUE_BIAS", 13) == 0;
-  bool wantsAux = e.length >= 9 && memcmp(e.data + e.length - 9, "_WITH_AUX", 9) == 0;
+  bool wantsBias, wantsAux;
+  thunkyEpilogueOperands(e, &wantsBias, &wantsAux);
   if (wantsBias && !hasBias)
     return FAIL(op, "epilogue %.*s needs a bias operand", (int)e.length, e.data);
   if (wantsAux && !hasAux)

@@ -13,6 +13,8 @@
 
 #include "proto_attr.h"
 
+#include "thunky-c/Ops.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +95,7 @@ static bool shapedFits(const Xla__ShapedSliceProto *s, bool required) {
   return s ? s->slice != NULL : !required;
 }
 
-/* Whether epilogue `e` needs a bias / writes aux: the verifier's rule. */
+/* The name of BlasLtEpilogueProto value `e`, NULL when the schema has none. */
 static const char *epilogueName(int e) {
   const ProtobufCEnumValue *v =
       protobuf_c_enum_descriptor_get_value(&xla__blas_lt_epilogue_proto__descriptor, e);
@@ -122,9 +124,8 @@ bool thunkyImportMatmulFits(const Thunk *t) {
   const char *e = epilogueName(m->epilogue);
   if (!e)
     return false;
-  bool wantsBias = strncmp(e, "EPILOGUE_BIAS", 13) == 0;
-  size_t n = strlen(e);
-  bool wantsAux = n >= 9 && strcmp(e + n - 9, "_WITH_AUX") == 0;
+  bool wantsBias, wantsAux;
+  thunkyEpilogueOperands(str(e), &wantsBias, &wantsAux);
   return (!wantsBias || m->bias) && (!wantsAux || m->aux);
 }
 

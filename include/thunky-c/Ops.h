@@ -69,6 +69,11 @@ MLIR_CAPI_EXPORTED void thunkyOpGetOperandEffects(MlirOperation op, intptr_t i, 
  * but slice_buffer, constant and yield, which are views, data and syntax. */
 MLIR_CAPI_EXPORTED bool thunkyOpKindIsThunk(ThunkyOpKind kind);
 
+/* Which optional operands a cublaslt_matmul with XLA epilogue `epilogue`
+ * (a BlasLtEpilogueProto name) needs: the EPILOGUE_BIAS* ones a bias, the
+ * *_WITH_AUX ones an aux. The verifier's rule, for import to check first. */
+MLIR_CAPI_EXPORTED void thunkyEpilogueOperands(MlirStringRef epilogue, bool *bias, bool *aux);
+
 /* Bytes per element of a collective's element_type: 1 for i1 (PRED, one
  * byte), 1..8 for 8/16/32/64-bit integers and floats, 8 or 16 for
  * complex<f32>/complex<f64>; 0 for types collectives do not take. */
