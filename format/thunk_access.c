@@ -8,6 +8,8 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Executable.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 enum { R = THUNKY_ACCESS_READ, W = THUNKY_ACCESS_WRITE, RW = THUNKY_ACCESS_READ_WRITE };
@@ -139,6 +141,62 @@ static bool skipped(const ProtobufCMessageDescriptor *desc, const ProtobufCField
                      f->descriptor == &xla__gpu__thunk_sequence_proto__descriptor);
 }
 
+/*--- which messages can hold a slice --------------------------------------*/
+
+/* Most of a thunk's submessages (shapes, layouts, configs, launch
+ * dimensions) can hold no slice; walking them was most of the walk's time.
+ * Every message type reachable from the executable is classified once. */
+#define SLICE_TYPES 1024 /* a power of two, above the schema's message count */
+
+static struct {
+  const ProtobufCMessageDescriptor *desc[SLICE_TYPES];
+  bool holds[SLICE_TYPES];
+  size_t count;
+} sliceTypes;
+static pthread_once_t sliceTypesOnce = PTHREAD_ONCE_INIT;
+
+static size_t typeSlot(const ProtobufCMessageDescriptor *d) {
+  size_t h = (size_t)(((uintptr_t)d >> 4) * 0x9e3779b97f4a7c15ull) & (SLICE_TYPES - 1);
+  while (sliceTypes.desc[h] && sliceTypes.desc[h] != d)
+    h = (h + 1) & (SLICE_TYPES - 1);
+  return h;
+}
+
+static void addType(const ProtobufCMessageDescriptor *d) {
+  size_t h = typeSlot(d);
+  if (sliceTypes.desc[h] || sliceTypes.count + 1 >= SLICE_TYPES)
+    return; /* known, or the table is full: unlisted types are walked */
+  sliceTypes.desc[h] = d;
+  sliceTypes.holds[h] = d == &xla__buffer_assignment__buffer_allocation_slice_proto__descriptor;
+  sliceTypes.count++;
+  for (unsigned i = 0; i < d->n_fields; ++i)
+    if (d->fields[i].type == PROTOBUF_C_TYPE_MESSAGE)
+      addType(d->fields[i].descriptor);
+}
+
+static void classifyTypes(void) {
+  addType(&xla__gpu__gpu_executable_proto__descriptor);
+  /* A type holds a slice when a field of it does: grow the set until no
+   * type joins it (at most one round per level of the schema). */
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t h = 0; h < SLICE_TYPES; ++h) {
+      const ProtobufCMessageDescriptor *d = sliceTypes.desc[h];
+      if (!d || sliceTypes.holds[h])
+        continue;
+      for (unsigned i = 0; i < d->n_fields && !sliceTypes.holds[h]; ++i)
+        if (d->fields[i].type == PROTOBUF_C_TYPE_MESSAGE &&
+            sliceTypes.holds[typeSlot(d->fields[i].descriptor)])
+          sliceTypes.holds[h] = grew = true;
+    }
+  }
+}
+
+static bool mayHoldSlice(const ProtobufCMessageDescriptor *d) {
+  size_t h = typeSlot(d);
+  return !sliceTypes.desc[h] || sliceTypes.holds[h];
+}
+
 static bool walk(ProtobufCMessage *msg, bool nested, ThunkyAccess access,
                  ThunkySliceVisitor visit, void *userData) {
   const ProtobufCMessageDescriptor *desc = msg->descriptor;
@@ -146,7 +204,8 @@ static bool walk(ProtobufCMessage *msg, bool nested, ThunkyAccess access,
     return visit((ThunkySlice *)msg, access, userData);
   for (unsigned i = 0; i < desc->n_fields; ++i) {
     const ProtobufCFieldDescriptor *f = &desc->fields[i];
-    if (f->type != PROTOBUF_C_TYPE_MESSAGE || !isSet(msg, f) || skipped(desc, f, nested))
+    if (f->type != PROTOBUF_C_TYPE_MESSAGE || !isSet(msg, f) ||
+        !mayHoldSlice(f->descriptor) || skipped(desc, f, nested))
       continue;
     ThunkyAccess fieldAccess = rowAccess(desc, f, access);
     if (desc == &xla__gpu__gemm_thunk_proto__descriptor &&
@@ -174,5 +233,6 @@ static bool walk(ProtobufCMessage *msg, bool nested, ThunkyAccess access,
 
 bool thunkyForEachSlice(ProtobufCMessage *msg, bool nested, ThunkySliceVisitor visit,
                         void *userData) {
+  pthread_once(&sliceTypesOnce, classifyTypes);
   return walk(msg, nested, RW, visit, userData);
 }

@@ -79,6 +79,18 @@ void thunkyAccessesClear(ThunkyAccesses *accesses) {
   *accesses = (ThunkyAccesses){0};
 }
 
+bool thunkyVisitAccesses(MlirOperation op, ThunkyAccessVisitor visit, void *userData) {
+  ThunkyAccesses a = {0};
+  thunkyCollectAccesses(op, &a);
+  bool ok = !a.outOfMemory;
+  for (int writes = 1; ok && writes >= 0; --writes)
+    for (size_t k = 0; k < a.count; ++k)
+      if (a.items[k].write == writes)
+        visit(a.items[k].bytes, writes, userData);
+  thunkyAccessesClear(&a);
+  return ok;
+}
+
 bool thunkyIsFunction(MlirOperation op) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   return name.length == 9 && memcmp(name.data, "func.func", 9) == 0;

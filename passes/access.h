@@ -49,6 +49,13 @@ void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out);
 
 void thunkyAccessesClear(ThunkyAccesses *accesses);
 
+typedef void (*ThunkyAccessVisitor)(ThunkyBytes bytes, bool write, void *userData);
+
+/* Calls `visit` on each access of `op`, its writes before its reads, so that
+ * what a kernel writes (and may read in place) counts as written at that
+ * step; false when out of memory. */
+bool thunkyVisitAccesses(MlirOperation op, ThunkyAccessVisitor visit, void *userData);
+
 /* Whether `op` is a func.func, whose arguments are allocations. */
 bool thunkyIsFunction(MlirOperation op);
 

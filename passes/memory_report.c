@@ -81,6 +81,7 @@ typedef struct Report {
   size_t count;
   ThunkyOpMap byValue; /* an access's root to its Allocation */
   int64_t thunks;
+  int64_t first, last;          /* the thunks of the step being counted */
   int64_t *live;                /* live bytes at each thunk */
   int64_t peak, peakThunk;      /* peakThunk < 0: there are no thunks */
   MlirOperation peakOp;
@@ -152,6 +153,17 @@ static MlirWalkResult countThunk(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
+static void useAllocation(ThunkyBytes b, bool write, void *userData) {
+  Report *r = userData;
+  Allocation *al = thunkyOpMapGet(&r->byValue, keyOf(b.root));
+  if (!al)
+    return;
+  al->firstUse = r->first < al->firstUse ? r->first : al->firstUse;
+  al->lastUse = r->last > al->lastUse ? r->last : al->lastUse;
+  if (al->grouped)
+    thunkyScratchGroupsTouch(&al->groups, b.offset, b.offset + b.size, r->first, r->last, write);
+}
+
 /* Each op of the entry block is one step over the thunks in it. */
 static bool countUses(Report *r, MlirBlock entry) {
   for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op);
@@ -160,26 +172,10 @@ static bool countUses(Report *r, MlirBlock entry) {
     mlirOperationWalk(op, countThunk, &n, MlirWalkPreOrder);
     if (n == 0)
       continue; /* a slice, a constant, the return: no thunk runs */
-    int64_t first = r->thunks, last = r->thunks + n - 1;
+    r->first = r->thunks, r->last = r->thunks + n - 1;
     r->thunks += n;
-    ThunkyAccesses a = {0};
-    thunkyCollectAccesses(op, &a);
-    if (a.outOfMemory)
+    if (!thunkyVisitAccesses(op, useAllocation, r))
       return false;
-    for (int writes = 1; writes >= 0; --writes)
-      for (size_t k = 0; k < a.count; ++k) {
-        ThunkyBytes b = a.items[k].bytes;
-        Allocation *al = a.items[k].write == writes ? thunkyOpMapGet(&r->byValue, keyOf(b.root))
-                                                    : NULL;
-        if (!al)
-          continue;
-        al->firstUse = first < al->firstUse ? first : al->firstUse;
-        al->lastUse = last > al->lastUse ? last : al->lastUse;
-        if (al->grouped)
-          thunkyScratchGroupsTouch(&al->groups, b.offset, b.offset + b.size, first, last,
-                                   writes);
-      }
-    thunkyAccessesClear(&a);
   }
   return true;
 }

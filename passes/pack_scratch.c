@@ -33,24 +33,32 @@ enum { OPTION_REPORT };
 
 static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
 
-/* Lifetimes in entry-block op indices. */
-static bool lifetimes(MlirBlock entry, MlirValue arg, ThunkyScratchGroups *p) {
-  int64_t index = 0;
-  for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op), ++index) {
-    ThunkyAccesses a = {0};
-    thunkyCollectAccesses(op, &a);
-    if (a.outOfMemory)
+/* The scratch arguments being packed, indexed by argument number (a count
+ * of 0: not packed), and the entry-block op being visited. */
+typedef struct Packing {
+  MlirBlock entry;
+  ThunkyScratchGroups *groups;
+  int64_t step;
+} Packing;
+
+static void touchArgument(ThunkyBytes b, bool write, void *userData) {
+  Packing *p = userData;
+  if (!mlirValueIsABlockArgument(b.root) ||
+      !mlirBlockEqual(mlirBlockArgumentGetOwner(b.root), p->entry))
+    return;
+  ThunkyScratchGroups *g = &p->groups[mlirBlockArgumentGetArgNumber(b.root)];
+  if (g->count)
+    thunkyScratchGroupsTouch(g, b.offset, b.offset + b.size, p->step, p->step, write);
+}
+
+/* Lifetimes in entry-block op indices, of every packed argument in one walk
+ * (one walk per argument would cost arguments times ops). */
+static bool lifetimes(Packing *p) {
+  p->step = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(p->entry); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op), ++p->step)
+    if (!thunkyVisitAccesses(op, touchArgument, p))
       return false;
-    for (int writes = 1; writes >= 0; --writes)
-      for (size_t k = 0; k < a.count; ++k) {
-        if (a.items[k].write != writes || !mlirValueEqual(a.items[k].bytes.root, arg))
-          continue;
-        int64_t from = a.items[k].bytes.offset;
-        thunkyScratchGroupsTouch(p, from, from + a.items[k].bytes.size, index, index, writes);
-      }
-    thunkyAccessesClear(&a);
-  }
   return true;
 }
 
@@ -134,25 +142,38 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
   if (!thunkyIsFunction(func))
     return MlirWalkResultAdvance;
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
-  bool changed = false;
-  for (intptr_t i = 0; !mlirBlockIsNull(entry) && i < mlirBlockGetNumArguments(entry); ++i) {
+  intptr_t n = mlirBlockIsNull(entry) ? 0 : mlirBlockGetNumArguments(entry);
+  Packing p = {entry, calloc((size_t)n + 1, sizeof *p.groups), 0};
+  if (!p.groups)
+    return MlirWalkResultSkip;
+  bool any = false;
+  for (intptr_t i = 0; i < n; ++i) {
     MlirValue arg = mlirBlockGetArgument(entry, i);
-    int64_t before = thunkyValueGetBufferSize(arg);
-    ThunkyScratchGroups p = {0};
     /* An argument no thunk slices is left alone: XLA may use it otherwise. */
-    if (before > 0 && thunkyIsScratchArgument(arg) && thunkyGroupSlices(arg, &p) &&
-        p.count > 0 && lifetimes(entry, arg, &p)) {
-      int64_t after = place(&p);
+    if (thunkyValueGetBufferSize(arg) > 0 && thunkyIsScratchArgument(arg) &&
+        thunkyGroupSlices(arg, &p.groups[i]) && p.groups[i].count > 0)
+      any = true;
+    else
+      thunkyScratchGroupsClear(&p.groups[i]);
+  }
+  bool changed = false;
+  if (any && lifetimes(&p))
+    for (intptr_t i = 0; i < n; ++i) {
+      if (!p.groups[i].count)
+        continue;
+      MlirValue arg = mlirBlockGetArgument(entry, i);
+      int64_t before = thunkyValueGetBufferSize(arg), after = place(&p.groups[i]);
       if (after < before) {
-        rewrite(arg, &p, after);
+        rewrite(arg, &p.groups[i], after);
         changed = true;
         if (thunkyPassGetOption(state, OPTION_REPORT))
           fprintf(stderr, "thunky-pack-scratch: argument %" PRIdPTR ": %" PRId64
                           " -> %" PRId64 " bytes\n", i, before, after);
       }
     }
-    thunkyScratchGroupsClear(&p);
-  }
+  for (intptr_t i = 0; i < n; ++i)
+    thunkyScratchGroupsClear(&p.groups[i]);
+  free(p.groups);
   if (changed)
     updateFunctionType(func, entry);
   return MlirWalkResultSkip;

@@ -93,7 +93,8 @@ extern "C" void thunkyRegisterTranslations(void) {
             wrap(context),
             mlirStringRefCreate(buffer->getBufferStart(), buffer->getBufferSize()),
             wrap(buffer->getBufferIdentifier()), &limits)));
-        if (!module || failed(verify(*module)))
+        // Import verified the module already (thunky-c/Translate.h).
+        if (!module)
           return failure();
         if (emitBytecode)
           return writeBytecodeToFile(*module, output);

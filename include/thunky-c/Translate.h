@@ -22,8 +22,9 @@
 extern "C" {
 #endif
 
-/* Imports `bytes` (named `bufferName` in diagnostics) into a new module in
- * ctx; returns a null operation after reporting what is wrong. */
+/* Imports `bytes` (named `bufferName` in diagnostics) into a new, verified
+ * module in ctx, owned by the caller; returns a null operation after
+ * reporting what is wrong. */
 MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutable(MlirContext ctx,
                                                         MlirStringRef bytes,
                                                         MlirStringRef bufferName);
