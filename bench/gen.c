@@ -1,7 +1,7 @@
 /*===- gen.c - synthetic XLA:GPU executables for benchmarks --------------===*
  *
  *   bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--ranks R]
- *             [--stats] -o FILE.pb
+ *             [--profile NAME | --shape NAME] [--stats] -o FILE.pb
  *
  * Writes a bare xla.gpu.GpuExecutableProto with exactly N thunks, nested ones
  * included, shaped like what XLA at HEAD emits: mostly custom_kernel_thunk
@@ -21,6 +21,11 @@
  * Each custom_kernel_thunk carries its kernel's cubin on the wire (the schema
  * has no way to share one), so a file's size grows with N times the blob
  * size; --cubin-bytes makes blobs smaller for big N.
+ *
+ * --profile train-step draws from another mix, shaped like one training step
+ * of a transformer (gemm_thunks, async collectives, long loops, kernel_thunks
+ * whose code is the module's binary and PTX); bench/PROFILES.md has its
+ * numbers and their sources. --profile synthetic is the default mix.
  *
  * --shape writes a crafted executable instead: N items (parameters, async
  * pairs, constants, kernel binaries or allocations) of one kind, so that a
@@ -46,13 +51,16 @@ typedef Xla__Gpu__ThunkProto Thunk;
 typedef Xla__BufferAssignment__BufferAllocationSliceProto Slice;
 
 static const char usage[] =
-    "usage: bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B] [--shape NAME]\n"
-    "                 [--ranks R] [--stats] -o FILE.pb\n"
+    "usage: bench-gen --thunks N [--seed S] [--cubins K] [--cubin-bytes B]\n"
+    "                 [--profile NAME | --shape NAME] [--ranks R] [--stats] -o FILE.pb\n"
     "  --thunks N       thunks in all, nested ones included; with --shape, N items\n"
     "  --seed S         PRNG seed (default 1); the same arguments give the same bytes\n"
     "  --cubins K       distinct cubin blobs (default max(4, N/250))\n"
-    "  --cubin-bytes B  each blob holds B/2..B bytes (default 4096)\n"
+    "  --cubin-bytes B  each blob holds B/2..B bytes (default 4096); with train-step,\n"
+    "                   each kernel's code in the module's binary too\n"
     "  --ranks R        collectives over replica group {0, ..., R-1} (default 2)\n"
+    "  --profile NAME   the mix: synthetic (the default) or train-step (one training\n"
+    "                   step of a transformer: bench/PROFILES.md)\n"
     "  --shape NAME     a crafted executable of N items of one kind instead of the mix:\n"
     "                   reverse-parameters  N 8-byte entry parameters, numbered in reverse\n"
     "                                       of allocation index, a memzero of each\n"
@@ -70,8 +78,8 @@ static const char usage[] =
 enum { MAX_DEPTH = 3 };
 /* Async regions one sequence has in flight at once. */
 enum { MAX_PENDING = 4 };
-/* Arguments of a kernel. */
-enum { MAX_ARGS = 6 };
+/* Arguments of a kernel, at most (a profile may use fewer). */
+enum { MAX_ARGS = 8 };
 /* Participants of every collective, unless --ranks says otherwise: one
  * replica group {0, ..., ranks - 1}. */
 enum { DEFAULT_RANKS = 2 };
@@ -193,6 +201,8 @@ typedef enum {
   STAT_WHILE,
   STAT_CONDITIONAL,
   STAT_REPLICA_ID,
+  STAT_MODULE_KERNEL,
+  STAT_GEMM,
   NUM_STATS
 } Stat;
 
@@ -200,9 +210,55 @@ static const char *const statNames[NUM_STATS] = {
     "custom_kernel_thunk",  "memzero_thunk",    "memset32bit_value_thunk",
     "device_to_device_copy_thunk", "all_reduce_thunk", "all_gather_thunk",
     "reduce_scatter_thunk", "async_start_thunk", "async_done_thunk",
-    "while_thunk",          "conditional_thunk", "replica_id_thunk"};
+    "while_thunk",          "conditional_thunk", "replica_id_thunk",
+    "kernel_thunk",         "gemm_thunk"};
+
+typedef enum {
+  KIND_KERNEL,
+  KIND_MEMZERO,
+  KIND_MEMSET,
+  KIND_COPY,
+  KIND_COLLECTIVE,
+  KIND_ASYNC_COLLECTIVE,
+  KIND_WHILE,
+  KIND_CONDITIONAL,
+  KIND_REPLICA_ID,
+  KIND_GEMM
+} Kind;
+
+/* A kind's share of the thunks drawn, per thousand. */
+typedef struct {
+  Kind kind;
+  unsigned perMille;
+} Share;
+
+/* What the executable looks like: the mix of thunks, the kernels, the
+ * loops and async regions, the allocations. The tables (synthetic and
+ * train-step) are below, with the mix. */
+typedef struct {
+  const char *name;
+  const Share *mix;
+  size_t mixLength;
+  int maxArgs;              /* a kernel takes 2..maxArgs arguments */
+  uint64_t thunksPerKernel; /* thunks per distinct kernel (16 kernels at least) */
+  bool skewedKernels;       /* a few kernels launched often, most a few times */
+  bool moduleKernels;       /* kernel_thunks whose code is the module's binary */
+  unsigned ownCubinPercent; /* with moduleKernels: custom kernels, their own cubin */
+  int64_t maxBody;          /* a while body holds 1..maxBody thunks ... */
+  int64_t minBody;          /* ... and at least minBody when there is room */
+  int64_t minTrips, maxTrips;
+  int64_t doneLag;          /* an async done follows its start by 2..2 + doneLag thunks */
+  unsigned allReducePercent, allGatherPercent; /* of collectives; reduce-scatter the rest */
+  uint32_t minParams, maxParams, minOutputs, maxOutputs, minConstants, maxConstants;
+  uint64_t thunksPerTemp; /* temps: 4 + thunks / thunksPerTemp, at most maxTemps */
+  uint32_t maxTemps;
+  int minLog2Elements, maxLog2Elements; /* of each parameter and output */
+  unsigned f32Percent;                  /* parameters and outputs in f32, else bf16 */
+  uint64_t bigTempBytes;                /* XLA's preallocated temp */
+} Profile;
 
 typedef struct {
+  const Profile *p;
   Rng rng;
   uint64_t seed;
   uint32_t ranks;       /* the replica group's size */
@@ -214,7 +270,9 @@ typedef struct {
   uint32_t numByKind[NUM_ALLOC_KINDS];
   ProtobufCBinaryData *blobs; /* the distinct cubins */
   uint32_t numBlobs;
-  uint64_t numKernels; /* distinct kernels the custom kernel thunks launch */
+  uint64_t numKernels; /* distinct kernels the kernel thunks launch */
+  ProtobufCBinaryData moduleBinary; /* their code, with p->moduleKernels */
+  char *moduleText;                 /* and its PTX */
   int64_t nextThunkId;
   uint64_t nextAsyncId;
   uint64_t stats[NUM_STATS];
@@ -301,12 +359,17 @@ static Slice *slice(ThunkyArena *a, const Span *s, bool withType) {
   return m;
 }
 
+/* The array a span holds: a scalar, or one to three dimensions. */
+static Xla__ShapeProto *spanShape(Gen *g, const Span *s) {
+  int rank = s->elements == 1 ? (int)below(&g->rng, 2) : (int)between(&g->rng, 1, 3);
+  return arrayShape(g->scratch, &g->rng, s->type, s->elements, rank);
+}
+
 static Xla__ShapedSliceProto *shapedSlice(Gen *g, const Span *s) {
   ThunkyArena *a = g->scratch;
   Xla__ShapedSliceProto *m = newMessage(a, &xla__shaped_slice_proto__descriptor);
   m->slice = slice(a, s, false);
-  int rank = s->elements == 1 ? (int)below(&g->rng, 2) : (int)between(&g->rng, 1, 3);
-  m->shape = arrayShape(a, &g->rng, s->type, s->elements, rank);
+  m->shape = spanShape(g, s);
   return m;
 }
 
@@ -407,6 +470,7 @@ typedef struct {
   uint32_t blob;
   ProtobufCBinaryData cubin; /* its own bytes instead of blob's, when set */
   int64_t blocks, threads, sharedBytes;
+  bool inModule; /* a kernel_thunk, its code in the module's binary */
 } Kernel;
 
 static Kernel kernel(const Gen *g, uint64_t number) {
@@ -418,7 +482,7 @@ static Kernel kernel(const Gen *g, uint64_t number) {
       "triton_softmax_fusion",   "fusion"};
   Rng r = {mix(g->seed ^ mix(number + 1))};
   Kernel k = {.kind = kinds[below(&r, sizeof kinds / sizeof *kinds)], .number = number};
-  k.arity = (int)between(&r, 2, MAX_ARGS);
+  k.arity = (int)between(&r, 2, g->p->maxArgs);
   k.writes = k.arity > 3 && chance(&r, 30) ? 2 : 1;
   for (int i = 0; i < k.arity; i++)
     k.types[i] = randomType(&r);
@@ -426,7 +490,19 @@ static Kernel kernel(const Gen *g, uint64_t number) {
   k.blocks = INT64_C(1) << between(&r, 0, 14);
   k.threads = INT64_C(32) << between(&r, 0, 5);
   k.sharedBytes = chance(&r, 20) ? between(&r, 1, 48) * 1024 : 0;
+  k.inModule = g->p->moduleKernels && !chance(&r, g->p->ownCubinPercent);
   return k;
+}
+
+/* Which kernel a launch runs: skewed, the low numbers far more often (as
+ * elementwise converts and adds are), or uniform. */
+static Kernel launchedKernel(Gen *g) {
+  uint64_t n = g->numKernels;
+  return kernel(g, g->p->skewedKernels ? below(&g->rng, 1 + below(&g->rng, n)) : below(&g->rng, n));
+}
+
+static char *kernelName(ThunkyArena *a, const Kernel *k) {
+  return printName(a, "%s_%" PRIu64, k->kind, k->number);
 }
 
 static StreamExecutor__Dim3DProto *dim3(ThunkyArena *a, int64_t x) {
@@ -439,7 +515,7 @@ static StreamExecutor__Dim3DProto *dim3(ThunkyArena *a, int64_t x) {
 static Xla__Gpu__CustomKernelProto *customKernel(Gen *g, const Kernel *k) {
   ThunkyArena *a = g->scratch;
   Xla__Gpu__CustomKernelProto *ck = newMessage(a, &xla__gpu__custom_kernel_proto__descriptor);
-  ck->name = printName(a, "%s_%" PRIu64, k->kind, k->number);
+  ck->name = kernelName(a, k);
   StreamExecutor__KernelLoaderSpecProto *spec =
       newMessage(a, &stream_executor__kernel_loader_spec_proto__descriptor);
   StreamExecutor__CudaCubinProto *cubin =
@@ -459,8 +535,41 @@ static Xla__Gpu__CustomKernelProto *customKernel(Gen *g, const Kernel *k) {
   return ck;
 }
 
+/* A launch of module kernel `k` as XLA's KernelThunk::ToProto writes it:
+ * typed slices and their shapes, the name the module's binary resolves,
+ * and an always-present (empty) TMA metadata. */
+static Thunk *moduleKernelLaunch(Gen *g, const Kernel *k, const Span *args) {
+  ThunkyArena *a = g->scratch;
+  Thunk *t = newThunk(g, STAT_MODULE_KERNEL, k->kind);
+  Xla__Gpu__KernelThunkProto *kt = newMessage(a, &xla__gpu__kernel_thunk_proto__descriptor);
+  kt->n_args = kt->n_args_shape = kt->n_written = (size_t)k->arity;
+  kt->args = zalloc(a, (size_t)k->arity * sizeof *kt->args);
+  kt->args_shape = zalloc(a, (size_t)k->arity * sizeof *kt->args_shape);
+  kt->written = zalloc(a, (size_t)k->arity * sizeof *kt->written);
+  for (int i = 0; i < k->arity; i++) {
+    kt->args[i] = slice(a, &args[i], true);
+    kt->args_shape[i] = spanShape(g, &args[i]);
+    kt->written[i] = i >= k->arity - k->writes;
+  }
+  kt->kernel_name = kernelName(a, k);
+  Xla__Gpu__LaunchDimensionsProto *l =
+      newMessage(a, &xla__gpu__launch_dimensions_proto__descriptor);
+  l->block_counts = newMessage(a, &stream_executor__block_dim_proto__descriptor);
+  l->block_counts->coordinates = dim3(a, k->blocks);
+  l->thread_counts_per_block = newMessage(a, &stream_executor__thread_dim_proto__descriptor);
+  l->thread_counts_per_block->coordinates = dim3(a, k->threads);
+  kt->launch_dimensions = l;
+  setI64(&kt->has_shmem_bytes, &kt->shmem_bytes, k->sharedBytes);
+  kt->tma_metadata = newMessage(a, &stream_executor__gpu__tma_metadata_proto__descriptor);
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK;
+  t->kernel_thunk = kt;
+  return t;
+}
+
 /* A launch of `k` over `args`, of which the last k->writes are written. */
 static Thunk *kernelLaunch(Gen *g, const Kernel *k, const Span *args) {
+  if (k->inModule)
+    return moduleKernelLaunch(g, k, args);
   ThunkyArena *a = g->scratch;
   Thunk *t = newThunk(g, STAT_KERNEL, k->kind);
   Xla__Gpu__CustomKernelThunkProto *ckt =
@@ -481,7 +590,7 @@ static Thunk *kernelLaunch(Gen *g, const Kernel *k, const Span *args) {
 /* One of the executable's kernels over fresh slices: elementwise-like, every
  * argument about the same number of elements. */
 static Thunk *kernelThunk(Gen *g) {
-  Kernel k = kernel(g, below(&g->rng, g->numKernels));
+  Kernel k = launchedKernel(g);
   Span args[MAX_ARGS];
   uint64_t elements = pickElements(&g->rng, UINT64_MAX);
   for (int i = 0; i < k.arity; i++) {
@@ -543,6 +652,70 @@ static Thunk *copyThunk(Gen *g) {
   d->copy_thunk = c;
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_DEVICE_TO_DEVICE_COPY_THUNK;
   t->device_to_device_copy_thunk = d;
+  return t;
+}
+
+static Xla__GemmConfigProto__MatrixLayout *matrixLayout(ThunkyArena *a, Xla__PrimitiveType type,
+                                                        int64_t rows, int64_t cols) {
+  Xla__GemmConfigProto__MatrixLayout *l =
+      newMessage(a, &xla__gemm_config_proto__matrix_layout__descriptor);
+  l->has_order = true, l->order = XLA__GEMM_CONFIG_PROTO__MATRIX_LAYOUT__ORDER__ORDER_ROW_MAJOR;
+  setI64(&l->has_num_rows, &l->num_rows, rows);
+  setI64(&l->has_num_cols, &l->num_cols, cols);
+  setI64(&l->has_batch_size, &l->batch_size, 1);
+  setI64(&l->has_leading_dim_stride, &l->leading_dim_stride, cols);
+  l->has_dtype = true, l->dtype = type;
+  return l;
+}
+
+/* A row-major rows x cols operand in allocation `a` within [r->lo, r->hi),
+ * its rows halved until it fits. */
+static Span matrixIn(Gen *g, uint32_t a, const Range *r, Xla__PrimitiveType type, int64_t *rows,
+                     int64_t cols) {
+  uint64_t bytes = thunkyElementBytes(type);
+  while (*rows > 1 && (uint64_t)(*rows * cols) * bytes > r->hi - r->lo)
+    *rows /= 2;
+  return spanAt(g, a, r->lo, r->hi, type, (uint64_t)(*rows * cols));
+}
+
+/* A matmul operand: a weight (a parameter) or an activation (a temp). */
+static uint32_t gemmOperand(Gen *g) {
+  return allocOf(g, chance(&g->rng, 40) ? ALLOC_PARAMETER : ALLOC_TEMP);
+}
+
+/* A cuBLAS matmul, as XLA's GemmRewriter leaves a dot: out = lhs x rhs,
+ * row-major, mostly bf16. An input in the allocation written takes its
+ * lower half, the output the upper. */
+static Thunk *gemmThunk(Gen *g) {
+  ThunkyArena *a = g->scratch;
+  Thunk *t = newThunk(g, STAT_GEMM, "gemm_fusion_dot");
+  Xla__PrimitiveType type = either(&g->rng, 85, XLA__PRIMITIVE_TYPE__BF16, XLA__PRIMITIVE_TYPE__F32);
+  uint32_t lhsAlloc = gemmOperand(g), rhsAlloc = gemmOperand(g), outAlloc = writeAlloc(g);
+  Range lhsRange, rhsRange, outRange, outRangeToo;
+  disjoint(g, lhsAlloc, outAlloc, &lhsRange, &outRange);
+  disjoint(g, rhsAlloc, outAlloc, &rhsRange, &outRangeToo);
+  if (outRangeToo.lo > outRange.lo)
+    outRange = outRangeToo;
+  int64_t m = INT64_C(1) << between(&g->rng, 4, 7), k = INT64_C(1) << between(&g->rng, 4, 7);
+  int64_t n = INT64_C(1) << between(&g->rng, 4, 7);
+  Span rhs = matrixIn(g, rhsAlloc, &rhsRange, type, &k, n);
+  Span lhs = matrixIn(g, lhsAlloc, &lhsRange, type, &m, k);
+  Span out = matrixIn(g, outAlloc, &outRange, type, &m, n);
+  if (lhs.elements != (uint64_t)(m * k)) /* m shrank for the output */
+    lhs = spanAt(g, lhsAlloc, lhsRange.lo, lhsRange.hi, type, (uint64_t)(m * k));
+  Xla__GemmConfigProto *c = newMessage(a, &xla__gemm_config_proto__descriptor);
+  c->lhs_layout = matrixLayout(a, type, m, k);
+  c->rhs_layout = matrixLayout(a, type, k, n);
+  c->c_layout = matrixLayout(a, type, m, n);
+  c->output_layout = matrixLayout(a, type, m, n);
+  c->has_alpha_real = true, c->alpha_real = 1;
+  Xla__Gpu__GemmThunkProto *gt = newMessage(a, &xla__gpu__gemm_thunk_proto__descriptor);
+  gt->gemm_config = c;
+  gt->lhs_buffer = slice(a, &lhs, true);
+  gt->rhs_buffer = slice(a, &rhs, true);
+  gt->output_buffer = slice(a, &out, true);
+  t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_GEMM_THUNK;
+  t->gemm_thunk = gt;
   return t;
 }
 
@@ -647,9 +820,10 @@ static Thunk *collectiveThunk(Gen *g, CollectiveKind kind, int asyncSlot) {
   return t;
 }
 
-static CollectiveKind randomCollective(Rng *r) {
-  unsigned x = (unsigned)below(r, 100);
-  return x < 60 ? ALL_REDUCE : x < 85 ? ALL_GATHER : REDUCE_SCATTER;
+static CollectiveKind randomCollective(Gen *g) {
+  unsigned x = (unsigned)below(&g->rng, 100), allReduce = g->p->allReducePercent;
+  return x < allReduce ? ALL_REDUCE : x < allReduce + g->p->allGatherPercent ? ALL_GATHER
+                                                                           : REDUCE_SCATTER;
 }
 
 /*--- sequences ---------------------------------------------------------------*/
@@ -674,18 +848,6 @@ static void put(Gen *g, Sink *s, Thunk *t) {
   g->scratch = newArena();
 }
 
-typedef enum {
-  KIND_KERNEL,
-  KIND_MEMZERO,
-  KIND_MEMSET,
-  KIND_COPY,
-  KIND_COLLECTIVE,
-  KIND_ASYNC_COLLECTIVE,
-  KIND_WHILE,
-  KIND_CONDITIONAL,
-  KIND_REPLICA_ID
-} Kind;
-
 /* The least budget each kind takes, its nested thunks (and an async done)
  * included. */
 static int64_t leastThunks(Kind k) {
@@ -697,18 +859,75 @@ static int64_t leastThunks(Kind k) {
   }
 }
 
-/* The mix, in thunks per thousand drawn: kernels dominate, as in XLA's
- * output at HEAD. An async collective also brings its start and done. */
+/* The synthetic mix (the default), in thunks per thousand drawn: kernels
+ * dominate, as in XLA's output at HEAD. An async collective also brings its
+ * start and done. */
+static const Share syntheticMix[] = {
+    {KIND_KERNEL, 710},     {KIND_MEMZERO, 42},    {KIND_MEMSET, 42},
+    {KIND_COPY, 85},       {KIND_COLLECTIVE, 32}, {KIND_ASYNC_COLLECTIVE, 24},
+    {KIND_WHILE, 30},      {KIND_CONDITIONAL, 30}, {KIND_REPLICA_ID, 5}};
+
+/* train-step: one training step of a Llama-style decoder, bf16 compute on
+ * H100/H200 with FSDP and tensor parallelism, the layers a lax.scan. The
+ * numbers and their sources are in bench/PROFILES.md; in short, why:
+ * - Kernels are kernel_thunks whose code is the module's one cubin (field
+ *   `binary`) and PTX (`asm_text`): KernelThunk::ToProto writes only a
+ *   kernel name and KernelThunk::Initialize loads it from the executable's
+ *   binary or text (xla/backends/gpu/runtime/kernel_thunk.cc). Own-cubin
+ *   custom_kernel_thunks are XLA's custom fusions (TopK, L2 prefetch,
+ *   CUTLASS): 1%. (The 2026 goldens compile every fusion to its own cubin
+ *   instead, CubinCustomKernelCompiler: that is the synthetic mix.)
+ * - Matmuls are cuBLAS gemm_thunks, their bytes beside the kernels': a
+ *   layer's forward has about 7 (QKV, scores, context, output, gate, up,
+ *   down), its backward twice that, against about 48 fusions (norms, RoPE,
+ *   softmax, SiLU, converts, the scan's dynamic slices).
+ * - Collectives are nearly all async (the latency hiding scheduler makes
+ *   start/done pairs): per layer an all-gather of FSDP weights forward and
+ *   backward, a reduce-scatter of gradients, two tensor-parallel all-reduces
+ *   each way; the done is some tens of thunks after its start (estimate).
+ * - Loops are few and long: scans over 16 to 126 layers (Llama 2/3 configs),
+ *   bodies of a layer's 32 to 160 thunks; conditionals are rare. */
+static const Share trainStepMix[] = {
+    {KIND_KERNEL, 582},    {KIND_GEMM, 258},      {KIND_ASYNC_COLLECTIVE, 86},
+    {KIND_COLLECTIVE, 6},  {KIND_MEMZERO, 12},    {KIND_MEMSET, 12},
+    {KIND_COPY, 37},       {KIND_WHILE, 4},       {KIND_CONDITIONAL, 2},
+    {KIND_REPLICA_ID, 1}};
+
+enum { PROFILE_SYNTHETIC, PROFILE_TRAIN_STEP, NUM_PROFILES };
+
+static const Profile profiles[NUM_PROFILES] = {
+    [PROFILE_SYNTHETIC] = {.name = "synthetic", .mix = syntheticMix,
+                           .mixLength = sizeof syntheticMix / sizeof *syntheticMix,
+                           .maxArgs = 6, .thunksPerKernel = 8, .maxBody = 8, .minBody = 1,
+                           .minTrips = 2, .maxTrips = 32, .doneLag = 5,
+                           .allReducePercent = 60, .allGatherPercent = 25,
+                           .minParams = 2, .maxParams = 4, .minOutputs = 1, .maxOutputs = 3,
+                           .minConstants = 2, .maxConstants = 6, .thunksPerTemp = 2000,
+                           .maxTemps = 128, .minLog2Elements = 10, .maxLog2Elements = 18,
+                           .f32Percent = 80, .bigTempBytes = 16 << 20},
+    /* Parameters: a dozen weight arrays (the layers' stacked by the scan),
+     * Adam's two moments of each, the step and the batch; outputs the
+     * updated ones. Sizes are scaled down some thousandfold (a real step
+     * holds tens of GiB) so that the host backend can run it. */
+    [PROFILE_TRAIN_STEP] = {.name = "train-step", .mix = trainStepMix,
+                            .mixLength = sizeof trainStepMix / sizeof *trainStepMix,
+                            .maxArgs = 8, .thunksPerKernel = 3, .skewedKernels = true,
+                            .moduleKernels = true, .ownCubinPercent = 1, .maxBody = 160,
+                            .minBody = 32, .minTrips = 16, .maxTrips = 126, .doneLag = 30,
+                            .allReducePercent = 57, .allGatherPercent = 29,
+                            .minParams = 36, .maxParams = 48, .minOutputs = 36,
+                            .maxOutputs = 48, .minConstants = 1, .maxConstants = 4,
+                            .thunksPerTemp = 5000, .maxTemps = 32, .minLog2Elements = 10,
+                            .maxLog2Elements = 19, .f32Percent = 70, .bigTempBytes = 64 << 20},
+};
+
+/* A kind drawn from the profile's mix; one that does not fit here (too
+ * deep, too few thunks left, too many regions in flight) turns simpler. */
 static Kind pickKind(Gen *g, int depth, int64_t avail, int pending) {
-  static const struct {
-    Kind kind;
-    unsigned perMille;
-  } mix[] = {{KIND_KERNEL, 710},     {KIND_MEMZERO, 42},    {KIND_MEMSET, 42},
-             {KIND_COPY, 85},       {KIND_COLLECTIVE, 32}, {KIND_ASYNC_COLLECTIVE, 24},
-             {KIND_WHILE, 30},      {KIND_CONDITIONAL, 30}, {KIND_REPLICA_ID, 5}};
+  const Share *mix = g->p->mix;
   unsigned r = (unsigned)below(&g->rng, 1000);
   Kind k = KIND_KERNEL;
-  for (size_t i = 0; i < sizeof mix / sizeof *mix; r -= mix[i++].perMille)
+  for (size_t i = 0; i < g->p->mixLength; r -= mix[i++].perMille)
     if (r < mix[i].perMille) {
       k = mix[i].kind;
       break;
@@ -731,7 +950,7 @@ static Thunk *whileThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
   Xla__Gpu__WhileThunkProto *w = newMessage(a, &xla__gpu__while_thunk_proto__descriptor);
   Span pred = scalarSpan(g, ALLOC_CONTROL, XLA__PRIMITIVE_TYPE__PRED);
   w->condition_result_buffer_index = slice(a, &pred, true);
-  Kernel compare = kernel(g, below(&g->rng, g->numKernels));
+  Kernel compare = launchedKernel(g);
   compare.kind = "loop_compare_fusion", compare.arity = 2, compare.writes = 1;
   compare.types[0] = XLA__PRIMITIVE_TYPE__S32, compare.types[1] = XLA__PRIMITIVE_TYPE__PRED;
   Span args[2] = {scalarSpan(g, ALLOC_CONTROL, XLA__PRIMITIVE_TYPE__S32), pred};
@@ -741,9 +960,10 @@ static Thunk *whileThunk(Gen *g, int depth, int64_t avail, int64_t *used) {
   cond->thunks = zalloc(a, sizeof *cond->thunks);
   cond->thunks[0] = kernelLaunch(g, &compare, args);
   w->condition_thunk_sequence = cond;
-  int64_t body = between(&g->rng, 1, avail - 2 < 8 ? avail - 2 : 8);
+  int64_t most = avail - 2 < g->p->maxBody ? avail - 2 : g->p->maxBody;
+  int64_t body = between(&g->rng, most < g->p->minBody ? most : g->p->minBody, most);
   w->body_thunk_sequence = sequence(g, depth + 1, body);
-  setI64(&w->has_trip_count, &w->trip_count, between(&g->rng, 2, 32));
+  setI64(&w->has_trip_count, &w->trip_count, between(&g->rng, g->p->minTrips, g->p->maxTrips));
   t->impl_case = XLA__GPU__THUNK_PROTO__IMPL_WHILE_THUNK;
   t->while_thunk = w;
   *used = 2 + body;
@@ -824,10 +1044,11 @@ static Thunk *makeThunk(Gen *g, Kind k, int depth, int64_t avail, int64_t *used)
   case KIND_MEMZERO: return memzeroThunk(g);
   case KIND_MEMSET: return memsetThunk(g);
   case KIND_COPY: return copyThunk(g);
-  case KIND_COLLECTIVE: return collectiveThunk(g, randomCollective(&g->rng), -1);
+  case KIND_COLLECTIVE: return collectiveThunk(g, randomCollective(g), -1);
   case KIND_WHILE: return whileThunk(g, depth, avail, used);
   case KIND_CONDITIONAL: return conditionalThunk(g, depth, avail, used);
   case KIND_REPLICA_ID: return replicaIdThunk(g);
+  case KIND_GEMM: return gemmThunk(g);
   default: return kernelThunk(g);
   }
 }
@@ -869,8 +1090,9 @@ static void fill(Gen *g, Sink *sink, int depth, int64_t budget) {
     int64_t avail = left - numPending, used;
     Kind k = pickKind(g, depth, avail, numPending);
     if (k == KIND_ASYNC_COLLECTIVE) {
-      Pending p = {++g->nextAsyncId, randomCollective(&g->rng),
-                   emitted + 2 + between(&g->rng, 0, 5), freeSlot(depth, pending, numPending)};
+      Pending p = {++g->nextAsyncId, randomCollective(g),
+                   emitted + 2 + between(&g->rng, 0, g->p->doneLag),
+                   freeSlot(depth, pending, numPending)};
       put(g, sink, asyncStart(g, p.kind, p.id, p.slot));
       if (depth + 1 > g->maxDepth)
         g->maxDepth = depth + 1;
@@ -902,29 +1124,33 @@ static uint32_t addAlloc(Gen *g, AllocKind kind, uint64_t size, Xla__PrimitiveTy
   return g->numAllocs++;
 }
 
-/* Parameters and outputs of 1Ki to 256Ki elements of f32 or bf16, a few
- * small f32 constants, XLA's big preallocated temp and smaller temps; and for a tuple
- * result, the tuple's index table, which XLA allocates too. */
+/* Parameters and outputs of f32 or bf16 (1Ki to 256Ki elements in the
+ * synthetic mix), a few small f32 constants, XLA's big preallocated temp and
+ * smaller temps; and for a tuple result, the tuple's index table, which XLA
+ * allocates too. */
 static void planAllocations(Gen *g, uint64_t thunks) {
-  uint32_t params = (uint32_t)between(&g->rng, 2, 4), outputs = (uint32_t)between(&g->rng, 1, 3);
-  uint32_t constants = (uint32_t)between(&g->rng, 2, 6);
-  uint64_t t = 4 + thunks / 2000;
-  uint32_t temps = (uint32_t)(t > 128 ? 128 : t);
+  const Profile *p = g->p;
+  uint32_t params = (uint32_t)between(&g->rng, p->minParams, p->maxParams);
+  uint32_t outputs = (uint32_t)between(&g->rng, p->minOutputs, p->maxOutputs);
+  uint32_t constants = (uint32_t)between(&g->rng, p->minConstants, p->maxConstants);
+  uint64_t t = 4 + thunks / p->thunksPerTemp;
+  uint32_t temps = (uint32_t)(t > p->maxTemps ? p->maxTemps : t);
   uint32_t total = params + outputs + 1 + constants + temps + 1 + (MAX_DEPTH + 1) * MAX_PENDING;
   g->allocs = zalloc(g->keep, total * sizeof *g->allocs);
   for (int k = 0; k < NUM_ALLOC_KINDS; k++)
     g->byKind[k] = zalloc(g->keep, total * sizeof **g->byKind);
   for (uint32_t i = 0; i < params + outputs; i++) {
     Xla__PrimitiveType type =
-        either(&g->rng, 80, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
-    uint64_t size = thunkyElementBytes(type) << between(&g->rng, 10, 18);
+        either(&g->rng, p->f32Percent, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
+    uint64_t size = thunkyElementBytes(type)
+                    << between(&g->rng, p->minLog2Elements, p->maxLog2Elements);
     addAlloc(g, i < params ? ALLOC_PARAMETER : ALLOC_OUTPUT, size, type);
   }
   if (outputs > 1)
     addAlloc(g, ALLOC_TUPLE, 8 * outputs, XLA__PRIMITIVE_TYPE__U64);
   for (uint32_t i = 0; i < constants; i++)
     addAlloc(g, ALLOC_CONSTANT, 4 << between(&g->rng, 0, 8), XLA__PRIMITIVE_TYPE__F32);
-  addAlloc(g, ALLOC_TEMP, 16 << 20, XLA__PRIMITIVE_TYPE__U8);
+  addAlloc(g, ALLOC_TEMP, p->bigTempBytes, XLA__PRIMITIVE_TYPE__U8);
   for (uint32_t i = 1; i < temps; i++)
     addAlloc(g, ALLOC_TEMP, (uint64_t)between(&g->rng, 256, 4096) * 256, XLA__PRIMITIVE_TYPE__U8);
   addAlloc(g, ALLOC_CONTROL, 4096, XLA__PRIMITIVE_TYPE__U8);
@@ -1041,7 +1267,13 @@ static Xla__Gpu__GpuExecutableProto *executable(Gen *g, uint64_t thunks) {
   Xla__Gpu__GpuExecutableProto *exe = newMessage(a, &xla__gpu__gpu_executable_proto__descriptor);
   /* XLA refuses an executable without a buffer assignment; empty will do. */
   exe->buffer_assignment = newMessage(a, &xla__buffer_assignment_proto__descriptor);
-  exe->module_name = printName(a, "jit_bench_%" PRIu64 "_seed%" PRIu64, thunks, g->seed);
+  exe->module_name = g->p->moduleKernels
+                         ? printName(a, "jit_train_step_%" PRIu64 "_seed%" PRIu64, thunks, g->seed)
+                         : printName(a, "jit_bench_%" PRIu64 "_seed%" PRIu64, thunks, g->seed);
+  if (g->p->moduleKernels) {
+    exe->asm_text = g->moduleText;
+    exe->has_binary = true, exe->binary = g->moduleBinary;
+  }
   exe->program_shape = programShape(g);
   Xla__Gpu__GpuExecutableProto__RepeatedBufferAllocations *allocs =
       newMessage(a, &xla__gpu__gpu_executable_proto__repeated_buffer_allocations__descriptor);
@@ -1056,24 +1288,84 @@ static Xla__Gpu__GpuExecutableProto *executable(Gen *g, uint64_t thunks) {
   return exe;
 }
 
-/* K blobs of B/2..B bytes: an ELF identification as nvcc writes it (64-bit,
- * little-endian, CUDA's OS ABI), then noise. */
-static void makeBlobs(Gen *g, uint32_t count, uint32_t maxBytes) {
+/* `size` bytes (a multiple of 8) of cubin: an ELF identification as nvcc
+ * writes it (64-bit, little-endian, CUDA's OS ABI), then noise. */
+static ProtobufCBinaryData cubinBytes(Gen *g, size_t size) {
   static const uint8_t ident[8] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33};
+  uint8_t *data = malloc(size);
+  if (!data)
+    fatal("out of memory");
+  for (size_t k = 0; k < size; k += 8) {
+    uint64_t word = next(&g->rng);
+    memcpy(data + k, &word, 8);
+  }
+  memcpy(data, ident, sizeof ident);
+  return (ProtobufCBinaryData){size, data};
+}
+
+/* B/2..B bytes, a multiple of 8: one kernel's code. */
+static size_t codeBytes(Gen *g, uint32_t maxBytes) {
+  return (size_t)between(&g->rng, maxBytes / 2, maxBytes) & ~(size_t)7;
+}
+
+/* K blobs of B/2..B bytes. */
+static void makeBlobs(Gen *g, uint32_t count, uint32_t maxBytes) {
   g->numBlobs = count;
   g->blobs = zalloc(g->keep, count * sizeof *g->blobs);
-  for (uint32_t i = 0; i < count; i++) {
-    size_t size = (size_t)between(&g->rng, maxBytes / 2, maxBytes) & ~(size_t)7;
-    uint8_t *data = malloc(size);
-    if (!data)
-      fatal("out of memory");
-    for (size_t k = 0; k < size; k += 8) {
-      uint64_t word = next(&g->rng);
-      memcpy(data + k, &word, 8);
+  for (uint32_t i = 0; i < count; i++)
+    g->blobs[i] = cubinBytes(g, codeBytes(g, maxBytes));
+}
+
+/* Appends to a growing string; out of memory is fatal. */
+typedef struct {
+  char *data;
+  size_t length, capacity;
+} Text;
+
+static void append(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(Text *t, const char *fmt, ...) {
+  for (;;) {
+    va_list args;
+    va_start(args, fmt);
+    int n = vsnprintf(t->data + t->length, t->capacity - t->length, fmt, args);
+    va_end(args);
+    if (n < 0)
+      fatal("cannot format %s", fmt);
+    if ((size_t)n < t->capacity - t->length) {
+      t->length += (size_t)n;
+      return;
     }
-    memcpy(data, ident, sizeof ident);
-    g->blobs[i] = (ProtobufCBinaryData){size, data};
+    t->capacity = 2 * (t->capacity + (size_t)n);
+    if (!(t->data = realloc(t->data, t->capacity)))
+      fatal("out of memory");
   }
+}
+
+/* The module every kernel_thunk's kernel lives in, as XLA compiles one LLVM
+ * module per executable: one cubin of B/2..B bytes per kernel, and PTX of
+ * an entry per kernel, about as long (an estimate). */
+static void makeModule(Gen *g, uint32_t maxBytes) {
+  Text ptx = {0};
+  append(&ptx, "//\n// Generated by bench-gen\n//\n\n.version 8.4\n.target sm_90a\n"
+               ".address_size 64\n");
+  size_t binary = 0;
+  for (uint64_t i = 0; i < g->numKernels; i++) {
+    Kernel k = kernel(g, i);
+    char *name = kernelName(g->scratch, &k);
+    size_t code = codeBytes(g, maxBytes);
+    binary += code;
+    append(&ptx, "\n.visible .entry %s(", name);
+    for (int p = 0; p < k.arity; p++)
+      append(&ptx, "%s\n\t.param .u64 %s_param_%d", p ? "," : "", name, p);
+    append(&ptx, "\n)\n{\n");
+    for (size_t line = 0; line < code / 32; line++) /* 32 bytes a line */
+      append(&ptx, "\tfma.rn.f32 \t%%f%05zu, %%f1, %%f2, %%f3;\n", line % 100000);
+    append(&ptx, "\tret;\n}\n");
+  }
+  thunkyArenaDestroy(g->scratch);
+  g->scratch = newArena();
+  g->moduleText = ptx.data;
+  g->moduleBinary = cubinBytes(g, binary);
 }
 
 /*--- crafted shapes ------------------------------------------------------------*/
@@ -1297,6 +1589,7 @@ typedef struct {
   uint64_t thunks, seed, cubins, cubinBytes, ranks;
   const char *output;
   Shape shape;
+  const Profile *profile; /* NULL: none named, the synthetic mix */
   bool stats;
 } Args;
 
@@ -1315,6 +1608,13 @@ static bool parseShape(const char *s, Shape *out) {
     if (!strcmp(s, shapeNames[i]))
       return *out = (Shape)i, true;
   return false;
+}
+
+static const Profile *parseProfile(const char *s) {
+  for (int i = 0; i < NUM_PROFILES; i++)
+    if (!strcmp(s, profiles[i].name))
+      return &profiles[i];
+  fatal("unknown profile '%s' (synthetic or train-step)", s);
 }
 
 static bool parseArgs(int argc, char **argv, Args *a) {
@@ -1336,11 +1636,16 @@ static bool parseArgs(int argc, char **argv, Args *a) {
               : !strcmp(arg, "--ranks")       ? number(value, &a->ranks) && a->ranks >= 1 &&
                                                     a->ranks <= 4096
               : !strcmp(arg, "--shape")       ? parseShape(value, &a->shape)
+              : !strcmp(arg, "--profile")     ? (a->profile = parseProfile(value)) != NULL
               : !strcmp(arg, "-o")            ? (a->output = value) != NULL
                                               : false;
     if (!ok)
       return false;
   }
+  if (a->profile && a->shape != SHAPE_MIXED)
+    fatal("--profile and --shape are mutually exclusive: a profile is a mix, a shape one kind");
+  if (!a->profile)
+    a->profile = &profiles[PROFILE_SYNTHETIC];
   if (!a->cubins)
     a->cubins = a->thunks / 250 > 4 ? a->thunks / 250 : 4;
   if (a->shape != SHAPE_MIXED && a->thunks >= UINT32_MAX)
@@ -1363,7 +1668,7 @@ static void printStats(const Gen *g) {
 /* Writes to a temporary name and renames, so that a failed run leaves no
  * half file under the name asked for. */
 static int generate(const Args *a) {
-  Gen g = {.rng = {mix(a->seed)}, .seed = a->seed, .ranks = (uint32_t)a->ranks,
+  Gen g = {.p = a->profile, .rng = {mix(a->seed)}, .seed = a->seed, .ranks = (uint32_t)a->ranks,
            .scratch = newArena(), .keep = newArena()};
   bool toStdout = !strcmp(a->output, "-");
   char temporary[4096];
@@ -1379,7 +1684,10 @@ static int generate(const Args *a) {
   } else {
     makeBlobs(&g, (uint32_t)a->cubins, (uint32_t)a->cubinBytes);
     planAllocations(&g, a->thunks);
-    g.numKernels = a->thunks / 8 > 16 ? a->thunks / 8 : 16;
+    uint64_t kernels = a->thunks / g.p->thunksPerKernel;
+    g.numKernels = kernels > 16 ? kernels : 16;
+    if (g.p->moduleKernels)
+      makeModule(&g, (uint32_t)a->cubinBytes);
     writeMessage(&g, &executable(&g, a->thunks)->base);
     Sink entry = {.toFile = true};
     fill(&g, &entry, 0, (int64_t)a->thunks);
@@ -1392,6 +1700,8 @@ static int generate(const Args *a) {
     printStats(&g);
   for (uint32_t i = 0; i < g.numBlobs; i++)
     free(g.blobs[i].data);
+  free(g.moduleBinary.data);
+  free(g.moduleText);
   free(g.packed);
   thunkyArenaDestroy(g.scratch);
   thunkyArenaDestroy(g.keep);
