@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef Xla__Gpu__ThunkProto Thunk;
 typedef Xla__BufferAssignment__BufferAllocationSliceProto Slice;
@@ -1665,14 +1666,17 @@ static void printStats(const Gen *g) {
             100.0 * (double)g->stats[s] / (double)total);
 }
 
-/* Writes to a temporary name and renames, so that a failed run leaves no
- * half file under the name asked for. */
+/* Writes a file to a temporary name and renames, so that a failed run
+ * leaves no half file under the name asked for. Anything else (stdout,
+ * /dev/null, a pipe) is written as it is: renaming onto it would replace it. */
 static int generate(const Args *a) {
   Gen g = {.p = a->profile, .rng = {mix(a->seed)}, .seed = a->seed, .ranks = (uint32_t)a->ranks,
            .scratch = newArena(), .keep = newArena()};
+  struct stat st;
   bool toStdout = !strcmp(a->output, "-");
+  bool direct = toStdout || (stat(a->output, &st) == 0 && !S_ISREG(st.st_mode));
   char temporary[4096];
-  snprintf(temporary, sizeof temporary, "%s.partial", a->output);
+  snprintf(temporary, sizeof temporary, "%s%s", a->output, direct ? "" : ".partial");
   g.out = toStdout ? stdout : fopen(temporary, "wb");
   if (!g.out)
     fatal("cannot open %s: %s", temporary, strerror(errno));
@@ -1694,7 +1698,7 @@ static int generate(const Args *a) {
   }
   if (fflush(g.out) != 0 || (!toStdout && fclose(g.out) != 0))
     fatal("cannot write %s: %s", a->output, strerror(errno));
-  if (!toStdout && rename(temporary, a->output) != 0)
+  if (!direct && rename(temporary, a->output) != 0)
     fatal("cannot rename %s to %s: %s", temporary, a->output, strerror(errno));
   if (a->stats)
     printStats(&g);

@@ -104,7 +104,8 @@ bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits,
   if (!thunkyExecutableCreate(data, size, limits, &model, error))
     return false;
   ThunkyPlan *plan = calloc(1, sizeof *plan);
-  Builder b = {.plan = plan, .model = model, .exe = model->proto, .error = error};
+  Builder b = {.plan = plan, .model = model, .exe = model->proto, .error = error,
+               .moduleBinary = UINT32_MAX};
   bool ok = plan != NULL || thunkyErrorf(error, "out of memory");
   if (ok) {
     b.commands = VEC(commands, numCommands);

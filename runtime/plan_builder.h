@@ -45,6 +45,8 @@ typedef struct {
   void **owned; /* copies of bytes the plan keeps */
   size_t numOwned, ownedCapacity;
   ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
+  uint32_t moduleBinary;     /* the executable's own cubin or PTX in plan->binaries,
+                                once a kernel_thunk asked; UINT32_MAX before */
   uint32_t currentThunk;
   uint64_t binaryKey; /* the executable's own binary, in kernel_thunk keys */
   bool hasBinaryKey;

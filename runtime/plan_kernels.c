@@ -32,9 +32,9 @@ static bool binaryIndex(Builder *b, const void *data, size_t size, bool isPtx, u
   return thunkyPlanKeepBytes(b, data, size, &bin->bytes);
 }
 
-static bool addKernel(Builder *b, CommandVec *v, const char *name, const void *binary,
-                      size_t binarySize, bool isPtx, ThunkyRange args,
-                      const StreamExecutor__Dim3DProto *grid,
+/* `binary` is an index into plan->binaries (UINT32_MAX: none). */
+static bool addKernel(Builder *b, CommandVec *v, const char *name, uint32_t binary,
+                      ThunkyRange args, const StreamExecutor__Dim3DProto *grid,
                       const StreamExecutor__Dim3DProto *block, int64_t sharedBytes) {
   ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_KERNEL);
   if (!c)
@@ -51,9 +51,7 @@ static bool addKernel(Builder *b, CommandVec *v, const char *name, const void *b
   for (int i = 0; i < 3; i++)
     c->kernel.grid[i] = dim(grid, i), c->kernel.block[i] = dim(block, i);
   c->kernel.sharedBytes = (uint32_t)sharedBytes;
-  k->binary = UINT32_MAX;
-  if (binarySize && !binaryIndex(b, binary, binarySize, isPtx, &k->binary))
-    return false;
+  k->binary = binary;
   return thunkyPlanKeepString(b, name, &k->name);
 }
 
@@ -62,12 +60,17 @@ bool thunkyPlanKernelThunk(Builder *b, CommandVec *v, const Xla__Gpu__KernelThun
   const Executable *exe = b->exe;
   if (!thunkyPlanSliceRange(b, k->n_args, (const SliceProto *const *)k->args, "argument", &args))
     return false;
-  /* The executable's own module: its cubin, else its PTX. */
-  bool hasCubin = exe->has_binary && exe->binary.len;
-  const void *binary = hasCubin ? (const void *)exe->binary.data : exe->asm_text;
-  size_t size = hasCubin ? exe->binary.len : exe->asm_text ? strlen(exe->asm_text) : 0;
+  /* The executable's own module, its cubin else its PTX, entered once:
+   * hashing it for every launch would cost launches times its size. */
+  if (b->moduleBinary == UINT32_MAX) {
+    bool hasCubin = exe->has_binary && exe->binary.len;
+    const void *binary = hasCubin ? (const void *)exe->binary.data : exe->asm_text;
+    size_t size = hasCubin ? exe->binary.len : exe->asm_text ? strlen(exe->asm_text) : 0;
+    if (size && !binaryIndex(b, binary, size, !hasCubin, &b->moduleBinary))
+      return false;
+  }
   const Xla__Gpu__LaunchDimensionsProto *l = k->launch_dimensions;
-  return addKernel(b, v, k->kernel_name, binary, size, !hasCubin, args,
+  return addKernel(b, v, k->kernel_name, b->moduleBinary, args,
                    l && l->block_counts ? l->block_counts->coordinates : NULL,
                    l && l->thread_counts_per_block ? l->thread_counts_per_block->coordinates
                                                    : NULL,
@@ -98,7 +101,10 @@ bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
            spec->ptx && spec->ptx->data)
     binary = spec->ptx->data, size = strlen(spec->ptx->data), isPtx = true;
   const char *name = spec && spec->kernel_name && *spec->kernel_name ? spec->kernel_name : ck->name;
-  return addKernel(b, v, name, binary, size, isPtx, args,
+  uint32_t index = UINT32_MAX;
+  if (size && !binaryIndex(b, binary, size, isPtx, &index))
+    return false;
+  return addKernel(b, v, name, index, args,
                    ck->block_dims ? ck->block_dims->coordinates : NULL,
                    ck->thread_dims ? ck->thread_dims->coordinates : NULL,
                    ck->shared_memory_bytes);
