@@ -18,6 +18,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "access.h"
+#include "op_map.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -27,6 +28,8 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
+
+#include <stdlib.h>
 
 
 static bool sameBytes(ThunkyBytes a, ThunkyBytes b) {
@@ -38,12 +41,64 @@ typedef struct Step {
   bool readsAround; /* reads dst's bytes through a buffer larger than dst */
 } Step;
 
-static bool step(MlirOperation op, ThunkyBytes dst, ThunkyBytes src, Step *s) {
-  ThunkyAccesses a = {0};
-  thunkyCollectAccesses(op, &a);
+/* The ops of the entry block being rewritten, in order, each with its
+ * accesses: a copy looks at up to `window` ops after it, and collecting an
+ * op's accesses at every look cost the window times the copies. They are
+ * collected at the first look, again after a rewrite changed the op, and
+ * freed once the copies are past them. */
+typedef struct Entry {
+  MlirOperation op; /* null: a copy that went */
+  ThunkyAccesses accesses;
+  bool collected;
+} Entry;
+
+typedef struct Ops {
+  MlirBlock block;
+  Entry *entries;
+  size_t count, done; /* entries before `done` are freed */
+  ThunkyOpMap index;  /* op -> its Entry */
+} Ops;
+
+static void clearOps(Ops *o) {
+  for (size_t i = o->done; i < o->count; ++i)
+    thunkyAccessesClear(&o->entries[i].accesses);
+  free(o->entries);
+  thunkyOpMapClear(&o->index);
+  *o = (Ops){0};
+}
+
+static bool listOps(Ops *o, MlirBlock block) {
+  clearOps(o);
+  o->block = block;
+  size_t capacity = 0;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetNextInBlock(op)) {
+    if (o->count == capacity) {
+      capacity = capacity ? 2 * capacity : 256;
+      Entry *grown = realloc(o->entries, capacity * sizeof *grown);
+      if (!grown)
+        return false;
+      o->entries = grown;
+    }
+    o->entries[o->count++] = (Entry){op, {0}, false};
+  }
+  for (size_t i = 0; i < o->count; ++i)
+    if (!thunkyOpMapPut(&o->index, (ThunkyOpMapKey){o->entries[i].op.ptr, 0, 0},
+                        &o->entries[i]))
+      return false;
+  return true;
+}
+
+static bool step(Entry *e, ThunkyBytes dst, ThunkyBytes src, Step *s) {
+  if (!e->collected) {
+    thunkyAccessesClear(&e->accesses);
+    thunkyCollectAccesses(e->op, &e->accesses);
+    e->collected = true;
+  }
+  const ThunkyAccesses *a = &e->accesses;
   *s = (Step){0};
-  for (size_t i = 0; i < a.count; ++i) {
-    ThunkyAccess x = a.items[i];
+  for (size_t i = 0; i < a->count; ++i) {
+    ThunkyAccess x = a->items[i];
     if (thunkyBytesOverlap(x.bytes, dst)) {
       s->readsDst |= !x.write;
       s->readsAround |= !x.write && !thunkyBytesContain(dst, x.bytes);
@@ -55,24 +110,23 @@ static bool step(MlirOperation op, ThunkyBytes dst, ThunkyBytes src, Step *s) {
       s->readsSrc |= !x.write;
     }
   }
-  bool ok = !a.outOfMemory;
-  thunkyAccessesClear(&a);
-  return ok;
+  return !a->outOfMemory;
 }
 
 typedef enum Fate { KEEP, DEAD, FORWARD } Fate;
 
 /* What becomes of a copy into scratch, from the ops after it in its block. */
-static Fate decide(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src, int64_t window,
+static Fate decide(Ops *o, Entry *copy, ThunkyBytes dst, ThunkyBytes src, int64_t window,
                    bool *ok) {
   bool srcWritten = false, read = false;
   int64_t seen = 0;
-  for (MlirOperation op = mlirOperationGetNextInBlock(copy); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
+  for (Entry *e = copy + 1; e < o->entries + o->count; ++e) {
+    if (mlirOperationIsNull(e->op))
+      continue;
     if (++seen > window)
       return KEEP;
     Step s;
-    if (!(*ok = step(op, dst, src, &s)))
+    if (!(*ok = step(e, dst, src, &s)))
       return KEEP;
     if (s.readsDst) {
       /* A reader that also writes dst or src, or reads after src changed,
@@ -140,17 +194,20 @@ static MlirWalkResult forwardOperands(MlirOperation op, void *userData) {
  * overwrites them) at the same bytes of src. False when out of memory; the
  * readers already pointed at src still read the right bytes, since src is
  * not written before them, so the copy must only stay. */
-static bool forward(MlirOperation copy, ThunkyBytes dst, ThunkyBytes src) {
-  Forward f = {dst, src, mlirOperationGetOperand(copy, 0)};
-  for (MlirOperation op = mlirOperationGetNextInBlock(copy); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op)) {
+static bool forward(Ops *o, Entry *copy, ThunkyBytes dst, ThunkyBytes src) {
+  Forward f = {dst, src, mlirOperationGetOperand(copy->op, 0)};
+  for (Entry *e = copy + 1; e < o->entries + o->count; ++e) {
+    if (mlirOperationIsNull(e->op))
+      continue;
     Step s;
-    if (!step(op, dst, src, &s))
+    if (!step(e, dst, src, &s))
       return false;
     if (s.writesDst)
       break;
-    if (s.readsDst)
-      mlirOperationWalk(op, forwardOperands, &f, MlirWalkPreOrder);
+    if (s.readsDst) {
+      mlirOperationWalk(e->op, forwardOperands, &f, MlirWalkPreOrder);
+      e->collected = false; /* it reads other bytes now */
+    }
   }
   return true;
 }
@@ -165,28 +222,56 @@ static bool inEntryBlock(MlirOperation op) {
 
 enum { OPTION_WINDOW };
 
+/* The entry in `o` of `copy`, a copy in a function's entry block, listing
+ * that block's ops first when `o` holds another's; NULL when out of memory. */
+static Entry *entryOf(Ops *o, MlirOperation copy) {
+  MlirBlock block = mlirOperationGetBlock(copy);
+  if (!mlirBlockEqual(block, o->block) && !listOps(o, block))
+    return NULL;
+  Entry *e = thunkyOpMapGet(&o->index, (ThunkyOpMapKey){copy.ptr, 0, 0});
+  /* Copies come in block order: no later one looks back past this one. */
+  for (; e && o->done < (size_t)(e - o->entries); ++o->done) {
+    thunkyAccessesClear(&o->entries[o->done].accesses);
+    o->entries[o->done].collected = false;
+  }
+  return e;
+}
+
 static void run(MlirOperation root, ThunkyPassState *state) {
   ThunkyOpList copies = {0};
+  Ops ops = {0};
   bool ok = thunkyCollectOps(root, THUNKY_OP_COPY, MlirWalkPreOrder, &copies);
   for (size_t i = 0; i < copies.count && ok; ++i) {
     MlirOperation copy = copies.ops[i];
     ThunkyBytes src = thunkyResolveBytes(mlirOperationGetOperand(copy, 0));
     ThunkyBytes dst = thunkyResolveBytes(mlirOperationGetOperand(copy, 1));
     Fate fate = KEEP;
-    if (sameBytes(src, dst))
+    Entry *entry = NULL;
+    if (sameBytes(src, dst)) {
       fate = DEAD;
-    else if (thunkyIsScratchArgument(dst.root) && inEntryBlock(copy) &&
-             !thunkyBytesOverlap(src, dst))
-      fate = decide(copy, dst, src, thunkyPassGetOption(state, OPTION_WINDOW), &ok);
-    if (fate == FORWARD && !(ok = forward(copy, dst, src)))
+    } else if (thunkyIsScratchArgument(dst.root) && inEntryBlock(copy) &&
+               !thunkyBytesOverlap(src, dst)) {
+      entry = entryOf(&ops, copy);
+      ok = entry != NULL;
+      if (ok)
+        fate = decide(&ops, entry, dst, src, thunkyPassGetOption(state, OPTION_WINDOW), &ok);
+    }
+    if (fate == FORWARD && !(ok = forward(&ops, entry, dst, src)))
       fate = KEEP;
-    if (fate != KEEP)
-      mlirOperationDestroy(copy);
+    if (fate == KEEP)
+      continue;
+    /* A copy that went from the block being listed goes from its list. */
+    Entry *listed = entry ? entry
+                          : thunkyOpMapGet(&ops.index, (ThunkyOpMapKey){copy.ptr, 0, 0});
+    if (listed)
+      listed->op = (MlirOperation){NULL};
+    mlirOperationDestroy(copy);
   }
   if (!ok) {
     thunkyEmitOpError(root, "thunky-elide-copies: out of memory");
     thunkyPassSignalFailure(state);
   }
+  clearOps(&ops);
   thunkyOpListClear(&copies);
 }
 
