@@ -1328,7 +1328,8 @@ static void append(Text *t, const char *fmt, ...) {
   for (;;) {
     va_list args;
     va_start(args, fmt);
-    int n = vsnprintf(t->data + t->length, t->capacity - t->length, fmt, args);
+    /* An empty Text has no buffer yet: measure only. */
+    int n = vsnprintf(t->data ? t->data + t->length : NULL, t->capacity - t->length, fmt, args);
     va_end(args);
     if (n < 0)
       fatal("cannot format %s", fmt);
