@@ -261,8 +261,7 @@ static void run(MlirOperation root, ThunkyPassState *state) {
     if (fate == KEEP)
       continue;
     /* A copy that went from the block being listed goes from its list. */
-    Entry *listed = entry ? entry
-                          : thunkyOpMapGet(&ops.index, (ThunkyOpMapKey){copy.ptr, 0, 0});
+    Entry *listed = thunkyOpMapGet(&ops.index, (ThunkyOpMapKey){copy.ptr, 0, 0});
     if (listed)
       listed->op = (MlirOperation){NULL};
     mlirOperationDestroy(copy);

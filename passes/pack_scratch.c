@@ -137,6 +137,12 @@ static void updateFunctionType(MlirOperation func, MlirBlock entry) {
   free(inputs), free(results);
 }
 
+static MlirWalkResult outOfMemory(MlirOperation func, ThunkyPassState *state) {
+  thunkyEmitOpError(func, "thunky-pack-scratch: out of memory");
+  thunkyPassSignalFailure(state);
+  return MlirWalkResultInterrupt;
+}
+
 static MlirWalkResult packFunction(MlirOperation func, void *userData) {
   ThunkyPassState *state = userData;
   if (!thunkyIsFunction(func))
@@ -145,7 +151,7 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
   intptr_t n = mlirBlockIsNull(entry) ? 0 : mlirBlockGetNumArguments(entry);
   Packing p = {entry, calloc((size_t)n + 1, sizeof *p.groups), 0};
   if (!p.groups)
-    return MlirWalkResultSkip;
+    return outOfMemory(func, state);
   bool any = false;
   for (intptr_t i = 0; i < n; ++i) {
     MlirValue arg = mlirBlockGetArgument(entry, i);
@@ -156,8 +162,8 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
     else
       thunkyScratchGroupsClear(&p.groups[i]);
   }
-  bool changed = false;
-  if (any && lifetimes(&p))
+  bool changed = false, ok = !any || lifetimes(&p);
+  if (any && ok)
     for (intptr_t i = 0; i < n; ++i) {
       if (!p.groups[i].count)
         continue;
@@ -174,6 +180,8 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
   for (intptr_t i = 0; i < n; ++i)
     thunkyScratchGroupsClear(&p.groups[i]);
   free(p.groups);
+  if (!ok)
+    return outOfMemory(func, state);
   if (changed)
     updateFunctionType(func, entry);
   return MlirWalkResultSkip;
