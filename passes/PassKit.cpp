@@ -23,6 +23,7 @@ struct ThunkyPassState {
   std::vector<int64_t> options;
   std::vector<std::string> strings; /* by option index; empty for the others */
   bool failed = false;
+  bool unchanged = false;
 };
 
 namespace {
@@ -75,6 +76,8 @@ public:
     info->run(wrap(getOperation()), &state);
     if (state.failed)
       signalPassFailure();
+    else if (state.unchanged)
+      markAllAnalysesPreserved(); // MLIR then skips verifying what it verified
   }
 
 private:
@@ -98,3 +101,21 @@ const char *thunkyPassGetStringOption(const ThunkyPassState *state, size_t index
 }
 
 void thunkyPassSignalFailure(ThunkyPassState *state) { state->failed = true; }
+
+void thunkyPassMarkUnchanged(ThunkyPassState *state) { state->unchanged = true; }
+
+bool thunkyPassRunStage(const ThunkyPassInfo *stage, MlirOperation root,
+                        ThunkyPassState *state, bool *changed) {
+  ThunkyPassState inner;
+  for (size_t i = 0; i < stage->numOptions; ++i) {
+    const ThunkyPassOption &o = stage->options[i];
+    inner.options.push_back(o.kind == THUNKY_OPTION_STRING ? 0 : o.defaultValue);
+    inner.strings.emplace_back();
+  }
+  stage->run(root, &inner);
+  if (changed && !inner.unchanged)
+    *changed = true;
+  if (inner.failed)
+    state->failed = true;
+  return !inner.failed;
+}

@@ -144,6 +144,7 @@ static void checkStart(Check *c, MlirOperation start) {
 }
 
 static void run(MlirOperation root, ThunkyPassState *state) {
+  thunkyPassMarkUnchanged(state);
   Check c = {thunkyPassGetOption(state, 0), false};
   ThunkyOpList starts = {0};
   if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPreOrder, &starts)) {

@@ -19,6 +19,7 @@
  *===--------------------------------------------------------------------===*/
 #include "access.h"
 #include "op_map.h"
+#include "stages.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -240,6 +241,7 @@ static Entry *entryOf(Ops *o, MlirOperation copy) {
 static void run(MlirOperation root, ThunkyPassState *state) {
   ThunkyOpList copies = {0};
   Ops ops = {0};
+  size_t elided = 0;
   bool ok = thunkyCollectOps(root, THUNKY_OP_COPY, MlirWalkPreOrder, &copies);
   for (size_t i = 0; i < copies.count && ok; ++i) {
     MlirOperation copy = copies.ops[i];
@@ -265,24 +267,26 @@ static void run(MlirOperation root, ThunkyPassState *state) {
     if (listed)
       listed->op = (MlirOperation){NULL};
     mlirOperationDestroy(copy);
+    elided++;
   }
   if (!ok) {
     thunkyEmitOpError(root, "thunky-elide-copies: out of memory");
     thunkyPassSignalFailure(state);
+  } else if (elided == 0) {
+    thunkyPassMarkUnchanged(state);
   }
   clearOps(&ops);
   thunkyOpListClear(&copies);
 }
 
-MlirPass thunkyCreateElideCopiesPass(void) {
-  static const ThunkyPassOption options[] = {
-      [OPTION_WINDOW] = {"window", "Ops after a copy to look at before keeping it",
-                         THUNKY_OPTION_INT, 4096},
-  };
-  static const ThunkyPassInfo info = {
-      "ThunkyElideCopies", "thunky-elide-copies",
-      "Drop copies onto the same bytes, dead copies into scratch, and forward "
-      "copies into scratch that is only read",
-      run, options, 1};
-  return thunkyPassCreate(&info);
-}
+static const ThunkyPassOption options[] = {
+    [OPTION_WINDOW] = {"window", "Ops after a copy to look at before keeping it",
+                       THUNKY_OPTION_INT, 4096},
+};
+const ThunkyPassInfo thunkyElideCopiesInfo = {
+    "ThunkyElideCopies", "thunky-elide-copies",
+    "Drop copies onto the same bytes, dead copies into scratch, and forward "
+    "copies into scratch that is only read",
+    run, options, 1};
+
+MlirPass thunkyCreateElideCopiesPass(void) { return thunkyPassCreate(&thunkyElideCopiesInfo); }

@@ -5,6 +5,8 @@
  * it exposes its ops to passes that look at one block at a time.
  *
  *===--------------------------------------------------------------------===*/
+#include "stages.h"
+
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
@@ -35,13 +37,14 @@ static void run(MlirOperation root, ThunkyPassState *state) {
   } else {
     for (size_t i = 0; i < list.count; ++i)
       inlineSequential(list.ops[i]);
+    if (list.count == 0)
+      thunkyPassMarkUnchanged(state);
   }
   thunkyOpListClear(&list);
 }
 
-MlirPass thunkyCreateFlattenSequentialPass(void) {
-  static const ThunkyPassInfo info = {
-      "ThunkyFlattenSequential", "thunky-flatten-sequential",
-      "Inline thunky.sequential bodies into their parent block", run, NULL, 0};
-  return thunkyPassCreate(&info);
-}
+const ThunkyPassInfo thunkyFlattenSequentialInfo = {
+    "ThunkyFlattenSequential", "thunky-flatten-sequential",
+    "Inline thunky.sequential bodies into their parent block", run, NULL, 0};
+
+MlirPass thunkyCreateFlattenSequentialPass(void) { return thunkyPassCreate(&thunkyFlattenSequentialInfo); }

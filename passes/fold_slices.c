@@ -9,6 +9,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "op_map.h"
+#include "stages.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -90,11 +91,10 @@ static void run(MlirOperation root, ThunkyPassState *state) {
   thunkyOpMapClear(&seen);
 }
 
-MlirPass thunkyCreateFoldSlicesPass(void) {
-  static const ThunkyPassInfo info = {
-      "ThunkyFoldSlices", "thunky-fold-slices",
-      "Fold slices of slices, drop whole-buffer slices, hoist slices next to "
-      "their buffer and merge identical ones",
-      run, NULL, 0};
-  return thunkyPassCreate(&info);
-}
+const ThunkyPassInfo thunkyFoldSlicesInfo = {
+    "ThunkyFoldSlices", "thunky-fold-slices",
+    "Fold slices of slices, drop whole-buffer slices, hoist slices next to "
+    "their buffer and merge identical ones",
+    run, NULL, 0};
+
+MlirPass thunkyCreateFoldSlicesPass(void) { return thunkyPassCreate(&thunkyFoldSlicesInfo); }

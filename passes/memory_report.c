@@ -639,6 +639,7 @@ static void report(Report *r, ThunkyPassState *state) {
 }
 
 static void run(MlirOperation root, ThunkyPassState *state) {
+  thunkyPassMarkUnchanged(state);
   Report r = {.main = {NULL}};
   mlirOperationWalk(root, findMain, &r.main, MlirWalkPreOrder);
   if (mlirOperationIsNull(r.main)) {

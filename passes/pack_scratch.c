@@ -14,6 +14,7 @@
  *===--------------------------------------------------------------------===*/
 #include "access.h"
 #include "scratch_groups.h"
+#include "stages.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -191,14 +192,13 @@ static void run(MlirOperation root, ThunkyPassState *state) {
   mlirOperationWalk(root, packFunction, state, MlirWalkPreOrder);
 }
 
-MlirPass thunkyCreatePackScratchPass(void) {
-  static const ThunkyPassOption options[] = {
-      [OPTION_REPORT] = {"report", "Print each packed argument's bytes before and after",
-                             THUNKY_OPTION_BOOL, 0},
-  };
-  static const ThunkyPassInfo info = {
-      "ThunkyPackScratch", "thunky-pack-scratch",
-      "Let scratch slices with disjoint lifetimes share bytes, shrinking scratch",
-      run, options, 1};
-  return thunkyPassCreate(&info);
-}
+static const ThunkyPassOption options[] = {
+    [OPTION_REPORT] = {"report", "Print each packed argument's bytes before and after",
+                       THUNKY_OPTION_BOOL, 0},
+};
+const ThunkyPassInfo thunkyPackScratchInfo = {
+    "ThunkyPackScratch", "thunky-pack-scratch",
+    "Let scratch slices with disjoint lifetimes share bytes, shrinking scratch",
+    run, options, 1};
+
+MlirPass thunkyCreatePackScratchPass(void) { return thunkyPassCreate(&thunkyPackScratchInfo); }

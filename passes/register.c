@@ -16,17 +16,5 @@ void thunkyRegisterPasses(void) {
   thunkyRegisterPass(thunkyCreateStatsPass);
   thunkyRegisterPass(thunkyCreateMemoryReportPass);
   thunkyRegisterPass(thunkyCreateCheckRacesPass);
-
-  /* Flattening exposes ops to the block-level analyses; folding gives the
-   * slices that copy elision and packing reason about; the second fold
-   * tidies the slices elision made. */
-  static const ThunkyPassFactory optimize[] = {
-      thunkyCreateFlattenSequentialPass, thunkyCreateFoldSlicesPass,
-      thunkyCreateElideCopiesPass,       thunkyCreateFoldSlicesPass,
-      thunkyCreatePackScratchPass,
-  };
-  thunkyRegisterPipeline("thunky-optimize",
-                         "flatten-sequential, fold-slices, elide-copies, "
-                         "fold-slices, pack-scratch",
-                         optimize, sizeof optimize / sizeof optimize[0]);
+  thunkyRegisterPass(thunkyCreateOptimizePass);
 }

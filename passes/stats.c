@@ -126,6 +126,7 @@ static void printJson(const Stats *s) {
 enum { OPTION_JSON };
 
 static void run(MlirOperation root, ThunkyPassState *state) {
+  thunkyPassMarkUnchanged(state);
   Stats s = {0};
   mlirOperationWalk(root, count, &s, MlirWalkPreOrder);
   mlirOperationWalk(root, countArguments, &s, MlirWalkPreOrder);

@@ -2,7 +2,7 @@
 # check_optimize.sh MESSAGE TEXTPROTO|DIR...: for each input (every
 # .textproto in a DIR), encodes it with the
 # project's schema, imports it, runs thunky-optimize, and checks that the
-# result verifies, exports, and imports again. Prints one line per input and
+# module verifies after each of its stages, exports, and imports again. Prints one line per input and
 # a count; exits non-zero on the first failure.
 set -euo pipefail
 message="$1"; shift
@@ -17,7 +17,8 @@ count=0
 for input in "${inputs[@]}"; do
   "$scripts/encode.sh" "$message" < "$input" > "$tmp/in.pb"
   thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/in.mlir"
-  thunky-opt --thunky-optimize "$tmp/in.mlir" -o "$tmp/opt.mlir"
+  thunky-opt -p 'builtin.module(thunky-optimize{verify-stages=true})' "$tmp/in.mlir" \
+    -o "$tmp/opt.mlir"
   thunky-translate --export-thunky "$tmp/opt.mlir" -o "$tmp/opt.pb"
   thunky-translate --import-thunky "$tmp/opt.pb" -o /dev/null
   echo "optimized, verified, exported, re-imported: $(basename "$input")"

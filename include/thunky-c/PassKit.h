@@ -73,6 +73,18 @@ MLIR_CAPI_EXPORTED const char *thunkyPassGetStringOption(const ThunkyPassState *
 /* Marks this run as failed; report why with a diagnostic first. */
 MLIR_CAPI_EXPORTED void thunkyPassSignalFailure(ThunkyPassState *state);
 
+/* Says this run changed nothing, so MLIR need not verify the op again after
+ * it (it preserves every analysis). An analysis pass calls it always. */
+MLIR_CAPI_EXPORTED void thunkyPassMarkUnchanged(ThunkyPassState *state);
+
+/* Runs the pass `stage` describes on `root`, with its default options, as a
+ * stage of the pass whose run has `state`. MLIR verifies after each pass,
+ * not each stage, so a pass made of stages verifies once. Sets *changed
+ * (when not NULL) unless the stage marked itself unchanged. Returns false,
+ * and marks `state` failed, when the stage failed. */
+MLIR_CAPI_EXPORTED bool thunkyPassRunStage(const ThunkyPassInfo *stage, MlirOperation root,
+                                           ThunkyPassState *state, bool *changed);
+
 /* Ops found by a walk, to rewrite after it: a walk must not erase the op it
  * visits. */
 typedef struct ThunkyOpList {

@@ -18,14 +18,7 @@ typedef MlirPass (*ThunkyPassFactory)(void);
  * factory must return passes with the same TypeID every time. */
 MLIR_CAPI_EXPORTED void thunkyRegisterPass(ThunkyPassFactory factory);
 
-/* Registers a pipeline `argument` that runs the passes the factories make,
- * in order. */
-MLIR_CAPI_EXPORTED void thunkyRegisterPipeline(const char *argument,
-                                               const char *description,
-                                               const ThunkyPassFactory *factories,
-                                               size_t count);
-
-/* Registers every thunky pass and pipeline; safe to call more than once. */
+/* Registers every thunky pass; safe to call more than once. */
 MLIR_CAPI_EXPORTED void thunkyRegisterPasses(void);
 
 /* thunky-flatten-sequential: inlines thunky.sequential bodies into their
@@ -44,6 +37,11 @@ MLIR_CAPI_EXPORTED MlirPass thunkyCreateElideCopiesPass(void);
 /* thunky-pack-scratch: scratch slices whose lifetimes do not overlap share
  * bytes; the scratch argument shrinks. Option report. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreatePackScratchPass(void);
+
+/* thunky-optimize: flatten-sequential, fold-slices, elide-copies,
+ * fold-slices and pack-scratch as the stages of one pass, so that MLIR
+ * verifies once; option verify-stages verifies after each stage too. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateOptimizePass(void);
 
 /* thunky-stats: prints op counts and bytes moved and held; option json. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStatsPass(void);

@@ -110,6 +110,7 @@ static void countCopies(MlirOperation root, ThunkyPassState *state) {
                       (size_t)thunkyPassGetOption(state, 0) + 1, copies.count);
     thunkyPassSignalFailure(state);
   }
+  thunkyPassMarkUnchanged(state); /* an analysis: MLIR need not verify again */
   thunkyOpListClear(&copies);
 }
 
@@ -150,9 +151,49 @@ static void testPasses(void) {
   // CHECK-NEXT: thunky.copy
 }
 
+/* A kit pass made of stages: count-copies twice, with its default
+ * max-copies (1). A stage that fails stops the pass. */
+static void countTwice(MlirOperation root, ThunkyPassState *state) {
+  bool changed = false;
+  for (int i = 0; i < 2; ++i)
+    if (!thunkyPassRunStage(&countInfo, root, state, &changed))
+      return;
+  printf("stages changed %d\n", changed);
+}
+
+static const ThunkyPassInfo countTwiceInfo = {"CountTwice", "count-twice",
+                                              "count-copies as two stages", countTwice, NULL, 0};
+
+static void testStages(const char *body) {
+  MlirContext ctx = mlirContextCreate();
+  thunkyContextLoadDialects(ctx);
+  mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
+  char text[512];
+  snprintf(text, sizeof text,
+           "func.func @main(%%a: !thunky.buffer<16>, %%b: !thunky.buffer<16>) {\n%s  return\n}\n",
+           body);
+  MlirModule module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  mlirPassManagerAddOwnedPass(pm, thunkyPassCreate(&countTwiceInfo));
+  MlirLogicalResult result = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
+  printf("stages %s\n", mlirLogicalResultIsSuccess(result) ? "succeeded" : "failed");
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+}
+
 int main(void) {
   testTypes();
   testOpKinds();
   testPasses();
+  testStages("  thunky.copy %a, %b : <16>, <16>\n");
+  // CHECK-LABEL: copies 1, max 1
+  // CHECK-NEXT: copies 1, max 1
+  // CHECK-NEXT: stages changed 0
+  // CHECK-NEXT: stages succeeded
+  testStages("  thunky.copy %a, %b : <16>, <16>\n  thunky.copy %b, %a : <16>, <16>\n");
+  // CHECK-NEXT: copies 2, max 1
+  // CHECK-NEXT: diagnostic: 'thunky.copy' op copy 2 of 2 is one too many
+  // CHECK-NEXT: stages failed
   return 0;
 }
