@@ -55,6 +55,15 @@ config.suffixes.append(".textproto")
 
 if config.cuda_backend:
     config.available_features.add("cuda-backend")
+    # The simulated CUDA driver (test/CudaSim) in place of a GPU's, with the
+    # host kernels that stand in for device code; it fails a process that
+    # leaks what it made.
+    config.substitutions.append(
+        ("%cuda_sim",
+         "env LD_LIBRARY_PATH=%s THUNKY_CUDA_SIM_CHECK_LEAKS=1 THUNKY_CUDA_SIM_LIBRARIES=%s:%s"
+         % (os.path.join(config.thunky_obj_root, "lib", "cuda-sim"),
+            os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so"),
+            os.path.join(config.thunky_obj_root, "lib", "libThunkyExampleKernels.so"))))
 
 if os.path.isdir(os.path.join(config.thunky_shared_dir, "reference")):
     config.available_features.add("shared")

@@ -13,7 +13,7 @@
 #include "thunky-c/Runtime.h"
 #include "registry.h"
 #include "host_collectives.h"
-#include "host_gemm.h"
+#include "thunky-c/HostGemm.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -11,7 +11,7 @@
 #ifndef THUNKY_RUNTIME_HOST_COLLECTIVES_H
 #define THUNKY_RUNTIME_HOST_COLLECTIVES_H
 
-#include "reduce.h"
+#include "thunky-c/Reduce.h"
 #include "thunky-c/Plan.h"
 
 /*--- The world of ranks -----------------------------------------------------*/

@@ -4,9 +4,9 @@
  * results are compared with, not a fast path.
  *
  *===--------------------------------------------------------------------===*/
-#include "host_gemm.h"
+#include "thunky-c/HostGemm.h"
 
-#include "reduce.h"
+#include "thunky-c/Reduce.h"
 
 #include <string.h>
 

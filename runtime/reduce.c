@@ -8,7 +8,7 @@
  * table.
  *
  *===--------------------------------------------------------------------===*/
-#include "reduce.h"
+#include "thunky-c/Reduce.h"
 
 #include <math.h>
 #include <string.h>

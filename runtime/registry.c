@@ -127,3 +127,12 @@ const ThunkyRegistryEntry *thunkyRegistryFind(const ThunkyRegistry *r, const cha
   uint32_t slot = r->slots[probe(r, backend, isKernel, name)];
   return slot ? &r->entries[slot - 1] : NULL;
 }
+
+bool thunkyRegistryGetHostKernel(const ThunkyRegistry *r, const char *name,
+                                 ThunkyHostKernelFn *fn, void **userData) {
+  const ThunkyRegistryEntry *e =
+      thunkyRegistryFind(r, "host", true, (ThunkyBytes){(const uint8_t *)name, strlen(name)});
+  if (e)
+    *fn = e->kernel, *userData = e->userData;
+  return e != NULL;
+}

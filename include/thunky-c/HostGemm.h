@@ -1,6 +1,11 @@
-/*===- host_gemm.h - the host backend's reference matrix multiply --------===*/
-#ifndef THUNKY_RUNTIME_HOST_GEMM_H
-#define THUNKY_RUNTIME_HOST_GEMM_H
+/*===- thunky-c/HostGemm.h - the reference matrix multiply ----------------===*
+ *
+ * The host backend's gemm, and the simulated cuBLASLt's (test/CudaSim), so
+ * that the CUDA backend over the simulation computes what the host does.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_HOST_GEMM_H
+#define THUNKY_C_HOST_GEMM_H
 
 #include "thunky-c/Plan.h"
 
@@ -10,4 +15,4 @@ bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError
 /* Whether thunkyHostGemm has a reference for g's element type. */
 bool thunkyHostGemmSupports(const ThunkyPlanGemm *g);
 
-#endif /* THUNKY_RUNTIME_HOST_GEMM_H */
+#endif /* THUNKY_C_HOST_GEMM_H */

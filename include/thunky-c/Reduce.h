@@ -1,11 +1,11 @@
-/*===- reduce.h - reductions over XLA's element types ---------------===*
+/*===- thunky-c/Reduce.h - reductions over XLA's element types ------===*
  *
  * Collectives reduce over XLA's element types on both backends, as NCCL
  * does (small floats through float, rounded back after each step).
  *
  *===--------------------------------------------------------------------===*/
-#ifndef THUNKY_RUNTIME_REDUCE_H
-#define THUNKY_RUNTIME_REDUCE_H
+#ifndef THUNKY_C_REDUCE_H
+#define THUNKY_C_REDUCE_H
 
 #include "thunky-c/Plan.h"
 #include "thunky-c/ElementTypes.h"
@@ -26,4 +26,4 @@ bool thunkyElementCanReduce(int32_t elementType, ThunkyReduction reduction,
 bool thunkyElementReduce(int32_t elementType, ThunkyReduction reduction, void *acc,
                          const void *in, uint64_t count, ThunkyError *error);
 
-#endif /* THUNKY_RUNTIME_REDUCE_H */
+#endif /* THUNKY_C_REDUCE_H */

@@ -72,6 +72,10 @@ void thunkyRegistryDestroy(ThunkyRegistry *registry);
 /* Registers a host implementation of kernel `name`; false if out of memory. */
 bool thunkyRegistryAddHostKernel(ThunkyRegistry *registry, const char *name,
                                  ThunkyHostKernelFn fn, void *userData);
+/* The host implementation of kernel `name` and its user data, borrowed
+ * from the registry; false when none is registered. */
+bool thunkyRegistryGetHostKernel(const ThunkyRegistry *registry, const char *name,
+                                 ThunkyHostKernelFn *fn, void **userData);
 /* Registers custom-call target `target` for backend "host" or "cuda". */
 bool thunkyRegistryAddCustomCall(ThunkyRegistry *registry, const char *backend,
                                  const char *target, ThunkyCustomCallFn fn, void *userData);

@@ -11,7 +11,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
-#include "reduce.h"
+#include "thunky-c/Reduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>

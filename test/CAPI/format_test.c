@@ -13,6 +13,7 @@
 #include "thunky-c/Limits.h"
 #include "thunky-c/Npy.h"
 #include "thunky-c/Plan.h"
+#include "thunky-c/Reduce.h"
 #include "thunky-c/Riegeli.h"
 #include "thunky-c/Runtime.h"
 #include "thunky-c/Timeline.h"
@@ -113,6 +114,18 @@ int main(int argc, char **argv) {
 
   ThunkyPlan *plan;
   ThunkyRegistry *registry = thunkyRegistryCreate();
+  ThunkyHostKernelFn kernel;
+  void *user = NULL;
+  bool added = thunkyRegistryAddHostKernel(registry, "k", NULL, &arena);
+  printf("registry: k %d (user data kept %d), q %d\n", added &&
+         thunkyRegistryGetHostKernel(registry, "k", &kernel, &user), user == (void *)&arena,
+         thunkyRegistryGetHostKernel(registry, "q", &kernel, &user));
+  // CHECK-NEXT: registry: k 1 (user data kept 1), q 0
+  float acc[2] = {1.5f, -2}, in[2] = {2, 8};
+  bool reduced = thunkyElementReduce(THUNKY_TYPE_F32, THUNKY_REDUCE_MAX, acc, in, 2, &error);
+  printf("reduce %d: max %g %g, c64 min refused %d\n", reduced, acc[0], acc[1],
+         !thunkyElementCanReduce(THUNKY_TYPE_C64, THUNKY_REDUCE_MIN, &error));
+  // CHECK-NEXT: reduce 1: max 2 8, c64 min refused 1
   ThunkyTimeline *timeline = thunkyTimelineCreate();
   void *state;
   uint8_t result[8] = {0};

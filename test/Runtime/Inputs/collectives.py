@@ -113,6 +113,7 @@ buffer_allocations {
   values { index: 1 size: %d maybe_live_out: true }
 }
 output_info_map { shape_index { } output_info { allocation_index: 1 } }
+binary: "\\177ELF stand-in for the simulated CUDA driver"
 program_shape { result { element_type: S32 dimensions: %d } }
 thunks {
   thunk_info { profile_annotation: "iota" }

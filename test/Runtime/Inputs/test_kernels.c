@@ -4,7 +4,11 @@
  * cannot pass by accident. */
 #include "thunky-c/Runtime.h"
 
+#define _GNU_SOURCE /* RTLD_NOLOAD */
+#include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool expectArgs(const ThunkyKernelCall *call, uint32_t n, ThunkyError *error) {
@@ -83,12 +87,52 @@ static bool plusOne(const ThunkyCustomCallArgs *call, void *user, ThunkyError *e
   return true;
 }
 
+/* plus_one on the CUDA backend, for the simulated driver only
+ * (test/CudaSim): there device memory is host memory, and the work goes on
+ * the stream through the simulation's thunkySimEnqueue (sim.h), whose type
+ * this is. On a real driver it says it cannot run. */
+typedef int (*SimEnqueue)(void *stream, bool (*run)(void *, char *, size_t), void *data,
+                          void (*release)(void *));
+
+typedef struct PlusOne {
+  const void *in;
+  void *out;
+  uint64_t count;
+} PlusOne;
+
+static bool runPlusOne(void *data, char *why, size_t whySize) {
+  const PlusOne *p = data;
+  (void)why, (void)whySize;
+  for (uint64_t i = 0; i < p->count; i++)
+    storeF32(p->out, i, loadF32(p->in, i) + 1);
+  return true;
+}
+
+static bool plusOneOnSimulation(const ThunkyCustomCallArgs *call, void *user,
+                                ThunkyError *error) {
+  void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  SimEnqueue enqueue = driver ? (SimEnqueue)(uintptr_t)dlsym(driver, "thunkySimEnqueue") : NULL;
+  if (driver)
+    dlclose(driver); /* still loaded: the backend holds it */
+  if (!enqueue)
+    return thunkyErrorf(error, "plus_one for cuda runs only on the simulated driver");
+  if (call->numOperands != 1 || call->numResults != 1)
+    return thunkyErrorf(error, "plus_one takes one operand and one result");
+  PlusOne *p = malloc(sizeof *p);
+  if (!p)
+    return thunkyErrorf(error, "out of memory");
+  *p = (PlusOne){call->operands[0], call->results[0], call->resultSizes[0] / 4};
+  return enqueue(call->stream, runPlusOne, p, free) == 0 ||
+         thunkyErrorf(error, "the simulation refused the work");
+}
+
 bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
   return (thunkyRegistryAddHostKernel(r, "add_f32", addF32, NULL) &&
           thunkyRegistryAddHostKernel(r, "less_than", lessThan, NULL) &&
           thunkyRegistryAddHostKernel(r, "increment", increment, NULL) &&
           thunkyRegistryAddHostKernel(r, "loop_select_fusion", loopSelectFusion, NULL) &&
           thunkyRegistryAddHostKernel(r, "rank_iota_s32", rankIota, NULL) &&
-          thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL)) ||
+          thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL) &&
+          thunkyRegistryAddCustomCall(r, "cuda", "plus_one", plusOneOnSimulation, NULL)) ||
          thunkyErrorf(error, "out of memory");
 }

@@ -1,0 +1,1309 @@
+/*===- sim_driver.c - a SIMULATED CUDA driver (libcuda.so.1), for tests ----===*
+ *
+ * The entry points the CUDA backend loads, on host memory (sim.h says what
+ * the simulation is and how it is driven). One lock and one condition
+ * variable guard all of its state: it is for tests, and correctness is
+ * what matters; streams are worker threads that run their queue in order,
+ * and an event orders two streams through the generation it was recorded
+ * at, as the real driver does. Graph capture records what a stream (and
+ * every stream that joins it through an event) enqueues; a launch of the
+ * instantiated graph enqueues it again on the same streams, the origin's
+ * work on the launch stream, which then waits for all of it.
+ *
+ *===--------------------------------------------------------------------===*/
+#define _GNU_SOURCE /* strdup, strtok_r, nanosleep */
+#include "sim.h"
+
+#include "thunky-c/Error.h"
+#include "thunky-c/Limits.h"
+#include "thunky-c/Plan.h"
+#include "thunky-c/Runtime.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SIM_EXPORT __attribute__((visibility("default")))
+
+/*--- state -----------------------------------------------------------------*/
+
+typedef struct Payload {
+  atomic_int refs;
+  ThunkySimRun run;
+  void *data;
+  void (*release)(void *data);
+} Payload;
+
+typedef enum { OP_HOST, OP_RECORD, OP_WAIT } OpKind;
+
+struct CUevent_st {
+  unsigned long long recorded, done; /* generations: enqueued, reached */
+  uint64_t ns;                       /* when `done` was reached */
+  unsigned long long capturedIn;     /* the capture it was last recorded into, or 0 */
+};
+
+typedef struct Op {
+  OpKind kind;
+  struct CUevent_st *event;
+  unsigned long long generation; /* OP_WAIT: wait for event->done >= it */
+  Payload *payload;
+  struct CUstream_st *stream; /* in a graph: the stream it was captured from */
+} Op;
+
+typedef struct Ops {
+  Op *at;
+  size_t head, count, capacity; /* a queue uses head; a graph does not */
+} Ops;
+
+struct CUctx_st {
+  int device;
+  int retained;
+  CUresult sticky; /* a fault poisons the context, as on a GPU */
+};
+
+struct CUstream_st {
+  struct CUctx_st *ctx;
+  pthread_t thread;
+  Ops queue;
+  bool busy, stop;
+  struct CUgraph_st *capture;
+  unsigned seed;
+  struct CUstream_st *next; /* every live stream, for capture and sync */
+};
+
+struct CUgraph_st {
+  unsigned long long id; /* never 0 */
+  Ops ops;
+  struct CUstream_st *origin;
+  bool capturing, invalidated;
+};
+
+struct CUgraphExec_st {
+  Ops ops;
+  struct CUstream_st *origin;
+  struct CUstream_st **others; /* streams besides the origin that it uses */
+  struct CUevent_st *joins;    /* one per other stream: the launch waits for it */
+  size_t numOthers;
+};
+
+typedef struct Kernel {
+  bool consistent;    /* every launch in the plan has the same argument sizes */
+  uint32_t numArgs;
+  uint64_t *sizes;
+} Kernel;
+
+struct CUmod_st {
+  uint32_t binary; /* in the plan */
+};
+
+struct CUfunc_st {
+  char *name;
+  ThunkyHostKernelFn fn;
+  void *userData;
+  const Kernel *kernel;
+  int maxDynamicShared;
+  struct CUfunc_st *next;
+};
+
+typedef struct Allocation {
+  uintptr_t base;
+  size_t size;
+  bool host;
+} Allocation;
+
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t progress;
+  bool initialized;
+  int devices;
+  bool delay;
+  struct CUctx_st *contexts; /* per device: its primary context */
+  struct CUstream_st *streams;
+  Allocation *allocations;   /* sorted by base */
+  size_t numAllocations, capacity;
+  long liveEvents, liveModules, liveGraphs, liveExecs;
+  unsigned long long captures; /* ids given to graphs */
+  struct CUfunc_st *functions;
+  /* What kernels are: the executable's plan and the host kernels. */
+  ThunkyPlan *plan;
+  Kernel *kernels;
+  ThunkyRegistry *registry;
+  bool loaded;
+  CUresult loadResult;
+  /* THUNKY_CUDA_SIM_FAIL */
+  char failCall[64];
+  long failAt;
+  atomic_long failCount;
+} sim = {.lock = PTHREAD_MUTEX_INITIALIZER, .progress = PTHREAD_COND_INITIALIZER};
+
+static __thread struct CUctx_st *current;
+static __thread struct CUgraph_st *capturing; /* this thread's capture */
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  fputs("cuda-sim: ", stderr);
+  vfprintf(stderr, fmt, args);
+  fputc('\n', stderr);
+  va_end(args);
+}
+
+static uint64_t nowNs(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*--- failures on purpose ---------------------------------------------------*/
+
+static void readEnvironment(void) {
+  const char *devices = getenv("THUNKY_CUDA_SIM_DEVICES");
+  sim.devices = devices && atoi(devices) > 0 ? atoi(devices) : 4;
+  const char *delay = getenv("THUNKY_CUDA_SIM_DELAY");
+  sim.delay = delay && *delay && strcmp(delay, "0") != 0;
+  const char *fail = getenv("THUNKY_CUDA_SIM_FAIL");
+  sim.failAt = 0;
+  if (fail && *fail) {
+    const char *colon = strchr(fail, ':');
+    size_t length = colon ? (size_t)(colon - fail) : strlen(fail);
+    if (length >= sizeof sim.failCall)
+      length = sizeof sim.failCall - 1;
+    memcpy(sim.failCall, fail, length);
+    sim.failCall[length] = 0;
+    sim.failAt = colon ? atol(colon + 1) : 1;
+  }
+}
+
+SIM_EXPORT bool thunkySimInjected(const char *call) {
+  return sim.failAt > 0 && !strcmp(call, sim.failCall) &&
+         atomic_fetch_add(&sim.failCount, 1) + 1 == sim.failAt;
+}
+
+/*--- queues ----------------------------------------------------------------*/
+
+static bool push(Ops *o, Op op) {
+  if (o->count == o->capacity) {
+    size_t capacity = o->capacity ? 2 * o->capacity : 16;
+    Op *grown = malloc(capacity * sizeof *grown);
+    if (!grown)
+      return false;
+    for (size_t i = 0; i < o->count; i++)
+      grown[i] = o->at[(o->head + i) % (o->capacity ? o->capacity : 1)];
+    free(o->at);
+    o->at = grown, o->head = 0, o->capacity = capacity;
+  }
+  o->at[(o->head + o->count++) % o->capacity] = op;
+  return true;
+}
+
+static void releasePayload(Payload *p) {
+  if (p && atomic_fetch_sub(&p->refs, 1) == 1) {
+    if (p->release)
+      p->release(p->data);
+    free(p);
+  }
+}
+
+static void clearOps(Ops *o) {
+  for (size_t i = 0; i < o->count; i++)
+    releasePayload(o->at[(o->head + i) % o->capacity].payload);
+  free(o->at);
+  *o = (Ops){0};
+}
+
+/* Appends op to what `stream` runs next, or to the graph it is capturing.
+ * Called with the lock held; takes the op's payload reference. */
+static CUresult enqueue(struct CUstream_st *stream, Op op) {
+  Ops *target = &stream->queue;
+  if (stream->capture) {
+    op.stream = stream;
+    target = &stream->capture->ops;
+  }
+  if (!push(target, op)) {
+    releasePayload(op.payload);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  pthread_cond_broadcast(&sim.progress);
+  return CUDA_SUCCESS;
+}
+
+static bool runnable(const Op *op) {
+  return op->kind != OP_WAIT || op->event->done >= op->generation;
+}
+
+static void dawdle(struct CUstream_st *s) {
+  /* Up to half a millisecond, different for every stream and operation. */
+  s->seed = s->seed * 1103515245u + 12345u;
+  struct timespec t = {0, (long)((s->seed >> 8) % 500000)};
+  nanosleep(&t, NULL);
+}
+
+static void *work(void *arg) {
+  struct CUstream_st *s = arg;
+  pthread_mutex_lock(&sim.lock);
+  for (;;) {
+    while (!s->stop && (!s->queue.count || !runnable(&s->queue.at[s->queue.head])))
+      pthread_cond_wait(&sim.progress, &sim.lock);
+    if (s->stop && (!s->queue.count || !runnable(&s->queue.at[s->queue.head])))
+      break;
+    Op op = s->queue.at[s->queue.head];
+    s->busy = true;
+    pthread_mutex_unlock(&sim.lock);
+    if (sim.delay)
+      dawdle(s);
+    bool ok = true;
+    char why[512] = "";
+    if (op.kind == OP_HOST && s->ctx->sticky == CUDA_SUCCESS)
+      ok = op.payload->run(op.payload->data, why, sizeof why);
+    pthread_mutex_lock(&sim.lock);
+    if (!ok) {
+      note("%s", why);
+      s->ctx->sticky = CUDA_ERROR_LAUNCH_FAILED;
+    }
+    if (op.kind == OP_RECORD && op.event->done < op.generation) {
+      op.event->done = op.generation;
+      op.event->ns = nowNs();
+    }
+    s->queue.head = (s->queue.head + 1) % s->queue.capacity;
+    s->queue.count--;
+    s->busy = false;
+    releasePayload(op.payload);
+    pthread_cond_broadcast(&sim.progress);
+  }
+  pthread_mutex_unlock(&sim.lock);
+  return NULL;
+}
+
+static bool idle(const struct CUstream_st *s) { return !s->queue.count && !s->busy; }
+
+SIM_EXPORT CUresult thunkySimEnqueue(CUstream stream, ThunkySimRun run, void *data,
+                                     void (*release)(void *)) {
+  Payload *p = malloc(sizeof *p);
+  if (!p) {
+    if (release)
+      release(data);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  atomic_init(&p->refs, 1);
+  p->run = run, p->data = data, p->release = release;
+  pthread_mutex_lock(&sim.lock);
+  CUresult r = stream ? enqueue(stream, (Op){.kind = OP_HOST, .payload = p})
+                      : CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_unlock(&sim.lock);
+  if (!stream)
+    releasePayload(p);
+  return r;
+}
+
+/*--- memory ----------------------------------------------------------------*/
+
+/* The allocation holding p, or NULL; with the lock held. */
+static Allocation *find(uintptr_t p) {
+  size_t lo = 0, hi = sim.numAllocations;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (sim.allocations[mid].base <= p)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (!lo)
+    return NULL;
+  Allocation *a = &sim.allocations[lo - 1];
+  return p - a->base < a->size ? a : NULL;
+}
+
+SIM_EXPORT bool thunkySimValid(const void *p, size_t size) {
+  if (!size)
+    return true;
+  pthread_mutex_lock(&sim.lock);
+  Allocation *a = find((uintptr_t)p);
+  bool ok = a && size <= a->size - ((uintptr_t)p - a->base);
+  pthread_mutex_unlock(&sim.lock);
+  return ok;
+}
+
+static CUresult allocate(size_t size, bool host, void **out) {
+  if (!size)
+    return CUDA_ERROR_INVALID_VALUE;
+  void *p = aligned_alloc(256, (size + 255) & ~(size_t)255);
+  if (!p)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_lock(&sim.lock);
+  if (sim.numAllocations == sim.capacity) {
+    size_t capacity = sim.capacity ? 2 * sim.capacity : 64;
+    Allocation *grown = realloc(sim.allocations, capacity * sizeof *grown);
+    if (!grown) {
+      pthread_mutex_unlock(&sim.lock);
+      free(p);
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    sim.allocations = grown, sim.capacity = capacity;
+  }
+  size_t i = sim.numAllocations;
+  while (i > 0 && sim.allocations[i - 1].base > (uintptr_t)p) {
+    sim.allocations[i] = sim.allocations[i - 1];
+    i--;
+  }
+  sim.allocations[i] = (Allocation){(uintptr_t)p, size, host};
+  sim.numAllocations++;
+  pthread_mutex_unlock(&sim.lock);
+  *out = p;
+  return CUDA_SUCCESS;
+}
+
+static CUresult freeAllocation(uintptr_t p, bool host) {
+  pthread_mutex_lock(&sim.lock);
+  Allocation *a = find(p);
+  if (!a || a->base != p || a->host != host) {
+    pthread_mutex_unlock(&sim.lock);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  size_t i = (size_t)(a - sim.allocations);
+  memmove(a, a + 1, (sim.numAllocations - i - 1) * sizeof *a);
+  sim.numAllocations--;
+  pthread_mutex_unlock(&sim.lock);
+  free((void *)p);
+  return CUDA_SUCCESS;
+}
+
+/*--- calls that need a context ---------------------------------------------*/
+
+/* Whether a call may proceed: initialized, a current context that no fault
+ * has poisoned, and not an unsafe call during this thread's capture. */
+static CUresult ready(bool unsafeInCapture) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!current)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (current->sticky != CUDA_SUCCESS)
+    return current->sticky;
+  if (unsafeInCapture && capturing) {
+    capturing->invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* Waits with the lock held until every stream of ctx is idle. */
+static void drain(const struct CUctx_st *ctx) {
+  for (;;) {
+    bool busy = false;
+    for (struct CUstream_st *s = sim.streams; s && !busy; s = s->next)
+      busy = s->ctx == ctx && !idle(s);
+    if (!busy)
+      return;
+    pthread_cond_wait(&sim.progress, &sim.lock);
+  }
+}
+
+/*--- the entry points: device and context ----------------------------------*/
+
+SIM_EXPORT CUresult cuInit(unsigned int flags) {
+  if (flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (thunkySimInjected("cuInit"))
+    return CUDA_ERROR_NO_DEVICE;
+  pthread_mutex_lock(&sim.lock);
+  if (!sim.initialized) {
+    readEnvironment();
+    sim.contexts = calloc((size_t)sim.devices, sizeof *sim.contexts);
+    for (int i = 0; sim.contexts && i < sim.devices; i++)
+      sim.contexts[i].device = i;
+    sim.initialized = sim.contexts != NULL;
+  }
+  CUresult r = sim.initialized ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_unlock(&sim.lock);
+  return r;
+}
+
+static const struct {
+  CUresult code;
+  const char *name, *text;
+} errors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE", "the operation is not permitted"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+     "operation not permitted when stream is capturing"},
+    {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+     "operation failed due to a previous error during capture"},
+    {CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
+     "operation would make the legacy stream depend on a capturing blocking stream"},
+};
+
+SIM_EXPORT CUresult cuGetErrorString(CUresult error, const char **text) {
+  for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
+    if (errors[i].code == error) {
+      *text = errors[i].text;
+      return CUDA_SUCCESS;
+    }
+  *text = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuGetErrorName(CUresult error, const char **name) {
+  for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
+    if (errors[i].code == error) {
+      *name = errors[i].name;
+      return CUDA_SUCCESS;
+    }
+  *name = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuDeviceGetCount(int *count) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  *count = sim.devices;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (ordinal < 0 || ordinal >= sim.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice device) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (device < 0 || device >= sim.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  pthread_mutex_lock(&sim.lock);
+  sim.contexts[device].retained++;
+  pthread_mutex_unlock(&sim.lock);
+  *ctx = &sim.contexts[device];
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (device < 0 || device >= sim.devices || !sim.contexts[device].retained)
+    return CUDA_ERROR_INVALID_DEVICE;
+  pthread_mutex_lock(&sim.lock);
+  if (--sim.contexts[device].retained == 0)
+    sim.contexts[device].sticky = CUDA_SUCCESS; /* a fresh context next time */
+  pthread_mutex_unlock(&sim.lock);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (ctx && !ctx->retained)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  current = ctx;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxSynchronize(void) {
+  CUresult r = ready(true);
+  if (r != CUDA_SUCCESS)
+    return r;
+  pthread_mutex_lock(&sim.lock);
+  drain(current);
+  r = current->sticky;
+  pthread_mutex_unlock(&sim.lock);
+  return r;
+}
+
+/*--- memory ----------------------------------------------------------------*/
+
+SIM_EXPORT CUresult cuMemAlloc(CUdeviceptr *out, size_t size) {
+  CUresult r = ready(true);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (thunkySimInjected("cuMemAlloc"))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  void *p;
+  if ((r = allocate(size, false, &p)) == CUDA_SUCCESS)
+    *out = (CUdeviceptr)(uintptr_t)p;
+  return r;
+}
+
+SIM_EXPORT CUresult cuMemFree(CUdeviceptr p) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  return freeAllocation((uintptr_t)p, false);
+}
+
+SIM_EXPORT CUresult cuMemHostAlloc(void **out, size_t size, unsigned int flags) {
+  (void)flags;
+  CUresult r = ready(true);
+  return r != CUDA_SUCCESS ? r : allocate(size, true, out);
+}
+
+SIM_EXPORT CUresult cuMemFreeHost(void *p) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  return freeAllocation((uintptr_t)p, true);
+}
+
+/* The legacy stream's copies and sets run at once: the plan's streams are
+ * non-blocking, so they never wait for them. */
+static CUresult checked(const void *p, size_t size) {
+  return thunkySimValid(p, size) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) {
+  CUresult r = ready(true);
+  if (r == CUDA_SUCCESS && (r = checked((void *)(uintptr_t)dst, size)) == CUDA_SUCCESS)
+    memcpy((void *)(uintptr_t)dst, src, size);
+  return r;
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t size) {
+  CUresult r = ready(true);
+  if (r == CUDA_SUCCESS && (r = checked((void *)(uintptr_t)src, size)) == CUDA_SUCCESS)
+    memcpy(dst, (const void *)(uintptr_t)src, size);
+  return r;
+}
+
+SIM_EXPORT CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count) {
+  CUresult r = ready(true);
+  if (r == CUDA_SUCCESS && (r = checked((void *)(uintptr_t)dst, count)) == CUDA_SUCCESS)
+    memset((void *)(uintptr_t)dst, value, count);
+  return r;
+}
+
+/* The work of the async copies and sets, enqueued on a stream. */
+typedef struct Fill {
+  uint8_t *dst;
+  const uint8_t *src; /* NULL: a set of `value` in `width`-byte words */
+  uint32_t value;
+  unsigned width;
+  size_t size;
+} Fill;
+
+static bool runFill(void *data, char *why, size_t whySize) {
+  const Fill *f = data;
+  (void)why, (void)whySize;
+  if (f->src)
+    memmove(f->dst, f->src, f->size);
+  else if (f->width == 1)
+    memset(f->dst, (int)f->value, f->size);
+  else
+    for (size_t i = 0; i + 4 <= f->size; i += 4)
+      memcpy(f->dst + i, &f->value, 4);
+  return true;
+}
+
+static CUresult enqueueFill(CUstream stream, Fill fill) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!stream)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!thunkySimValid(fill.dst, fill.size) || (fill.src && !thunkySimValid(fill.src, fill.size)))
+    return CUDA_ERROR_INVALID_VALUE;
+  Fill *f = malloc(sizeof *f);
+  if (!f)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  *f = fill;
+  return thunkySimEnqueue(stream, runFill, f, free);
+}
+
+SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+                                    CUstream stream) {
+  return enqueueFill(stream, (Fill){(uint8_t *)(uintptr_t)dst, NULL, value, 1, count});
+}
+
+SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
+                                     CUstream stream) {
+  if (count > SIZE_MAX / 4)
+    return CUDA_ERROR_INVALID_VALUE;
+  return enqueueFill(stream, (Fill){(uint8_t *)(uintptr_t)dst, NULL, value, 4, 4 * count});
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t size,
+                                      CUstream stream) {
+  return enqueueFill(stream, (Fill){(uint8_t *)(uintptr_t)dst,
+                                    (const uint8_t *)(uintptr_t)src, 0, 1, size});
+}
+
+SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t size,
+                                      CUstream stream) {
+  return enqueueFill(stream, (Fill){dst, (const uint8_t *)(uintptr_t)src, 0, 1, size});
+}
+
+/*--- modules and kernels ---------------------------------------------------*/
+
+static bool readFile(const char *path, uint8_t **out, size_t *outSize) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return false;
+  uint8_t *data = NULL;
+  size_t size = 0, capacity = 0, n;
+  do {
+    if (size == capacity) {
+      capacity = capacity ? 2 * capacity : 1 << 16;
+      uint8_t *grown = realloc(data, capacity);
+      if (!grown) {
+        free(data), fclose(f);
+        return false;
+      }
+      data = grown;
+    }
+    n = fread(data + size, 1, capacity - size, f);
+    size += n;
+  } while (n);
+  bool ok = !ferror(f);
+  fclose(f);
+  *out = data, *outSize = size;
+  return ok;
+}
+
+/* The plan of THUNKY_CUDA_SIM_EXECUTABLE and the host kernels of
+ * THUNKY_CUDA_SIM_LIBRARIES, once; with the lock held. */
+static CUresult loadKernels(void) {
+  if (sim.loaded)
+    return sim.loadResult;
+  sim.loaded = true;
+  sim.loadResult = CUDA_ERROR_INVALID_IMAGE;
+  const char *path = getenv("THUNKY_CUDA_SIM_EXECUTABLE");
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  ThunkyError error;
+  ThunkyLimits limits = thunkyLimitsDefault();
+  if (!path || !*path) {
+    note("THUNKY_CUDA_SIM_EXECUTABLE is not set: the simulation takes kernels' arguments "
+         "from the executable being run");
+    return sim.loadResult;
+  }
+  if (!readFile(path, &bytes, &size)) {
+    note("cannot read THUNKY_CUDA_SIM_EXECUTABLE=%s", path);
+    free(bytes);
+    return sim.loadResult;
+  }
+  bool planned = thunkyPlanCreate(bytes, size, &limits, &sim.plan, &error);
+  free(bytes);
+  if (!planned) {
+    note("%s: %s", path, error.message);
+    return sim.loadResult;
+  }
+  const ThunkyPlan *p = sim.plan;
+  sim.kernels = calloc(p->numKernels + 1, sizeof *sim.kernels);
+  sim.registry = thunkyRegistryCreate();
+  if (!sim.kernels || !sim.registry)
+    return sim.loadResult = CUDA_ERROR_OUT_OF_MEMORY;
+  for (uint32_t i = 0; i < p->numCommands; i++) {
+    const ThunkyCommand *c = &p->commands[i];
+    if (c->kind != THUNKY_CMD_KERNEL)
+      continue;
+    Kernel *k = &sim.kernels[c->kernel.kernel];
+    const ThunkyPlanSlice *args = p->slices + c->kernel.args.first;
+    if (!k->sizes) {
+      k->consistent = true;
+      k->numArgs = c->kernel.args.count;
+      k->sizes = calloc(k->numArgs + 1, sizeof *k->sizes);
+      if (!k->sizes)
+        return sim.loadResult = CUDA_ERROR_OUT_OF_MEMORY;
+      for (uint32_t a = 0; a < k->numArgs; a++)
+        k->sizes[a] = args[a].size;
+      continue;
+    }
+    bool same = k->numArgs == c->kernel.args.count;
+    for (uint32_t a = 0; same && a < k->numArgs; a++)
+      same = k->sizes[a] == args[a].size;
+    k->consistent &= same;
+  }
+  const char *libraries = getenv("THUNKY_CUDA_SIM_LIBRARIES");
+  char *list = strdup(libraries ? libraries : "");
+  if (!list)
+    return sim.loadResult = CUDA_ERROR_OUT_OF_MEMORY;
+  bool ok = true;
+  for (char *save = NULL, *lib = strtok_r(list, ":", &save); lib && ok;
+       lib = strtok_r(NULL, ":", &save)) {
+    void *handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    ThunkyRegisterFn fn =
+        handle ? (ThunkyRegisterFn)(uintptr_t)dlsym(handle, THUNKY_REGISTER_SYMBOL) : NULL;
+    if (!fn)
+      note("%s: %s", lib, handle ? "exports no " THUNKY_REGISTER_SYMBOL : dlerror());
+    else if (!fn(sim.registry, &error))
+      note("%s: %s", lib, error.message);
+    ok = fn != NULL;
+  }
+  free(list);
+  if (ok)
+    sim.loadResult = CUDA_SUCCESS;
+  return sim.loadResult;
+}
+
+/* Reads CU_JIT_ERROR_LOG_BUFFER from the options, to say why in it. */
+static void logJit(unsigned numOptions, const CUjit_option *options, void **values,
+                   const char *message) {
+  char *log = NULL;
+  size_t size = 0;
+  for (unsigned i = 0; i < numOptions; i++) {
+    if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
+      log = values[i];
+    else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+      size = (size_t)(uintptr_t)values[i];
+  }
+  if (log && size)
+    snprintf(log, size, "%s", message);
+}
+
+SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
+                                       unsigned int numOptions, CUjit_option *options,
+                                       void **values) {
+  CUresult r = ready(true);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (thunkySimInjected("cuModuleLoadDataEx")) {
+    logJit(numOptions, options, values, "cuda-sim: a failure asked for by THUNKY_CUDA_SIM_FAIL");
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  pthread_mutex_lock(&sim.lock);
+  r = loadKernels();
+  uint32_t found = UINT32_MAX;
+  for (uint32_t b = 0; r == CUDA_SUCCESS && b < sim.plan->numBinaries && found == UINT32_MAX;
+       b++) {
+    const ThunkyPlanBinary *binary = &sim.plan->binaries[b];
+    bool same = binary->isPtx ? strlen(image) == binary->bytes.size &&
+                                    !memcmp(image, binary->bytes.data, binary->bytes.size)
+                              : !memcmp(image, binary->bytes.data, binary->bytes.size);
+    if (same)
+      found = b;
+  }
+  pthread_mutex_unlock(&sim.lock);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (found == UINT32_MAX) {
+    logJit(numOptions, options, values, "cuda-sim: not one of the executable's binaries");
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  struct CUmod_st *m = malloc(sizeof *m);
+  if (!m)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  m->binary = found;
+  pthread_mutex_lock(&sim.lock);
+  sim.liveModules++;
+  pthread_mutex_unlock(&sim.lock);
+  *module = m;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuModuleUnload(CUmodule module) {
+  if (!module)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  sim.liveModules--;
+  pthread_mutex_unlock(&sim.lock);
+  free(module);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
+                                        const char *name) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!module || !name)
+    return CUDA_ERROR_INVALID_VALUE;
+  const ThunkyPlan *p = sim.plan;
+  uint32_t k = 0;
+  size_t length = strlen(name);
+  while (k < p->numKernels &&
+         !(p->kernels[k].binary == module->binary && p->kernels[k].name.size == length &&
+           !memcmp(p->kernels[k].name.data, name, length)))
+    k++;
+  if (k == p->numKernels)
+    return CUDA_ERROR_NOT_FOUND;
+  if (!sim.kernels[k].consistent) {
+    note("kernel '%s' is launched with different argument sizes; the simulation needs one "
+         "signature per kernel", name);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  ThunkyHostKernelFn fn;
+  void *userData;
+  if (!thunkyRegistryGetHostKernel(sim.registry, name, &fn, &userData)) {
+    note("no host kernel '%s' in THUNKY_CUDA_SIM_LIBRARIES stands in for its device code",
+         name);
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  pthread_mutex_lock(&sim.lock);
+  struct CUfunc_st *f = sim.functions;
+  while (f && !(f->kernel == &sim.kernels[k]))
+    f = f->next;
+  if (!f && (f = calloc(1, sizeof *f)) && !(f->name = strdup(name))) {
+    free(f);
+    f = NULL;
+  }
+  if (f && !f->kernel) {
+    f->fn = fn, f->userData = userData, f->kernel = &sim.kernels[k];
+    f->maxDynamicShared = 48 * 1024;
+    f->next = sim.functions;
+    sim.functions = f;
+  }
+  pthread_mutex_unlock(&sim.lock);
+  if (!f)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  *function = f;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attribute,
+                                       CUfunction function) {
+  if (!function)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  *value = function->maxDynamicShared;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
+                                       int value) {
+  if (!function)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  if (value < 0 || value > 227 * 1024) /* an H100's or H200's most */
+    return CUDA_ERROR_INVALID_VALUE;
+  function->maxDynamicShared = value;
+  return CUDA_SUCCESS;
+}
+
+typedef struct Launch {
+  const struct CUfunc_st *f;
+  void **args;
+  uint32_t grid[3], block[3];
+  uint32_t rank, ranks;
+} Launch;
+
+static bool runLaunch(void *data, char *why, size_t whySize) {
+  const Launch *l = data;
+  const Kernel *k = l->f->kernel;
+  for (uint32_t i = 0; i < k->numArgs; i++)
+    if (!thunkySimValid(l->args[i], k->sizes[i])) {
+      snprintf(why, whySize,
+               "kernel '%s' argument %u: [%p, +%llu) is outside every allocation (an illegal "
+               "address on a GPU)",
+               l->f->name, i, l->args[i], (unsigned long long)k->sizes[i]);
+      return false;
+    }
+  ThunkyKernelCall call = {.name = l->f->name, .args = l->args, .argSizes = k->sizes,
+                           .numArgs = k->numArgs,
+                           .grid = {l->grid[0], l->grid[1], l->grid[2]},
+                           .block = {l->block[0], l->block[1], l->block[2]},
+                           .rank = l->rank, .ranks = l->ranks};
+  ThunkyError error = {{0}};
+  if (l->f->fn(&call, l->f->userData, &error))
+    return true;
+  snprintf(why, whySize, "kernel '%s' failed: %s", l->f->name,
+           error.message[0] ? error.message : "no message");
+  return false;
+}
+
+static void freeLaunch(void *data) {
+  Launch *l = data;
+  free(l->args);
+  free(l);
+}
+
+/* This process's place in the world, as thunky-run takes it. */
+static uint32_t environmentNumber(const char *name, uint32_t otherwise) {
+  const char *value = getenv(name);
+  return value && *value ? (uint32_t)strtoul(value, NULL, 10) : otherwise;
+}
+
+SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
+                                   unsigned int gridZ, unsigned int blockX,
+                                   unsigned int blockY, unsigned int blockZ,
+                                   unsigned int sharedBytes, CUstream stream, void **params,
+                                   void **extra) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!f || !stream)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (thunkySimInjected("cuLaunchKernel"))
+    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  uint64_t threads = (uint64_t)blockX * blockY * blockZ;
+  if (!gridX || !gridY || !gridZ || !threads || threads > 1024 || extra ||
+      (int)sharedBytes > f->maxDynamicShared || (f->kernel->numArgs && !params))
+    return CUDA_ERROR_INVALID_VALUE;
+  Launch *l = calloc(1, sizeof *l);
+  void **args = calloc(f->kernel->numArgs + 1, sizeof *args);
+  if (!l || !args) {
+    free(l), free(args);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  /* A launch takes its arguments' values now, as the driver copies them. */
+  for (uint32_t i = 0; i < f->kernel->numArgs; i++)
+    args[i] = (void *)(uintptr_t)*(const CUdeviceptr *)params[i];
+  uint32_t local = 0;
+  pthread_mutex_lock(&sim.lock);
+  for (int d = 0; d < sim.devices; d++)
+    local += sim.contexts[d].retained > 0;
+  pthread_mutex_unlock(&sim.lock);
+  *l = (Launch){f, args, {gridX, gridY, gridZ}, {blockX, blockY, blockZ},
+                environmentNumber("THUNKY_RANK", 0) * local + (uint32_t)current->device,
+                environmentNumber("THUNKY_WORLD_SIZE", 1) * local};
+  return thunkySimEnqueue(stream, runLaunch, l, freeLaunch);
+}
+
+/*--- streams and events ----------------------------------------------------*/
+
+SIM_EXPORT CUresult cuStreamCreate(CUstream *out, unsigned int flags) {
+  (void)flags; /* every simulated stream is non-blocking */
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  struct CUstream_st *s = calloc(1, sizeof *s);
+  if (!s)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  s->ctx = current;
+  s->seed = (unsigned)(uintptr_t)s;
+  pthread_mutex_lock(&sim.lock);
+  s->next = sim.streams;
+  sim.streams = s;
+  bool started = pthread_create(&s->thread, NULL, work, s) == 0;
+  if (!started)
+    sim.streams = s->next;
+  pthread_mutex_unlock(&sim.lock);
+  if (!started) {
+    free(s);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  *out = s;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamDestroy(CUstream s) {
+  if (!s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  s->stop = true;
+  pthread_cond_broadcast(&sim.progress);
+  pthread_mutex_unlock(&sim.lock);
+  pthread_join(s->thread, NULL);
+  pthread_mutex_lock(&sim.lock);
+  for (struct CUstream_st **at = &sim.streams; *at; at = &(*at)->next)
+    if (*at == s) {
+      *at = s->next;
+      break;
+    }
+  pthread_mutex_unlock(&sim.lock);
+  clearOps(&s->queue); /* work that waited for an event that never came */
+  free(s);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamQuery(CUstream s) {
+  if (!s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (s->capture) {
+    s->capture->invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  pthread_mutex_lock(&sim.lock);
+  CUresult r = s->ctx->sticky != CUDA_SUCCESS ? s->ctx->sticky
+               : idle(s)                      ? CUDA_SUCCESS
+                                              : CUDA_ERROR_NOT_READY;
+  pthread_mutex_unlock(&sim.lock);
+  return r;
+}
+
+SIM_EXPORT CUresult cuStreamSynchronize(CUstream s) {
+  if (!s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (s->capture) {
+    s->capture->invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  pthread_mutex_lock(&sim.lock);
+  while (!idle(s))
+    pthread_cond_wait(&sim.progress, &sim.lock);
+  CUresult r = s->ctx->sticky;
+  pthread_mutex_unlock(&sim.lock);
+  return r;
+}
+
+SIM_EXPORT CUresult cuEventCreate(CUevent *out, unsigned int flags) {
+  (void)flags;
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  struct CUevent_st *e = calloc(1, sizeof *e);
+  if (!e)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_lock(&sim.lock);
+  sim.liveEvents++;
+  pthread_mutex_unlock(&sim.lock);
+  *out = e;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuEventDestroy(CUevent e) {
+  if (!e)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  sim.liveEvents--;
+  pthread_mutex_unlock(&sim.lock);
+  free(e);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!e || !s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  e->capturedIn = s->capture ? s->capture->id : 0;
+  r = enqueue(s, (Op){.kind = OP_RECORD, .event = e,
+                      .generation = s->capture ? 0 : ++e->recorded});
+  pthread_mutex_unlock(&sim.lock);
+  return r;
+}
+
+/* The capture still running that e was last recorded into, or NULL; with
+ * the lock held. A capture runs while its origin stream captures it. */
+static struct CUgraph_st *capturedIn(const struct CUevent_st *e) {
+  for (struct CUstream_st *s = sim.streams; e->capturedIn && s; s = s->next)
+    if (s->capture && s->capture->id == e->capturedIn && s->capture->origin == s)
+      return s->capture;
+  return NULL;
+}
+
+SIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!e || !s || flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&sim.lock);
+  struct CUgraph_st *g = capturedIn(e);
+  if (g && !s->capture)
+    s->capture = g; /* the stream joins the capture */
+  if (s->capture && !g) {
+    s->capture->invalidated = true;
+    r = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+  } else if (s->capture && s->capture != g) {
+    r = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+  } else {
+    r = enqueue(s, (Op){.kind = OP_WAIT, .event = e, .generation = e->recorded});
+  }
+  pthread_mutex_unlock(&sim.lock);
+  return r;
+}
+
+SIM_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  if (!start || !end)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  bool reached = start->recorded && start->done == start->recorded && end->recorded &&
+                 end->done == end->recorded;
+  if (reached)
+    *ms = (float)((double)((int64_t)(end->ns - start->ns)) / 1e6);
+  pthread_mutex_unlock(&sim.lock);
+  return reached ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+/*--- graphs ----------------------------------------------------------------*/
+
+SIM_EXPORT CUresult cuStreamBeginCapture(CUstream s, CUstreamCaptureMode mode) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && mode != CU_STREAM_CAPTURE_MODE_GLOBAL &&
+      mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+    return CUDA_ERROR_INVALID_VALUE;
+  struct CUgraph_st *g = calloc(1, sizeof *g);
+  if (!g)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  pthread_mutex_lock(&sim.lock);
+  if (s->capture) {
+    pthread_mutex_unlock(&sim.lock);
+    free(g);
+    return CUDA_ERROR_ILLEGAL_STATE;
+  }
+  g->origin = s, g->capturing = true, g->id = ++sim.captures;
+  s->capture = g;
+  sim.liveGraphs++;
+  pthread_mutex_unlock(&sim.lock);
+  capturing = g;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *out) {
+  if (!s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  struct CUgraph_st *g = s->capture;
+  if (!g || g->origin != s) {
+    pthread_mutex_unlock(&sim.lock);
+    return CUDA_ERROR_ILLEGAL_STATE;
+  }
+  for (struct CUstream_st *t = sim.streams; t; t = t->next)
+    if (t->capture == g)
+      t->capture = NULL;
+  g->capturing = false;
+  bool invalidated = g->invalidated;
+  if (invalidated) {
+    clearOps(&g->ops);
+    free(g);
+    sim.liveGraphs--;
+  }
+  pthread_mutex_unlock(&sim.lock);
+  if (capturing == g)
+    capturing = NULL;
+  *out = invalidated ? NULL : g;
+  return invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphDestroy(CUgraph g) {
+  if (!g || g->capturing)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&sim.lock);
+  sim.liveGraphs--;
+  pthread_mutex_unlock(&sim.lock);
+  clearOps(&g->ops);
+  free(g);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x) {
+  if (!x)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  sim.liveExecs--;
+  pthread_mutex_unlock(&sim.lock);
+  clearOps(&x->ops);
+  free(x->others), free(x->joins), free(x);
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphInstantiate(CUgraphExec *out, CUgraph g, unsigned long long flags) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!g || g->capturing || flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (thunkySimInjected("cuGraphInstantiate"))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  struct CUgraphExec_st *x = calloc(1, sizeof *x);
+  if (!x)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  x->origin = g->origin;
+  bool ok = true;
+  for (size_t i = 0; ok && i < g->ops.count; i++) {
+    Op op = g->ops.at[i];
+    if (op.payload)
+      atomic_fetch_add(&op.payload->refs, 1);
+    ok = push(&x->ops, op);
+    if (!ok) {
+      releasePayload(op.payload);
+      break;
+    }
+    bool known = op.stream == x->origin;
+    for (size_t j = 0; !known && j < x->numOthers; j++)
+      known = x->others[j] == op.stream;
+    if (known)
+      continue;
+    struct CUstream_st **others = realloc(x->others, (x->numOthers + 1) * sizeof *others);
+    ok = others != NULL;
+    if (ok)
+      (x->others = others)[x->numOthers++] = op.stream;
+  }
+  x->joins = calloc(x->numOthers + 1, sizeof *x->joins);
+  if (!ok || !x->joins) {
+    clearOps(&x->ops);
+    free(x->others), free(x->joins), free(x);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  pthread_mutex_lock(&sim.lock);
+  sim.liveExecs++;
+  pthread_mutex_unlock(&sim.lock);
+  *out = x;
+  return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!x || !s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  for (size_t i = 0; r == CUDA_SUCCESS && i < x->ops.count; i++) {
+    Op op = x->ops.at[i];
+    struct CUstream_st *target = op.stream == x->origin ? s : op.stream;
+    if (op.kind == OP_RECORD)
+      op.generation = ++op.event->recorded;
+    else if (op.kind == OP_WAIT)
+      op.generation = op.event->recorded;
+    if (op.payload)
+      atomic_fetch_add(&op.payload->refs, 1);
+    op.stream = NULL;
+    r = enqueue(target, op);
+  }
+  /* The launch is done when all of it is: s waits for every other stream. */
+  for (size_t i = 0; r == CUDA_SUCCESS && i < x->numOthers; i++) {
+    struct CUevent_st *join = &x->joins[i];
+    r = enqueue(x->others[i], (Op){.kind = OP_RECORD, .event = join,
+                                   .generation = ++join->recorded});
+    if (r == CUDA_SUCCESS)
+      r = enqueue(s, (Op){.kind = OP_WAIT, .event = join, .generation = join->recorded});
+  }
+  pthread_mutex_unlock(&sim.lock);
+  return r;
+}
+
+/*--- leaks -----------------------------------------------------------------*/
+
+/* At exit, what was never freed: the backend must free all it made, even
+ * when a run fails. THUNKY_CUDA_SIM_CHECK_LEAKS=1 makes a leak fail the
+ * process (exit status 3). */
+__attribute__((destructor)) static void reportLeaks(void) {
+  if (!sim.initialized)
+    return;
+  long streams = 0, contexts = 0;
+  for (struct CUstream_st *s = sim.streams; s; s = s->next)
+    streams++;
+  for (int d = 0; d < sim.devices; d++)
+    contexts += sim.contexts[d].retained;
+  if (!sim.numAllocations && !streams && !contexts && !sim.liveEvents && !sim.liveModules &&
+      !sim.liveGraphs && !sim.liveExecs)
+    return;
+  note("leaked %zu allocations, %ld streams, %ld events, %ld modules, %ld graphs, %ld "
+       "executable graphs, %ld context references",
+       sim.numAllocations, streams, sim.liveEvents, sim.liveModules, sim.liveGraphs,
+       sim.liveExecs, contexts);
+  const char *check = getenv("THUNKY_CUDA_SIM_CHECK_LEAKS");
+  if (check && !strcmp(check, "1"))
+    _exit(3);
+}
