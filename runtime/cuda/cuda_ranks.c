@@ -102,7 +102,12 @@ bool thunkyCudaForEachRank(ThunkyCudaState *state, ThunkyCudaRankJob job, Thunky
 
 bool thunkyCudaWait(ThunkyCudaState *state, ThunkyCudaRank *rank, CUstream stream,
                     uint32_t thunk) {
-  const char *call = "cuStreamSynchronize (or a command before it, on the device)";
+  /* Device work fails asynchronously: only a wait after each thunk (a
+   * timeline's) can say which one failed. */
+  const char *call = thunk == THUNKY_CUDA_NO_THUNK
+                         ? "cuStreamSynchronize (or a command before it, on the device; a run "
+                           "with a timeline, thunky-run --profile, names the thunk)"
+                         : "cuStreamSynchronize (or a command before it, on the device)";
   /* Alone in the process, nothing can fail meanwhile: block in the driver. */
   if (state->ranks == 1)
     return thunkyCudaCheck(state, state->cu.cuStreamSynchronize(stream), call, thunk,

@@ -182,7 +182,10 @@ static void readEnvironment(void) {
   }
 }
 
+static pthread_once_t environmentRead = PTHREAD_ONCE_INIT;
+
 SIM_EXPORT bool thunkySimInjected(const char *call) {
+  pthread_once(&environmentRead, readEnvironment);
   return sim.failAt > 0 && !strcmp(call, sim.failCall) &&
          atomic_fetch_add(&sim.failCount, 1) + 1 == sim.failAt;
 }
@@ -414,7 +417,6 @@ SIM_EXPORT CUresult cuInit(unsigned int flags) {
     return CUDA_ERROR_NO_DEVICE;
   pthread_mutex_lock(&sim.lock);
   if (!sim.initialized) {
-    readEnvironment();
     sim.contexts = calloc((size_t)sim.devices, sizeof *sim.contexts);
     for (int i = 0; sim.contexts && i < sim.devices; i++)
       sim.contexts[i].device = i;
@@ -1304,6 +1306,8 @@ __attribute__((destructor)) static void reportLeaks(void) {
        sim.numAllocations, streams, sim.liveEvents, sim.liveModules, sim.liveGraphs,
        sim.liveExecs, contexts);
   const char *check = getenv("THUNKY_CUDA_SIM_CHECK_LEAKS");
-  if (check && !strcmp(check, "1"))
+  if (check && !strcmp(check, "1")) {
+    fflush(NULL);
     _exit(3);
+  }
 }
