@@ -7,7 +7,8 @@ import lit.formats
 config.name = "thunky"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test", ".c"]
-config.excludes = ["lit.site.cfg.py.in", "CMakeLists.txt", "Inputs"]
+# test/CudaSim is the simulated CUDA driver's source, not tests.
+config.excludes = ["lit.site.cfg.py.in", "CMakeLists.txt", "Inputs", "CudaSim"]
 config.test_source_root = os.path.join(config.thunky_src_root, "test")
 config.test_exec_root = os.path.join(config.thunky_obj_root, "test")
 

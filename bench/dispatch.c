@@ -226,30 +226,6 @@ static void freeHandPlan(HandPlan *h) {
   free(h->plan.commands), free(h->plan.slices), free(h->plan.kernels), free(h->plan.thunks);
 }
 
-static char *readFile(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *data = NULL;
-  size_t capacity = 0, got;
-  *size = 0;
-  do {
-    if (*size == capacity) {
-      capacity = capacity ? 2 * capacity : 1 << 20;
-      char *grown = realloc(data, capacity);
-      if (!grown) {
-        free(data), fclose(f);
-        return NULL;
-      }
-      data = grown;
-    }
-    got = fread(data + *size, 1, capacity - *size, f);
-    *size += got;
-  } while (got > 0);
-  fclose(f);
-  return data;
-}
-
 /* An --exe failure: a line for bench/run on stdout, and the reason on stderr. */
 static void exeError(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void exeError(const char *fmt, ...) {
@@ -304,20 +280,19 @@ static bool runFingerprint(const ThunkyPlan *plan, uint32_t ranks, uint64_t minN
 /* --exe: the generated executable's own plan, every kernel and custom call
  * empty. Reports exe_error rather than failing. */
 static bool runExecutable(const char *path, uint32_t ranks, uint64_t minNs) {
-  size_t size;
-  char *data = readFile(path, &size);
-  if (!data) {
-    exeError("cannot read %s\n", path);
-    return false;
-  }
+  ThunkyBuffer file = {0};
   ThunkyPlan *plan = NULL;
   ThunkyError error = {{0}};
-  if (!thunkyPlanCreate(data, size, NULL, &plan, &error)) {
-    exeError("plan: %s\n", error.message);
-    free(data);
+  if (!thunkyBufferReadFile(&file, path, &error)) {
+    exeError("%s\n", error.message);
     return false;
   }
-  free(data);
+  bool planned = thunkyPlanCreate(file.data, file.size, NULL, &plan, &error);
+  thunkyBufferDestroy(&file);
+  if (!planned) {
+    exeError("plan: %s\n", error.message);
+    return false;
+  }
   ThunkyRegistry *registry = thunkyRegistryCreate();
   char name[4096];
   for (uint32_t k = 0; k < plan->numKernels; k++) {

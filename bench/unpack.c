@@ -125,34 +125,16 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "bench-unpack: cannot open %s\n", path);
+  ThunkyBuffer file = {0};
+  ThunkyError error = {{0}};
+  if (!thunkyBufferReadFile(&file, path, &error)) {
+    fprintf(stderr, "bench-unpack: %s\n", error.message);
     return 1;
   }
-  uint8_t *data = NULL;
-  size_t size = 0, capacity = 0, got;
-  do {
-    if (size == capacity) {
-      capacity = capacity ? 2 * capacity : 1 << 20;
-      uint8_t *grown = realloc(data, capacity);
-      if (!grown) {
-        fprintf(stderr, "bench-unpack: out of memory reading %s\n", path);
-        return 1;
-      }
-      data = grown;
-    }
-    got = fread(data + size, 1, capacity - size, f);
-    size += got;
-  } while (got > 0);
-  if (ferror(f)) {
-    fprintf(stderr, "bench-unpack: cannot read %s\n", path);
-    return 1;
-  }
-  fclose(f);
+  const uint8_t *data = file.data;
+  size_t size = file.size;
 
   ThunkyContainer container;
-  ThunkyError error = {{0}};
   if (!thunkyContainerCreate(data, size, NULL, &container, &error)) {
     fprintf(stderr, "bench-unpack: %s: %s\n", path, error.message);
     return 1;
@@ -192,6 +174,6 @@ int main(int argc, char **argv) {
   printf("distinct_payload_bytes %llu\n", (unsigned long long)distinct);
   thunkyContainerDestroy(&container);
   free(times);
-  free(data);
+  thunkyBufferDestroy(&file);
   return 0;
 }

@@ -1,6 +1,8 @@
 /*===- bytes.c - byte buffers, varints and little-endian words ----------===*/
 #include "thunky-c/Wire.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,4 +138,20 @@ bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
   }
   f->end = *pos;
   return true;
+}
+
+bool thunkyBufferReadFile(ThunkyBuffer *b, const char *path, ThunkyError *error) {
+  bool isStdin = strcmp(path, "-") == 0;
+  FILE *f = isStdin ? stdin : fopen(path, "rb");
+  if (!f)
+    return thunkyErrorf(error, "cannot open %s: %s", path, strerror(errno));
+  uint8_t chunk[1 << 16];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    thunkyBufferAppend(b, chunk, n);
+  bool read = !ferror(f);
+  if (!isStdin)
+    fclose(f);
+  return (read && !b->failed) ||
+         thunkyErrorf(error, "cannot read %s%s", path, b->failed ? ": out of memory" : "");
 }

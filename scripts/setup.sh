@@ -12,6 +12,7 @@ packages=(
   gnuplot-nox  # bench/run's plot
   libclang-rt-dev  # ASan, UBSan and libFuzzer's runtimes
   valgrind  # scripts/leak-check.sh
+  llvm-14  # llvm-cov and llvm-profdata of clang's version: scripts/cuda-coverage.sh
 )
 
 missing=()

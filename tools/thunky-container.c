@@ -38,21 +38,12 @@ static int fail(const char *fmt, const char *a, const char *b) {
 
 /* Reads a whole file; "-" is stdin. */
 static bool readFile(const char *path, ThunkyBuffer *out) {
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) {
-    fail("cannot open %s: %s", path, strerror(errno));
+  ThunkyError error;
+  if (!thunkyBufferReadFile(out, path, &error)) {
+    fail("%s%s", error.message, "");
     return false;
   }
-  uint8_t chunk[1 << 16];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    thunkyBufferAppend(out, chunk, n);
-  bool ok = !ferror(f) && !out->failed;
-  if (f != stdin)
-    fclose(f);
-  if (!ok)
-    fail("cannot read %s%s", path, out->failed ? ": out of memory" : "");
-  return ok;
+  return true;
 }
 
 /* Writes all of data or nothing: a temporary file renamed into place. */

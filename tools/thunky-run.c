@@ -188,19 +188,6 @@ static bool parseOptions(int argc, char **argv, Options *o) {
 }
 
 /* Reads a whole file into `out`. */
-static bool readFile(const char *path, ThunkyBuffer *out, ThunkyError *error) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return thunkyErrorf(error, "cannot open %s: %s", path, strerror(errno));
-  uint8_t chunk[1 << 16];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    thunkyBufferAppend(out, chunk, n);
-  bool ok = !ferror(f) && !out->failed;
-  fclose(f);
-  return ok || thunkyErrorf(error, "cannot read %s", path);
-}
-
 #ifdef THUNKY_WITH_MLIR
 static void appendBytes(MlirStringRef bytes, void *buffer) {
   thunkyBufferAppend(buffer, bytes.data, bytes.length);
@@ -229,7 +216,7 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
   ThunkyBuffer bytes = {0};
   size_t length = strlen(path);
   bool isMlir = length > 5 && !strcmp(path + length - 5, ".mlir");
-  bool ok = readFile(path, &bytes, error);
+  bool ok = thunkyBufferReadFile(&bytes, path, error);
   if (ok && isMlir) {
 #ifdef THUNKY_WITH_MLIR
     ThunkyBuffer exported = {0};

@@ -46,6 +46,10 @@ typedef struct ThunkyBuffer {
  * memory. Appending to a failed buffer does nothing. */
 bool thunkyBufferAppend(ThunkyBuffer *buffer, const void *data, size_t size);
 void thunkyBufferDestroy(ThunkyBuffer *buffer);
+/* Appends the whole file at `path` ("-": standard input); false, with an
+ * error naming the file, when it cannot be opened or read or memory runs
+ * out. */
+bool thunkyBufferReadFile(ThunkyBuffer *buffer, const char *path, ThunkyError *error);
 
 /* The layerings thunky reads and writes, named as on the command line. */
 typedef enum ThunkyLayering {

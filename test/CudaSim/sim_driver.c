@@ -14,6 +14,7 @@
 #define _GNU_SOURCE /* strdup, strtok_r, nanosleep */
 #include "sim.h"
 
+#include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Limits.h"
 #include "thunky-c/Plan.h"
@@ -142,6 +143,13 @@ static struct {
   long failAt;
   atomic_long failCount;
 } sim = {.lock = PTHREAD_MUTEX_INITIALIZER, .progress = PTHREAD_COND_INITIALIZER};
+
+/* Counts live objects for the leak report. */
+static void count(long *live, long delta) {
+  pthread_mutex_lock(&sim.lock);
+  *live += delta;
+  pthread_mutex_unlock(&sim.lock);
+}
 
 static __thread struct CUctx_st *current;
 static __thread struct CUgraph_st *capturing; /* this thread's capture */
@@ -658,31 +666,6 @@ SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t size,
 
 /*--- modules and kernels ---------------------------------------------------*/
 
-static bool readFile(const char *path, uint8_t **out, size_t *outSize) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return false;
-  uint8_t *data = NULL;
-  size_t size = 0, capacity = 0, n;
-  do {
-    if (size == capacity) {
-      capacity = capacity ? 2 * capacity : 1 << 16;
-      uint8_t *grown = realloc(data, capacity);
-      if (!grown) {
-        free(data), fclose(f);
-        return false;
-      }
-      data = grown;
-    }
-    n = fread(data + size, 1, capacity - size, f);
-    size += n;
-  } while (n);
-  bool ok = !ferror(f);
-  fclose(f);
-  *out = data, *outSize = size;
-  return ok;
-}
-
 /* The plan of THUNKY_CUDA_SIM_EXECUTABLE and the host kernels of
  * THUNKY_CUDA_SIM_LIBRARIES, once; with the lock held. */
 static CUresult loadKernels(void) {
@@ -691,8 +674,7 @@ static CUresult loadKernels(void) {
   sim.loaded = true;
   sim.loadResult = CUDA_ERROR_INVALID_IMAGE;
   const char *path = getenv("THUNKY_CUDA_SIM_EXECUTABLE");
-  uint8_t *bytes = NULL;
-  size_t size = 0;
+  ThunkyBuffer bytes = {0};
   ThunkyError error;
   ThunkyLimits limits = thunkyLimitsDefault();
   if (!path || !*path) {
@@ -700,13 +682,13 @@ static CUresult loadKernels(void) {
          "from the executable being run");
     return sim.loadResult;
   }
-  if (!readFile(path, &bytes, &size)) {
-    note("cannot read THUNKY_CUDA_SIM_EXECUTABLE=%s", path);
-    free(bytes);
+  if (!thunkyBufferReadFile(&bytes, path, &error)) {
+    thunkyBufferDestroy(&bytes);
+    note("THUNKY_CUDA_SIM_EXECUTABLE: %s", error.message);
     return sim.loadResult;
   }
-  bool planned = thunkyPlanCreate(bytes, size, &limits, &sim.plan, &error);
-  free(bytes);
+  bool planned = thunkyPlanCreate(bytes.data, bytes.size, &limits, &sim.plan, &error);
+  thunkyBufferDestroy(&bytes);
   if (!planned) {
     note("%s: %s", path, error.message);
     return sim.loadResult;
@@ -807,9 +789,7 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
   if (!m)
     return CUDA_ERROR_OUT_OF_MEMORY;
   m->binary = found;
-  pthread_mutex_lock(&sim.lock);
-  sim.liveModules++;
-  pthread_mutex_unlock(&sim.lock);
+  count(&sim.liveModules, 1);
   *module = m;
   return CUDA_SUCCESS;
 }
@@ -817,9 +797,7 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
 SIM_EXPORT CUresult cuModuleUnload(CUmodule module) {
   if (!module)
     return CUDA_ERROR_INVALID_HANDLE;
-  pthread_mutex_lock(&sim.lock);
-  sim.liveModules--;
-  pthread_mutex_unlock(&sim.lock);
+  count(&sim.liveModules, -1);
   free(module);
   return CUDA_SUCCESS;
 }
@@ -1059,9 +1037,7 @@ SIM_EXPORT CUresult cuEventCreate(CUevent *out, unsigned int flags) {
   struct CUevent_st *e = calloc(1, sizeof *e);
   if (!e)
     return CUDA_ERROR_OUT_OF_MEMORY;
-  pthread_mutex_lock(&sim.lock);
-  sim.liveEvents++;
-  pthread_mutex_unlock(&sim.lock);
+  count(&sim.liveEvents, 1);
   *out = e;
   return CUDA_SUCCESS;
 }
@@ -1069,9 +1045,7 @@ SIM_EXPORT CUresult cuEventCreate(CUevent *out, unsigned int flags) {
 SIM_EXPORT CUresult cuEventDestroy(CUevent e) {
   if (!e)
     return CUDA_ERROR_INVALID_HANDLE;
-  pthread_mutex_lock(&sim.lock);
-  sim.liveEvents--;
-  pthread_mutex_unlock(&sim.lock);
+  count(&sim.liveEvents, -1);
   free(e);
   return CUDA_SUCCESS;
 }
@@ -1190,9 +1164,7 @@ SIM_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *out) {
 SIM_EXPORT CUresult cuGraphDestroy(CUgraph g) {
   if (!g || g->capturing)
     return CUDA_ERROR_INVALID_VALUE;
-  pthread_mutex_lock(&sim.lock);
-  sim.liveGraphs--;
-  pthread_mutex_unlock(&sim.lock);
+  count(&sim.liveGraphs, -1);
   clearOps(&g->ops);
   free(g);
   return CUDA_SUCCESS;
@@ -1201,9 +1173,7 @@ SIM_EXPORT CUresult cuGraphDestroy(CUgraph g) {
 SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x) {
   if (!x)
     return CUDA_ERROR_INVALID_HANDLE;
-  pthread_mutex_lock(&sim.lock);
-  sim.liveExecs--;
-  pthread_mutex_unlock(&sim.lock);
+  count(&sim.liveExecs, -1);
   clearOps(&x->ops);
   free(x->others), free(x->joins), free(x);
   return CUDA_SUCCESS;
@@ -1247,9 +1217,7 @@ SIM_EXPORT CUresult cuGraphInstantiate(CUgraphExec *out, CUgraph g, unsigned lon
     free(x->others), free(x->joins), free(x);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  pthread_mutex_lock(&sim.lock);
-  sim.liveExecs++;
-  pthread_mutex_unlock(&sim.lock);
+  count(&sim.liveExecs, 1);
   *out = x;
   return CUDA_SUCCESS;
 }
