@@ -23,7 +23,7 @@ for tool in thunky-run thunky-container; do
 done
 # The fixtures scripts/device-check.sh runs, encoded here where protoc is.
 mkdir -p "$build/fixtures"
-for fixture in memops ids gemm; do
+for fixture in memops ids gemm all-reduce-one-rank; do
   "$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/test/Runtime/$fixture.textproto" \
     > "$build/fixtures/$fixture.pb"
 done

@@ -45,6 +45,17 @@ else
 fi
 rm -rf "$portable"
 
+# The GPU check as far as it goes without a GPU: every step on the
+# simulated driver, NCCL and cuBLASLt (scripts/device-check.sh --dry-run).
+dry="$(mktemp -d)"
+if "$root/scripts/device-check.sh" --dry-run "$dry" > /dev/null; then
+  echo "device-check --dry-run: $(grep -c '^- pass' "$dry/device-check.md") steps pass on the simulation"
+else
+  cat "$dry/device-check.md" >&2
+  status=1
+fi
+rm -rf "$dry"
+
 # format/ and runtime/ on their own: built without MLIR, their C tests run.
 runtime_build="${THUNKY_RUNTIME_BUILD_DIR:-$root/build-runtime}"
 ninja -C "$runtime_build" >/dev/null && ctest --test-dir "$runtime_build" --output-on-failure ||
