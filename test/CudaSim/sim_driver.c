@@ -151,6 +151,23 @@ static void count(long *live, long delta) {
   pthread_mutex_unlock(&sim.lock);
 }
 
+/* A zeroed object the leak report counts, or NULL when out of memory. */
+static void *make(size_t size, long *live) {
+  void *object = calloc(1, size);
+  if (object)
+    count(live, 1);
+  return object;
+}
+
+/* Frees an object made by make(). */
+static CUresult unmake(void *object, long *live) {
+  if (!object)
+    return CUDA_ERROR_INVALID_HANDLE;
+  count(live, -1);
+  free(object);
+  return CUDA_SUCCESS;
+}
+
 static __thread struct CUctx_st *current;
 static __thread struct CUgraph_st *capturing; /* this thread's capture */
 
@@ -785,22 +802,15 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
     logJit(numOptions, options, values, "cuda-sim: not one of the executable's binaries");
     return CUDA_ERROR_INVALID_IMAGE;
   }
-  struct CUmod_st *m = malloc(sizeof *m);
+  struct CUmod_st *m = make(sizeof *m, &sim.liveModules);
   if (!m)
     return CUDA_ERROR_OUT_OF_MEMORY;
   m->binary = found;
-  count(&sim.liveModules, 1);
   *module = m;
   return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuModuleUnload(CUmodule module) {
-  if (!module)
-    return CUDA_ERROR_INVALID_HANDLE;
-  count(&sim.liveModules, -1);
-  free(module);
-  return CUDA_SUCCESS;
-}
+SIM_EXPORT CUresult cuModuleUnload(CUmodule module) { return unmake(module, &sim.liveModules); }
 
 SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
                                         const char *name) {
@@ -1034,21 +1044,14 @@ SIM_EXPORT CUresult cuEventCreate(CUevent *out, unsigned int flags) {
   CUresult r = ready(false);
   if (r != CUDA_SUCCESS)
     return r;
-  struct CUevent_st *e = calloc(1, sizeof *e);
+  struct CUevent_st *e = make(sizeof *e, &sim.liveEvents);
   if (!e)
     return CUDA_ERROR_OUT_OF_MEMORY;
-  count(&sim.liveEvents, 1);
   *out = e;
   return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuEventDestroy(CUevent e) {
-  if (!e)
-    return CUDA_ERROR_INVALID_HANDLE;
-  count(&sim.liveEvents, -1);
-  free(e);
-  return CUDA_SUCCESS;
-}
+SIM_EXPORT CUresult cuEventDestroy(CUevent e) { return unmake(e, &sim.liveEvents); }
 
 SIM_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
   CUresult r = ready(false);
