@@ -47,4 +47,6 @@ const ThunkyPassInfo thunkyFlattenSequentialInfo = {
     "ThunkyFlattenSequential", "thunky-flatten-sequential",
     "Inline thunky.sequential bodies into their parent block", run, NULL, 0};
 
-MlirPass thunkyCreateFlattenSequentialPass(void) { return thunkyPassCreate(&thunkyFlattenSequentialInfo); }
+MlirPass thunkyCreateFlattenSequentialPass(void) {
+  return thunkyPassCreate(&thunkyFlattenSequentialInfo);
+}

@@ -41,7 +41,8 @@ static void run(MlirOperation root, ThunkyPassState *state) {
 }
 
 static const ThunkyPassOption options[] = {
-    [OPTION_VERIFY_STAGES] = {"verify-stages", "Verify the module after each stage, not only at the end",
+    [OPTION_VERIFY_STAGES] = {"verify-stages",
+                              "Verify the module after each stage, not only at the end",
                               THUNKY_OPTION_BOOL, 0},
 };
 

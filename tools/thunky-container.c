@@ -40,7 +40,7 @@ static int fail(const char *fmt, const char *a, const char *b) {
 static bool readFile(const char *path, ThunkyBuffer *out) {
   ThunkyError error;
   if (!thunkyBufferReadFile(out, path, &error)) {
-    fail("%s%s", error.message, "");
+    fail("%s", error.message, "");
     return false;
   }
   return true;

@@ -187,7 +187,6 @@ static bool parseOptions(int argc, char **argv, Options *o) {
   return o->executable != NULL;
 }
 
-/* Reads a whole file into `out`. */
 #ifdef THUNKY_WITH_MLIR
 static void appendBytes(MlirStringRef bytes, void *buffer) {
   thunkyBufferAppend(buffer, bytes.data, bytes.length);

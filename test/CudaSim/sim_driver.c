@@ -1009,35 +1009,29 @@ SIM_EXPORT CUresult cuStreamDestroy(CUstream s) {
   return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuStreamQuery(CUstream s) {
+/* Waits, with the lock held, until `s` is idle when `block`; its state
+ * then. Asking a capturing stream ends its capture, as on a GPU. */
+static CUresult streamState(struct CUstream_st *s, bool block) {
   if (!s)
     return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock(&sim.lock);
+  CUresult r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (s->capture) {
     s->capture->invalidated = true;
-    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  } else {
+    while (block && !idle(s))
+      pthread_cond_wait(&sim.progress, &sim.lock);
+    r = s->ctx->sticky != CUDA_SUCCESS ? s->ctx->sticky
+        : idle(s)                      ? CUDA_SUCCESS
+                                       : CUDA_ERROR_NOT_READY;
   }
-  pthread_mutex_lock(&sim.lock);
-  CUresult r = s->ctx->sticky != CUDA_SUCCESS ? s->ctx->sticky
-               : idle(s)                      ? CUDA_SUCCESS
-                                              : CUDA_ERROR_NOT_READY;
   pthread_mutex_unlock(&sim.lock);
   return r;
 }
 
-SIM_EXPORT CUresult cuStreamSynchronize(CUstream s) {
-  if (!s)
-    return CUDA_ERROR_INVALID_HANDLE;
-  if (s->capture) {
-    s->capture->invalidated = true;
-    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-  }
-  pthread_mutex_lock(&sim.lock);
-  while (!idle(s))
-    pthread_cond_wait(&sim.progress, &sim.lock);
-  CUresult r = s->ctx->sticky;
-  pthread_mutex_unlock(&sim.lock);
-  return r;
-}
+SIM_EXPORT CUresult cuStreamQuery(CUstream s) { return streamState(s, false); }
+
+SIM_EXPORT CUresult cuStreamSynchronize(CUstream s) { return streamState(s, true); }
 
 SIM_EXPORT CUresult cuEventCreate(CUevent *out, unsigned int flags) {
   (void)flags;
