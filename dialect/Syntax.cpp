@@ -85,23 +85,20 @@ ParseResult mlir::thunky::parsePropertyDict(OpAsmParser &parser,
   return success();
 }
 
-void mlir::thunky::printPropertyDict(OpAsmPrinter &p, Attribute props,
+void mlir::thunky::printPropertyDict(OpAsmPrinter &p,
+                                     function_ref<Attribute(StringRef)> get,
                                      ArrayRef<StringRef> order,
                                      ArrayRef<StringRef> elided) {
-  auto dict = dyn_cast_or_null<DictionaryAttr>(props);
-  if (!dict)
-    return;
-  SmallVector<NamedAttribute> shown;
+  SmallVector<std::pair<StringRef, Attribute>, 8> shown;
   for (StringRef name : order)
-    if (Attribute value = dict.get(name);
-        value && !llvm::is_contained(elided, name))
-      shown.emplace_back(StringAttr::get(dict.getContext(), name), value);
+    if (Attribute value = get(name); value && !llvm::is_contained(elided, name))
+      shown.emplace_back(name, value);
   if (shown.empty())
     return;
   p << '<';
-  llvm::interleaveComma(shown, p, [&](NamedAttribute entry) {
-    p << entry.getName().getValue() << " = ";
-    printStrippedValue(p, entry.getValue());
+  llvm::interleaveComma(shown, p, [&](const std::pair<StringRef, Attribute> &entry) {
+    p << entry.first << " = ";
+    printStrippedValue(p, entry.second);
   });
   p << '>';
 }

@@ -22,8 +22,10 @@ namespace mlir::thunky {
 /// `<name = value, ...>` with stripped values. Absent: a null dictionary.
 ParseResult parsePropertyDict(OpAsmParser &parser, DictionaryAttr &result);
 /// Prints the properties as `<name = value, ...>` in `order`, skipping the
-/// `elided` ones and absent ones; prints nothing when none remain.
-void printPropertyDict(OpAsmPrinter &p, Attribute props,
+/// `elided` ones and absent ones (`get` gives null); prints nothing when none
+/// remain. `get` reads each property where it is: building a dictionary of
+/// them would unique one more attribute per printed op.
+void printPropertyDict(OpAsmPrinter &p, function_ref<Attribute(StringRef)> get,
                        ArrayRef<StringRef> order, ArrayRef<StringRef> elided);
 /// all_to_all's destination list: parsed knowing the sources, so that lists
 /// of different lengths are refused instead of silently re-split.

@@ -53,8 +53,12 @@ class Thunky_PropOp<string mnemonic, list<Trait> traits = []>
     static void printProperties(::mlir::MLIRContext *ctx,
                                 ::mlir::OpAsmPrinter &p, const T &props,
                                 ::llvm::ArrayRef<::llvm::StringRef> elided = {}) {
-      ::mlir::thunky::printPropertyDict(p, getPropertiesAsAttr(ctx, props),
-                                        getDeclarationOrder(), elided);
+      ::mlir::thunky::printPropertyDict(
+          p,
+          [&](::llvm::StringRef name) {
+            return getInherentAttr(ctx, props, name).value_or(::mlir::Attribute());
+          },
+          getDeclarationOrder(), elided);
     }
   }];
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Reports at the current thunk, naming it: a NameLoc's name does not show
  * in a diagnostic, only its file position. */
@@ -24,7 +25,6 @@ bool thunkyImportError(Importer *im, const char *fmt, ...) {
   return false;
 }
 
-/* Appends a new op to the current block. */
 /* MLIR's type for an xla.PrimitiveType, null when there is none. */
 MlirType thunkyImportElementType(Importer *im, int32_t type) {
   if (type <= 0 || type >= THUNKY_TYPE_COUNT)
@@ -34,6 +34,16 @@ MlirType thunkyImportElementType(Importer *im, int32_t type) {
   return im->elementTypes[type];
 }
 
+/* Discardable attributes carry their dialect's prefix; the others are the
+ * op's own and go straight into its properties: given to the op state with
+ * the rest, MLIR would unique a dictionary of all of them only to split it,
+ * one attribute per op that is never used again. */
+static bool isDiscardable(MlirNamedAttribute attr) {
+  MlirStringRef name = mlirIdentifierStr(attr.name);
+  return memchr(name.data, '.', name.length) != NULL;
+}
+
+/* Appends a new op to the current block. */
 MlirOperation thunkyImportEmit(Importer *im, const char *name, intptr_t nOperands,
                                const MlirValue *operands, intptr_t nResults,
                                const MlirType *results, intptr_t nAttrs,
@@ -41,7 +51,9 @@ MlirOperation thunkyImportEmit(Importer *im, const char *name, intptr_t nOperand
   MlirOperationState state = mlirOperationStateGet(str(name), im->loc);
   mlirOperationStateAddOperands(&state, nOperands, operands);
   mlirOperationStateAddResults(&state, nResults, results);
-  mlirOperationStateAddAttributes(&state, nAttrs, attrs);
+  for (intptr_t i = 0; i < nAttrs; ++i)
+    if (isDiscardable(attrs[i]))
+      mlirOperationStateAddAttributes(&state, 1, &attrs[i]);
   MlirRegion regions[64];
   for (intptr_t i = 0; i < nRegions; ++i) {
     regions[i] = mlirRegionCreate();
@@ -49,6 +61,15 @@ MlirOperation thunkyImportEmit(Importer *im, const char *name, intptr_t nOperand
   }
   mlirOperationStateAddOwnedRegions(&state, nRegions, regions);
   MlirOperation op = mlirOperationCreate(&state);
+  for (intptr_t i = 0; i < nAttrs; ++i) {
+    MlirStringRef attrName = mlirIdentifierStr(attrs[i].name);
+    if (isDiscardable(attrs[i]))
+      continue;
+    if (mlirOperationHasInherentAttributeByName(op, attrName))
+      mlirOperationSetInherentAttributeByName(op, attrName, attrs[i].attribute);
+    else
+      mlirOperationSetDiscardableAttributeByName(op, attrName, attrs[i].attribute);
+  }
   mlirBlockAppendOwnedOperation(im->block, op);
   return op;
 }
