@@ -3,7 +3,9 @@
 # no MLIR, with protobuf-c, snappy, zstd, brotli and the C++ runtime linked
 # statically, so the binary can be copied to a machine (say, one with a GPU)
 # where none of them is installed. It then checks that no such library is
-# left dynamic.
+# left dynamic, and writes what scripts/device-check.sh reads there: the
+# runtime fixtures, encoded, and the committed JAX fixtures' optimized
+# exports (scripts/jax-exports.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${THUNKY_RUNTIME_BUILD_DIR:-$root/build-runtime}"
@@ -27,4 +29,14 @@ for fixture in memops ids gemm all-reduce-one-rank; do
   "$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/test/Runtime/$fixture.textproto" \
     > "$build/fixtures/$fixture.pb"
 done
+# The committed JAX fixtures, optimized and exported where MLIR is, for
+# device-check.sh to load back into JAX on the GPU machine.
+mlir_build="${THUNKY_BUILD_DIR:-$root/build}"
+rm -rf "$build/jax-exports"
+if [ -x "$mlir_build/bin/thunky-translate" ]; then
+  THUNKY_BUILD_DIR="$mlir_build" "$root/scripts/jax-exports.sh" "$build/jax-exports"
+else
+  echo "build-runtime.sh: no $mlir_build/bin/thunky-translate (scripts/build.sh builds it):" \
+    "the JAX fixtures' optimized exports are not made"
+fi
 echo "build-runtime.sh: $build/bin/thunky-run and thunky-container need only: $(ldd "$build/bin/thunky-run" | awk '{print $1}' | tr '\n' ' ')"

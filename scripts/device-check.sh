@@ -3,8 +3,8 @@
 # prepared command for a machine with an NVIDIA GPU, its driver, NCCL, JAX
 # and numpy, and no package registry. Run from the repository root with
 # build-runtime/ carried along (scripts/build-runtime.sh builds it here: the
-# portable thunky-run and thunky-container need only libc); it builds
-# nothing there.
+# portable thunky-run and thunky-container need only libc, and the JAX
+# fixtures' optimized exports); it builds nothing there.
 #
 #   1. The CUDA backend on the runtime fixtures that need no host kernels
 #      (memory ops, ids on 4 GPUs when there are 4, a gemm, an all-reduce
@@ -14,9 +14,11 @@
 #      jaxlib's (scripts/check-jax-schema.py), the container layering of
 #      each (thunky-container info); each executable on the CUDA backend,
 #      bit for bit against JAX's outputs, timed against JAX's own run.
-#   3. The optimized exports the test command makes from committed fixtures
-#      (test/Translate/jax-fixtures/*/optimized/), loaded back into JAX
-#      (deserialize_executable): their outputs must equal the originals'.
+#   3. The committed JAX fixtures (test/Translate/jax-fixtures/*/), as
+#      scripts/build-runtime.sh optimized and exported them here
+#      (build-runtime/jax-exports/, scripts/jax-exports.sh), loaded back
+#      into JAX (scripts/reload-jax-exports.py: deserialize_executable): their
+#      outputs must be the fixtures' bit for bit.
 #   4. OUT then holds at most 8 files: device-check.md (the report),
 #      jax-fixtures.tar.gz (the fixtures, under 5 MB, to commit) and
 #      logs.tar.gz (each step's output).
@@ -136,15 +138,29 @@ fi
 
 note ""
 note "## Optimized exports back in JAX"
-exports=("$root"/test/Translate/jax-fixtures/*/optimized/*.exe)
-if [ ! -e "${exports[0]}" ]; then
-  note "- skipped: no optimized exports are committed yet (they come from the fixtures this script returns)"
-elif [ $dry = 1 ]; then
-  note "- skipped: loading ${#exports[@]} optimized exports into JAX needs JAX on a GPU"
-else
-  note "- FAIL: ${#exports[@]} optimized exports are committed, and loading them back into JAX is not written yet"
-  status=1
+sets=()
+for manifest in "$root"/test/Translate/jax-fixtures/*/manifest.json; do
+  [ -f "$manifest" ] && sets+=("$(dirname "$manifest")")
+done
+if [ ${#sets[@]} = 0 ]; then
+  note "- skipped: no JAX fixtures are committed yet (they come from this script's jax-fixtures.tar.gz)"
 fi
+for set in "${sets[@]}"; do
+  exports="$root/build-runtime/jax-exports/$(basename "$set")"
+  if [ ! -d "$exports" ]; then
+    note "- FAIL: no optimized exports of $(basename "$set") in build-runtime/jax-exports" \
+      "(scripts/build-runtime.sh makes them where MLIR is)"
+    status=1
+  elif [ $dry = 1 ]; then
+    note "- skipped: loading $(ls "$exports" | wc -l) optimized exports of $(basename "$set") into JAX needs JAX on a GPU"
+  else
+    python3 "$root/scripts/reload-jax-exports.py" --fixtures "$set" --exports "$exports" \
+      --report "$report" > "$work/reload-$(basename "$set").log" 2>&1 || {
+      note "- FAIL: reloading $(basename "$set") (see logs.tar.gz: reload-$(basename "$set").log)"
+      status=1
+    }
+  fi
+done
 
 # What comes back: at most 8 files.
 if [ -d "$jax" ]; then

@@ -1,8 +1,9 @@
-"""What scripts/make-jax-fixtures.py and scripts/check-jax-schema.py share:
-the repository's paths, the exit codes, and the installed JAX packages.
+"""What the JAX scripts (make-jax-fixtures.py, check-jax-schema.py,
+reload-jax-exports.py) share: the repository's paths, the exit codes, and
+the installed JAX packages.
 
 Imports nothing outside the standard library (in particular not jax), so
-that both scripts' --help works on a machine without JAX.
+that every script's --help works on a machine without JAX.
 """
 import importlib.metadata
 import os
@@ -11,8 +12,8 @@ import sys
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES_ROOT = os.path.join(REPO_ROOT, "test", "Translate", "jax-fixtures")
 
-# One numbering for both scripts: 1 is the schema check's, 3 and 4 the
-# fixture maker's.
+# One numbering for the scripts: 1 is the schema check's, 3 the fixture
+# maker's, 4 a program that failed (fixture maker, reload).
 EXIT_OK, EXIT_DIFFERENCES, EXIT_ENVIRONMENT, EXIT_TOO_BIG, EXIT_FAILED = range(5)
 
 # Distributions whose versions go into the manifest and the schema report.

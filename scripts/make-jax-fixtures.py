@@ -37,7 +37,6 @@ Exit codes:
   4  one or more programs failed (the others are still written)
 """
 import argparse
-import collections
 import hashlib
 import inspect
 import io
@@ -49,8 +48,9 @@ import re
 import statistics
 import sys
 import time
-import zlib
 
+from jax_programs import (PROGRAMS, compile_program, configure_jax, import_jax,
+                          selected_programs)
 from jaxlib_info import (EXIT_FAILED, EXIT_OK, EXIT_TOO_BIG,
                          EnvironmentProblem, default_out_dir,
                          installed_versions, report_problem)
@@ -59,155 +59,11 @@ DEFAULT_MAX_BYTES = 5_000_000
 
 
 # ---------------------------------------------------------------------------
-# The programs. Each builder takes a numpy RandomState and returns the
-# function to jit and its example arguments. jax and numpy are imported
-# inside, so that --help and --list work without them.
-# Every builder's own source goes into the manifest, so the fixtures are
-# reproducible from the manifest alone.
-
-def elementwise(rng):
-    import jax.numpy as jnp
-    import numpy as np
-
-    def f(x, y):
-        return jnp.sin(x) * y + 1.0
-
-    return f, [rng.standard_normal(1024).astype(np.float32),
-               rng.standard_normal(1024).astype(np.float32)]
-
-
-def matmul(rng):
-    import numpy as np
-
-    def f(a, b):
-        return a @ b
-
-    return f, [rng.standard_normal((128, 256)).astype(np.float32),
-               rng.standard_normal((256, 64)).astype(np.float32)]
-
-
-def reduction(rng):
-    import jax.numpy as jnp
-    import numpy as np
-
-    def f(x):
-        return jnp.sum(x, axis=1)
-
-    return f, [rng.standard_normal((64, 512)).astype(np.float32)]
-
-
-def while_loop(rng):
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-
-    # The trip count is an argument: with a constant one XLA may unroll the
-    # loop, and the fixture is meant to hold a while thunk.
-    def f(x, n):
-        return jax.lax.fori_loop(0, n, lambda i, acc: acc * 0.5 + jnp.sin(acc),
-                                 x)
-
-    return f, [rng.standard_normal(256).astype(np.float32), np.int32(10)]
-
-
-def conditional(rng):
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-
-    # Branches big enough that XLA keeps a conditional rather than a select.
-    def f(p, x):
-        return jax.lax.cond(p > 0,
-                            lambda v: jnp.sin(v) * 2.0 + jnp.cumsum(v),
-                            lambda v: jnp.cos(v) - jnp.cumsum(v[::-1]),
-                            x)
-
-    return f, [np.int32(1), rng.standard_normal(512).astype(np.float32)]
-
-
-def collective(rng):
-    import jax
-    import numpy as np
-    from jax.sharding import Mesh, PartitionSpec
-
-    # One device is all a fixture machine is sure to have. XLA may simplify
-    # collectives over a single participant away; the manifest records which
-    # collectives survived ("hlo_collectives").
-    mesh = Mesh(np.array(jax.devices()[:1]), ("i",))
-
-    def body(block):
-        total = jax.lax.psum(block, "i")
-        gathered = jax.lax.all_gather(block, "i", tiled=True)
-        return total + gathered
-
-    # all_gather's result counts as device-varying, so the output spec must
-    # name the axis; over one device that is the whole array anyway.
-    f = jax.shard_map(body, mesh=mesh, in_specs=PartitionSpec("i"),
-                      out_specs=PartitionSpec("i"))
-    return f, [rng.standard_normal((8, 128)).astype(np.float32)]
-
-
-def constants(rng):
-    import numpy as np
-
-    # A closed-over numpy array becomes an HLO constant (see
-    # configure_jax), which XLA:GPU keeps as a global in the executable.
-    table = rng.standard_normal(256).astype(np.float32)
-
-    def f(x):
-        return x + table
-
-    return f, [rng.standard_normal(256).astype(np.float32)]
-
-
-Program = collections.namedtuple("Program", "name description build")
-
-PROGRAMS = [
-    Program("elementwise", "sin(x) * y + 1 on f32[1024]", elementwise),
-    Program("matmul", "f32[128,256] @ f32[256,64]", matmul),
-    Program("reduction", "sum over axis 1 of f32[64,512]", reduction),
-    Program("while_loop", "lax.fori_loop with a runtime trip count on f32[256]",
-            while_loop),
-    Program("conditional", "lax.cond on a scalar s32 predicate over f32[512]",
-            conditional),
-    Program("collective", "shard_map over one device: psum + all_gather of "
-            "f32[8,128]", collective),
-    Program("constants", "a captured numpy f32[256] constant added to the input",
-            constants),
-]
-
-
-# ---------------------------------------------------------------------------
 # Fixtures
 
 def sha256_of(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
-
-
-def import_jax():
-    try:
-        import jax
-        import numpy
-    except ImportError as e:
-        raise EnvironmentProblem("cannot import jax/numpy (%s); run this on the "
-                                 "GPU machine where JAX is installed" % e)
-    return jax, numpy
-
-
-def configure_jax(jax):
-    """Makes closed-over arrays HLO constants, as they have long been.
-
-    Under the newer scheme (jax_use_simplified_jaxpr_constants) they become
-    extra leading executable parameters ("const_args") instead, and the
-    constants fixture would hold no constant. Returns the setting used, or
-    None where this jax has no such option.
-    """
-    try:
-        jax.config.update("jax_use_simplified_jaxpr_constants", False)
-        return False
-    except (AttributeError, KeyError, ValueError):
-        return None
 
 
 def device_info(jax):
@@ -373,10 +229,7 @@ def save_array(np, out_dir, filename, value, role=None):
 
 def make_fixture(jax, np, program, seed, out_dir, warmup, runs):
     """Compiles, serializes, runs and times one program; returns its entry."""
-    rng = np.random.RandomState((seed + zlib.crc32(program.name.encode()))
-                                % 2**32)
-    fn, args = program.build(rng)
-    compiled = jax.jit(fn).lower(*args).compile()
+    compiled, args = compile_program(jax, np, program, seed)
     hlo_text = compiled.as_text() or ""
     layout = entry_computation_layout(hlo_text)
 
@@ -524,19 +377,6 @@ def earlier_entries(out_dir, manifest):
 def in_program_order(entries):
     order = {p.name: i for i, p in enumerate(PROGRAMS)}
     return sorted(entries, key=lambda e: order.get(e.get("name"), len(order)))
-
-
-def selected_programs(names):
-    if not names:
-        return PROGRAMS
-    known = {p.name: p for p in PROGRAMS}
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise EnvironmentProblem("unknown program(s): %s (see --list)"
-                                 % ", ".join(unknown))
-    return [known[n] for n in names]
-
-
 
 
 # ---------------------------------------------------------------------------
