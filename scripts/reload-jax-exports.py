@@ -33,15 +33,16 @@ from jax_programs import compile_program, configure_jax, import_jax, selected_pr
 from jaxlib_info import EXIT_FAILED, EXIT_OK, EnvironmentProblem, report_problem
 
 
-def load_with_bytes(jax, compiled, executable):
+def load_with_bytes(jax, compiled, executable, replaced):
     """`compiled` as jax.stages.Compiled again, its executable replaced by
-    the bytes `executable`."""
+    the bytes `executable`; appends the bytes replaced to `replaced`."""
     from jax.experimental import serialize_executable as se
     payload, in_tree, out_tree = se.serialize(compiled)
 
     class Substituting(se._JaxPjrtUnpickler):  # private: the only seam there is
         def persistent_load(self, pid):
             if pid[0] == "exec":
+                replaced.append(pid[1])
                 pid = ("exec", executable)
             return super().persistent_load(pid)
 
@@ -55,9 +56,9 @@ def same_bits(np, expected, actual):
             and expected.tobytes() == actual.tobytes())
 
 
-def run_bytes(jax, np, compiled, args, executable, expected):
+def run_bytes(jax, np, compiled, args, executable, expected, replaced):
     """'' when the bytes, loaded into JAX, give `expected`; else what differs."""
-    loaded = load_with_bytes(jax, compiled, executable)
+    loaded = load_with_bytes(jax, compiled, executable, replaced)
     device = jax.devices()[0]
     results = jax.tree_util.tree_leaves(
         loaded(*[jax.device_put(a, device) for a in args]))
@@ -86,20 +87,27 @@ def check_program(jax, np, folder, exports, seed, entry):
         original = f.read()
     with open(export, "rb") as f:
         exported = f.read()
+    replaced = []
     try:
-        why = run_bytes(jax, np, compiled, args, original, expected)
+        why = run_bytes(jax, np, compiled, args, original, expected, replaced)
     except Exception as e:  # the control: the reload path itself
         why = repr(e)
+    # Whether this JAX serializes the program to the fixture's bytes again:
+    # if not, a failing control may be a layering JAX no longer reads.
+    fresh = ("JAX serializes it to the fixture's bytes again" if replaced == [original]
+             else "JAX now serializes it to %s" % (
+                 "%d other bytes" % len(replaced[0]) if replaced else "no bytes"))
     if why:
-        return "- FAIL %s: the fixture's own executable does not reload: %s" % (name, why), False
+        return ("- FAIL %s: the fixture's own executable does not reload: %s (%s)"
+                % (name, why, fresh)), False
     try:
-        why = run_bytes(jax, np, compiled, args, exported, expected)
+        why = run_bytes(jax, np, compiled, args, exported, expected, [])
     except Exception as e:
         why = "JAX refused it: %r" % e
     if why:
         return "- FAIL %s: the export (%d bytes): %s" % (name, len(exported), why), False
-    return ("- pass %s: the export (%d bytes; the fixture %d) gives JAX's outputs bit for bit"
-            % (name, len(exported), len(original))), True
+    return ("- pass %s: the export (%d bytes; the fixture %d) gives JAX's outputs bit for "
+            "bit; %s" % (name, len(exported), len(original), fresh)), True
 
 
 def reload_exports(args):
