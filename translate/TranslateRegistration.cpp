@@ -98,7 +98,7 @@ extern "C" void thunkyRegisterTranslations(void) {
           return failure();
         if (emitBytecode)
           return writeBytecodeToFile(*module, output);
-        module->print(output);
+        module->print(output, OpPrintingFlags().assumeVerified());
         return success();
       });
   static TranslateFromMLIRRegistration exportThunky(

@@ -12,6 +12,7 @@
 #define THUNKY_TRANSLATE_IMPORT_H
 
 #include "executable_attrs.h"
+#include "proto_attr.h"
 
 #include "thunky-c/Arena.h"
 #include "thunky-c/Dialect.h"
@@ -55,6 +56,7 @@ typedef struct Importer {
   int64_t nextGroup; /* the next flattened sequential's number (import_flatten.c) */
   ThunkyLimits limits;
   MlirType elementTypes[THUNKY_TYPE_COUNT]; /* parsed once each */
+  ThunkyProtoCache protoCache; /* for thunkyProtoToAttr */
   KernelBinaries binaries;
 } Importer;
 

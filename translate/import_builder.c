@@ -168,7 +168,7 @@ bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
     thunkyProtoClearField(&t->base, implName);
   if (thunkyProtoIsEmpty(&t->base))
     return true;
-  MlirAttribute kept = serialized ? packed(im, &t->base) : thunkyProtoToAttr(im->ctx, &t->base, NULL);
+  MlirAttribute kept = serialized ? packed(im, &t->base) : thunkyProtoToAttr(&im->protoCache, &t->base, NULL);
   if (mlirAttributeIsNull(kept))
     return thunkyImportError(im, "%s", "out of memory");
   mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_THUNK), kept);

@@ -66,37 +66,59 @@ static bool argumentOrder(Importer *im, size_t **order, size_t *count) {
   return true;
 }
 
+/* A role's text, built piece by piece: snprintf per piece cost more than
+ * the rest of a parameter's import. Truncates at the buffer's end. */
+typedef struct RoleText {
+  char text[256];
+  size_t used;
+} RoleText;
+
+static void putBytes(RoleText *r, const char *s, size_t n) {
+  size_t room = sizeof r->text - r->used;
+  n = n < room ? n : room;
+  memcpy(r->text + r->used, s, n);
+  r->used += n;
+}
+
+static void put(RoleText *r, const char *s) { putBytes(r, s, strlen(s)); }
+
+static void putInt(RoleText *r, int64_t v) {
+  char digits[24];
+  size_t at = sizeof digits;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do
+    digits[--at] = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0)
+    digits[--at] = '-';
+  putBytes(r, digits + at, sizeof digits - at);
+}
+
 /* "parameter 0", "output {1, 0}", "parameter 2, output {0}", "scratch". */
 static MlirAttribute roleAttr(Importer *im, size_t a) {
   const ThunkyExecutableAllocation *alloc = &im->model->allocations[a];
-  char text[256];
-  size_t used = 0;
+  RoleText r = {.used = 0};
   if (alloc->parameter >= 0)
-    used += (size_t)snprintf(text, sizeof text, "parameter %" PRId64, alloc->parameter);
+    put(&r, "parameter "), putInt(&r, alloc->parameter);
   const Xla__ShapeIndexProto *index = alloc->outputIndex;
   if (alloc->isOutput) {
-    used += (size_t)snprintf(text + used, sizeof text - used, "%soutput {",
-                             used ? ", " : "");
-    for (size_t i = 0; index && i < index->n_indexes && used < sizeof text; ++i)
-      used += (size_t)snprintf(text + used, sizeof text - used, "%s%" PRId64,
-                               i ? ", " : "", index->indexes[i]);
-    if (used < sizeof text)
-      used += (size_t)snprintf(text + used, sizeof text - used, "}");
+    put(&r, r.used ? ", output {" : "output {");
+    for (size_t i = 0; index && i < index->n_indexes; ++i)
+      put(&r, i ? ", " : ""), putInt(&r, index->indexes[i]);
+    put(&r, "}");
   }
-  if (!used)
-    snprintf(text, sizeof text, "%s",
-             alloc->proto->is_thread_local ? "thread-local scratch" : "scratch");
-  return mlirStringAttrGet(im->ctx, str(text));
+  if (!r.used)
+    put(&r, alloc->proto->is_thread_local ? "thread-local scratch" : "scratch");
+  return mlirStringAttrGet(im->ctx, mlirStringRefCreate(r.text, r.used));
 }
 
 /* The allocation's fields less its size, which the buffer type carries. */
 static MlirAttribute allocationAttr(Importer *im, size_t a) {
-  Allocation *copy = thunkyArenaCopy(im->arena, im->model->allocations[a].proto,
-                                     sizeof(Allocation));
-  if (!copy)
-    return mlirAttributeGetNull();
-  copy->has_size = 0;
-  return thunkyProtoToAttr(im->ctx, &copy->base, NULL);
+  /* A shallow copy on the stack: the attribute copies what it keeps, and an
+   * arena copy per allocation would outlive its use by the whole import. */
+  Allocation copy = *im->model->allocations[a].proto;
+  copy.has_size = 0;
+  return thunkyProtoToAttr(&im->protoCache, &copy.base, NULL);
 }
 
 /*--- constants -----------------------------------------------------------*/
@@ -157,6 +179,9 @@ static MlirOperation buildMain(Importer *im) {
     thunkyImportError(im, "%s", "out of memory");
     return (MlirOperation){NULL};
   }
+  MlirIdentifier allocationName = mlirIdentifierGet(im->ctx, str(THUNKY_ATTR_ALLOCATION));
+  MlirIdentifier roleName = mlirIdentifierGet(im->ctx, str(THUNKY_ATTR_ROLE));
+  MlirIdentifier shapeName = mlirIdentifierGet(im->ctx, str(THUNKY_ATTR_SHAPE));
   for (size_t i = 0; i < n; ++i) {
     size_t a = order[i];
     const Xla__ShapeProto *shape = im->model->allocations[a].shape;
@@ -170,12 +195,12 @@ static MlirOperation buildMain(Importer *im) {
       return (MlirOperation){NULL};
     }
     MlirNamedAttribute entries[3] = {
-        named(im, THUNKY_ATTR_ALLOCATION, allocation),
-        named(im, THUNKY_ATTR_ROLE, roleAttr(im, a)),
+        mlirNamedAttributeGet(allocationName, allocation),
+        mlirNamedAttributeGet(roleName, roleAttr(im, a)),
     };
     intptr_t count = 2;
     if (!mlirTypeIsNull(logical))
-      entries[count++] = named(im, THUNKY_ATTR_SHAPE, mlirTypeAttrGet(logical));
+      entries[count++] = mlirNamedAttributeGet(shapeName, mlirTypeAttrGet(logical));
     argAttrs[i] = mlirDictionaryAttrGet(im->ctx, count, entries);
   }
   MlirAttribute fnType = mlirTypeAttrGet(
@@ -215,7 +240,7 @@ static bool importBody(Importer *im) {
 
 static bool setModuleAttr(Importer *im, MlirOperation module, const char *name,
                           ProtobufCMessage *msg) {
-  MlirAttribute kept = thunkyProtoToAttr(im->ctx, msg, opaqueMessages);
+  MlirAttribute kept = thunkyProtoToAttr(&im->protoCache, msg, opaqueMessages);
   if (mlirAttributeIsNull(kept))
     return thunkyImportError(im, "%s", "out of memory");
   mlirOperationSetAttributeByName(module, str(name), kept);
@@ -257,7 +282,7 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
                                                const ThunkyLimits *limits) {
   thunkyContextLoadDialects(ctx);
   Importer im = {.ctx = ctx, .arena = thunkyArenaCreate(),
-                 .limits = limits ? *limits : thunkyLimitsDefault()};
+                 .limits = limits ? *limits : thunkyLimitsDefault(), .protoCache = {.ctx = ctx}};
   im.fileLoc = mlirLocationFileLineColGet(ctx, bufferName, 0, 0);
   im.loc = im.fileLoc;
   MlirOperation result = {NULL};
@@ -305,6 +330,7 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
   thunkyExecutableDestroy(im.model);
   free(im.allocationValue), free(im.tokens);
   thunkyImportFreeKernelBinaries(&im);
+  thunkyProtoCacheDestroy(&im.protoCache);
   thunkyArenaDestroy(im.arena);
   return result;
 }

@@ -317,7 +317,7 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
 /* The GemmConfigProto as the op's `config`, taken out of the thunk. */
 static MlirAttribute takeConfig(Importer *im, ProtobufCMessage *owner,
                                 Xla__GemmConfigProto *config) {
-  MlirAttribute a = thunkyProtoToAttr(im->ctx, &config->base, NULL);
+  MlirAttribute a = thunkyProtoToAttr(&im->protoCache, &config->base, NULL);
   thunkyProtoClearField(owner, "gemm_config");
   return a;
 }

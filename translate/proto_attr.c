@@ -103,6 +103,37 @@ static size_t elementSize(const ProtobufCFieldDescriptor *f) {
   }
 }
 
+/* Where the identifiers of `desc`'s field names start in cache->names (its
+ * fields in order, then "_unknown"), made on first use; false when out of
+ * memory. A position, not a pointer: converting a sub-message may grow it. */
+static bool fieldNames(ThunkyProtoCache *cache, const ProtobufCMessageDescriptor *desc,
+                       uint32_t *first) {
+  if (thunkyHashMapGet(&cache->namesOf, (uint64_t)(uintptr_t)desc, first))
+    return true;
+  size_t need = cache->numNames + desc->n_fields + 1;
+  if (need > cache->namesCapacity) {
+    size_t capacity = need > 2 * cache->namesCapacity ? need : 2 * cache->namesCapacity;
+    MlirIdentifier *names = realloc(cache->names, capacity * sizeof *names);
+    if (!names)
+      return false;
+    cache->names = names, cache->namesCapacity = capacity;
+  }
+  *first = (uint32_t)cache->numNames;
+  for (unsigned i = 0; i < desc->n_fields; ++i)
+    cache->names[cache->numNames++] = mlirIdentifierGet(cache->ctx, ref(desc->fields[i].name));
+  cache->names[cache->numNames++] = mlirIdentifierGet(cache->ctx, ref(UNKNOWN_KEY));
+  if (thunkyHashMapPut(&cache->namesOf, (uint64_t)(uintptr_t)desc, *first))
+    return true;
+  cache->numNames = *first;
+  return false;
+}
+
+void thunkyProtoCacheDestroy(ThunkyProtoCache *cache) {
+  thunkyHashMapDestroy(&cache->namesOf);
+  free(cache->names);
+  *cache = (ThunkyProtoCache){.ctx = cache->ctx};
+}
+
 static MlirAttribute serializedAttr(MlirContext ctx, const ProtobufCMessage *msg) {
   size_t size = protobuf_c_message_get_packed_size(msg);
   uint8_t *bytes = malloc(size ? size : 1);
@@ -115,10 +146,11 @@ static MlirAttribute serializedAttr(MlirContext ctx, const ProtobufCMessage *msg
   return a;
 }
 
-static MlirAttribute scalarToAttr(MlirContext ctx,
+static MlirAttribute scalarToAttr(ThunkyProtoCache *cache,
                                   const ProtobufCFieldDescriptor *f,
                                   const void *value,
                                   const ProtobufCMessageDescriptor *const *opaque) {
+  MlirContext ctx = cache->ctx;
   switch (f->type) {
   case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32:
   case PROTOBUF_C_TYPE_SFIXED32:
@@ -156,16 +188,17 @@ static MlirAttribute scalarToAttr(MlirContext ctx,
     for (const ProtobufCMessageDescriptor *const *o = opaque; o && *o; ++o)
       if (sub->descriptor == *o)
         return serializedAttr(ctx, sub);
-    return thunkyProtoToAttr(ctx, sub, opaque);
+    return thunkyProtoToAttr(cache, sub, opaque);
   }
   }
   return mlirAttributeGetNull();
 }
 
-static MlirAttribute repeatedToAttr(MlirContext ctx,
+static MlirAttribute repeatedToAttr(ThunkyProtoCache *cache,
                                     const ProtobufCFieldDescriptor *f,
                                     const void *array, size_t n,
                                     const ProtobufCMessageDescriptor *const *opaque) {
+  MlirContext ctx = cache->ctx;
   switch (f->type) {
   case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32:
   case PROTOBUF_C_TYPE_SFIXED32:
@@ -197,7 +230,7 @@ static MlirAttribute repeatedToAttr(MlirContext ctx,
   MlirAttribute result = mlirAttributeGetNull();
   size_t i = 0;
   for (; i < n; ++i) {
-    elements[i] = scalarToAttr(ctx, f, (const char *)array + i * size, opaque);
+    elements[i] = scalarToAttr(cache, f, (const char *)array + i * size, opaque);
     if (mlirAttributeIsNull(elements[i]))
       break;
   }
@@ -221,11 +254,17 @@ static MlirAttribute unknownFieldsAttr(MlirContext ctx, const ProtobufCMessage *
   return a;
 }
 
-MlirAttribute thunkyProtoToAttr(MlirContext ctx, const ProtobufCMessage *msg,
+MlirAttribute thunkyProtoToAttr(ThunkyProtoCache *cache, const ProtobufCMessage *msg,
                                 const ProtobufCMessageDescriptor *const *opaque) {
   const ProtobufCMessageDescriptor *desc = msg->descriptor;
+  uint32_t first;
+  if (!fieldNames(cache, desc, &first))
+    return mlirAttributeGetNull();
+  /* Most messages are small and many are converted (one per allocation):
+   * their entries fit on the stack. */
+  MlirNamedAttribute small[16];
   MlirNamedAttribute *entries =
-      malloc((desc->n_fields + 1) * sizeof *entries);
+      desc->n_fields < 16 ? small : malloc((desc->n_fields + 1) * sizeof *entries);
   if (!entries)
     return mlirAttributeGetNull();
   intptr_t n = 0;
@@ -236,23 +275,22 @@ MlirAttribute thunkyProtoToAttr(MlirContext ctx, const ProtobufCMessage *msg,
       continue;
     MlirAttribute value =
         f->label == PROTOBUF_C_LABEL_REPEATED
-            ? repeatedToAttr(ctx, f, *(void *const *)field(msg, f->offset),
+            ? repeatedToAttr(cache, f, *(void *const *)field(msg, f->offset),
                              *(const size_t *)field(msg, f->quantifier_offset),
                              opaque)
-            : scalarToAttr(ctx, f, field(msg, f->offset), opaque);
+            : scalarToAttr(cache, f, field(msg, f->offset), opaque);
     failed = mlirAttributeIsNull(value);
-    entries[n++] = mlirNamedAttributeGet(
-        mlirIdentifierGet(ctx, ref(f->name)), value);
+    entries[n++] = mlirNamedAttributeGet(cache->names[first + i], value);
   }
   if (!failed && msg->n_unknown_fields) {
-    MlirAttribute unknown = unknownFieldsAttr(ctx, msg);
+    MlirAttribute unknown = unknownFieldsAttr(cache->ctx, msg);
     failed = mlirAttributeIsNull(unknown);
-    entries[n++] = mlirNamedAttributeGet(
-        mlirIdentifierGet(ctx, ref(UNKNOWN_KEY)), unknown);
+    entries[n++] = mlirNamedAttributeGet(cache->names[first + desc->n_fields], unknown);
   }
   MlirAttribute result =
-      failed ? mlirAttributeGetNull() : mlirDictionaryAttrGet(ctx, n, entries);
-  free(entries);
+      failed ? mlirAttributeGetNull() : mlirDictionaryAttrGet(cache->ctx, n, entries);
+  if (entries != small)
+    free(entries);
   return result;
 }
 

@@ -19,15 +19,32 @@
 #define THUNKY_TRANSLATE_PROTO_ATTR_H
 
 #include "thunky-c/Arena.h"
+#include "thunky-c/HashMap.h"
 
 #include "mlir-c/IR.h"
 
 #include <stdbool.h>
 
-/* The attribute for `msg`; a null attribute when out of memory. Message
- * fields whose type is in the NULL-terminated list `opaque` (may be NULL)
- * are kept as serialized bytes: big debug payloads nobody reads as text. */
-MlirAttribute thunkyProtoToAttr(MlirContext ctx, const ProtobufCMessage *msg,
+/* What thunkyProtoToAttr makes once per context and reuses: the field
+ * names of each message type as identifiers. The same few types convert
+ * many times (an allocation per argument), and a context lookup per field
+ * costs more than the rest of a small message's conversion. Zero-initialize
+ * it with its context; free with thunkyProtoCacheDestroy. Its size is
+ * bounded by the schema, not by the input. */
+typedef struct ThunkyProtoCache {
+  MlirContext ctx;
+  ThunkyHashMap namesOf;  /* a message descriptor -> its first entry in names */
+  MlirIdentifier *names;  /* per type: its fields in order, then "_unknown" */
+  size_t numNames, namesCapacity;
+} ThunkyProtoCache;
+
+void thunkyProtoCacheDestroy(ThunkyProtoCache *cache);
+
+/* The attribute for `msg`, in cache->ctx; a null attribute when out of
+ * memory. Message fields whose type is in the NULL-terminated list `opaque`
+ * (may be NULL) are kept as serialized bytes: big debug payloads nobody
+ * reads as text. */
+MlirAttribute thunkyProtoToAttr(ThunkyProtoCache *cache, const ProtobufCMessage *msg,
                                 const ProtobufCMessageDescriptor *const *opaque);
 
 /* Builds a message of type `desc` from `attr` (a DictionaryAttr as above, or a
