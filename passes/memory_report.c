@@ -139,11 +139,11 @@ static bool collectAllocations(Report *r, MlirBlock entry) {
     a->firstUse = INT64_MAX, a->lastUse = -1;
     /* Used whole or through slices of slices, scratch is live whole. */
     if (a->argument >= 0 && thunkyIsScratchArgument(a->value)) {
-      a->grouped = thunkyGroupSlices(a->value, &a->groups);
+      ok = thunkyGroupSlices(a->value, &a->groups, &a->grouped);
       if (!a->grouped)
         thunkyScratchGroupsClear(&a->groups);
     }
-    ok = thunkyOpMapPut(&r->byValue, keyOf(a->value), a);
+    ok = ok && thunkyOpMapPut(&r->byValue, keyOf(a->value), a);
   }
   return ok;
 }

@@ -153,17 +153,20 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
   Packing p = {entry, calloc((size_t)n + 1, sizeof *p.groups), 0};
   if (!p.groups)
     return outOfMemory(func, state);
-  bool any = false;
-  for (intptr_t i = 0; i < n; ++i) {
+  bool any = false, ok = true;
+  for (intptr_t i = 0; ok && i < n; ++i) {
     MlirValue arg = mlirBlockGetArgument(entry, i);
+    bool grouped = false;
     /* An argument no thunk slices is left alone: XLA may use it otherwise. */
-    if (thunkyValueGetBufferSize(arg) > 0 && thunkyIsScratchArgument(arg) &&
-        thunkyGroupSlices(arg, &p.groups[i]) && p.groups[i].count > 0)
+    if (thunkyValueGetBufferSize(arg) > 0 && thunkyIsScratchArgument(arg))
+      ok = thunkyGroupSlices(arg, &p.groups[i], &grouped);
+    if (grouped && p.groups[i].count > 0)
       any = true;
     else
       thunkyScratchGroupsClear(&p.groups[i]);
   }
-  bool changed = false, ok = !any || lifetimes(&p);
+  bool changed = false;
+  ok = ok && (!any || lifetimes(&p));
   if (any && ok)
     for (intptr_t i = 0; i < n; ++i) {
       if (!p.groups[i].count)

@@ -47,23 +47,25 @@ static void mergeRanges(ThunkyScratchGroups *g) {
   g->count = n;
 }
 
-bool thunkyGroupSlices(MlirValue buffer, ThunkyScratchGroups *out) {
+bool thunkyGroupSlices(MlirValue buffer, ThunkyScratchGroups *out, bool *grouped) {
   MlirStringRef offsetName = mlirStringRefCreateFromCString("offset");
+  *grouped = false;
   for (MlirOpOperand use = mlirValueGetFirstUse(buffer); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
     MlirOperation user = mlirOpOperandGetOwner(use);
     if (thunkyOpGetKind(user) != THUNKY_OP_SLICE_BUFFER)
-      return false;
+      return true;
     MlirValue result = mlirOperationGetResult(user, 0);
     for (MlirOpOperand inner = mlirValueGetFirstUse(result); !mlirOpOperandIsNull(inner);
          inner = mlirOpOperandGetNextUse(inner))
       if (thunkyOpGetKind(mlirOpOperandGetOwner(inner)) == THUNKY_OP_SLICE_BUFFER)
-        return false;
+        return true;
     int64_t offset = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(user, offsetName));
     if (!addRange(out, offset, offset + thunkyValueGetBufferSize(result)))
       return false;
   }
   mergeRanges(out);
+  *grouped = true;
   return true;
 }
 

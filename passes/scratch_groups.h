@@ -27,10 +27,11 @@ typedef struct ThunkyScratchGroups {
   size_t count, capacity;
 } ThunkyScratchGroups;
 
-/* The groups of the slices of `buffer`, each unused so far; false when
- * `buffer` is used otherwise (whole, or through slices of slices) or when
- * out of memory. Empty slices hold no bytes and make no group. */
-bool thunkyGroupSlices(MlirValue buffer, ThunkyScratchGroups *out);
+/* The groups of the slices of `buffer`, each unused so far, in `out`, and
+ * *grouped true; *grouped false when `buffer` is used otherwise (whole, or
+ * through slices of slices). Empty slices hold no bytes and make no group.
+ * False only when out of memory. */
+bool thunkyGroupSlices(MlirValue buffer, ThunkyScratchGroups *out, bool *grouped);
 
 /* Sorts groups by start again, after a caller sorted them otherwise: the
  * lookups below need that order. */
