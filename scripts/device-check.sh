@@ -138,10 +138,7 @@ fi
 
 note ""
 note "## Optimized exports back in JAX"
-sets=()
-for manifest in "$root"/test/Translate/jax-fixtures/*/manifest.json; do
-  [ -f "$manifest" ] && sets+=("$(dirname "$manifest")")
-done
+mapfile -t sets < <("$root/scripts/jax-exports.sh" --list)
 if [ ${#sets[@]} = 0 ]; then
   note "- skipped: no JAX fixtures are committed yet (they come from this script's jax-fixtures.tar.gz)"
 fi

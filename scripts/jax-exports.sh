@@ -2,7 +2,9 @@
 # jax-exports.sh OUT [SET...]: the JAX fixtures through thunky's loop, here
 # where MLIR is. SET is a fixture set made by scripts/make-jax-fixtures.py
 # (manifest.json, NAME.exe); by default every set committed under
-# test/Translate/jax-fixtures/. For each program of each set:
+# test/Translate/jax-fixtures/, which `jax-exports.sh --list` prints, one a
+# line (it needs no build: device-check.sh asks it). For each program of
+# each set:
 #
 #   1. import NAME.exe and export the module again: the bytes must be
 #      NAME.exe's, byte for byte;
@@ -18,13 +20,17 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${THUNKY_BUILD_DIR:-$root/build}"
-out="${1:?usage: jax-exports.sh OUT [SET...]}"
+out="${1:?usage: jax-exports.sh OUT [SET...] | jax-exports.sh --list}"
 shift
 sets=("$@")
-if [ ${#sets[@]} = 0 ]; then
+if [ "$out" = --list ] || [ ${#sets[@]} = 0 ]; then
   for manifest in "$root"/test/Translate/jax-fixtures/*/manifest.json; do
     [ -f "$manifest" ] && sets+=("$(dirname "$manifest")")
   done
+fi
+if [ "$out" = --list ]; then
+  [ ${#sets[@]} = 0 ] || printf '%s\n' "${sets[@]}"
+  exit 0
 fi
 if [ ${#sets[@]} = 0 ]; then
   echo "jax-exports: no JAX fixtures are committed under test/Translate/jax-fixtures" \

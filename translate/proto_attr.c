@@ -260,11 +260,8 @@ MlirAttribute thunkyProtoToAttr(ThunkyProtoCache *cache, const ProtobufCMessage 
   uint32_t first;
   if (!fieldNames(cache, desc, &first))
     return mlirAttributeGetNull();
-  /* Most messages are small and many are converted (one per allocation):
-   * their entries fit on the stack. */
-  MlirNamedAttribute small[16];
   MlirNamedAttribute *entries =
-      desc->n_fields < 16 ? small : malloc((desc->n_fields + 1) * sizeof *entries);
+      malloc((desc->n_fields + 1) * sizeof *entries);
   if (!entries)
     return mlirAttributeGetNull();
   intptr_t n = 0;
@@ -289,8 +286,7 @@ MlirAttribute thunkyProtoToAttr(ThunkyProtoCache *cache, const ProtobufCMessage 
   }
   MlirAttribute result =
       failed ? mlirAttributeGetNull() : mlirDictionaryAttrGet(cache->ctx, n, entries);
-  if (entries != small)
-    free(entries);
+  free(entries);
   return result;
 }
 
