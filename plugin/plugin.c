@@ -9,6 +9,7 @@
 
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Passes.h"
+#include "thunky-c/Version.h"
 
 #define THUNKY_PLUGIN_EXPORT __attribute__((visibility("default")))
 
