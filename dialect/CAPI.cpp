@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ThunkyDialect.h"
+#include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
 
@@ -18,6 +19,25 @@ using namespace mlir;
 using namespace mlir::thunky;
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Thunky, thunky, ThunkyDialect)
+
+// MLIR's C API emits errors only.
+void thunkyEmitMessage(MlirLocation loc, MlirDiagnosticSeverity severity, const char *message) {
+  Location where = unwrap(loc);
+  switch (severity) {
+  case MlirDiagnosticError:
+    emitError(where) << message;
+    break;
+  case MlirDiagnosticWarning:
+    emitWarning(where) << message;
+    break;
+  case MlirDiagnosticNote:
+    where->getContext()->getDiagEngine().emit(where, DiagnosticSeverity::Note) << message;
+    break;
+  case MlirDiagnosticRemark:
+    emitRemark(where) << message;
+    break;
+  }
+}
 
 void thunkyContextLoadDialects(MlirContext ctx) {
   unwrap(ctx)->loadDialect<ThunkyDialect, func::FuncDialect>();

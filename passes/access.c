@@ -1,5 +1,5 @@
 /*===- access.c - byte-range accesses of thunky ops ---------------------===*/
-#include "access.h"
+#include "thunky-c/Access.h"
 
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-ThunkyBytes thunkyResolveBytes(MlirValue v) {
-  ThunkyBytes b = {v, 0, thunkyValueGetBufferSize(v)};
+ThunkyByteRange thunkyResolveBytes(MlirValue v) {
+  ThunkyByteRange b = {v, 0, thunkyValueGetBufferSize(v)};
   while (!mlirValueIsABlockArgument(b.root)) {
     MlirOperation def = mlirOpResultGetOwner(b.root);
     if (thunkyOpGetKind(def) != THUNKY_OP_SLICE_BUFFER)
@@ -22,12 +22,12 @@ ThunkyBytes thunkyResolveBytes(MlirValue v) {
   return b;
 }
 
-bool thunkyBytesOverlap(ThunkyBytes a, ThunkyBytes b) {
+bool thunkyBytesOverlap(ThunkyByteRange a, ThunkyByteRange b) {
   return mlirValueEqual(a.root, b.root) && a.offset < b.offset + b.size &&
          b.offset < a.offset + a.size;
 }
 
-bool thunkyBytesContain(ThunkyBytes outer, ThunkyBytes inner) {
+bool thunkyBytesContain(ThunkyByteRange outer, ThunkyByteRange inner) {
   return mlirValueEqual(outer.root, inner.root) && outer.offset <= inner.offset &&
          inner.offset + inner.size <= outer.offset + outer.size;
 }

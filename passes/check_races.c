@@ -13,7 +13,7 @@
  * module past the bound is an error, never a silent pass.
  *
  *===--------------------------------------------------------------------===*/
-#include "access.h"
+#include "thunky-c/Access.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"

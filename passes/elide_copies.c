@@ -17,7 +17,7 @@
  * keeps the pass linear in the size of the function.
  *
  *===--------------------------------------------------------------------===*/
-#include "access.h"
+#include "thunky-c/Access.h"
 #include "op_map.h"
 #include "stages.h"
 
@@ -33,7 +33,7 @@
 #include <stdlib.h>
 
 
-static bool sameBytes(ThunkyBytes a, ThunkyBytes b) {
+static bool sameBytes(ThunkyByteRange a, ThunkyByteRange b) {
   return mlirValueEqual(a.root, b.root) && a.offset == b.offset && a.size == b.size;
 }
 
@@ -90,7 +90,7 @@ static bool listOps(Ops *o, MlirBlock block) {
   return true;
 }
 
-static bool step(Entry *e, ThunkyBytes dst, ThunkyBytes src, Step *s) {
+static bool step(Entry *e, ThunkyByteRange dst, ThunkyByteRange src, Step *s) {
   if (!e->collected) {
     thunkyAccessesClear(&e->accesses);
     thunkyCollectAccesses(e->op, &e->accesses);
@@ -117,7 +117,7 @@ static bool step(Entry *e, ThunkyBytes dst, ThunkyBytes src, Step *s) {
 typedef enum Fate { KEEP, DEAD, FORWARD } Fate;
 
 /* What becomes of a copy into scratch, from the ops after it in its block. */
-static Fate decide(Ops *o, Entry *copy, ThunkyBytes dst, ThunkyBytes src, int64_t window,
+static Fate decide(Ops *o, Entry *copy, ThunkyByteRange dst, ThunkyByteRange src, int64_t window,
                    bool *ok) {
   bool srcWritten = false, read = false;
   int64_t seen = 0;
@@ -148,7 +148,7 @@ static Fate decide(Ops *o, Entry *copy, ThunkyBytes dst, ThunkyBytes src, int64_
 }
 
 typedef struct Forward {
-  ThunkyBytes dst, src;
+  ThunkyByteRange dst, src;
   MlirValue srcValue;
 } Forward;
 
@@ -179,7 +179,7 @@ static MlirWalkResult forwardOperands(MlirOperation op, void *userData) {
     MlirValue v = mlirOperationGetOperand(op, i);
     if (thunkyValueGetBufferSize(v) < 0)
       continue;
-    ThunkyBytes b = thunkyResolveBytes(v);
+    ThunkyByteRange b = thunkyResolveBytes(v);
     if (!thunkyBytesContain(f->dst, b))
       continue;
     MlirValue srcRoot = f->src.root;
@@ -195,7 +195,7 @@ static MlirWalkResult forwardOperands(MlirOperation op, void *userData) {
  * overwrites them) at the same bytes of src. False when out of memory; the
  * readers already pointed at src still read the right bytes, since src is
  * not written before them, so the copy must only stay. */
-static bool forward(Ops *o, Entry *copy, ThunkyBytes dst, ThunkyBytes src) {
+static bool forward(Ops *o, Entry *copy, ThunkyByteRange dst, ThunkyByteRange src) {
   Forward f = {dst, src, mlirOperationGetOperand(copy->op, 0)};
   for (Entry *e = copy + 1; e < o->entries + o->count; ++e) {
     if (mlirOperationIsNull(e->op))
@@ -245,8 +245,8 @@ static void run(MlirOperation root, ThunkyPassState *state) {
   bool ok = thunkyCollectOps(root, THUNKY_OP_COPY, MlirWalkPreOrder, &copies);
   for (size_t i = 0; i < copies.count && ok; ++i) {
     MlirOperation copy = copies.ops[i];
-    ThunkyBytes src = thunkyResolveBytes(mlirOperationGetOperand(copy, 0));
-    ThunkyBytes dst = thunkyResolveBytes(mlirOperationGetOperand(copy, 1));
+    ThunkyByteRange src = thunkyResolveBytes(mlirOperationGetOperand(copy, 0));
+    ThunkyByteRange dst = thunkyResolveBytes(mlirOperationGetOperand(copy, 1));
     Fate fate = KEEP;
     Entry *entry = NULL;
     if (sameBytes(src, dst)) {

@@ -30,7 +30,7 @@
  * but for sorting. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
-#include "access.h"
+#include "thunky-c/Access.h"
 #include "op_map.h"
 #include "scratch_groups.h"
 
@@ -153,7 +153,7 @@ static MlirWalkResult countThunk(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-static void useAllocation(ThunkyBytes b, bool write, void *userData) {
+static void useAllocation(ThunkyByteRange b, bool write, void *userData) {
   Report *r = userData;
   Allocation *al = thunkyOpMapGet(&r->byValue, keyOf(b.root));
   if (!al)

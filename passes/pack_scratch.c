@@ -12,7 +12,7 @@
  * packing would not shrink. New offsets keep 64-byte alignment.
  *
  *===--------------------------------------------------------------------===*/
-#include "access.h"
+#include "thunky-c/Access.h"
 #include "scratch_groups.h"
 #include "stages.h"
 
@@ -42,7 +42,7 @@ typedef struct Packing {
   int64_t step;
 } Packing;
 
-static void touchArgument(ThunkyBytes b, bool write, void *userData) {
+static void touchArgument(ThunkyByteRange b, bool write, void *userData) {
   Packing *p = userData;
   if (!mlirValueIsABlockArgument(b.root) ||
       !mlirBlockEqual(mlirBlockArgumentGetOwner(b.root), p->entry))

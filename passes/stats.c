@@ -6,7 +6,7 @@
  * object, for scripts. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
-#include "access.h"
+#include "thunky-c/Access.h"
 
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"

@@ -1,9 +1,12 @@
 //===- thunky-opt.cpp - mlir-opt with thunky built in ---------*- C++ -*-===//
 //
 // Stock mlir-opt can load thunky as a plugin, but a plugin's passes are not
-// flags there (its pass list is fixed before plugins load). This driver has
-// the dialect and passes built in, so `thunky-opt --thunky-flatten-sequential`
-// works, along with every upstream dialect and pass.
+// flags there: its pass flags are made before it loads plugins. This driver
+// has the dialect and passes built in, and loads the plugins named with
+// --load-pass-plugin and --load-dialect-plugin itself, before the command
+// line is parsed, so that `thunky-opt --load-pass-plugin=lib.so --my-pass`
+// works, options too (`--my-pass=limit=3`), and a plugin that cannot be
+// loaded stops the run instead of being a warning.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +17,70 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Tools/Plugins/DialectPlugin.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace {
+/// The value of `--name=value`, `-name=value` or `--name value` at argv[i]
+/// (advancing i past a separate value); false when argv[i] is not `name`.
+bool takeOption(int argc, char **argv, int &i, llvm::StringRef name, std::string &value) {
+  llvm::StringRef arg = argv[i];
+  if (!arg.consume_front("--") && !arg.consume_front("-"))
+    return false;
+  if (!arg.consume_front(name))
+    return false;
+  if (arg.consume_front("=")) {
+    value = arg.str();
+    return true;
+  }
+  if (!arg.empty() || i + 1 >= argc)
+    return false; // another flag that begins with `name`, or no value: MLIR reports it
+  value = argv[++i];
+  return true;
+}
+
+/// Loads the plugins the command line names and takes their options out of
+/// it; false, having said why, when one cannot be loaded.
+bool loadPlugins(int &argc, char **argv, mlir::DialectRegistry &registry) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string path;
+    if (llvm::StringRef(argv[i]) == "--") {
+      while (i < argc)
+        argv[kept++] = argv[i++];
+      break;
+    }
+    if (takeOption(argc, argv, i, "load-pass-plugin", path)) {
+      llvm::Expected<mlir::PassPlugin> plugin = mlir::PassPlugin::load(path);
+      if (!plugin) {
+        llvm::errs() << "thunky-opt: --load-pass-plugin=" << path
+                     << ": cannot load it: " << llvm::toString(plugin.takeError()) << "\n";
+        return false;
+      }
+      plugin->registerPassRegistryCallbacks();
+    } else if (takeOption(argc, argv, i, "load-dialect-plugin", path)) {
+      llvm::Expected<mlir::DialectPlugin> plugin = mlir::DialectPlugin::load(path);
+      if (!plugin) {
+        llvm::errs() << "thunky-opt: --load-dialect-plugin=" << path
+                     << ": cannot load it: " << llvm::toString(plugin.takeError()) << "\n";
+        return false;
+      }
+      plugin->registerDialectRegistryCallbacks(registry);
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return true;
+}
+} // namespace
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -22,8 +88,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  mlirDialectHandleInsertDialect(mlirGetDialectHandle__thunky__(),
-                                 wrap(&registry));
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__thunky__(), wrap(&registry));
+  if (!loadPlugins(argc, argv, registry))
+    return 2;
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "thunky optimizer driver\n", registry));
 }

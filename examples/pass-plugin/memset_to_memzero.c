@@ -5,10 +5,11 @@
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
+#include "thunky-c/Plugin.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 
-#include <stdint.h>
+enum { REPORT }; /* the index of the pass's one option */
 
 static bool isZero(MlirOperation memset) {
   MlirAttribute value =
@@ -27,6 +28,8 @@ static void run(MlirOperation root, ThunkyPassState *state) {
     MlirOperation memset = memsets.ops[i];
     if (!isZero(memset))
       continue;
+    if (thunkyPassGetOption(state, REPORT))
+      thunkyEmitOpRemark(memset, "rewritten as thunky.memzero");
     MlirValue buffer = mlirOperationGetOperand(memset, 0);
     MlirOperationState memzero = mlirOperationStateGet(
         mlirStringRefCreateFromCString("thunky.memzero"), mlirOperationGetLocation(memset));
@@ -39,21 +42,16 @@ static void run(MlirOperation root, ThunkyPassState *state) {
 }
 
 static MlirPass createPass(void) {
+  static const ThunkyPassOption options[] = {
+      [REPORT] = {"report", "emit a remark at each memset it rewrites", THUNKY_OPTION_BOOL, 0}};
   static const ThunkyPassInfo info = {
       "ExampleMemsetToMemzero", "example-memset-to-memzero",
-      "Turn memset32 of 0 into memzero (an example thunky pass)", run, NULL, 0};
+      "Turn memset32 of 0 into memzero (an example thunky pass)", run, options, 1};
   return thunkyPassCreate(&info);
 }
 
-/* mlir-opt --load-pass-plugin=libExamplePass.so calls this. */
-typedef struct {
-  uint32_t apiVersion;
-  const char *pluginName, *pluginVersion;
-  void (*registerPasses)(void);
-} PassPluginInfo;
-
 static void registerPasses(void) { thunkyRegisterPass(createPass); }
 
-__attribute__((visibility("default"))) PassPluginInfo mlirGetPassPluginInfo(void) {
-  return (PassPluginInfo){1, "example-memset-to-memzero", "0.1", registerPasses};
-}
+/* mlir-opt --load-pass-plugin=libExamplePass.so calls the function this
+ * defines (thunky-c/Plugin.h). */
+THUNKY_DEFINE_PASS_PLUGIN("example-memset-to-memzero", "0.1", registerPasses)

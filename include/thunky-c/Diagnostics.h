@@ -11,6 +11,7 @@
 #ifndef THUNKY_C_DIAGNOSTICS_H
 #define THUNKY_C_DIAGNOSTICS_H
 
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 
@@ -27,6 +28,24 @@ MLIR_CAPI_EXPORTED MlirLogicalResult thunkyEmitOpError(MlirOperation op,
 MLIR_CAPI_EXPORTED MlirLogicalResult thunkyEmitError(MlirLocation loc,
                                                      const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Warnings and remarks, as the two above: a pass that emits only these
+ * still succeeds, and --verify-diagnostics matches them with
+ * expected-warning and expected-remark. */
+MLIR_CAPI_EXPORTED void thunkyEmitOpWarning(MlirOperation op, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+MLIR_CAPI_EXPORTED void thunkyEmitWarning(MlirLocation loc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+MLIR_CAPI_EXPORTED void thunkyEmitOpRemark(MlirOperation op, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+MLIR_CAPI_EXPORTED void thunkyEmitRemark(MlirLocation loc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Emits `message` as it is (no formatting) at `loc` with `severity`
+ * (MlirDiagnosticError, MlirDiagnosticWarning, MlirDiagnosticNote or
+ * MlirDiagnosticRemark). */
+MLIR_CAPI_EXPORTED void thunkyEmitMessage(MlirLocation loc, MlirDiagnosticSeverity severity,
+                                          const char *message);
 
 #ifdef __cplusplus
 }

@@ -182,6 +182,36 @@ static void testStages(const char *body) {
   mlirContextDestroy(ctx);
 }
 
+static MlirLogicalResult printSeverity(MlirDiagnostic d, void *userData) {
+  static const char *const names[] = {"error", "warning", "note", "remark"};
+  printf("%s: ", names[mlirDiagnosticGetSeverity(d)]);
+  mlirDiagnosticPrint(d, printToStdout, NULL);
+  printf("\n");
+  return mlirLogicalResultSuccess();
+}
+
+/* A C pass reports warnings and remarks as well as errors, at a location
+ * or at an op, formatted or as they are. */
+static void testSeverities(void) {
+  MlirContext ctx = mlirContextCreate();
+  thunkyContextLoadDialects(ctx);
+  mlirContextAttachDiagnosticHandler(ctx, printSeverity, NULL, NULL);
+  MlirModule module = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString("func.func @main(%a: !thunky.buffer<4>) {\n"
+                                          "  thunky.memzero %a : <4>\n  return\n}\n"));
+  MlirOperation memzero = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(
+      mlirOperationGetRegion(mlirBlockGetFirstOperation(mlirModuleGetBody(module)), 0)));
+  MlirLocation loc = mlirOperationGetLocation(memzero);
+  thunkyEmitWarning(loc, "%d bytes", 4);
+  thunkyEmitOpWarning(memzero, "%s", "may be dropped");
+  thunkyEmitRemark(loc, "seen %s", "once");
+  thunkyEmitOpRemark(memzero, "kept");
+  thunkyEmitMessage(loc, MlirDiagnosticNote, "100% as it is");
+  thunkyEmitError(loc, "failed");
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+}
+
 int main(void) {
   testTypes();
   testOpKinds();
@@ -195,5 +225,12 @@ int main(void) {
   // CHECK-NEXT: copies 2, max 1
   // CHECK-NEXT: diagnostic: 'thunky.copy' op copy 2 of 2 is one too many
   // CHECK-NEXT: stages failed
+  testSeverities();
+  // CHECK-NEXT: warning: 4 bytes
+  // CHECK-NEXT: warning: 'thunky.memzero' op may be dropped
+  // CHECK-NEXT: remark: seen once
+  // CHECK-NEXT: remark: 'thunky.memzero' op kept
+  // CHECK-NEXT: note: 100% as it is
+  // CHECK-NEXT: error: failed
   return 0;
 }

@@ -1,0 +1,69 @@
+# What `cmake --install build --prefix P` puts under P, in GNU's layout:
+#   bin/          the tools
+#   lib/          libThunkyPlugin.so (dialect, C API, passes, translations),
+#                 libThunkyRuntime and libThunkyFormat (no MLIR; .so and .a)
+#   lib/cmake/Thunky/  ThunkyConfig.cmake: find_package(Thunky) and the
+#                 imported targets Thunky::Plugin, Thunky::Runtime(Static),
+#                 Thunky::Format(Static)
+#   lib/pkgconfig/ thunky.pc (the C API with MLIR), thunky-runtime.pc
+#   include/thunky-c/  the public headers; include/thunky/xla/ the schema's
+#                 generated headers they include
+#   share/doc/thunky/  the docs and the example pass, as its own project
+# Everything is relocatable: the config and .pc files find the prefix from
+# where they are, and the installed binaries find lib/ through $ORIGIN.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(THUNKY_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Thunky)
+set(CMAKE_INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+if(THUNKY_ENABLE_MLIR)
+  list(APPEND CMAKE_INSTALL_RPATH ${LLVM_LIBRARY_DIR})
+endif()
+# Targets were made before this file set the rpath: give it to each.
+macro(thunky_install_binaries)
+  set_target_properties(${ARGN} PROPERTIES INSTALL_RPATH "${CMAKE_INSTALL_RPATH}")
+  install(TARGETS ${ARGN}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endmacro()
+
+thunky_install_binaries(thunky-run thunky-container ThunkyFormat ThunkyRuntime)
+if(TARGET ThunkyRuntimeShared)
+  thunky_install_binaries(ThunkyFormatShared ThunkyRuntimeShared)
+endif()
+if(THUNKY_ENABLE_MLIR)
+  thunky_install_binaries(thunky-opt thunky-translate ThunkyPlugin)
+endif()
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/thunky-c
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${THUNKY_PROTO_INCLUDE_DIR}/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/thunky FILES_MATCHING PATTERN "*.h")
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/pass-plugin ${PROJECT_SOURCE_DIR}/examples/c-tool
+  DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+# find_package(Thunky): where MLIR was found at build time is only a hint.
+set(THUNKY_MLIR_DIR "${MLIR_DIR}")
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ThunkyConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cmake/ThunkyConfig.cmake
+  INSTALL_DESTINATION ${THUNKY_CMAKE_DIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
+# 0.x: a minor release may break the C API.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/ThunkyConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/ThunkyConfig.cmake
+  ${PROJECT_BINARY_DIR}/cmake/ThunkyConfigVersion.cmake DESTINATION ${THUNKY_CMAKE_DIR})
+
+set(THUNKY_PC_MLIR_INCLUDE_DIR "${MLIR_INCLUDE_DIRS}")
+foreach(pc thunky thunky-runtime)
+  if(pc STREQUAL thunky AND NOT THUNKY_ENABLE_MLIR)
+    continue()
+  endif()
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/cmake/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/cmake/${pc}.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()
