@@ -7,9 +7,13 @@ build="${THUNKY_BUILD_DIR:-$root/build}"
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
 
+# thunky from outside: installed into an empty prefix, the example pass and
+# tool built against it as their own projects, by the docs' own commands.
+status=0
+"$root/scripts/check-install.sh" || status=1
+
 # Upstream JAX's own test modules, when the team's shared facts are beside
 # the checkout (the lit suite asserts the same; this prints the count).
-status=0
 reference="$root/../shared/reference/upstream-expected-mlir.txt"
 if [ -f "$reference" ]; then
   plugin="$build/lib/libThunkyPlugin.so"
