@@ -106,6 +106,25 @@ static void numberingDestroy(Numbering *n) {
   thunkyHashMapDestroy(&n->index);
 }
 
+/* A divergence found so far: when it happened and what it is. */
+typedef struct {
+  size_t time;
+  ThunkyDivergence kind;
+  uint32_t thunkA, thunkB;
+} Candidate;
+
+/* Keeps the earlier of two divergences. An event's time is its position in
+ * its run; a pair's is the later of its two positions. Whatever a divergence
+ * caused ran after it in both runs, so it comes later on this clock, and a
+ * cause is never named after its effects. At one time, one run only (A's
+ * first) comes before a pair: a thunk one run lacks explains more than
+ * bytes that differ. */
+static void keepEarlier(Candidate *best, Candidate c) {
+  if (c.time < best->time || (c.time == best->time && best->kind == THUNKY_DIVERGENCE_WRITES &&
+                              c.kind != THUNKY_DIVERGENCE_WRITES))
+    *best = c;
+}
+
 ThunkyDivergence thunkyWriteTraceDivergence(const ThunkyPlan *planA,
                                             const ThunkyWriteTrace *traceA,
                                             const ThunkyPlan *planB,
@@ -116,38 +135,50 @@ ThunkyDivergence thunkyWriteTraceDivergence(const ThunkyPlan *planA,
   const ThunkyWriteEvent *a = thunkyWriteTraceGet(traceA, rank, &na, &ta);
   const ThunkyWriteEvent *b = thunkyWriteTraceGet(traceB, rank, &nb, &tb);
   Numbering A = {0}, B = {0};
+  uint32_t *partner = malloc((na + 1) * sizeof *partner); /* A's event -> B's, or none */
   bool *matched = calloc(nb + 1, sizeof *matched);
-  bool ok = matched != NULL;
+  bool ok = partner && matched;
   uint64_t key;
   for (size_t i = 0; ok && i < nb; i++)
     ok = number(&B, identity(planB, b[i].thunk), &key) &&
          thunkyHashMapPut(&B.index, key, (uint32_t)i);
-  *thunkA = *thunkB = UINT32_MAX;
-  ThunkyDivergence found = THUNKY_DIVERGENCE_NONE;
-  uint32_t onlyA = UINT32_MAX;
-  for (size_t i = 0; ok && i < na && !found; i++) {
+  for (size_t i = 0; ok && i < na; i++) {
     uint32_t j;
+    partner[i] = UINT32_MAX;
     if (!(ok = number(&A, identity(planA, a[i].thunk), &key)))
       break;
-    if (!thunkyHashMapGet(&B.index, key, &j) || !sameThunk(planA, a[i].thunk, planB, b[j].thunk)) {
-      if (onlyA == UINT32_MAX)
-        onlyA = a[i].thunk;
-      continue;
-    }
-    matched[j] = true;
-    if (a[i].checksum != b[j].checksum)
-      *thunkA = a[i].thunk, *thunkB = b[j].thunk, found = THUNKY_DIVERGENCE_WRITES;
+    if (thunkyHashMapGet(&B.index, key, &j) && sameThunk(planA, a[i].thunk, planB, b[j].thunk))
+      partner[i] = j, matched[j] = true;
   }
-  /* Past a truncated trace, matches are unknown: only writes count. */
-  for (size_t j = 0; ok && !found && !ta && j < nb; j++)
+  /* Past a truncated trace, whether an event has a partner is unknown: one
+   * run only counts when the other run's trace is whole. */
+  Candidate best = {SIZE_MAX, THUNKY_DIVERGENCE_NONE, UINT32_MAX, UINT32_MAX};
+  for (size_t i = 0; ok && i < na; i++) {
+    size_t j = partner[i];
+    if (j == UINT32_MAX && !tb)
+      keepEarlier(&best, (Candidate){i, THUNKY_DIVERGENCE_ONLY_A, a[i].thunk, UINT32_MAX});
+    else if (j != UINT32_MAX && a[i].checksum != b[j].checksum)
+      keepEarlier(&best, (Candidate){i > j ? i : j, THUNKY_DIVERGENCE_WRITES, a[i].thunk,
+                                     b[j].thunk});
+  }
+  for (size_t j = 0; ok && !ta && j < nb; j++)
     if (!matched[j])
-      *thunkB = b[j].thunk, found = THUNKY_DIVERGENCE_ONLY_B;
-  if (ok && !found && onlyA != UINT32_MAX)
-    *thunkA = onlyA, found = THUNKY_DIVERGENCE_ONLY_A;
-  for (size_t i = 0; ok && !found && i < na && i < nb; i++)
-    if (!sameThunk(planA, a[i].thunk, planB, b[i].thunk))
-      *thunkA = a[i].thunk, *thunkB = b[i].thunk, found = THUNKY_DIVERGENCE_ORDER;
-  free(matched);
+      keepEarlier(&best, (Candidate){j, THUNKY_DIVERGENCE_ONLY_B, UINT32_MAX, b[j].thunk});
+  /* Every thunk ran in both and wrote the same bytes, yet the outputs
+   * differ: two writes to the same bytes ran in another order. The first
+   * event of A that B ran before an earlier one of A's is one of them;
+   * independent thunks reordered look the same, so this is a guess. */
+  size_t latest = 0; /* A's event whose partner is latest in B so far */
+  for (size_t i = 0; ok && best.kind == THUNKY_DIVERGENCE_NONE && i < na; i++) {
+    if (partner[i] == UINT32_MAX)
+      continue;
+    if (partner[latest] != UINT32_MAX && partner[i] < partner[latest])
+      best = (Candidate){0, THUNKY_DIVERGENCE_ORDER, a[latest].thunk, b[partner[i]].thunk};
+    else
+      latest = i;
+  }
+  free(partner), free(matched);
   numberingDestroy(&A), numberingDestroy(&B);
-  return ok ? found : THUNKY_DIVERGENCE_FAILED;
+  *thunkA = best.thunkA, *thunkB = best.thunkB;
+  return ok ? best.kind : THUNKY_DIVERGENCE_FAILED;
 }

@@ -72,17 +72,22 @@ typedef enum ThunkyDivergence {
   THUNKY_DIVERGENCE_WRITES, /* *thunkA and *thunkB wrote different bytes */
   THUNKY_DIVERGENCE_ONLY_B, /* *thunkB ran (once more) in B only */
   THUNKY_DIVERGENCE_ONLY_A, /* *thunkA ran in A only (a copy B removed?) */
-  THUNKY_DIVERGENCE_ORDER,  /* where A ran *thunkA, B ran *thunkB */
+  THUNKY_DIVERGENCE_ORDER,  /* A ran *thunkA before *thunkB, B after it */
   THUNKY_DIVERGENCE_FAILED, /* out of memory */
 } ThunkyDivergence;
 
-/* Where two runs of rank `rank` part. A thunk of run A is the same thunk
- * of run B when its kind and annotation match (its key, without an
- * annotation), counting repeated runs in a loop in order. The first pair
- * whose writes differ wins; else the first thunk only B ran, then the first
- * only A ran (a thunk one run lacks is more often a copy a pass removed);
- * else the first place where the two ran thunks in another order. Unset
- * thunks are UINT32_MAX. */
+/* Where two runs of rank `rank` first part. A thunk of run A is the same
+ * thunk of run B when its kind and annotation match (its key, without an
+ * annotation), counting repeated runs in a loop in order. A divergence is
+ * a thunk that ran in one run only, or a pair that wrote different bytes;
+ * its time is its position in its run, a pair's the later of its two. The
+ * earliest wins (at one time, one run only before a pair, A's before B's),
+ * so what a divergence caused, which ran after it in both runs, is never
+ * named before it, and independent thunks in another order are no
+ * divergence. When there is none and the outputs still differ, two writes
+ * to the same bytes ran in another order: the first pair that did is
+ * named. Unset thunks are UINT32_MAX. Time and memory are linear in the
+ * events (hash maps). */
 ThunkyDivergence thunkyWriteTraceDivergence(const ThunkyPlan *planA,
                                             const ThunkyWriteTrace *traceA,
                                             const ThunkyPlan *planB,
