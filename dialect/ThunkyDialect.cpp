@@ -52,6 +52,9 @@ void ThunkyDialect::initialize() {
 #include "ThunkyOps.cpp.inc"
       >();
   addInterfaces<ThunkyInlinerInterface>();
+  // Before the names: handlers run newest first, so a cut diagnostic
+  // already names its thunk.
+  registerSourceLineCuts(getContext());
   registerThunkNames(getContext());
 }
 

@@ -38,6 +38,9 @@ void printSameCount(OpAsmPrinter &p, Operation *op, OperandRange dst,
 /// a NameLoc) name the thunk in their message (ThunkNames.cpp); the dialect
 /// calls it for every context that loads it.
 void registerThunkNames(MLIRContext *context);
+/// Keeps diagnostics from echoing source lines longer than a few hundred
+/// bytes whole (SourceLines.cpp); the dialect calls it for every context.
+void registerSourceLineCuts(MLIRContext *context);
 } // namespace mlir::thunky
 
 #include "ThunkyOpsDialect.h.inc"

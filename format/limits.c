@@ -8,7 +8,8 @@ ThunkyLimits thunkyLimitsDefault(void) {
   return (ThunkyLimits){.maxDecodedBytes = THUNKY_DEFAULT_MAX_DECODED_BYTES,
                         .maxThunks = THUNKY_DEFAULT_MAX_THUNKS,
                         .maxAllocationBytes = THUNKY_DEFAULT_MAX_ALLOCATION_BYTES,
-                        .maxAllocations = THUNKY_DEFAULT_MAX_ALLOCATIONS};
+                        .maxAllocations = THUNKY_DEFAULT_MAX_ALLOCATIONS,
+                        .maxNesting = THUNKY_DEFAULT_MAX_NESTING};
 }
 
 bool thunkyParseAmount(const char *value, bool bytes, uint64_t *out) {
@@ -48,6 +49,7 @@ bool thunkyLimitsSet(ThunkyLimits *limits, const char *name, const char *value,
       {"max-thunks", offsetof(ThunkyLimits, maxThunks), false},
       {"max-allocation-bytes", offsetof(ThunkyLimits, maxAllocationBytes), true},
       {"max-allocations", offsetof(ThunkyLimits, maxAllocations), false},
+      {"max-nesting", offsetof(ThunkyLimits, maxNesting), false},
   };
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
     if (strcmp(name, known[i].name))

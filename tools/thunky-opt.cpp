@@ -6,22 +6,30 @@
 // --load-pass-plugin and --load-dialect-plugin itself, before the command
 // line is parsed, so that `thunky-opt --load-pass-plugin=lib.so --my-pass`
 // works, options too (`--my-pass=limit=3`), and a plugin that cannot be
-// loaded stops the run instead of being a warning.
+// loaded stops the run instead of being a warning. It also refuses text
+// nested past --thunky-max-nesting before MLIR's parser recurses into it,
+// so it reads the input itself and hands MlirOptMain the buffer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "thunky-c/Dialect.h"
+#include "thunky-c/Limits.h"
 #include "thunky-c/Passes.h"
+#include "thunky-c/Version.h"
 
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-
-#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
@@ -83,6 +91,7 @@ bool loadPlugins(int &argc, char **argv, mlir::DialectRegistry &registry) {
 } // namespace
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
   mlir::registerAllPasses();
   thunkyRegisterPasses();
   mlir::DialectRegistry registry;
@@ -91,6 +100,40 @@ int main(int argc, char **argv) {
   mlirDialectHandleInsertDialect(mlirGetDialectHandle__thunky__(), wrap(&registry));
   if (!loadPlugins(argc, argv, registry))
     return 2;
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "thunky optimizer driver\n", registry));
+  static llvm::cl::opt<std::string> maxNesting(
+      "thunky-max-nesting",
+      llvm::cl::desc("Refuse text whose brackets nest deeper (default 1000)"));
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "thunky version " THUNKY_VERSION "\n"; });
+  auto [inputName, outputName] = mlir::registerAndParseCLIOptions(
+      argc, argv, "thunky optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputName, outputName, registry));
+  ThunkyLimits limits = thunkyLimitsDefault();
+  ThunkyError error;
+  std::string why;
+  std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputName, &why);
+  if (!input) {
+    llvm::errs() << why << "\n";
+    return 1;
+  }
+  if ((maxNesting.getNumOccurrences() &&
+       !thunkyLimitsSet(&limits, "max-nesting", maxNesting.c_str(), &error)) ||
+      !thunkyCheckTextNesting(input->getBufferStart(), input->getBufferSize(),
+                              input->getBufferIdentifier().str().c_str(),
+                              limits.maxNesting, "--thunky-max-nesting", &error)) {
+    llvm::errs() << error.message << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(outputName, &why);
+  if (!output) {
+    llvm::errs() << why << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

@@ -72,6 +72,7 @@ static const char usage[] =
     "  --max-allocation-bytes B  refuse a larger buffer allocation (default 1T)\n"
     "  --max-allocations N    refuse an executable of more allocations (default 16777216)\n"
     "  --max-decoded-bytes B  refuse a container decompressing to more (default 4G)\n"
+    "  --max-nesting N        refuse a .mlir module whose brackets nest deeper (default 1000)\n"
     "  --cuda-graph           cuda: capture the run once and replay it\n"
     "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
     "                         process's rank and count come from THUNKY_RANK and\n"
@@ -138,7 +139,7 @@ static bool parseOptions(int argc, char **argv, Options *o) {
     else if (!strcmp(a, "--max-host-memory") && value && thunkyParseAmount(value, true, &n))
       o->maxHostMemory = n;
     else if ((!strcmp(a, "--max-thunks") || !strcmp(a, "--max-allocation-bytes") ||
-              !strcmp(a, "--max-allocations") ||
+              !strcmp(a, "--max-allocations") || !strcmp(a, "--max-nesting") ||
               !strcmp(a, "--max-decoded-bytes")) && value) {
       if (!thunkyLimitsSet(&o->limits, a + 2, value, &why)) {
         fprintf(stderr, "thunky-run: --%s\n", why.message);
@@ -219,7 +220,9 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
   if (ok && isMlir) {
 #ifdef THUNKY_WITH_MLIR
     ThunkyBuffer exported = {0};
-    ok = exportModule(&bytes, path, &exported, error);
+    ok = thunkyCheckTextNesting((const char *)bytes.data, bytes.size, path, limits->maxNesting,
+                                "--max-nesting", error) &&
+         exportModule(&bytes, path, &exported, error);
     thunkyBufferDestroy(&bytes);
     bytes = exported;
 #else

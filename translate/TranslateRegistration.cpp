@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Tools/ParseUtilities.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
@@ -58,6 +59,9 @@ extern "C" void thunkyRegisterTranslations(void) {
       "thunky-max-allocations",
       llvm::cl::desc("import-thunky: refuse an executable of more buffer allocations "
                      "(default 16777216)"));
+  static llvm::cl::opt<std::string> maxNesting(
+      "thunky-max-nesting",
+      llvm::cl::desc("export-thunky: refuse text whose brackets nest deeper (default 1000)"));
   static TranslateRegistration importThunky(
       "import-thunky",
       "import an XLA:GPU executable (a GpuExecutableProto, bare or in "
@@ -101,19 +105,37 @@ extern "C" void thunkyRegisterTranslations(void) {
         module->print(output, OpPrintingFlags().assumeVerified());
         return success();
       });
-  static TranslateFromMLIRRegistration exportThunky(
+  // Not a TranslateFromMLIRRegistration: the text is checked for nesting
+  // before MLIR's parser recurses into it.
+  static TranslateRegistration exportThunky(
       "export-thunky",
       "export a thunky module as an XLA:GPU executable, in the layering it "
       "was imported from",
-      [](Operation *module, llvm::raw_ostream &os) -> LogicalResult {
-        return unwrap(thunkyExportExecutableAs(
-            wrap(module),
-            mlirStringRefCreate(containerLayering.data(), containerLayering.size()),
-            appendToStream, &os));
-      },
-      [](DialectRegistry &registry) {
-        mlirDialectHandleInsertDialect(mlirGetDialectHandle__thunky__(),
-                                       wrap(&registry));
+      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr, llvm::raw_ostream &output,
+         MLIRContext *context) -> LogicalResult {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+        ThunkyLimits limits = thunkyLimitsDefault();
+        ThunkyError error;
+        if ((maxNesting.getNumOccurrences() &&
+             !thunkyLimitsSet(&limits, "max-nesting", maxNesting.c_str(), &error)) ||
+            !thunkyCheckTextNesting(buffer->getBufferStart(), buffer->getBufferSize(),
+                                    buffer->getBufferIdentifier().str().c_str(),
+                                    limits.maxNesting, "--thunky-max-nesting", &error)) {
+          llvm::errs() << error.message << "\n";
+          return failure();
+        }
+        DialectRegistry registry;
+        mlirDialectHandleInsertDialect(mlirGetDialectHandle__thunky__(), wrap(&registry));
         registry.insert<func::FuncDialect>();
+        context->appendDialectRegistry(registry);
+        OwningOpRef<Operation *> module =
+            parseSourceFileForTool(sourceMgr, context, /*insertImplicitModule=*/true);
+        if (!module || failed(verify(*module)))
+          return failure();
+        return unwrap(thunkyExportExecutableAs(
+            wrap(module.get()),
+            mlirStringRefCreate(containerLayering.data(), containerLayering.size()),
+            appendToStream, &output));
       });
 }

@@ -5,7 +5,8 @@
  * At an imported op, that location names its thunk ("thunk <id>
  * <annotation>", a NameLoc); the handler the dialect installs in each
  * context that loads it puts "in thunk <id> <annotation>: " in front of the
- * message, since MLIR's printers show only a NameLoc's file part.
+ * message, since MLIR's printers show only a NameLoc's file part; a
+ * source line longer than 240 bytes is shown cut around the column.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_C_DIAGNOSTICS_H

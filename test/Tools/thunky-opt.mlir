@@ -4,6 +4,11 @@
 // HELP-DAG: --thunky-flatten-sequential
 // HELP-DAG: --canonicalize
 // RUN: thunky-opt --thunky-flatten-sequential --canonicalize %s | FileCheck %s
+// --version names thunky's version next to LLVM's (thunky-c/Version.h).
+// RUN: thunky-opt --version | FileCheck %s --check-prefix=VERSION
+// RUN: thunky-translate --version | FileCheck %s --check-prefix=VERSION
+// VERSION-DAG: LLVM version 22
+// VERSION-DAG: thunky version {{[0-9]+\.[0-9]+\.[0-9]+$}}
 
 // CHECK-LABEL: func.func @main
 // CHECK-NEXT: arith.constant
