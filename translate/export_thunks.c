@@ -135,12 +135,17 @@ static Thunk *exportCollective(Exporter *ex, MlirOperation op, ThunkyOpKind kind
   }
   for (size_t i = 0; i < pairs; ++i) {
     Xla__Gpu__CollectiveBufferProto *b = (*buffers)[i];
-    if (!b ||
-        !thunkyExportSetShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)i),
-                                    &b->source_buffer) ||
+    MlirValue source = mlirOperationGetOperand(op, (intptr_t)i);
+    if (!b || !thunkyExportSetShapedSlice(ex, op, source, &b->source_buffer) ||
         !thunkyExportSetShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)(pairs + i)),
                                     &b->destination_buffer))
       return NULL;
+    /* XLA counts a buffer's source elements; with no metadata to say so,
+     * the source's size says it (the verifier checked it holds whole ones). */
+    if (fresh) {
+      b->element_count = thunkyValueGetBufferSize(source) / thunkyElementBytes(primitive);
+      b->has_element_count = b->element_count != 0;
+    }
   }
 
   MlirAttribute reduction = inherent(op, "reduction_kind");
