@@ -375,22 +375,8 @@ static bool exportArguments(Exporter *ex, MlirOperation op, size_t first, size_t
     if (mlirAttributeIsNull(shapes))
       continue;
     MlirType type = mlirTypeAttrGetValue(mlirArrayAttrGetElement(shapes, (intptr_t)i));
-    bool tensor = mlirTypeIsARankedTensor(type);
-    MlirType element = tensor ? mlirShapedTypeGetElementType(type) : type;
-    int primitive = thunkyElementTypeFromMlir(element);
-    if (!primitive)
-      return opError(op, "a shape's element type has no XLA equivalent");
-    Xla__ShapedSliceProto *s = arg->shaped_slice;
-    if (!s->shape && !(s->shape = thunkyExportNewMessage(ex, &xla__shape_proto__descriptor)))
-      return opError(op, "out of memory");
-    size_t rank = tensor ? (size_t)mlirShapedTypeGetRank(type) : 0;
-    s->shape->element_type = primitive, s->shape->has_element_type = 1;
-    s->shape->n_dimensions = rank;
-    s->shape->dimensions = thunkyArenaAlloc(ex->arena, (rank + 1) * sizeof(int64_t));
-    if (!s->shape->dimensions)
-      return opError(op, "out of memory");
-    for (size_t d = 0; d < rank; ++d)
-      s->shape->dimensions[d] = mlirShapedTypeGetDimSize(type, (intptr_t)d);
+    if (!thunkyExportShape(ex, op, type, &arg->shaped_slice->shape))
+      return false;
   }
   return true;
 }
