@@ -68,18 +68,57 @@ static MlirAttribute codeOf(MlirOperation op) {
   return result;
 }
 
+/* Whether the rest of the op's thunk (thunky.thunk) is what its device
+ * code needs to run, and what its fingerprint hashes: a kernel's argument
+ * packing, zeroed outputs and TMA descriptors, the shapes a custom call or
+ * a matmul is given, a loop's trip count (the runtime then never runs its
+ * condition, as XLA). Other ops' rest is names, ids and shapes of copies and
+ * collectives, which run from the op alone. */
+static bool needsThunk(MlirOperation op) {
+  switch (thunkyOpGetKind(op)) {
+  case THUNKY_OP_LAUNCH:
+  case THUNKY_OP_CUSTOM_CALL:
+  case THUNKY_OP_GEMM:
+  case THUNKY_OP_CUBLASLT_MATMUL:
+  case THUNKY_OP_WHILE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* `dict` without its entry `name`; null when nothing is left. */
+static MlirAttribute without(MlirContext ctx, MlirAttribute dict, const char *name) {
+  intptr_t n = mlirDictionaryAttrGetNumElements(dict), kept = 0;
+  MlirNamedAttribute *entries = malloc((size_t)(n + 1) * sizeof *entries);
+  if (!entries)
+    return dict;
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirNamedAttribute a = mlirDictionaryAttrGetElement(dict, i);
+    if (!is(mlirIdentifierStr(a.name), name))
+      entries[kept++] = a;
+  }
+  MlirAttribute result = kept ? mlirDictionaryAttrGet(ctx, kept, entries) : mlirAttributeGetNull();
+  free(entries);
+  return result;
+}
+
 static void stripDiscardable(MlirOperation op) {
-  /* A launch's thunky.thunk says how its arguments are packed, which of
-   * them are zeroed first, their shapes and TMA descriptors: what the kernel
-   * needs to run, and what its fingerprint hashes. */
-  bool launch = thunkyOpGetKind(op) == THUNKY_OP_LAUNCH;
+  MlirStringRef thunkName = mlirStringRefCreateFromCString("thunky.thunk");
+  MlirAttribute thunk = mlirOperationGetDiscardableAttributeByName(op, thunkName);
+  /* A launch's rest is serialized (docs/formats.md): kept whole, its
+   * thunk_info too, since a pass reads no wire format. */
+  if (!mlirAttributeIsNull(thunk) && needsThunk(op) && mlirAttributeIsADictionary(thunk))
+    thunk = without(mlirOperationGetContext(op), thunk, "thunk_info");
+  else if (!needsThunk(op))
+    thunk = mlirAttributeGetNull();
   for (intptr_t i = mlirOperationGetNumDiscardableAttributes(op) - 1; i >= 0; --i) {
     MlirNamedAttribute a = mlirOperationGetDiscardableAttribute(op, i);
-    if (launch && is(mlirIdentifierStr(a.name), "thunky.thunk"))
-      continue;
     if (isMetadata(mlirIdentifierStr(a.name)))
       mlirOperationRemoveDiscardableAttributeByName(op, mlirIdentifierStr(a.name));
   }
+  if (!mlirAttributeIsNull(thunk))
+    mlirOperationSetDiscardableAttributeByName(op, thunkName, thunk);
 }
 
 /* A copy of `dict` without thunky.* entries. */

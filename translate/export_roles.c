@@ -129,8 +129,8 @@ static OutputEntry *outputEntry(Exporter *ex, const Role *r, int64_t allocation)
   return e;
 }
 
-/* Bytes of an array of `type`; 0 when it has no XLA element type. */
-static uint64_t arrayBytes(MlirType type) {
+/* Whether `type` is an XLA array, and its bytes in *bytes. */
+static bool arrayBytes(MlirType type, uint64_t *bytes) {
   bool tensor = mlirTypeIsARankedTensor(type);
   int primitive = thunkyElementTypeFromMlir(tensor ? mlirShapedTypeGetElementType(type) : type);
   uint64_t bits = thunkyElementBits(primitive);
@@ -139,7 +139,8 @@ static uint64_t arrayBytes(MlirType type) {
   uint64_t count = 1;
   for (intptr_t d = 0; tensor && d < mlirShapedTypeGetRank(type); ++d)
     count *= (uint64_t)mlirShapedTypeGetDimSize(type, d);
-  return (count * bits + 7) / 8;
+  *bytes = (count * bits + 7) / 8;
+  return bits != 0;
 }
 
 /* The program shape, when every parameter and output has a thunky.shape
@@ -207,6 +208,7 @@ bool thunkyExportDeclaredRoles(Exporter *ex, MlirOperation main, Executable *exe
     MlirLocation loc = mlirValueGetLocation(mlirBlockGetArgument(ex->entry, (intptr_t)i));
     MlirAttribute role = argAttr(argAttrs, i, THUNKY_ATTR_ROLE);
     MlirAttribute shape = argAttr(argAttrs, i, THUNKY_ATTR_SHAPE);
+    uint64_t bytes;
     roles[i] = (Role){.parameter = fresh[i], .number = -1};
     shapes[i] = mlirAttributeIsNull(shape) || !mlirAttributeIsAType(shape)
                     ? (MlirType){NULL}
@@ -221,8 +223,7 @@ bool thunkyExportDeclaredRoles(Exporter *ex, MlirOperation main, Executable *exe
                            "\"thread-local scratch\"", i);
       ok = false;
     } else if (!mlirTypeIsNull(shapes[i]) &&
-               (!arrayBytes(shapes[i]) ||
-                arrayBytes(shapes[i]) > (uint64_t)args[i]->size)) {
+               (!arrayBytes(shapes[i], &bytes) || bytes > (uint64_t)args[i]->size)) {
       thunkyEmitError(loc, "argument %zu: " THUNKY_ATTR_SHAPE " is no array of at most the "
                            "buffer's %" PRId64 " bytes", i, args[i]->size);
       ok = false;
