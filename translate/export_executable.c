@@ -343,15 +343,13 @@ static MlirWalkResult maxAsyncId(MlirOperation op, void *userData) {
 
 static Executable *startExecutable(Exporter *ex, MlirOperation module) {
   MlirAttribute kept = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_EXECUTABLE));
-  Executable *exe =
-      mlirAttributeIsNull(kept)
-          ? thunkyExportNewMessage(ex, &xla__gpu__gpu_executable_proto__descriptor)
-          : (Executable *)thunkyAttrToProto(kept, &xla__gpu__gpu_executable_proto__descriptor,
-                                            ex->arena, mlirOperationGetLocation(module),
-                                            THUNKY_ATTR_EXECUTABLE);
-  /* XLA refuses an executable without a buffer assignment (a hand-written
-   * or stripped module has none); empty will do. */
-  if (exe && !exe->buffer_assignment)
+  if (!mlirAttributeIsNull(kept))
+    return (Executable *)thunkyAttrToProto(kept, &xla__gpu__gpu_executable_proto__descriptor,
+                                           ex->arena, mlirOperationGetLocation(module),
+                                           THUNKY_ATTR_EXECUTABLE);
+  /* XLA refuses an executable without a buffer assignment; empty will do. */
+  Executable *exe = thunkyExportNewMessage(ex, &xla__gpu__gpu_executable_proto__descriptor);
+  if (exe)
     exe->buffer_assignment = thunkyExportNewMessage(ex, &xla__buffer_assignment_proto__descriptor);
   return exe && exe->buffer_assignment ? exe : NULL;
 }
