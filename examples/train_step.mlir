@@ -1,9 +1,13 @@
 // A small training step as XLA:GPU lays it out at the thunk level: two
 // parameters, one output, a scratch buffer, a constant, a fused kernel, a
 // loop, and a gradient all-reduce overlapped on a communication stream.
+// Each argument's thunky.role says what it is to the executable, and its
+// thunky.shape what it holds (docs/lit-fixtures.md).
 module {
-  func.func @main(%params: !thunky.buffer<256>, %grads: !thunky.buffer<256>,
-                  %out: !thunky.buffer<256>, %scratch: !thunky.buffer<132>) {
+  func.func @main(%params: !thunky.buffer<256> {thunky.role = "parameter 0", thunky.shape = tensor<64xf32>},
+                  %grads: !thunky.buffer<256> {thunky.role = "parameter 1", thunky.shape = tensor<64xf32>},
+                  %out: !thunky.buffer<256> {thunky.role = "output {}", thunky.shape = tensor<64xf32>},
+                  %scratch: !thunky.buffer<132> {thunky.role = "scratch"}) {
     // Learning rate, as XLA would embed it: 4 bytes of f32 0.01.
     %lr = thunky.constant <value = "\0A\D7#<"> : <4>
     %step = thunky.slice_buffer %scratch offset = 0 : <132> -> <4>

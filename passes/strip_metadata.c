@@ -1,13 +1,18 @@
 /*===- strip_metadata.c - drop what import kept for export --------------===*
  *
  * Import keeps every XLA field the dialect does not model as "thunky.*"
- * attributes (docs/formats.md). This pass removes them all, leaving the
- * program itself: useful to read it, to diff two programs, and to check that
- * a module survives export and import. A stripped module exports as a fresh
- * executable (one entry parameter per argument), not as the original.
+ * attributes (docs/formats.md). This pass removes them, leaving the program
+ * itself: useful to read it, to diff two programs, and to check that a
+ * module survives export and import. It keeps what running and reading
+ * need, so a stripped module still runs and compares (docs/passes.md):
+ * each argument's thunky.role and thunky.shape, and the code kernels load
+ * (kernel binaries, and of thunky.executable only the module's PTX, cubin
+ * and cuDNN graphs). A stripped module exports as a fresh executable whose
+ * allocations, outputs and program shape come from those roles.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
 
@@ -22,19 +27,98 @@ static bool is(MlirStringRef name, const char *literal) {
 
 /* A kernel's code (thunky.kernel_binary on a call_thunk_proto, the module's
  * thunky.kernel_binaries) is the program, not metadata: without it the
- * module would export kernels that cannot load. */
+ * module would export kernels that cannot load. An argument's role and
+ * shape say what the executable takes and gives. */
 static bool isMetadata(MlirStringRef name) {
-  if (is(name, "thunky.kernel_binary") || is(name, THUNKY_KERNEL_BINARIES))
+  if (is(name, "thunky.kernel_binary") || is(name, THUNKY_KERNEL_BINARIES) ||
+      is(name, "thunky.role") || is(name, "thunky.shape"))
     return false;
   return name.length > 7 && memcmp(name.data, "thunky.", 7) == 0;
 }
 
+static MlirStringRef executableName(void) {
+  return mlirStringRefCreateFromCString("thunky.executable");
+}
+
+/* The fields of the kept GpuExecutableProto that hold code: kernel_thunks
+ * load from the module's PTX (asm_text) or cubin (binary), cuDNN thunks
+ * from their compiled graphs. */
+static bool isCode(MlirStringRef field) {
+  return is(field, "asm_text") || is(field, "binary") || is(field, "dnn_compiled_graphs");
+}
+
+/* thunky.executable (on the module) less everything but its code; null
+ * when there is none. */
+static MlirAttribute codeOf(MlirOperation op) {
+  MlirAttribute kept = mlirOperationGetDiscardableAttributeByName(op, executableName());
+  if (mlirAttributeIsNull(kept) || !mlirAttributeIsADictionary(kept))
+    return mlirAttributeGetNull();
+  intptr_t n = mlirDictionaryAttrGetNumElements(kept), count = 0;
+  MlirNamedAttribute *code = malloc((size_t)(n + 1) * sizeof *code);
+  if (!code)
+    return mlirAttributeGetNull();
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirNamedAttribute a = mlirDictionaryAttrGetElement(kept, i);
+    if (isCode(mlirIdentifierStr(a.name)))
+      code[count++] = a;
+  }
+  MlirAttribute result = count ? mlirDictionaryAttrGet(mlirOperationGetContext(op), count, code)
+                               : mlirAttributeGetNull();
+  free(code);
+  return result;
+}
+
+/* Whether the rest of the op's thunk (thunky.thunk) is what its device
+ * code needs to run, and what its fingerprint hashes: a kernel's argument
+ * packing, zeroed outputs and TMA descriptors, the shapes a custom call or
+ * a matmul is given, a loop's trip count (the runtime then never runs its
+ * condition, as XLA). Other ops' rest is names, ids and shapes of copies and
+ * collectives, which run from the op alone. */
+static bool needsThunk(MlirOperation op) {
+  switch (thunkyOpGetKind(op)) {
+  case THUNKY_OP_LAUNCH:
+  case THUNKY_OP_CUSTOM_CALL:
+  case THUNKY_OP_GEMM:
+  case THUNKY_OP_CUBLASLT_MATMUL:
+  case THUNKY_OP_WHILE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* `dict` without its entry `name`; null when nothing is left. */
+static MlirAttribute without(MlirContext ctx, MlirAttribute dict, const char *name) {
+  intptr_t n = mlirDictionaryAttrGetNumElements(dict), kept = 0;
+  MlirNamedAttribute *entries = malloc((size_t)(n + 1) * sizeof *entries);
+  if (!entries)
+    return dict;
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirNamedAttribute a = mlirDictionaryAttrGetElement(dict, i);
+    if (!is(mlirIdentifierStr(a.name), name))
+      entries[kept++] = a;
+  }
+  MlirAttribute result = kept ? mlirDictionaryAttrGet(ctx, kept, entries) : mlirAttributeGetNull();
+  free(entries);
+  return result;
+}
+
 static void stripDiscardable(MlirOperation op) {
+  MlirStringRef thunkName = mlirStringRefCreateFromCString("thunky.thunk");
+  MlirAttribute thunk = mlirOperationGetDiscardableAttributeByName(op, thunkName);
+  /* A launch's rest is serialized (docs/formats.md): kept whole, its
+   * thunk_info too, since a pass reads no wire format. */
+  if (!mlirAttributeIsNull(thunk) && needsThunk(op) && mlirAttributeIsADictionary(thunk))
+    thunk = without(mlirOperationGetContext(op), thunk, "thunk_info");
+  else if (!needsThunk(op))
+    thunk = mlirAttributeGetNull();
   for (intptr_t i = mlirOperationGetNumDiscardableAttributes(op) - 1; i >= 0; --i) {
     MlirNamedAttribute a = mlirOperationGetDiscardableAttribute(op, i);
     if (isMetadata(mlirIdentifierStr(a.name)))
       mlirOperationRemoveDiscardableAttributeByName(op, mlirIdentifierStr(a.name));
   }
+  if (!mlirAttributeIsNull(thunk))
+    mlirOperationSetDiscardableAttributeByName(op, thunkName, thunk);
 }
 
 /* A copy of `dict` without thunky.* entries. */
@@ -77,7 +161,10 @@ static void stripArgAttrs(MlirOperation op) {
 }
 
 static MlirWalkResult strip(MlirOperation op, void *userData) {
+  MlirAttribute code = codeOf(op);
   stripDiscardable(op);
+  if (!mlirAttributeIsNull(code))
+    mlirOperationSetDiscardableAttributeByName(op, executableName(), code);
   stripArgAttrs(op);
   return MlirWalkResultAdvance;
 }

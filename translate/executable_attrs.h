@@ -24,10 +24,12 @@
 #define THUNKY_ATTR_IFRT_METADATA "thunky.ifrt_metadata"
 /* @main argument or thunky.constant: its BufferAllocationProto less size. */
 #define THUNKY_ATTR_ALLOCATION "thunky.allocation"
-/* @main argument: what the allocation is for, to read (export ignores it). */
+/* @main argument: what the allocation is for ("parameter 0", "output {1}",
+ * "scratch"...); export reads it on an argument without THUNKY_ATTR_ALLOCATION
+ * (export_roles.c). */
 #define THUNKY_ATTR_ROLE "thunky.role"
 /* @main argument: the logical type of the array it holds (parameter or
- * output shape from the program shape), to read (export ignores it). */
+ * output shape from the program shape); read by export as the role is. */
 #define THUNKY_ATTR_SHAPE "thunky.shape"
 /* thunky.constant: XLA left the bytes out of the proto (they are in the HLO
  * module, where import found them), so export leaves them out too. */

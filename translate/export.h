@@ -88,6 +88,14 @@ bool thunkyExportPlaceOf(Exporter *ex, MlirOperation user, MlirValue v, Place *o
 bool thunkyExportSetSlice(Exporter *ex, MlirOperation op, MlirValue v, ThunkySlice **slot);
 bool thunkyExportSetShapedSlice(Exporter *ex, MlirOperation op, MlirValue v,
                                 Xla__ShapedSliceProto **slot);
+/* The ShapeProto of `type` (a ranked tensor or a scalar element type) into
+ * *slot, creating it when absent and keeping its other fields (a layout). */
+bool thunkyExportShape(Exporter *ex, MlirOperation op, MlirType type, Xla__ShapeProto **slot);
+/* What each argument without THUNKY_ATTR_ALLOCATION (`fresh`) declares in
+ * its THUNKY_ATTR_ROLE and THUNKY_ATTR_SHAPE, written into its allocation,
+ * the output_info_map and the program shape (export_roles.c). */
+bool thunkyExportDeclaredRoles(Exporter *ex, MlirOperation main, Executable *exe,
+                               Allocation *const *args, const bool *fresh, size_t numArgs);
 /* The thunks of `block` / region `index` of `op`, appended to `out` or as
  * a ThunkSequenceProto in *slot. */
 bool thunkyExportBlock(Exporter *ex, MlirBlock block, List *out);

@@ -2,8 +2,10 @@
 #include "export.h"
 
 #include "thunky-c/Dialect.h"
+#include "thunky-c/ElementTypes.h"
 #include "thunky-c/Ops.h"
 #include "proto_attr.h"
+#include "mlir-c/BuiltinTypes.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,4 +156,24 @@ StreamExecutor__Dim3DProto *thunkyExportDim3(Exporter *ex, MlirAttribute dims) {
   d->y = mlirDenseI64ArrayGetElement(dims, 1), d->has_y = d->y != 0;
   d->z = mlirDenseI64ArrayGetElement(dims, 2), d->has_z = d->z != 0;
   return d;
+}
+
+bool thunkyExportShape(Exporter *ex, MlirOperation op, MlirType type, Xla__ShapeProto **slot) {
+  bool tensor = mlirTypeIsARankedTensor(type);
+  MlirType element = tensor ? mlirShapedTypeGetElementType(type) : type;
+  int primitive = thunkyElementTypeFromMlir(element);
+  if (!primitive)
+    return opError(op, "a shape's element type has no XLA equivalent");
+  if (!*slot && !(*slot = thunkyExportNewMessage(ex, &xla__shape_proto__descriptor)))
+    return opError(op, "out of memory");
+  Xla__ShapeProto *s = *slot;
+  size_t rank = tensor ? (size_t)mlirShapedTypeGetRank(type) : 0;
+  s->element_type = primitive, s->has_element_type = 1;
+  s->n_dimensions = rank;
+  s->dimensions = thunkyArenaAlloc(ex->arena, (rank + 1) * sizeof(int64_t));
+  if (!s->dimensions)
+    return opError(op, "out of memory");
+  for (size_t d = 0; d < rank; ++d)
+    s->dimensions[d] = mlirShapedTypeGetDimSize(type, (intptr_t)d);
+  return true;
 }

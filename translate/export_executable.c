@@ -198,7 +198,7 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
   }
   mlirOperationWalk(main, collectConstant, &constantOps, MlirWalkPreOrder);
   ex->numConstants = numConstants;
-  int64_t parameters = 0, next;
+  int64_t next;
   bool ok = true;
   for (size_t i = 0; i < total && ok; ++i) {
     MlirAttribute dict = {NULL};
@@ -230,15 +230,8 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
     setSize(all[i], thunkyValueGetBufferSize(v));
     if (fresh[i]) {
       all[i]->index = next++, all[i]->has_index = all[i]->index != 0;
-      if (isArg) {
-        /* By hand: every argument is an entry parameter, in order. */
-        all[i]->is_entry_computation_parameter = all[i]->has_is_entry_computation_parameter = 1;
-        all[i]->parameter_number = parameters++;
-        all[i]->has_parameter_number = all[i]->parameter_number != 0;
-        all[i]->maybe_live_out = all[i]->has_maybe_live_out = 1;
-      } else {
+      if (!isArg)
         all[i]->is_constant = all[i]->has_is_constant = 1;
-      }
     }
     if (isArg)
       ex->argAllocation[i] = all[i]->index;
@@ -251,8 +244,10 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
         ok = opError(main, "out of memory");
     }
   }
+  ok = ok && renumberResidual(main, &numbering, exe) &&
+       thunkyExportDeclaredRoles(ex, main, exe, all, fresh, (size_t)numArgs);
   free(fresh);
-  if (!ok || !renumberResidual(main, &numbering, exe))
+  if (!ok)
     return false;
   Allocation **byIndex = thunkyArenaAlloc(ex->arena, (total + 1) * sizeof *byIndex);
   if (!byIndex)

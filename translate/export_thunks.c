@@ -135,12 +135,17 @@ static Thunk *exportCollective(Exporter *ex, MlirOperation op, ThunkyOpKind kind
   }
   for (size_t i = 0; i < pairs; ++i) {
     Xla__Gpu__CollectiveBufferProto *b = (*buffers)[i];
-    if (!b ||
-        !thunkyExportSetShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)i),
-                                    &b->source_buffer) ||
+    MlirValue source = mlirOperationGetOperand(op, (intptr_t)i);
+    if (!b || !thunkyExportSetShapedSlice(ex, op, source, &b->source_buffer) ||
         !thunkyExportSetShapedSlice(ex, op, mlirOperationGetOperand(op, (intptr_t)(pairs + i)),
                                     &b->destination_buffer))
       return NULL;
+    /* XLA counts a buffer's source elements; with no metadata to say so,
+     * the source's size says it (the verifier checked it holds whole ones). */
+    if (fresh) {
+      b->element_count = thunkyValueGetBufferSize(source) / thunkyElementBytes(primitive);
+      b->has_element_count = b->element_count != 0;
+    }
   }
 
   MlirAttribute reduction = inherent(op, "reduction_kind");
@@ -370,22 +375,8 @@ static bool exportArguments(Exporter *ex, MlirOperation op, size_t first, size_t
     if (mlirAttributeIsNull(shapes))
       continue;
     MlirType type = mlirTypeAttrGetValue(mlirArrayAttrGetElement(shapes, (intptr_t)i));
-    bool tensor = mlirTypeIsARankedTensor(type);
-    MlirType element = tensor ? mlirShapedTypeGetElementType(type) : type;
-    int primitive = thunkyElementTypeFromMlir(element);
-    if (!primitive)
-      return opError(op, "a shape's element type has no XLA equivalent");
-    Xla__ShapedSliceProto *s = arg->shaped_slice;
-    if (!s->shape && !(s->shape = thunkyExportNewMessage(ex, &xla__shape_proto__descriptor)))
-      return opError(op, "out of memory");
-    size_t rank = tensor ? (size_t)mlirShapedTypeGetRank(type) : 0;
-    s->shape->element_type = primitive, s->shape->has_element_type = 1;
-    s->shape->n_dimensions = rank;
-    s->shape->dimensions = thunkyArenaAlloc(ex->arena, (rank + 1) * sizeof(int64_t));
-    if (!s->shape->dimensions)
-      return opError(op, "out of memory");
-    for (size_t d = 0; d < rank; ++d)
-      s->shape->dimensions[d] = mlirShapedTypeGetDimSize(type, (intptr_t)d);
+    if (!thunkyExportShape(ex, op, type, &arg->shaped_slice->shape))
+      return false;
   }
   return true;
 }
