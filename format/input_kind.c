@@ -49,13 +49,24 @@ static bool isIdentChar(char c) {
          c == '_' || c == '.' || c == '$';
 }
 
-/* Control bytes other than whitespace do not occur in either text format;
- * every binary executable has them (lengths, small field keys). */
+/* Control bytes other than whitespace, and bytes that are no UTF-8, do
+ * not occur in either text format; every binary executable has them
+ * (lengths, small field keys). A sequence cut by the end of what is looked
+ * at counts as text. */
 static bool isText(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7f)
       return false;
+    size_t more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 1
+                             : (c & 0xf0) == 0xe0             ? 2
+                             : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 3
+                                                               : 4;
+    if (more == 4)
+      return false;
+    for (; more && i + 1 < n; more--)
+      if (((unsigned char)s[++i] & 0xc0) != 0x80)
+        return false;
   }
   return true;
 }
