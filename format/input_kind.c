@@ -172,6 +172,7 @@ bool thunkyInputExpectExecutable(const void *data, size_t size, const char *name
   encodedName(file, encoded, sizeof encoded);
   switch (kind) {
   case THUNKY_INPUT_BINARY:
+  case THUNKY_INPUT_TEXT: /* a few printable bytes can be an executable: the wire check says */
     return true;
   case THUNKY_INPUT_TEXTPROTO: {
     const char *message = thunkyTextprotoMessage(data, size);

@@ -58,7 +58,7 @@ typedef enum ThunkyInputKind {
   THUNKY_INPUT_TEXTPROTO,     /* protobuf's text format */
   THUNKY_INPUT_MLIR_TEXT,     /* an MLIR module as text */
   THUNKY_INPUT_MLIR_BYTECODE, /* an MLIR module as bytecode ("ML\xefR") */
-  THUNKY_INPUT_TEXT,          /* other text */
+  THUNKY_INPUT_TEXT,          /* other text (may still be an executable's bytes) */
   THUNKY_INPUT_BINARY,        /* anything else: an executable in some layering, or not */
   THUNKY_INPUT_KIND_COUNT
 } ThunkyInputKind;
