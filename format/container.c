@@ -185,12 +185,24 @@ static bool wellFormedExecutable(ThunkyBytes in) {
          thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, NULL);
 }
 
+/* Why bytes that are no container are no executable either: which one
+ * they were meant to be cannot be told from broken bytes, so both. */
+static bool notExecutable(ThunkyBytes in, ThunkyError *error) {
+  ThunkyError asExecutable, asWrapper;
+  thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, &asExecutable);
+  thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, &asWrapper);
+  return thunkyErrorf(error, "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
+                      asExecutable.message, asWrapper.message);
+}
+
 bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *limits,
                          ThunkyContainer *c, ThunkyError *error) {
   *c = (ThunkyContainer){0};
   ThunkyBytes in = {data, size}, metadata, rest;
   uint64_t maxDecoded = limits ? limits->maxDecodedBytes : THUNKY_DEFAULT_MAX_DECODED_BYTES;
   bool ok, split = false, options = false; /* left alone by a read that fails early */
+  if (!thunkyInputExpectExecutable(in.data, in.size, NULL, error))
+    return false;
   if (thunkyRiegeliHasSignature(in.data, in.size)) {
     ok = readSplit(c, in, maxDecoded, &options, error);
     c->layering = options ? THUNKY_LAYERING_SPLIT_OPTIONS : THUNKY_LAYERING_SPLIT;
@@ -214,7 +226,7 @@ bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *li
   } else {
     c->layering = THUNKY_LAYERING_EXECUTABLE;
     c->executable = in;
-    ok = true;
+    ok = wellFormedExecutable(in) || notExecutable(in, error);
   }
   if (!ok)
     thunkyContainerDestroy(c);

@@ -21,10 +21,10 @@
 static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
   ProtobufCAllocator *alloc = thunkyArenaAllocator(internalOf(exe)->arena);
   ThunkyBytes bytes = exe->container.executable;
-  ThunkyError asWrapper = {""}, asExecutable;
+  ThunkyError asExecutable;
   if (exe->container.layering == THUNKY_LAYERING_EXECUTABLE &&
       thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, bytes.data, bytes.size,
-                      &asWrapper)) {
+                      NULL)) {
     Xla__HumanReadableAotExecutable *w =
         xla__human_readable_aot_executable__unpack(alloc, bytes.size, bytes.data);
     if ((exe->proto = thunkyGoldenExecutable(w))) {
@@ -32,15 +32,10 @@ static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
       return true;
     }
   }
+  /* Bare bytes that are neither were refused with the container. */
   if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
-                       &asExecutable)) {
-    /* Which one it was meant to be cannot be told from broken bytes. */
-    if (*asWrapper.message)
-      return thunkyErrorf(error,
-                          "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
-                          asExecutable.message, asWrapper.message);
+                       &asExecutable))
     return thunkyErrorf(error, "not a GpuExecutableProto: %s", asExecutable.message);
-  }
   exe->proto = xla__gpu__gpu_executable_proto__unpack(alloc, bytes.size, bytes.data);
   return exe->proto ||
          thunkyErrorf(error, "not a GpuExecutableProto: protobuf-c could not unpack it");

@@ -51,6 +51,24 @@ static int64_t groupId(const ThunkyPlan *plan, const ThunkyCollective *c, uint32
   return plan->ids[plan->groups[c->groups.first + group].first + index];
 }
 
+/* An id past the run's ids is most often a run of fewer ranks than the
+ * executable was compiled for: the message says which option grows them. */
+static bool outOfRange(uint8_t mode, uint32_t group, int64_t id, const ThunkyIdSpace *space,
+                       ThunkyError *error) {
+  const char *ids = mode == THUNKY_GROUP_CROSS_PARTITION ? "partition"
+                    : mode == THUNKY_GROUP_FLATTENED_ID  ? "rank"
+                                                         : "replica";
+  const char *option = mode == THUNKY_GROUP_CROSS_PARTITION ? "--partitions" : "--ranks";
+  if (id < 0)
+    return thunkyErrorf(error, "replica group %u holds id %lld, outside [0, %lld)", group,
+                        (long long)id, (long long)space->count);
+  return thunkyErrorf(error,
+                      "replica group %u holds id %lld, outside [0, %lld): this run has %lld "
+                      "%s%s; was the executable compiled for more (thunky-run %s)?",
+                      group, (long long)id, (long long)space->count, (long long)space->count,
+                      ids, space->count == 1 ? "" : "s", option);
+}
+
 bool thunkyReplicaGroup(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
                         uint32_t partitions, uint32_t rank, uint32_t *members, uint8_t *seen,
                         uint32_t *size, uint32_t *position, ThunkyError *error) {
@@ -62,8 +80,7 @@ bool thunkyReplicaGroup(const ThunkyPlan *plan, const ThunkyCollective *c, uint3
     for (uint32_t i = 0, n = groupLength(plan, c, g, &space); i < n; i++) {
       int64_t id = groupId(plan, c, g, i);
       if (id < 0 || id >= space.count)
-        return thunkyErrorf(error, "replica group %u holds id %lld, outside [0, %lld)", g,
-                            (long long)id, (long long)space.count);
+        return outOfRange(c->groupMode, g, id, &space, error);
       if (id == space.self && found++ == 0)
         mine = g;
       else if (id == space.self && found == 2)

@@ -23,6 +23,13 @@ for tool in thunky-run thunky-container; do
     exit 1
   fi
 done
+# Without MLIR, a module is refused with the command that exports it.
+printf 'module {\n}\n' > "$build/module.mlir"
+refused=$("$build/bin/thunky-run" "$build/module.mlir" 2>&1 || true)
+case "$refused" in
+  *"built without MLIR; export the module with thunky-translate --export-thunky"*) ;;
+  *) echo "build-runtime.sh: the portable thunky-run took a module: $refused" >&2; exit 1 ;;
+esac
 # The fixtures scripts/device-check.sh runs, encoded here where protoc is.
 mkdir -p "$build/fixtures"
 for fixture in memops ids gemm all-reduce-one-rank; do

@@ -15,6 +15,7 @@
 #include "thunky-c/Container.h"
 
 #include "thunky-c/Riegeli.h"
+#include "thunky-c/Version.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ static const char usage[] =
     "       thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]\n"
     "       thunky-container pack --as LAYERING EXE -o FILE [--options IN] [--metadata IN]\n"
     "                             [--compression none|snappy]\n"
+    "       thunky-container --version\n"
     "layerings: executable, split, options, split-options, ifrt+options, ifrt+split-options\n";
 
 static int fail(const char *fmt, const char *a, const char *b) {
@@ -66,10 +68,19 @@ typedef struct {
   const char *command, *input, *output, *options, *metadata, *as, *compression;
 } Args;
 
+/* A bad command line: one line saying what is wrong, exit status 2. */
+static bool badUsage(const char *fmt, const char *a) {
+  fputs("thunky-container: ", stderr);
+  fprintf(stderr, fmt, a);
+  fputs(" (--help shows the usage)\n", stderr);
+  return false;
+}
+
 static bool parseArgs(int argc, char **argv, Args *a) {
-  if (argc < 2)
-    return false;
   a->command = argv[1];
+  if (strcmp(a->command, "info") && strcmp(a->command, "records") &&
+      strcmp(a->command, "unpack") && strcmp(a->command, "pack"))
+    return badUsage("unknown command '%s' (info, records, unpack or pack)", a->command);
   for (int i = 2; i < argc; i++) {
     const char **slot = !strcmp(argv[i], "-o")              ? &a->output
                         : !strcmp(argv[i], "--options")     ? &a->options
@@ -77,21 +88,35 @@ static bool parseArgs(int argc, char **argv, Args *a) {
                         : !strcmp(argv[i], "--as")          ? &a->as
                         : !strcmp(argv[i], "--compression") ? &a->compression
                                                             : NULL;
-    if (slot && i + 1 < argc)
-      *slot = argv[++i];
-    else if (!slot && !a->input && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
-      a->input = argv[i];
-    else
+    if (slot && i + 1 >= argc)
+      return badUsage("%s needs a value", argv[i]);
+    /* info and records read one file; unpack writes, pack also builds. */
+    bool applies = slot && (!strcmp(a->command, "pack") ||
+                            (!strcmp(a->command, "unpack") && slot != &a->as &&
+                             slot != &a->compression));
+    if (slot && !applies) {
+      fprintf(stderr, "thunky-container: %s does not apply to %s (--help shows the usage)\n",
+              argv[i], a->command);
       return false;
+    }
+    if (slot)
+      *slot = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1])
+      return badUsage("unknown option '%s'", argv[i]);
+    else if (a->input)
+      return badUsage("one FILE only; '%s' is a second", argv[i]);
+    else
+      a->input = argv[i];
   }
-  return a->input != NULL;
+  return a->input || badUsage("%s needs a FILE", a->command);
 }
 
 static int info(const Args *a, ThunkyBytes in) {
   ThunkyContainer c;
   ThunkyError error;
   char line[1024];
-  if (!thunkyContainerCreate(in.data, in.size, NULL, &c, &error))
+  if (!thunkyInputExpectExecutable(in.data, in.size, a->input, &error) ||
+      !thunkyContainerCreate(in.data, in.size, NULL, &c, &error))
     return fail("%s: %s", a->input, error.message);
   thunkyContainerDescribe(&c, line, sizeof line);
   printf("%s\n", line);
@@ -114,8 +139,9 @@ static int unpack(const Args *a, ThunkyBytes in) {
   ThunkyContainer c;
   ThunkyError error;
   if (!a->output)
-    return fail("%s%s", "unpack needs -o EXE", "");
-  if (!thunkyContainerCreate(in.data, in.size, NULL, &c, &error))
+    return badUsage("%s needs -o EXE", "unpack"), 2;
+  if (!thunkyInputExpectExecutable(in.data, in.size, a->input, &error) ||
+      !thunkyContainerCreate(in.data, in.size, NULL, &c, &error))
     return fail("%s: %s", a->input, error.message);
   bool ok = writeFile(a->output, c.executable) &&
             (!a->options || writeFile(a->options, c.options)) &&
@@ -129,15 +155,20 @@ static int pack(const Args *a, ThunkyBytes in) {
   ThunkyBuffer options = {0}, metadata = {0}, out = {0};
   ThunkyError error;
   ThunkyCompression compression = THUNKY_COMPRESSION_SNAPPY;
-  if (!a->output || !a->as || !thunkyLayeringParse(a->as, strlen(a->as), &c.layering))
-    return fail("pack needs --as LAYERING (one of those --help lists) and -o FILE%s%s", "", "");
+  if (!a->as)
+    return badUsage("%s needs --as LAYERING", "pack"), 2;
+  if (!thunkyLayeringParse(a->as, strlen(a->as), &c.layering))
+    return badUsage("--as '%s' names no layering (executable, split, options, split-options, "
+                    "ifrt+options or ifrt+split-options)", a->as), 2;
+  if (!a->output)
+    return badUsage("%s needs -o FILE", "pack"), 2;
   if (a->compression && !strcmp(a->compression, "none"))
     compression = THUNKY_COMPRESSION_NONE;
   else if (a->compression && strcmp(a->compression, "snappy"))
-    return fail("unknown compression '%s' (none or snappy)%s", a->compression, "");
+    return badUsage("--compression '%s': none or snappy", a->compression), 2;
   if (thunkyLayeringHasEnvelope(c.layering) && !a->metadata)
-    return fail("layering %s needs --metadata (an xla.ifrt.SerializedXlaExecutableMetadata)%s",
-                a->as, "");
+    return badUsage("--as %s needs --metadata (an xla.ifrt.SerializedXlaExecutableMetadata)",
+                    a->as), 2;
   bool ok = (!a->options || readFile(a->options, &options)) &&
             (!a->metadata || readFile(a->metadata, &metadata));
   c.options = (ThunkyBytes){options.data, options.size};
@@ -155,19 +186,20 @@ int main(int argc, char **argv) {
     fputs(usage, stdout);
     return 0;
   }
-  if (!parseArgs(argc, argv, &a)) {
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    puts("thunky-container " THUNKY_VERSION);
+    return 0;
+  }
+  if (argc < 2) {
     fputs(usage, stderr);
     return 2;
   }
+  if (!parseArgs(argc, argv, &a))
+    return 2;
   int (*run)(const Args *, ThunkyBytes) = !strcmp(a.command, "info")      ? info
                                           : !strcmp(a.command, "records") ? records
                                           : !strcmp(a.command, "unpack")  ? unpack
-                                          : !strcmp(a.command, "pack")    ? pack
-                                                                          : NULL;
-  if (!run) {
-    fputs(usage, stderr);
-    return 2;
-  }
+                                                                          : pack;
   ThunkyBuffer in = {0};
   if (!readFile(a.input, &in))
     return 1;

@@ -15,8 +15,10 @@
 #include "thunky-c/Runtime.h"
 
 #include "thunky-c/Compare.h"
+#include "thunky-c/Container.h"
 #include "thunky-c/Npy.h"
 #include "thunky-c/Plan.h"
+#include "thunky-c/Version.h"
 #include "run_report.h"
 
 #include <dlfcn.h>
@@ -29,6 +31,7 @@
 #ifdef THUNKY_WITH_MLIR
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Translate.h"
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #endif
 
@@ -36,11 +39,12 @@ static const char usage[] =
     "usage: thunky-run [options] EXECUTABLE [INPUT.npy ...]\n"
     "  EXECUTABLE             a GpuExecutableProto, bare or as JAX/XLA packed it"
 #ifdef THUNKY_WITH_MLIR
-    ", or a .mlir module"
+    ",\n                         or an MLIR module (text or bytecode, whatever its name)"
 #endif
     "\n"
     "  INPUT.npy              one per parameter, in order (every rank gets the same)\n"
     "  --seed N               no .npy inputs: seeded random bytes for each parameter\n"
+    "                         (fingerprint runs without inputs: as with --seed 1)\n"
     "                         (f32/f64 in [-1, 1), pred 0 or 1)\n"
     "  --kernels=registered|fingerprint\n"
     "                         host: what runs a thunk with no host implementation: an\n"
@@ -50,13 +54,14 @@ static const char usage[] =
     "                         compare every output of every rank bit for bit; exit 0 same,\n"
     "                         1 different (naming the output and the first divergent\n"
     "                         thunk), 2 error; without inputs, as with --seed 1\n"
-    "  --check-async          run every async region at its start, then at its done, and\n"
+    "  --check-async          host: run every async region at its start, then at its done, and\n"
     "                         compare as --compare does (a race shows as a difference)\n"
     "  --schedule start|done  host: when an async region runs (start, the default)\n"
     "  --scratch-byte N       host: fill scratch allocations with byte N (0-255) before\n"
     "                         running, not zeros: outputs that change read scratch\n"
     "                         bytes nothing wrote\n"
-    "  --backend host|cuda    where to run (host: the reference backend)\n"
+    "  --backend host|cuda    where to run (host: the reference backend); an option\n"
+    "                         for the other backend is refused\n"
     "  --ranks N              ranks: simulated (host) or GPUs (cuda); default 1\n"
     "  --partitions N         of the ranks, partitions per replica; default 1\n"
     "  --library LIB.so       host kernels and custom calls to register (repeatable)\n"
@@ -76,7 +81,8 @@ static const char usage[] =
     "  --cuda-graph           cuda: capture the run once and replay it\n"
     "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
     "                         process's rank and count come from THUNKY_RANK and\n"
-    "                         THUNKY_WORLD_SIZE, or mpirun's OMPI_COMM_WORLD_RANK/_SIZE\n";
+    "                         THUNKY_WORLD_SIZE, or mpirun's OMPI_COMM_WORLD_RANK/_SIZE\n"
+    "  --version              print the version\n";
 
 typedef struct {
   const char *executable, *backend, *outputDir, *trace, *ncclId, *compare;
@@ -87,6 +93,7 @@ typedef struct {
   ThunkyLimits limits;
   bool print, profile, cudaGraph, fingerprint, hasSeed, checkAsync, asyncAtDone;
   uint8_t scratchByte;
+  const char *hostOnly, *cudaOnly; /* an option given that applies to one backend */
 } Options;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -98,6 +105,18 @@ static int fail(const char *fmt, ...) {
   fputc('\n', stderr);
   va_end(args);
   return 1;
+}
+
+/* A bad command line: one line, and parsing stops (exit status 2). */
+static bool bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool bad(const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  fputs("thunky-run: ", stderr);
+  vfprintf(stderr, fmt, args);
+  fputc('\n', stderr);
+  va_end(args);
+  return false;
 }
 
 static bool parseCount(const char *text, uint64_t max, uint64_t *out) {
@@ -117,75 +136,175 @@ static uint64_t defaultHostMemory(void) {
   return pages > 0 && pageSize > 0 ? (uint64_t)pages * (uint64_t)pageSize / 2 : UINT64_C(8) << 30;
 }
 
+/* Every option, for recognising `--name value` and `--name=value` and for
+ * suggesting a near name when one is misspelt. */
+static const char *const valueOptions[] = {
+    "--backend", "--ranks", "--partitions", "--repeat", "--max-iterations",
+    "--max-host-memory", "--max-thunks", "--max-allocation-bytes", "--max-allocations",
+    "--max-decoded-bytes", "--max-nesting", "--library", "-o", "--trace", "--nccl-id",
+    "--compare", "--seed", "--scratch-byte", "--schedule", "--kernels", NULL};
+static const char *const flagOptions[] = {"--print", "--cuda-graph", "--check-async",
+                                          "--profile", "--help", "--version", NULL};
+
+static bool listed(const char *const *names, const char *name, size_t length) {
+  for (; *names; names++)
+    if (strlen(*names) == length && !strncmp(*names, name, length))
+      return true;
+  return false;
+}
+
+/* Edit distance, capped: option names are short. */
+static size_t distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), row[40];
+  if (la >= 40 || lb >= 40)
+    return 99;
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t above = row[j], best = diagonal + (a[i - 1] != b[j - 1]);
+      best = above + 1 < best ? above + 1 : best;
+      best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+      row[j] = best, diagonal = above;
+    }
+  }
+  return row[lb];
+}
+
+static bool unknownOption(const char *name) {
+  const char *best = NULL;
+  size_t bestDistance = 3;
+  for (int list = 0; list < 2; list++)
+    for (const char *const *n = list ? flagOptions : valueOptions; *n; n++)
+      if (distance(name, *n) < bestDistance)
+        best = *n, bestDistance = distance(name, *n);
+  if (best)
+    return bad("unknown option '%s'; did you mean %s? (--help lists them)", name, best);
+  return bad("unknown option '%s' (--help lists them)", name);
+}
+
+static bool countOption(const char *name, const char *value, uint64_t min, uint64_t max,
+                        uint64_t *out) {
+  if (parseCount(value, max, out) && *out >= min)
+    return true;
+  return bad("%s: '%s' is not a whole number from %llu to %llu", name, value,
+             (unsigned long long)min, (unsigned long long)max);
+}
+
+/* One option with its value (NULL for a flag); false after saying what is
+ * wrong. */
+static bool takeOption(Options *o, const char *a, const char *value) {
+  uint64_t n;
+  ThunkyError why;
+  if (!strcmp(a, "--backend")) {
+    if (strcmp(value, "host") && strcmp(value, "cuda"))
+      return bad("--backend: '%s' is not a backend (host or cuda)", value);
+    o->backend = value;
+  } else if (!strcmp(a, "--ranks") || !strcmp(a, "--partitions") || !strcmp(a, "--repeat")) {
+    if (!countOption(a, value, 1, strcmp(a, "--repeat") ? 4096 : UINT32_MAX, &n))
+      return false;
+    *(!strcmp(a, "--ranks") ? &o->ranks : !strcmp(a, "--partitions") ? &o->partitions
+                                                                     : &o->repeat) = (uint32_t)n;
+  } else if (!strcmp(a, "--max-iterations")) {
+    if (!countOption(a, value, 0, UINT64_MAX, &o->maxIterations))
+      return false;
+  } else if (!strcmp(a, "--max-host-memory")) {
+    if (!thunkyParseAmount(value, true, &o->maxHostMemory))
+      return bad("--max-host-memory: '%s' is not a positive byte count (K, M, G, T suffixes "
+                 "allowed)", value);
+    o->hostOnly = a;
+  } else if (!strncmp(a, "--max-", 6)) {
+    if (!thunkyLimitsSet(&o->limits, a + 2, value, &why))
+      return bad("--%s", why.message);
+  } else if (!strcmp(a, "--library")) {
+    if (o->numLibraries == 32)
+      return bad("--library: at most 32 libraries; '%s' is one more", value);
+    o->libraries[o->numLibraries++] = value;
+  } else if (!strcmp(a, "-o")) {
+    o->outputDir = value;
+  } else if (!strcmp(a, "--trace")) {
+    o->trace = value;
+  } else if (!strcmp(a, "--nccl-id")) {
+    o->ncclId = value, o->cudaOnly = a;
+  } else if (!strcmp(a, "--compare")) {
+    o->compare = value;
+  } else if (!strcmp(a, "--seed")) {
+    if (!countOption(a, value, 0, UINT64_MAX, &o->seed))
+      return false;
+    o->hasSeed = true;
+  } else if (!strcmp(a, "--scratch-byte")) {
+    if (!countOption(a, value, 0, 255, &n))
+      return false;
+    o->scratchByte = (uint8_t)n, o->hostOnly = a;
+  } else if (!strcmp(a, "--schedule")) {
+    if (strcmp(value, "start") && strcmp(value, "done"))
+      return bad("--schedule: '%s' is not a schedule (start or done)", value);
+    o->asyncAtDone = !strcmp(value, "done"), o->hostOnly = a;
+  } else if (!strcmp(a, "--kernels")) {
+    if (strcmp(value, "registered") && strcmp(value, "fingerprint"))
+      return bad("--kernels: '%s' is not a kind of run (registered or fingerprint)", value);
+    o->fingerprint = !strcmp(value, "fingerprint"), o->hostOnly = "--kernels";
+  } else if (!strcmp(a, "--profile")) {
+    if (value && !countOption(a, value, 1, 100000, &n))
+      return false;
+    o->profile = true, o->profileTop = value ? (uint32_t)n : o->profileTop;
+  } else if (!strcmp(a, "--print")) {
+    o->print = true;
+  } else if (!strcmp(a, "--cuda-graph")) {
+    o->cudaGraph = true, o->cudaOnly = a;
+  } else if (!strcmp(a, "--check-async")) {
+    o->checkAsync = true, o->hostOnly = a;
+  }
+  return true;
+}
+
 static bool parseOptions(int argc, char **argv, Options *o) {
   *o = (Options){.backend = "host", .ranks = 1, .partitions = 1, .repeat = 1,
                  .profileTop = 10, .maxIterations = 1000000,
                  .maxHostMemory = defaultHostMemory(), .limits = thunkyLimitsDefault()};
-  ThunkyError why;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
-    uint64_t n;
-    bool takes = true;
-    if (!strcmp(a, "--backend") && value)
-      o->backend = value;
-    else if (!strcmp(a, "--ranks") && value && parseCount(value, 4096, &n) && n)
-      o->ranks = (uint32_t)n;
-    else if (!strcmp(a, "--partitions") && value && parseCount(value, 4096, &n) && n)
-      o->partitions = (uint32_t)n;
-    else if (!strcmp(a, "--repeat") && value && parseCount(value, UINT32_MAX, &n) && n)
-      o->repeat = (uint32_t)n;
-    else if (!strcmp(a, "--max-iterations") && value && parseCount(value, UINT64_MAX, &n))
-      o->maxIterations = n;
-    else if (!strcmp(a, "--max-host-memory") && value && thunkyParseAmount(value, true, &n))
-      o->maxHostMemory = n;
-    else if ((!strcmp(a, "--max-thunks") || !strcmp(a, "--max-allocation-bytes") ||
-              !strcmp(a, "--max-allocations") || !strcmp(a, "--max-nesting") ||
-              !strcmp(a, "--max-decoded-bytes")) && value) {
-      if (!thunkyLimitsSet(&o->limits, a + 2, value, &why)) {
-        fprintf(stderr, "thunky-run: --%s\n", why.message);
-        return false;
-      }
+    const char *a = argv[i];
+    if (a[0] != '-' || !a[1]) {
+      if (!o->executable)
+        o->executable = a;
+      else if (o->numInputs < 256)
+        o->inputs[o->numInputs++] = a;
+      else
+        return bad("at most 256 inputs; '%s' is one more", a);
+      continue;
     }
-    else if (!strcmp(a, "--library") && value && o->numLibraries < 32)
-      o->libraries[o->numLibraries++] = value;
-    else if (!strcmp(a, "-o") && value)
-      o->outputDir = value;
-    else if (!strcmp(a, "--trace") && value)
-      o->trace = value;
-    else if (!strcmp(a, "--nccl-id") && value)
-      o->ncclId = value;
-    else if (!strcmp(a, "--compare") && value)
-      o->compare = value;
-    else if (!strcmp(a, "--seed") && value && parseCount(value, UINT64_MAX, &n))
-      o->seed = n, o->hasSeed = true;
-    else if (!strcmp(a, "--scratch-byte") && value && parseCount(value, 255, &n))
-      o->scratchByte = (uint8_t)n;
-    else if (!strcmp(a, "--schedule") && value && (!strcmp(value, "start") ||
-                                                   !strcmp(value, "done")))
-      o->asyncAtDone = !strcmp(value, "done");
-    else if ((takes = false), !strcmp(a, "--print"))
-      o->print = true;
-    else if (!strcmp(a, "--cuda-graph"))
-      o->cudaGraph = true;
-    else if (!strcmp(a, "--check-async"))
-      o->checkAsync = true;
-    else if (!strcmp(a, "--kernels=fingerprint") || !strcmp(a, "--kernels=registered"))
-      o->fingerprint = !strcmp(a, "--kernels=fingerprint");
-    else if (!strcmp(a, "--profile"))
-      o->profile = true;
-    else if (!strncmp(a, "--profile=", 10) && parseCount(a + 10, 100000, &n) && n)
-      o->profile = true, o->profileTop = (uint32_t)n;
-    else if (a[0] == '-' && a[1])
+    char name[64];
+    const char *equals = strchr(a, '='), *value = NULL;
+    size_t length = equals ? (size_t)(equals - a) : strlen(a);
+    snprintf(name, sizeof name, "%.*s", (int)(length < 63 ? length : 63), a);
+    bool takesValue = listed(valueOptions, a, length);
+    if (!takesValue && !listed(flagOptions, a, length))
+      return unknownOption(name);
+    if (equals)
+      value = equals + 1;
+    else if (takesValue && i + 1 < argc)
+      value = argv[++i];
+    else if (takesValue)
+      return bad("%s needs a value (--help says which)", name);
+    if (equals && !takesValue && strcmp(name, "--profile"))
+      return bad("%s takes no value; '%s' was given", name, value);
+    if (!takeOption(o, name, value))
       return false;
-    else if (!o->executable)
-      o->executable = a;
-    else if (o->numInputs < 256)
-      o->inputs[o->numInputs++] = a;
-    else
-      return false;
-    i += takes;
   }
-  return o->executable != NULL;
+  if (!o->executable)
+    return bad("no EXECUTABLE given (--help shows the usage)");
+  bool host = !strcmp(o->backend, "host");
+  if (host && o->cudaOnly)
+    return bad("%s applies to --backend cuda only, and this run is on host", o->cudaOnly);
+  if (!host && o->hostOnly)
+    return bad("%s applies to --backend host only, and this run is on %s", o->hostOnly,
+               o->backend);
+  if (o->ranks % o->partitions)
+    return bad("--ranks %u cannot be split into --partitions of %u (a divisor of the ranks)",
+               o->ranks, o->partitions);
+  return true;
 }
 
 #ifdef THUNKY_WITH_MLIR
@@ -193,11 +312,55 @@ static void appendBytes(MlirStringRef bytes, void *buffer) {
   thunkyBufferAppend(buffer, bytes.data, bytes.length);
 }
 
-/* A .mlir module becomes an executable in memory, as --export-thunky would
- * write it. */
+/* Where a module's diagnostics go: the first error, as `file:line:col:
+ * message` with the module's own name for the parser's "-", becomes the
+ * run's one-line error. */
+typedef struct Diagnosed {
+  const char *path;
+  ThunkyError *error;
+  bool reported;
+} Diagnosed;
+
+static void appendMessage(MlirStringRef text, void *userData) {
+  char *message = ((Diagnosed *)userData)->error->message;
+  size_t used = strlen(message), room = sizeof ((ThunkyError *)0)->message - used - 1;
+  size_t n = text.length < room ? text.length : room;
+  memcpy(message + used, text.data, n);
+  message[used + n] = 0;
+  for (char *c = message + used; *c; c++)
+    *c = *c == '\n' ? ' ' : *c; /* one line */
+}
+
+static MlirLogicalResult takeDiagnostic(MlirDiagnostic diagnostic, void *userData) {
+  Diagnosed *d = userData;
+  if (d->reported || mlirDiagnosticGetSeverity(diagnostic) != MlirDiagnosticError)
+    return mlirLogicalResultSuccess();
+  MlirLocation loc = mlirDiagnosticGetLocation(diagnostic);
+  while (mlirLocationIsAName(loc))
+    loc = mlirLocationNameGetChildLoc(loc);
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    bool parsed = file.length == 0 || (file.length == 1 && file.data[0] == '-');
+    thunkyErrorf(d->error, "%.*s:%d:%d: ", parsed ? (int)strlen(d->path) : (int)file.length,
+                 parsed ? d->path : file.data, mlirLocationFileLineColRangeGetStartLine(loc),
+                 mlirLocationFileLineColRangeGetStartColumn(loc));
+  } else {
+    thunkyErrorf(d->error, "%s: ", d->path);
+  }
+  mlirDiagnosticPrint(diagnostic, appendMessage, d);
+  d->reported = true;
+  return mlirLogicalResultSuccess();
+}
+
+/* A module (text or bytecode) becomes an executable in memory, as
+ * --export-thunky would write it. */
 static bool exportModule(const ThunkyBuffer *text, const char *path, ThunkyBuffer *out,
                          ThunkyError *error) {
   MlirContext ctx = mlirContextCreate();
+  Diagnosed diagnosed = {path, error, false};
+  /* Attached before the dialect's own handler (which names thunks), so
+   * that one sees each diagnostic first. */
+  mlirContextAttachDiagnosticHandler(ctx, takeDiagnostic, &diagnosed, NULL);
   thunkyContextLoadDialects(ctx);
   MlirModule module =
       mlirModuleCreateParse(ctx, mlirStringRefCreate((const char *)text->data, text->size));
@@ -207,17 +370,19 @@ static bool exportModule(const ThunkyBuffer *text, const char *path, ThunkyBuffe
   if (!mlirModuleIsNull(module))
     mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
-  return ok || thunkyErrorf(error, "%s: could not parse or export the module (see above)", path);
+  if (!ok && !diagnosed.reported)
+    thunkyErrorf(error, "%s: the module does not parse or export", path);
+  return ok;
 }
 #endif
 
+/* An executable in any layering, or a module told by its bytes. */
 static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **plan,
                      ThunkyError *error) {
   ThunkyBuffer bytes = {0};
-  size_t length = strlen(path);
-  bool isMlir = length > 5 && !strcmp(path + length - 5, ".mlir");
   bool ok = thunkyBufferReadFile(&bytes, path, error);
-  if (ok && isMlir) {
+  ThunkyInputKind kind = ok ? thunkyInputKindOf(bytes.data, bytes.size) : THUNKY_INPUT_BINARY;
+  if (ok && (kind == THUNKY_INPUT_MLIR_TEXT || kind == THUNKY_INPUT_MLIR_BYTECODE)) {
 #ifdef THUNKY_WITH_MLIR
     ThunkyBuffer exported = {0};
     ok = thunkyCheckTextNesting((const char *)bytes.data, bytes.size, path, limits->maxNesting,
@@ -227,11 +392,13 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
     bytes = exported;
 #else
     ok = thunkyErrorf(error,
-                      "%s: this thunky-run was built without MLIR; export the module with "
-                      "thunky-translate --export-thunky first", path);
+                      "%s: %s, and this thunky-run was built without MLIR; export the module "
+                      "with thunky-translate --export-thunky %s -o EXE first, then run EXE",
+                      path, thunkyInputKindName(kind), path);
 #endif
   }
-  ok = ok && (thunkyPlanCreate(bytes.data, bytes.size, limits, plan, error) ||
+  ok = ok && ((thunkyInputExpectExecutable(bytes.data, bytes.size, path, error) &&
+               thunkyPlanCreate(bytes.data, bytes.size, limits, plan, error)) ||
               thunkyErrorContext(error, "%s", path));
   thunkyBufferDestroy(&bytes);
   return ok;
@@ -433,25 +600,30 @@ static int compare(const Options *o, const ThunkyBackendOps *backend, const Thun
 
 int main(int argc, char **argv) {
   Options o;
-  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    fputs(usage, stdout);
-    return 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(usage, stdout);
+      return 0;
+    }
+    if (!strcmp(argv[i], "--version")) {
+      puts("thunky-run " THUNKY_VERSION);
+      return 0;
+    }
   }
-  if (!parseOptions(argc, argv, &o)) {
+  if (argc == 1) {
     fputs(usage, stderr);
     return 2;
   }
-  if ((o.compare || o.checkAsync) && !o.numInputs && !o.hasSeed)
-    o.hasSeed = true, o.seed = 1; /* a comparison needs inputs: the same random ones */
-  const ThunkyBackendOps *backend = !strcmp(o.backend, "host")   ? &thunkyHostBackend
-                                    : !strcmp(o.backend, "cuda") ? &thunkyCudaBackend
-                                                                 : NULL;
+  if (!parseOptions(argc, argv, &o))
+    return 2;
+  /* A comparison needs inputs, the same random ones on both sides; a
+   * fingerprint run follows dataflow, for which any inputs do. */
+  if ((o.compare || o.checkAsync || o.fingerprint) && !o.numInputs && !o.hasSeed)
+    o.hasSeed = true, o.seed = 1;
+  const ThunkyBackendOps *backend =
+      !strcmp(o.backend, "host") ? &thunkyHostBackend : &thunkyCudaBackend;
   /* A comparison's errors exit 2, so that 1 always means "different". */
   int failed = o.compare || o.checkAsync ? 2 : 1;
-  if (!backend)
-    return fail("unknown backend '%s' (host or cuda)", o.backend), failed;
-  if (o.ranks % o.partitions)
-    return fail("%u ranks cannot be split into partitions of %u", o.ranks, o.partitions), failed;
   if (o.compare && o.checkAsync)
     return fail("--compare and --check-async are two checks: run them one at a time"), 2;
   if ((o.compare || o.checkAsync) && (o.repeat > 1 || o.profile || o.trace || o.outputDir))

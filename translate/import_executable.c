@@ -291,7 +291,11 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
     thunkyImportError(&im, "%s", "out of memory");
     return result;
   }
-  if (!thunkyExecutableCreate(bytes.data, bytes.length, &im.limits, &im.model, &why)) {
+  char name[1024];
+  snprintf(name, sizeof name, "%.*s", (int)(bufferName.length < 1000 ? bufferName.length : 1000),
+           bufferName.data);
+  if (!thunkyInputExpectExecutable(bytes.data, bytes.length, name, &why) ||
+      !thunkyExecutableCreate(bytes.data, bytes.length, &im.limits, &im.model, &why)) {
     thunkyImportError(&im, "%s", why.message);
     thunkyArenaDestroy(im.arena);
     return result;

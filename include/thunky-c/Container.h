@@ -51,6 +51,32 @@ void thunkyBufferDestroy(ThunkyBuffer *buffer);
  * out. */
 bool thunkyBufferReadFile(ThunkyBuffer *buffer, const char *path, ThunkyError *error);
 
+/* What a file holds, told from its bytes alone, so that every tool names
+ * what it was given instead of misreading it as a protobuf. */
+typedef enum ThunkyInputKind {
+  THUNKY_INPUT_EMPTY,         /* no bytes */
+  THUNKY_INPUT_TEXTPROTO,     /* protobuf's text format */
+  THUNKY_INPUT_MLIR_TEXT,     /* an MLIR module as text */
+  THUNKY_INPUT_MLIR_BYTECODE, /* an MLIR module as bytecode ("ML\xefR") */
+  THUNKY_INPUT_TEXT,          /* other text (may still be an executable's bytes) */
+  THUNKY_INPUT_BINARY,        /* anything else: an executable in some layering, or not */
+  THUNKY_INPUT_KIND_COUNT
+} ThunkyInputKind;
+
+/* The kind of data[0, size); linear in at most its first 64 KiB. */
+ThunkyInputKind thunkyInputKindOf(const void *data, size_t size);
+/* The kind's name for messages ("an MLIR module (bytecode)", ...). */
+const char *thunkyInputKindName(ThunkyInputKind kind);
+/* For a textproto: the message of the project's schema (an executable's
+ * layers) that its first field belongs to, e.g. "xla.gpu.GpuExecutableProto";
+ * NULL when none has that field or the bytes are no textproto. */
+const char *thunkyTextprotoMessage(const void *data, size_t size);
+/* True when data[0, size) may be a binary executable; otherwise false, with
+ * a line saying what the bytes are and, where there is one, the command
+ * that makes an executable of them (with `name` as the file; NULL: FILE). */
+bool thunkyInputExpectExecutable(const void *data, size_t size, const char *name,
+                                 ThunkyError *error);
+
 /* The layerings thunky reads and writes, named as on the command line. */
 typedef enum ThunkyLayering {
   THUNKY_LAYERING_EXECUTABLE,         /* "executable": a bare GpuExecutableProto */
@@ -89,8 +115,11 @@ typedef struct ThunkyContainer {
 } ThunkyContainer;
 
 /* Finds the layers of data[0, size) (which must outlive the container).
- * Bytes that are no container are taken as a bare executable; whether they
- * parse is for the importer to say. Only limits->maxDecodedBytes applies
+ * Bytes that are no container are taken as a bare executable (or XLA's
+ * golden wrapper) when they are well-formed as one; an empty file, text,
+ * an MLIR module and malformed bytes are refused (thunkyInputExpectExecutable
+ * says what they are). Whether the executable makes sense is for the
+ * importer to say. Only limits->maxDecodedBytes applies
  * here; NULL limits take the defaults. */
 bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *limits,
                          ThunkyContainer *container, ThunkyError *error);

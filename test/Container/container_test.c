@@ -526,9 +526,9 @@ static void testLayerings(bool full) {
   thunkyBufferAppend(&bad, metadata.data, metadata.size);
   ThunkyContainer found;
   ThunkyError e;
-  CHECK(thunkyContainerCreate(bad.data, bad.size, NULL, &found, &e) &&
-            found.layering == THUNKY_LAYERING_EXECUTABLE,
-        "an overlong envelope prefix is left to the executable parser");
+  CHECK(!thunkyContainerCreate(bad.data, bad.size, NULL, &found, &e) &&
+            strstr(e.message, "not a GpuExecutableProto") == e.message,
+        "an overlong envelope prefix is no envelope: the bytes are refused as an executable");
   thunkyBufferDestroy(&bad);
   /* A real envelope around bytes that are no PJRT executable. */
   thunkyBufferAppendVarint(&bad, metadata.size);
