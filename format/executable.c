@@ -281,3 +281,16 @@ void thunkyThunkName(uint64_t number, const char *annotation, size_t length, cha
   else
     snprintf(out, size, "thunk %" PRIu64, number);
 }
+
+bool thunkyThunkKindIsCollective(const char *kind, size_t length) {
+  char name[64];
+  if (!kind || length >= sizeof name)
+    return false;
+  memcpy(name, kind, length);
+  name[length] = 0;
+  const ProtobufCFieldDescriptor *f =
+      protobuf_c_message_descriptor_get_field_by_name(&xla__gpu__thunk_proto__descriptor, name);
+  if (!f || !(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) || f->type != PROTOBUF_C_TYPE_MESSAGE)
+    return false;
+  return protobuf_c_message_descriptor_get_field_by_name(f->descriptor, "collective_config") != NULL;
+}

@@ -9,11 +9,13 @@
  * in its block is in flight to the end of the block.
  *
  * The pass changes nothing. Each finding is an error at the async_start
- * naming the other op's location; the work is bounded (max-pairs), and a
+ * naming the other op as the runtime names its thunk (thunk_info.h), its
+ * op and location; the work is bounded (max-pairs), and a
  * module past the bound is an error, never a silent pass.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
+#include "thunk_info.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -46,7 +48,7 @@ static void appendText(MlirStringRef s, void *userData) {
 static void locationText(MlirOperation op, char *out, size_t size) {
   Text t = {out, size - 1};
   *out = 0;
-  mlirLocationPrint(mlirOperationGetLocation(op), appendText, &t);
+  thunkyPrintOpSource(op, appendText, &t);
 }
 
 static void rootText(MlirValue root, char *out, size_t size) {
@@ -88,17 +90,21 @@ static bool doneOfEarlier(MlirOperation op, MlirOperation start) {
 
 static void report(Check *c, MlirOperation start, MlirOperation other, ThunkyAccess mine,
                    ThunkyAccess theirs) {
-  char where[512], root[128];
+  char where[512], root[128], thunk[160];
   locationText(other, where, sizeof where);
+  MlirOperation function = mlirOperationGetParentOperation(other);
+  while (!mlirOperationIsNull(function) && !thunkyIsFunction(function))
+    function = mlirOperationGetParentOperation(function);
+  thunkyOpThunkName(other, thunkyThunkNumber(function, other), thunk, sizeof thunk);
   rootText(mine.bytes.root, root, sizeof root);
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(other));
   int64_t lo = mine.bytes.offset > theirs.bytes.offset ? mine.bytes.offset : theirs.bytes.offset;
   int64_t mineEnd = mine.bytes.offset + mine.bytes.size;
   int64_t theirEnd = theirs.bytes.offset + theirs.bytes.size;
   thunkyEmitOpError(start,
-                    "races with '%.*s' at %s: the region %s bytes [%" PRId64 ", %" PRId64
-                    ") of %s, which that op %s while the region is in flight",
-                    (int)name.length, name.data, where, mine.write ? "writes" : "reads", lo,
+                    "races with %s, '%.*s' at %s: the region %s bytes [%" PRId64
+                    ", %" PRId64 ") of %s, which that op %s while the region is in flight",
+                    thunk, (int)name.length, name.data, where, mine.write ? "writes" : "reads", lo,
                     mineEnd < theirEnd ? mineEnd : theirEnd, root,
                     theirs.write ? "writes" : "reads");
   c->failed = true;

@@ -33,6 +33,7 @@
 #include "thunky-c/Access.h"
 #include "op_map.h"
 #include "scratch_groups.h"
+#include "thunk_info.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -329,30 +330,21 @@ static void printRange(const char *what, int64_t from, int64_t to, const char *n
     fputs(none, stderr);
 }
 
-/* Import names each thunk's ops after XLA's thunk (its id and profile
- * annotation): that name, or else the location as MLIR prints it. */
-static void writeLocation(MlirLocation loc, MlirStringCallback write) {
-  if (mlirLocationIsAName(loc))
-    write(mlirIdentifierStr(mlirLocationNameGetName(loc)), stderr);
-  else
-    mlirLocationPrint(loc, write, stderr);
-}
-
-/* The thunk's op kind and where it came from; a module printed without
- * --mlir-print-debuginfo has lost the names but keeps a kernel's. */
-static void printThunkText(MlirOperation op) {
-  MlirLocation loc = mlirOperationGetLocation(op);
-  fprintf(stderr, "%s ", thunkyOpKindGetMnemonic(thunkyOpGetKind(op)));
-  if (mlirLocationIsAName(loc)) {
-    fputc('"', stderr);
-    writeLocation(loc, writeText);
-    fputc('"', stderr);
+/* "thunk 2 (wrapped_broadcast): launch", and for an op without import's
+ * name (hand-written, or printed without --mlir-print-debuginfo) the
+ * kernel it launches and its location. */
+static void printThunkText(const Report *r) {
+  MlirOperation op = r->peakOp;
+  char name[160];
+  thunkyOpThunkName(op, r->peakThunk, name, sizeof name);
+  fprintf(stderr, "%s: %s", name, thunkyOpKindGetMnemonic(thunkyOpGetKind(op)));
+  if (thunkyThunkAnnotation(op).length)
     return;
-  }
   MlirStringRef kernel = thunkyKernelName(op);
   if (kernel.length)
-    fprintf(stderr, "%.*s ", (int)kernel.length, kernel.data);
-  writeLocation(loc, writeText);
+    fprintf(stderr, " %.*s", (int)kernel.length, kernel.data);
+  fputc(' ', stderr);
+  thunkyPrintOpSource(op, writeText, stderr);
 }
 
 static void printText(const Report *r) {
@@ -384,8 +376,8 @@ static void printText(const Report *r) {
     fputs(", no thunks\n", stderr);
     return;
   }
-  fprintf(stderr, " at thunk %" PRId64 ": ", r->peakThunk);
-  printThunkText(r->peakOp);
+  fputs(" at ", stderr);
+  printThunkText(r);
   fputc('\n', stderr);
   int64_t restBytes = 0;
   for (size_t i = 0; i < r->numAtPeak; ++i) {
@@ -470,8 +462,12 @@ static void printJson(const Report *r) {
   fprintf(stderr, "], \"peak\": {\"bytes\": %" PRId64, r->peak);
   jsonNumberOrNull("thunk", r->peakThunk, r->peakThunk >= 0);
   if (r->peakThunk >= 0) {
+    char name[160];
+    thunkyOpThunkName(r->peakOp, r->peakThunk, name, sizeof name);
+    fputs(", \"name\": \"", stderr);
+    thunkyJsonWriteString(stderr, name, strlen(name));
     MlirStringRef kernel = thunkyKernelName(r->peakOp);
-    fprintf(stderr, ", \"op\": \"%s\", \"kernel_name\": ",
+    fprintf(stderr, "\", \"op\": \"%s\", \"kernel_name\": ",
             thunkyOpKindGetMnemonic(thunkyOpGetKind(r->peakOp)));
     if (kernel.length) {
       fputc('"', stderr);
@@ -481,7 +477,7 @@ static void printJson(const Report *r) {
       fputs("null, ", stderr);
     }
     fputs("\"location\": \"", stderr);
-    writeLocation(mlirOperationGetLocation(r->peakOp), writeJson);
+    thunkyPrintOpSource(r->peakOp, writeJson, stderr);
     fputc('"', stderr);
   }
   fputs(", \"live\": [", stderr);

@@ -1,12 +1,16 @@
 /*===- stats.c - what a module does, counted ----------------------------===*
  *
- * An analysis: prints on stderr, per op kind, how many ops there are, and
- * how many bytes are set, copied, sent through collectives, held in
- * arguments, scratch and constants. With json=true the same as one JSON
- * object, for scripts. Changes nothing.
+ * An analysis: prints on stderr, per op kind, how many thunks there are
+ * and, apart, how many ops that are no thunk (slices, constants); how many
+ * bytes are set, copied, sent through collectives, held in arguments,
+ * scratch and constants. A call_thunk_proto of a collective counts as one
+ * (thunkyIsCollective), though its bytes are in a proto passes do not
+ * read. With json=true the same as one JSON object, for scripts. Changes
+ * nothing.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
+#include "thunk_info.h"
 
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
@@ -18,7 +22,7 @@
 
 typedef struct Stats {
   int64_t byKind[THUNKY_OP_COUNT];
-  int64_t thunks, kernels, collectives;
+  int64_t thunks, others, kernels, collectives;
   int64_t bytesSet, bytesCopied, bytesCommunicated;
   int64_t arguments, argumentBytes, scratchBytes;
   int64_t constants, constantBytes;
@@ -36,6 +40,7 @@ static MlirWalkResult count(MlirOperation op, void *userData) {
     return MlirWalkResultAdvance;
   ++s->byKind[kind];
   s->thunks += thunkyOpKindIsThunk(kind);
+  s->others += !thunkyOpKindIsThunk(kind);
   switch (kind) {
   case THUNKY_OP_MEMZERO:
   case THUNKY_OP_MEMSET32:
@@ -57,13 +62,13 @@ static MlirWalkResult count(MlirOperation op, void *userData) {
     break;
   default:
     if (thunkyOpKindIsCollective(kind)) {
-      ++s->collectives;
       intptr_t sources = mlirOperationGetNumOperands(op) / 2;
       for (intptr_t i = 0; i < sources; ++i)
         s->bytesCommunicated += operandBytes(op, i);
     }
     break;
   }
+  s->collectives += thunkyIsCollective(op);
   return MlirWalkResultAdvance;
 }
 
@@ -86,11 +91,17 @@ static MlirWalkResult countArguments(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
+static void printKinds(const Stats *s, bool thunks) {
+  for (int k = 1; k < THUNKY_OP_COUNT; ++k)
+    if (s->byKind[k] && thunkyOpKindIsThunk(k) == thunks)
+      fprintf(stderr, "    %-20s %" PRId64 "\n", thunkyOpKindGetMnemonic(k), s->byKind[k]);
+}
+
 static void printText(const Stats *s) {
   fprintf(stderr, "thunky-stats:\n  thunks: %" PRId64 "\n", s->thunks);
-  for (int k = 1; k < THUNKY_OP_COUNT; ++k)
-    if (s->byKind[k])
-      fprintf(stderr, "    %-20s %" PRId64 "\n", thunkyOpKindGetMnemonic(k), s->byKind[k]);
+  printKinds(s, true);
+  fprintf(stderr, "  other ops: %" PRId64 "\n", s->others);
+  printKinds(s, false);
   fprintf(stderr,
           "  bytes set: %" PRId64 ", copied: %" PRId64 "\n"
           "  kernels: %" PRId64 "\n"
@@ -102,17 +113,26 @@ static void printText(const Stats *s) {
           s->constants, s->constantBytes);
 }
 
-static void printJson(const Stats *s) {
-  fprintf(stderr, "{\"ops\": {");
+/* {"memzero": 1, ...}: the thunks' kinds, or the other ops'. */
+static void jsonKinds(const Stats *s, bool thunks) {
   const char *separator = "";
+  fputc('{', stderr);
   for (int k = 1; k < THUNKY_OP_COUNT; ++k)
-    if (s->byKind[k]) {
+    if (s->byKind[k] && thunkyOpKindIsThunk(k) == thunks) {
       fprintf(stderr, "%s\"%s\": %" PRId64, separator, thunkyOpKindGetMnemonic(k),
               s->byKind[k]);
       separator = ", ";
     }
+  fputc('}', stderr);
+}
+
+static void printJson(const Stats *s) {
+  fputs("{\"thunk_ops\": ", stderr);
+  jsonKinds(s, true);
+  fputs(", \"other_ops\": ", stderr);
+  jsonKinds(s, false);
   fprintf(stderr,
-          "}, \"thunks\": %" PRId64 ", \"bytes_set\": %" PRId64
+          ", \"thunks\": %" PRId64 ", \"bytes_set\": %" PRId64
           ", \"bytes_copied\": %" PRId64 ", \"kernels\": %" PRId64
           ", \"collectives\": %" PRId64 ", \"bytes_communicated\": %" PRId64
           ", \"arguments\": %" PRId64 ", \"argument_bytes\": %" PRId64

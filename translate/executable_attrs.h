@@ -42,6 +42,8 @@
  * (MLIR uniques attributes) however many thunks launch it; export puts it
  * back. It is the program's code, so thunky-strip-metadata keeps it. */
 #define THUNKY_ATTR_KERNEL_BINARY "thunky.kernel_binary"
+/* call_thunk_proto: THUNKY_ATTR_THUNK_KIND, in thunky-c/Dialect.h since
+ * passes read it too. */
 /* First-class op: the fields of its ThunkProto that the op does not model
  * (thunk_info, shapes, collective details...). */
 #define THUNKY_ATTR_THUNK "thunky.thunk"

@@ -149,6 +149,11 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
                                       0, NULL, 5, attrs, 0);
   if (!mlirAttributeIsNull(code))
     mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_KERNEL_BINARY), code);
+  const ProtobufCFieldDescriptor *kind =
+      protobuf_c_message_descriptor_get_field(t->base.descriptor, (unsigned)t->impl_case);
+  if (kind)
+    mlirOperationSetDiscardableAttributeByName(
+        op, str(THUNKY_ATTR_THUNK_KIND), mlirStringAttrGet(im->ctx, str(kind->name)));
   free(l.globals), free(l.writes), free(operands), free(types);
   return true;
 }

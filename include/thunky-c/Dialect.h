@@ -18,6 +18,12 @@ extern "C" {
  * (`binary = "k"`), each {cubin = "..."} or {ptx = "..."}. */
 #define THUNKY_KERNEL_BINARIES "thunky.kernel_binaries"
 
+/* thunky.call_thunk_proto attribute: the kind of thunk it holds, as
+ * ThunkProto's impl field names it ("all_gather_thunk"). Import sets it and
+ * export ignores it, so passes know the kind without reading thunk_proto
+ * (thunkyThunkKindIsCollective in thunky-c/Executable.h). */
+#define THUNKY_ATTR_THUNK_KIND "thunky.thunk_kind"
+
 /* mlirGetDialectHandle__thunky__(): insert or load the dialect with it. */
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Thunky, thunky);
 

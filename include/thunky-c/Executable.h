@@ -140,6 +140,13 @@ ThunkyPredicate thunkyConditionalPredicate(const Xla__Gpu__ConditionalThunkProto
 void thunkyThunkName(uint64_t number, const char *annotation, size_t length, char *out,
                      size_t size);
 
+/* Whether `kind`[0, length), the name of one of ThunkProto's impl fields
+ * ("all_gather_thunk"), is a collective: its message carries a
+ * CollectiveConfigProto, as every collective of XLA's does. False for a
+ * name the schema does not have. Reads no proto, so passes may ask it of
+ * the kind import records on a call_thunk_proto (thunky.thunk_kind). */
+bool thunkyThunkKindIsCollective(const char *kind, size_t length);
+
 /* The executable XLA's golden-file wrapper holds, or NULL when `w` is not a
  * wrapper of a GPU executable with thunks or allocations (then the bytes
  * are better read as a bare executable). Borrowed from `w`. */

@@ -1,8 +1,8 @@
 // RUN: thunky-opt --thunky-check-races --split-input-file --verify-diagnostics %s -o /dev/null
 
 // Each finding is an error at the async_start; its message names the other
-// op and its location (test/Checking/check-races.test checks the
-// locations).
+// op's thunk as the runtime numbers it, the op and its location
+// (test/Checking/check-races.test checks the locations).
 
 // The region writes bytes an op beside it reads.
 func.func @region_writes_what_is_read(%s: !thunky.buffer<64>, %o: !thunky.buffer<16>) {
@@ -36,7 +36,7 @@ func.func @region_reads_what_is_written(%s: !thunky.buffer<64>, %o: !thunky.buff
 
 // Both write the same bytes.
 func.func @both_write(%o: !thunky.buffer<16>) {
-  // expected-error @+1 {{races with 'thunky.memset32' at}}
+  // expected-error @+1 {{races with thunk 2, 'thunky.memset32' at}}
   %t = thunky.async_start stream = 1 {
     thunky.memzero %o : <16>
   } : !thunky.token
@@ -51,7 +51,7 @@ func.func @both_write(%o: !thunky.buffer<16>) {
 // The pair is reported once, from the first start.
 func.func @two_regions(%s: !thunky.buffer<64>, %o: !thunky.buffer<16>) {
   %a = thunky.slice_buffer %s offset = 0 : <64> -> <16>
-  // expected-error @+1 {{races with 'thunky.async_start' at}}
+  // expected-error @+1 {{races with thunk 2, 'thunky.async_start' at}}
   %t = thunky.async_start stream = 1 {
     thunky.memzero %a : <16>
   } : !thunky.token

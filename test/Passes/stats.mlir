@@ -1,4 +1,5 @@
-// thunky-stats counts and changes nothing; json=true prints one object, and
+// thunky-stats counts thunks by kind, and apart the ops that are no thunk,
+// and changes nothing; json=true prints one object, and
 // the option is kept in the pipeline (crash reproducers, --dump-pass-pipeline).
 // RUN: thunky-opt --thunky-stats %s -o %t.mlir 2>&1 | FileCheck %s --check-prefix=TEXT
 // RUN: thunky-opt %s | diff - %t.mlir
@@ -7,22 +8,23 @@
 
 // TEXT: thunky-stats:
 // TEXT-NEXT: thunks: 7
-// TEXT-NEXT: slice_buffer 1
 // TEXT-NEXT: memzero 1
 // TEXT-NEXT: memset32 1
 // TEXT-NEXT: copy 1
-// TEXT-NEXT: constant 1
 // TEXT-NEXT: ptx_kernel 1
 // TEXT-NEXT: while 1
 // TEXT-NEXT: all_reduce 1
 // TEXT-NEXT: all_gather 1
+// TEXT-NEXT: other ops: 2
+// TEXT-NEXT: slice_buffer 1
+// TEXT-NEXT: constant 1
 // TEXT-NEXT: bytes set: 96, copied: 4
 // TEXT-NEXT: kernels: 1
 // TEXT-NEXT: collectives: 2 (128 bytes sent)
 // TEXT-NEXT: arguments: 3 (196 bytes, 4 scratch)
 // TEXT-NEXT: constants: 1 (4 bytes)
 
-// JSON: {"ops": {"slice_buffer": 1, "memzero": 1, "memset32": 1, "copy": 1, "constant": 1, "ptx_kernel": 1, "while": 1, "all_reduce": 1, "all_gather": 1}, "thunks": 7, "bytes_set": 96, "bytes_copied": 4, "kernels": 1, "collectives": 2, "bytes_communicated": 128, "arguments": 3, "argument_bytes": 196, "scratch_bytes": 4, "constants": 1, "constant_bytes": 4}
+// JSON: {"thunk_ops": {"memzero": 1, "memset32": 1, "copy": 1, "ptx_kernel": 1, "while": 1, "all_reduce": 1, "all_gather": 1}, "other_ops": {"slice_buffer": 1, "constant": 1}, "thunks": 7, "bytes_set": 96, "bytes_copied": 4, "kernels": 1, "collectives": 2, "bytes_communicated": 128, "arguments": 3, "argument_bytes": 196, "scratch_bytes": 4, "constants": 1, "constant_bytes": 4}
 
 // PIPE: thunky-stats{json=true}
 

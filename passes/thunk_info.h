@@ -1,0 +1,45 @@
+/*===- thunk_info.h - what passes say of a thunk beyond its op ----------===*
+ *
+ * One numbering for every report: a thunk is "thunk N (annotation)"
+ * (thunkyThunkName in thunky-c/Executable.h), N its depth-first position,
+ * from 0, among the thunks of its function (thunkyOpKindIsThunk: every op
+ * but slices, constants and yields; an op with regions before the thunks
+ * nested in it), as thunky-run's plan, profiles and --compare number them
+ * (docs/runtime.md). Import's locations carry XLA's thunk id, which is not
+ * that number, and the profile annotation, which is the name.
+ *
+ * Apart from thunky-c/Access.h, whose ThunkyAccess Executable.h also
+ * declares, so that this file may use format's pure functions.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_PASSES_THUNK_INFO_H
+#define THUNKY_PASSES_THUNK_INFO_H
+
+#include "mlir-c/IR.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The number of thunk `op` among the thunks of `function`, or -1 when `op`
+ * is no thunk of it. Linear in the function. */
+int64_t thunkyThunkNumber(MlirOperation function, MlirOperation op);
+
+/* The profile annotation import put in `op`'s location ("thunk <xla id>
+ * <annotation>"), or an empty string; borrowed from the context. */
+MlirStringRef thunkyThunkAnnotation(MlirOperation op);
+
+/* "thunk 7 (loop_add_fusion)", or "thunk 7" when `op` has no annotation,
+ * for `op` at `number`; into out[0, size). */
+void thunkyOpThunkName(MlirOperation op, int64_t number, char *out, size_t size);
+
+/* Where `op` came from, as MLIR prints locations, but for import's name
+ * location "thunk <xla id> <annotation>"(file) only the file part: the
+ * name, with XLA's id, is not how reports name a thunk. */
+void thunkyPrintOpSource(MlirOperation op, MlirStringCallback write, void *userData);
+
+/* Whether `op` is a collective: a collective op (thunkyOpKindIsCollective),
+ * or a call_thunk_proto whose THUNKY_ATTR_THUNK_KIND names one. */
+bool thunkyIsCollective(MlirOperation op);
+
+#endif /* THUNKY_PASSES_THUNK_INFO_H */
