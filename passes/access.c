@@ -32,23 +32,23 @@ bool thunkyBytesContain(ThunkyByteRange outer, ThunkyByteRange inner) {
          inner.offset + inner.size <= outer.offset + outer.size;
 }
 
-static void add(ThunkyAccesses *out, MlirValue v, bool write) {
+static void add(ThunkyOpAccesses *out, MlirValue v, bool write) {
   if (thunkyValueGetBufferSize(v) < 0)
     return;
   if (out->count == out->capacity) {
     size_t capacity = out->capacity ? 2 * out->capacity : 16;
-    ThunkyAccess *grown = realloc(out->items, capacity * sizeof *grown);
+    ThunkyOpAccess *grown = realloc(out->items, capacity * sizeof *grown);
     if (!grown) {
       out->outOfMemory = true;
       return;
     }
     out->items = grown, out->capacity = capacity;
   }
-  out->items[out->count++] = (ThunkyAccess){thunkyResolveBytes(v), write};
+  out->items[out->count++] = (ThunkyOpAccess){thunkyResolveBytes(v), write};
 }
 
 /* Everything nested in `op`'s regions, which run as part of it. */
-static void collectRegions(MlirOperation op, ThunkyAccesses *out) {
+static void collectRegions(MlirOperation op, ThunkyOpAccesses *out) {
   for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r)
     for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
          !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
@@ -57,7 +57,7 @@ static void collectRegions(MlirOperation op, ThunkyAccesses *out) {
         thunkyCollectAccesses(inner, out);
 }
 
-void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out) {
+void thunkyCollectAccesses(MlirOperation op, ThunkyOpAccesses *out) {
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
     bool reads, writes;
     thunkyOpGetOperandEffects(op, i, &reads, &writes);
@@ -74,13 +74,13 @@ void thunkyCollectAccesses(MlirOperation op, ThunkyAccesses *out) {
   collectRegions(op, out);
 }
 
-void thunkyAccessesClear(ThunkyAccesses *accesses) {
+void thunkyAccessesClear(ThunkyOpAccesses *accesses) {
   free(accesses->items);
-  *accesses = (ThunkyAccesses){0};
+  *accesses = (ThunkyOpAccesses){0};
 }
 
 bool thunkyVisitAccesses(MlirOperation op, ThunkyAccessVisitor visit, void *userData) {
-  ThunkyAccesses a = {0};
+  ThunkyOpAccesses a = {0};
   thunkyCollectAccesses(op, &a);
   bool ok = !a.outOfMemory;
   for (int writes = 1; ok && writes >= 0; --writes)

@@ -30,6 +30,7 @@
 typedef struct {
   int64_t budget; /* access pairs left to compare */
   bool failed;
+  ThunkyThunkNumbers numbers; /* for naming the ops races are with */
 } Check;
 
 typedef struct {
@@ -88,14 +89,11 @@ static bool doneOfEarlier(MlirOperation op, MlirOperation start) {
   return mlirOperationIsBeforeInBlock(other, start);
 }
 
-static void report(Check *c, MlirOperation start, MlirOperation other, ThunkyAccess mine,
-                   ThunkyAccess theirs) {
+static void report(Check *c, MlirOperation start, MlirOperation other, ThunkyOpAccess mine,
+                   ThunkyOpAccess theirs) {
   char where[512], root[128], thunk[160];
   locationText(other, where, sizeof where);
-  MlirOperation function = mlirOperationGetParentOperation(other);
-  while (!mlirOperationIsNull(function) && !thunkyIsFunction(function))
-    function = mlirOperationGetParentOperation(function);
-  thunkyOpThunkName(other, thunkyThunkNumber(function, other), thunk, sizeof thunk);
+  thunkyOpThunkName(other, thunkyThunkNumberOf(&c->numbers, other), thunk, sizeof thunk);
   rootText(mine.bytes.root, root, sizeof root);
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(other));
   int64_t lo = mine.bytes.offset > theirs.bytes.offset ? mine.bytes.offset : theirs.bytes.offset;
@@ -111,9 +109,9 @@ static void report(Check *c, MlirOperation start, MlirOperation other, ThunkyAcc
 }
 
 /* The first conflicting pair of `region` (the start's accesses) and `op`'s. */
-static void checkOp(Check *c, MlirOperation start, const ThunkyAccesses *region,
+static void checkOp(Check *c, MlirOperation start, const ThunkyOpAccesses *region,
                     MlirOperation op) {
-  ThunkyAccesses theirs = {0};
+  ThunkyOpAccesses theirs = {0};
   thunkyCollectAccesses(op, &theirs);
   if (theirs.outOfMemory) {
     thunkyEmitOpError(op, "thunky-check-races: out of memory");
@@ -122,7 +120,7 @@ static void checkOp(Check *c, MlirOperation start, const ThunkyAccesses *region,
   c->budget -= (int64_t)(region->count * theirs.count);
   for (size_t i = 0; c->budget >= 0 && !theirs.outOfMemory && i < region->count; i++)
     for (size_t j = 0; j < theirs.count; j++) {
-      ThunkyAccess a = region->items[i], b = theirs.items[j];
+      ThunkyOpAccess a = region->items[i], b = theirs.items[j];
       if ((a.write || b.write) && thunkyBytesOverlap(a.bytes, b.bytes)) {
         report(c, start, op, a, b);
         i = region->count;
@@ -133,7 +131,7 @@ static void checkOp(Check *c, MlirOperation start, const ThunkyAccesses *region,
 }
 
 static void checkStart(Check *c, MlirOperation start) {
-  ThunkyAccesses region = {0};
+  ThunkyOpAccesses region = {0};
   thunkyCollectAccesses(start, &region);
   if (region.outOfMemory) {
     thunkyEmitOpError(start, "thunky-check-races: out of memory");
@@ -151,7 +149,7 @@ static void checkStart(Check *c, MlirOperation start) {
 
 static void run(MlirOperation root, ThunkyPassState *state) {
   thunkyPassMarkUnchanged(state);
-  Check c = {thunkyPassGetOption(state, 0), false};
+  Check c = {.budget = thunkyPassGetOption(state, 0)};
   ThunkyOpList starts = {0};
   if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPreOrder, &starts)) {
     thunkyEmitOpError(root, "thunky-check-races: out of memory");
@@ -166,6 +164,7 @@ static void run(MlirOperation root, ThunkyPassState *state) {
     c.failed = true;
   }
   thunkyOpListClear(&starts);
+  thunkyThunkNumbersClear(&c.numbers);
   if (c.failed)
     thunkyPassSignalFailure(state);
 }

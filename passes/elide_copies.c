@@ -49,7 +49,7 @@ typedef struct Step {
  * freed once the copies are past them. */
 typedef struct Entry {
   MlirOperation op; /* null: a copy that went */
-  ThunkyAccesses accesses;
+  ThunkyOpAccesses accesses;
   bool collected;
 } Entry;
 
@@ -96,10 +96,10 @@ static bool step(Entry *e, ThunkyByteRange dst, ThunkyByteRange src, Step *s) {
     thunkyCollectAccesses(e->op, &e->accesses);
     e->collected = true;
   }
-  const ThunkyAccesses *a = &e->accesses;
+  const ThunkyOpAccesses *a = &e->accesses;
   *s = (Step){0};
   for (size_t i = 0; i < a->count; ++i) {
-    ThunkyAccess x = a->items[i];
+    ThunkyOpAccess x = a->items[i];
     if (thunkyBytesOverlap(x.bytes, dst)) {
       s->readsDst |= !x.write;
       s->readsAround |= !x.write && !thunkyBytesContain(dst, x.bytes);

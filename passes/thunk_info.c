@@ -1,6 +1,7 @@
 /*===- thunk_info.c - what passes say of a thunk beyond its op ----------===*/
 #include "thunk_info.h"
 
+#include "thunky-c/Access.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Executable.h"
 #include "thunky-c/Ops.h"
@@ -9,29 +10,50 @@
 
 #include <string.h>
 
-typedef struct Find {
-  MlirOperation wanted;
-  int64_t seen, found;
-} Find;
+typedef struct Numbering {
+  ThunkyOpMap *map;
+  int64_t next;
+  bool failed;
+} Numbering;
 
-static MlirWalkResult findThunk(MlirOperation op, void *userData) {
-  Find *f = userData;
+static MlirWalkResult numberThunk(MlirOperation op, void *userData) {
+  Numbering *n = userData;
   if (!thunkyOpKindIsThunk(thunkyOpGetKind(op)))
     return MlirWalkResultAdvance;
-  if (mlirOperationEqual(op, f->wanted)) {
-    f->found = f->seen;
+  /* Stored plus one: the map's values are never NULL. */
+  if (!thunkyOpMapPut(n->map, (ThunkyOpMapKey){op.ptr, 0, 0}, (void *)(uintptr_t)(n->next + 1))) {
+    n->failed = true;
     return MlirWalkResultInterrupt;
   }
-  ++f->seen;
+  n->next++;
   return MlirWalkResultAdvance;
 }
 
-int64_t thunkyThunkNumber(MlirOperation function, MlirOperation op) {
-  if (mlirOperationIsNull(function) || !thunkyOpKindIsThunk(thunkyOpGetKind(op)))
+int64_t thunkyThunkNumberOf(ThunkyThunkNumbers *numbers, MlirOperation op) {
+  if (!thunkyOpKindIsThunk(thunkyOpGetKind(op)))
     return -1;
-  Find f = {op, 0, -1};
-  mlirOperationWalk(function, findThunk, &f, MlirWalkPreOrder);
-  return f.found;
+  MlirOperation function = mlirOperationGetParentOperation(op);
+  while (!mlirOperationIsNull(function) && !thunkyIsFunction(function))
+    function = mlirOperationGetParentOperation(function);
+  if (mlirOperationIsNull(function))
+    return -1;
+  if (!mlirOperationEqual(function, numbers->function)) {
+    thunkyOpMapClear(&numbers->map);
+    numbers->function = function;
+    Numbering n = {&numbers->map, 0, false};
+    mlirOperationWalk(function, numberThunk, &n, MlirWalkPreOrder);
+    if (n.failed) {
+      thunkyOpMapClear(&numbers->map);
+      numbers->function = (MlirOperation){NULL};
+      return -1;
+    }
+  }
+  return (int64_t)(uintptr_t)thunkyOpMapGet(&numbers->map, (ThunkyOpMapKey){op.ptr, 0, 0}) - 1;
+}
+
+void thunkyThunkNumbersClear(ThunkyThunkNumbers *numbers) {
+  thunkyOpMapClear(&numbers->map);
+  numbers->function = (MlirOperation){NULL};
 }
 
 MlirStringRef thunkyThunkAnnotation(MlirOperation op) {

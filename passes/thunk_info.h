@@ -8,12 +8,11 @@
  * (docs/runtime.md). Import's locations carry XLA's thunk id, which is not
  * that number, and the profile annotation, which is the name.
  *
- * Apart from thunky-c/Access.h, whose ThunkyAccess Executable.h also
- * declares, so that this file may use format's pure functions.
- *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_PASSES_THUNK_INFO_H
 #define THUNKY_PASSES_THUNK_INFO_H
+
+#include "op_map.h"
 
 #include "mlir-c/IR.h"
 
@@ -21,9 +20,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The number of thunk `op` among the thunks of `function`, or -1 when `op`
- * is no thunk of it. Linear in the function. */
-int64_t thunkyThunkNumber(MlirOperation function, MlirOperation op);
+/* Thunk numbers, each function's found in one walk the first time one of
+ * its ops is asked about, so that naming many ops stays linear. Zero-
+ * initialise; free with thunkyThunkNumbersClear. */
+typedef struct ThunkyThunkNumbers {
+  ThunkyOpMap map;
+  MlirOperation function; /* whose thunks the map numbers */
+} ThunkyThunkNumbers;
+
+/* The number of thunk `op` among the thunks of its function, or -1 when
+ * `op` is no thunk of a function (or memory ran out). */
+int64_t thunkyThunkNumberOf(ThunkyThunkNumbers *numbers, MlirOperation op);
+void thunkyThunkNumbersClear(ThunkyThunkNumbers *numbers);
 
 /* The profile annotation import put in `op`'s location ("thunk <xla id>
  * <annotation>"), or an empty string; borrowed from the context. */

@@ -30,18 +30,18 @@ typedef struct ThunkyByteRange {
   int64_t offset, size;
 } ThunkyByteRange;
 
-typedef struct ThunkyAccess {
+typedef struct ThunkyOpAccess {
   ThunkyByteRange bytes;
   bool write; /* else a read */
-} ThunkyAccess;
+} ThunkyOpAccess;
 
 /* A growable list the caller owns: zero-initialise it, fill it with
  * thunkyCollectAccesses, free it with thunkyAccessesClear. */
-typedef struct ThunkyAccesses {
-  ThunkyAccess *items;
+typedef struct ThunkyOpAccesses {
+  ThunkyOpAccess *items;
   size_t count, capacity;
   bool outOfMemory;
-} ThunkyAccesses;
+} ThunkyOpAccesses;
 
 /* The bytes a buffer value names. */
 MLIR_CAPI_EXPORTED ThunkyByteRange thunkyResolveBytes(MlirValue buffer);
@@ -56,10 +56,10 @@ MLIR_CAPI_EXPORTED bool thunkyBytesContain(ThunkyByteRange outer,
 
 /* Appends the accesses of `op` (and of everything nested in it). */
 MLIR_CAPI_EXPORTED void thunkyCollectAccesses(MlirOperation op,
-                                              ThunkyAccesses *out);
+                                              ThunkyOpAccesses *out);
 
 /* Frees what `accesses` holds and empties it, ready to be filled again. */
-MLIR_CAPI_EXPORTED void thunkyAccessesClear(ThunkyAccesses *accesses);
+MLIR_CAPI_EXPORTED void thunkyAccessesClear(ThunkyOpAccesses *accesses);
 
 typedef void (*ThunkyAccessVisitor)(ThunkyByteRange bytes, bool write,
                                     void *userData);
