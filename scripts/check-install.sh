@@ -54,7 +54,7 @@ CHECK-NEXT: thunky.memset32 %arg0, 7 : <64>
 CHECK-NOT: Failed to load
 CHECKS
 "$filecheck" --input-file "$work/building/output.txt" /dev/stdin <<'CHECKS' || status=1
-CHECK: thunky 0.{{[0-9]+}}.{{[0-9]+}}
+CHECK: thunky-run 0.{{[0-9]+}}.{{[0-9]+}}
 CHECK: thunk 0: memset32bit_value_thunk
 CHECK: thunks, {{[0-9]+}} allocations
 CHECK: thunk 0: memset32bit_value_thunk
