@@ -6,26 +6,42 @@
 # portable thunky-run and thunky-container need only libc, and the JAX
 # fixtures' optimized exports); it builds nothing there.
 #
+#   0. Which libcuda, libnccl and libcublasLt the machine has and thunky-run
+#      loads.
 #   1. The CUDA backend on the runtime fixtures that need no host kernels
 #      (memory ops, ids on 4 GPUs when there are 4, a gemm, an all-reduce
-#      through NCCL on one rank), eager and as CUDA graphs, bit for bit
-#      against the host backend, with thunky-run's timings.
+#      through NCCL on one rank), eager and as CUDA graphs, against the host
+#      backend: bit for bit, but the gemm within the GEMM tolerance.
 #   2. The JAX fixtures (scripts/make-jax-fixtures.py), the schema against
 #      jaxlib's (scripts/check-jax-schema.py), the container layering of
-#      each (thunky-container info); each executable on the CUDA backend,
-#      bit for bit against JAX's outputs, timed against JAX's own run.
+#      each (thunky-container info); each executable on the CUDA backend
+#      against JAX's outputs: bit for bit, or within the GEMM tolerance
+#      where XLA ran a matrix multiply (TF32 on the GPU; docs/runtime.md).
 #   3. The committed JAX fixtures (test/Translate/jax-fixtures/*/), as
 #      scripts/build-runtime.sh optimized and exported them here
 #      (build-runtime/jax-exports/, scripts/jax-exports.sh), loaded back
-#      into JAX (scripts/reload-jax-exports.py: deserialize_executable): their
-#      outputs must be the fixtures' bit for bit.
-#   4. OUT then holds at most 8 files: device-check.md (the report),
-#      jax-fixtures.tar.gz (the fixtures, under 5 MB, to commit) and
-#      logs.tar.gz (each step's output).
+#      into JAX (scripts/reload-jax-exports.py): their outputs must be the
+#      fixtures' bit for bit.
+#   4. Timing: the cases of 1 and 2 again, 100 runs each, while the budget
+#      lasts. Every case runs once first, so a slow case costs timings only.
+#
+# The device machine takes one command of at most 10 minutes and hands back
+# at most 8 files, so nothing here may hang or spill: every step runs under
+# `timeout` within a budget for the whole run (THUNKY_DEVICE_CHECK_SECONDS,
+# default 420; THUNKY_DEVICE_CHECK_STEP_SECONDS caps each step); work goes
+# to a folder outside OUT; the report OUT/device-check.md grows line by
+# line and OUT/logs.tar.gz is packed after every step, so a run killed from
+# outside still returns both; an exit trap packs OUT/jax-fixtures.tar.gz
+# (only what should be committed, under 5 MB). A failure keeps its whole
+# log, and its last lines go into the report; an output that differs is
+# reported with its largest absolute and relative error and its first
+# differing element (scripts/compare_npy.py).
 #
 # --dry-run runs every step that needs no GPU here, against the simulated
 # driver, NCCL and cuBLASLt (test/CudaSim, from build/); the steps that need
-# JAX or a GPU are reported as skipped. The test command runs it.
+# JAX or a GPU are reported as skipped. The test command runs it, and runs
+# it again with THUNKY_DEVICE_CHECK_HANG=STEP, which makes that step hang,
+# to show that the hang is cut and the report still comes back.
 set -uo pipefail
 dry=0
 if [ "${1:-}" = "--dry-run" ]; then dry=1; shift; fi
@@ -34,106 +50,176 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 run="${THUNKY_RUN:-$root/build-runtime/bin/thunky-run}"
 container="${THUNKY_CONTAINER:-$root/build-runtime/bin/thunky-container}"
 fixtures="$root/build-runtime/fixtures"
+compare="$root/scripts/compare_npy.py"
+budget="${THUNKY_DEVICE_CHECK_SECONDS:-420}"
+step_cap="${THUNKY_DEVICE_CHECK_STEP_SECONDS:-$budget}"
+reserve=15 # seconds kept back for packing what comes back
+# GEMMs: XLA runs f32 matmuls in TF32 at JAX's default precision.
+gemm_tolerance=(--rtol 1e-2 --atol 1e-2)
+mkdir -p "$out" || exit 2
 report="$out/device-check.md"
-work="$out/work"
-mkdir -p "$work"
-status=0
+work="$(mktemp -d "${TMPDIR:-/tmp}/device-check.XXXXXX")"
+logs="$work/logs"
+jax="$work/jax"
+mkdir -p "$logs"
+status=0 child="" current="setup"
+
 note() { echo "$*" | tee -a "$report"; }
-check() { # NAME COMMAND...: runs it, records pass or fail
-  local name="$1"
-  shift
-  if "$@" > "$work/$name.log" 2>&1; then note "- pass: $name"; else
-    note "- FAIL: $name (see logs.tar.gz: $name.log)"; status=1; fi
+pack_logs() {
+  tar -czf "$work/logs.tar.gz" -C "$logs" . 2>/dev/null && mv -f "$work/logs.tar.gz" "$out/"
 }
+finish() {
+  trap - EXIT TERM INT
+  if [ -f "$jax/manifest.json" ]; then
+    tar -czf "$out/jax-fixtures.tar.gz" -C "$jax" .
+    bytes="$(stat -c %s "$out/jax-fixtures.tar.gz")"
+    [ "$bytes" -lt 5000000 ] || { note "- FAIL: jax-fixtures.tar.gz is $bytes bytes (5 MB at most)"; status=1; }
+  fi
+  pack_logs
+  files="$(find "$out" -type f | wc -l)"
+  [ "$files" -le 8 ] || { note "- FAIL: $files files in $out; the device machine hands back 8"; status=1; }
+  note ""
+  note "exit status: $status, after $SECONDS s of a $budget s budget"
+  rm -rf "$work"
+  exit $status
+}
+stopped() {
+  note "- CUT: the check was stopped by SIG$1 during $current; the report ends here"
+  [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
+  status=1
+  finish
+}
+trap finish EXIT
+trap 'stopped TERM' TERM
+trap 'stopped INT' INT
+
+# step NAME SECONDS COMMAND...: runs COMMAND, its output in NAME.log, cut
+# after SECONDS or what is left of the budget; records pass, FAIL or TIMEOUT
+# and returns COMMAND's status. It runs in the background so that a signal
+# reaches the trap at once.
+step() {
+  local name="$1" limit="$2" left rc
+  shift 2
+  left=$((budget - SECONDS - reserve))
+  if [ "$left" -lt 5 ]; then
+    note "- skipped: $name (the $budget s budget is spent)"
+    status=1
+    return 1
+  fi
+  [ "$limit" -gt "$step_cap" ] && limit=$step_cap
+  [ "$limit" -gt "$left" ] && limit=$left
+  [ "${THUNKY_DEVICE_CHECK_HANG:-}" = "$name" ] && set -- sleep 100000
+  current=$name
+  timeout -k 5 "$limit" "$@" > "$logs/$name.log" 2>&1 &
+  child=$!
+  wait "$child"
+  rc=$?
+  child=""
+  case $rc in
+    0) note "- pass: $name" ;;
+    124 | 137) note "- TIMEOUT: $name, cut after $limit s (logs.tar.gz: $name.log)"; status=1 ;;
+    *) note "- FAIL: $name, exit $rc (logs.tar.gz: $name.log): $(tail -n 3 "$logs/$name.log" |
+         tr '\n' ' ' | cut -c1-400)"; status=1 ;;
+  esac
+  pack_logs
+  return $rc
+}
+# quote NAME: the step's log in the report, as a code block.
+quote() { note '```'; sed -n 1,40p "$logs/$1.log" | tee -a "$report"; note '```'; }
+# timing NAME: the summary line --repeat printed.
+timing() { grep -h -m1 "runs on\|runs:" "$logs/$1.log" 2>/dev/null | head -1; }
 
 : > "$report"
 note "# Device check$([ $dry = 1 ] && echo ' (dry run, on the simulated driver)'), $(date -u +%Y-%m-%dT%H:%MZ)"
 note ""
 if [ $dry = 1 ]; then
   sim="$root/build/lib/cuda-sim"
-  [ -f "$sim/libcuda.so.1" ] || { note "no simulated driver at $sim (run scripts/build.sh)"; exit 1; }
+  [ -f "$sim/libcuda.so.1" ] || { note "no simulated driver at $sim (run scripts/build.sh)"; status=2; exit; }
   export LD_LIBRARY_PATH="$sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" THUNKY_CUDA_SIM_CHECK_LEAKS=1
   gpus="${THUNKY_CUDA_SIM_DEVICES:-4}"
   note "simulated: $gpus devices (test/CudaSim)"
 else
-  note '```'
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee -a "$report"
-  note '```'
+  step gpu 30 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv && quote gpu
   gpus="$(nvidia-smi -L 2>/dev/null | wc -l)"
 fi
-[ -x "$run" ] || { note "no thunky-run at $run (carry build-runtime/)"; exit 1; }
+[ -x "$run" ] || { note "no thunky-run at $run (carry build-runtime/)"; status=2; exit; }
+
+note ""
+note "## Libraries"
+step libraries 30 bash -c '
+  echo "thunky-run: $("$1" --version 2>&1 | tr "\n" " ")"
+  echo "loader cache:"; ldconfig -p 2>/dev/null | grep -E "lib(cuda|nccl|cublasLt)\.so" | sed "s/^/  /"
+  echo "LD_LIBRARY_PATH: ${LD_LIBRARY_PATH:-(unset)}"
+  echo "python environment (nvidia/*/lib):"
+  python3 -c "import site, sys; print(\"\n\".join(site.getsitepackages() + [sys.prefix]))" 2>/dev/null |
+    while read -r d; do ls -d "$d"/nvidia/*/lib/lib{nccl,cublasLt}.so* 2>/dev/null; done | sed "s/^/  /"
+' libraries "$run" && quote libraries
 
 note ""
 note "## CUDA backend against the host backend"
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/in.npy" f32 4 1 2 3 4
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/a.npy" f32 2,3 1 2 3 4 5 6
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/b.npy" f32 3,2 7 8 9 10 11 12
+cases=()
+declare -A case_args case_world case_tolerance
 for fixture in memops ids gemm all-reduce-one-rank; do
-  args=() ranks=1 partitions=1 graph=1
+  args=() world=(--ranks 1 --partitions 1) tolerance=() same=bit-for-bit
   case "$fixture" in
     memops | all-reduce-one-rank) args=("$work/in.npy") ;;
-    gemm) args=("$work/a.npy" "$work/b.npy") ;;
-    ids) [ "$gpus" -ge 4 ] && ranks=4 partitions=2 ;;
+    gemm) args=("$work/a.npy" "$work/b.npy") tolerance=("${gemm_tolerance[@]}")
+      same=within-gemm-tolerance ;;
+    ids) [ "$gpus" -ge 4 ] && world=(--ranks 4 --partitions 2) ;;
   esac
   # Encoded by build-runtime.sh: the GPU machine may have no protoc.
   exe="$fixtures/$fixture.pb"
   export THUNKY_CUDA_SIM_EXECUTABLE="$exe"
   mkdir -p "$work/$fixture.host" "$work/$fixture.cuda" "$work/$fixture.graph"
-  check "$fixture-host" "$run" --ranks "$ranks" --partitions "$partitions" "$exe" "${args[@]}" \
-    -o "$work/$fixture.host"
-  check "$fixture-cuda" "$run" --backend cuda --ranks "$ranks" --partitions "$partitions" \
-    --repeat 100 "$exe" "${args[@]}" -o "$work/$fixture.cuda"
-  check "$fixture-cuda-same" diff -r "$work/$fixture.host" "$work/$fixture.cuda"
-  check "$fixture-graph" "$run" --backend cuda --cuda-graph --ranks "$ranks" \
-    --partitions "$partitions" --repeat 100 "$exe" "${args[@]}" -o "$work/$fixture.graph"
-  check "$fixture-graph-same" diff -r "$work/$fixture.host" "$work/$fixture.graph"
-  timing="$(grep -h -m1 "runs on" "$work/$fixture-cuda.log" "$work/$fixture-graph.log" \
-    2>/dev/null | tr '\n' ';')"
-  [ -n "$timing" ] && note "  - $fixture timings (eager; graph): $timing"
+  step "$fixture-host" 60 "$run" "${world[@]}" "$exe" "${args[@]}" -o "$work/$fixture.host"
+  for mode in cuda graph; do
+    flags=(--backend cuda --max-iterations 100000 "${world[@]}")
+    [ $mode = graph ] && flags+=(--cuda-graph)
+    step "$fixture-$mode" 60 "$run" "${flags[@]}" "$exe" "${args[@]}" -o "$work/$fixture.$mode" &&
+      step "$fixture-$mode-$same" 60 python3 "$compare" "${tolerance[@]}" \
+        "$work/$fixture.host" "$work/$fixture.$mode"
+    cases+=("$fixture-$mode")
+    case_args["$fixture-$mode"]="$(printf '%q ' "${flags[@]}" "$exe" "${args[@]}")"
+  done
 done
 
 note ""
 note "## JAX fixtures: thunky-run --backend cuda against JAX"
-jax="$out/jax"
 if [ $dry = 1 ]; then
   note "- skipped: making the JAX fixtures needs JAX on a GPU"
 else
-  check jax-fixtures python3 "$root/scripts/make-jax-fixtures.py" --out "$jax"
-  check jax-schema python3 "$root/scripts/check-jax-schema.py" --out "$jax"
+  step jax-fixtures 240 python3 "$root/scripts/make-jax-fixtures.py" --out "$jax"
+  step jax-schema 60 python3 "$root/scripts/check-jax-schema.py" --out "$jax"
 fi
 if [ -f "$jax/manifest.json" ]; then
-  for exe in "$jax"/*.exe; do
-    note "  - $(basename "$exe"): $("$container" info "$exe" 2>&1 | head -1)"
-  done
-  python3 - "$jax" "$run" "$report" <<'PYTHON' || status=1
-import json, os, subprocess, sys
-import numpy as np
-folder, run, report = sys.argv[1:]
-manifest = json.load(open(folder + "/manifest.json"))
-lines, failed = [], False
-for p in manifest.get("programs", []):
-    name = p["name"]
-    exe = "%s/%s" % (folder, p["executable"]["file"])
-    inputs = ["%s/%s" % (folder, f["file"]) for f in p.get("inputs", [])]
-    outdir = "%s/%s.thunky" % (folder, name)
-    os.makedirs(outdir, exist_ok=True)
-    os.environ["THUNKY_CUDA_SIM_EXECUTABLE"] = exe
-    done = subprocess.run([run, "--backend", "cuda", exe] + inputs + ["-o", outdir, "--repeat", "100"],
-                          capture_output=True, text=True)
-    if done.returncode:
-        lines.append("- FAIL %s: %s" % (name, done.stderr.strip()[:300])); failed = True; continue
-    same = all(np.array_equal(np.load("%s/%s" % (folder, f["file"])),
-                              np.load("%s/out%d.npy" % (outdir, i)))
-               for i, f in enumerate(p.get("outputs", [])))
-    timing = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "?"
-    lines.append("- %s %s: %s; thunky-run %s; JAX %s" % (
-        "pass" if same else "FAIL", name, "outputs bit-identical" if same else "outputs differ",
-        timing, p.get("jax_time", "?")))
-    failed |= not same
-open(report, "a").write("\n".join(lines) + "\n")
-print("\n".join(lines))
-sys.exit(1 if failed else 0)
+  # One line per program: name, executable, gemm (0/1), outputs, inputs...
+  python3 - "$jax/manifest.json" > "$work/programs.tsv" <<'PYTHON'
+import json, sys
+for p in json.load(open(sys.argv[1])).get("programs", []):
+    print("\t".join([p["name"], p["executable"]["file"], "1" if p.get("gemm") else "0",
+                     str(len(p.get("outputs", [])))] + [f["file"] for f in p.get("inputs", [])]))
 PYTHON
+  while IFS=$'\t' read -r name exe gemm outputs inputs; do
+    read -r -a inputs <<< "$inputs"
+    note "  - $name: $("$container" info "$jax/$exe" 2>&1 | head -1)"
+    export THUNKY_CUDA_SIM_EXECUTABLE="$jax/$exe"
+    want="$work/$name.jax" got="$work/$name.thunky"
+    mkdir -p "$want" "$got"
+    for ((k = 0; k < outputs; k++)); do cp "$jax/$name.out$k.npy" "$want/out$k.npy"; done
+    flags=(--backend cuda --max-iterations 100000)
+    step "$name-cuda" 60 "$run" "${flags[@]}" "$jax/$exe" "${inputs[@]/#/$jax/}" -o "$got" || continue
+    if [ "$gemm" = 1 ]; then
+      step "$name-vs-jax-within-gemm-tolerance" 60 python3 "$compare" "${gemm_tolerance[@]}" "$want" "$got"
+    else
+      step "$name-vs-jax-bit-for-bit" 60 python3 "$compare" "$want" "$got"
+    fi
+    cases+=("$name-cuda")
+    case_args["$name-cuda"]="$(printf '%q ' "${flags[@]}" "$jax/$exe" "${inputs[@]/#/$jax/}")"
+    note "    JAX's own time: $(python3 -c 'import json,sys; print(next(p.get("jax_time") for p in json.load(open(sys.argv[1]))["programs"] if p["name"] == sys.argv[2]))' "$jax/manifest.json" "$name")"
+  done < "$work/programs.tsv"
 fi
 
 note ""
@@ -151,26 +237,16 @@ for set in "${sets[@]}"; do
   elif [ $dry = 1 ]; then
     note "- skipped: loading $(ls "$exports" | wc -l) optimized exports of $(basename "$set") into JAX needs JAX on a GPU"
   else
-    python3 "$root/scripts/reload-jax-exports.py" --fixtures "$set" --exports "$exports" \
-      --report "$report" > "$work/reload-$(basename "$set").log" 2>&1 || {
-      note "- FAIL: reloading $(basename "$set") (see logs.tar.gz: reload-$(basename "$set").log)"
-      status=1
-    }
+    step "reload-$(basename "$set")" 120 python3 "$root/scripts/reload-jax-exports.py" \
+      --fixtures "$set" --exports "$exports" --report "$report"
   fi
 done
 
-# What comes back: at most 8 files.
-if [ -d "$jax" ]; then
-  tar -czf "$out/jax-fixtures.tar.gz" -C "$jax" . && rm -rf "$jax"
-  bytes="$(stat -c %s "$out/jax-fixtures.tar.gz")"
-  [ "$bytes" -lt 5000000 ] || { note "- FAIL: jax-fixtures.tar.gz is $bytes bytes (5 MB at most)"; status=1; }
-fi
 note ""
-note "exit status: $status"
-tar -czf "$out/logs.tar.gz" -C "$work" . && rm -rf "$work"
-files="$(find "$out" -type f | wc -l)"
-if [ "$files" -gt 8 ]; then
-  echo "device-check: $files files in $out; the device machine hands back 8" >&2
-  status=1
-fi
-exit $status
+note "## Timings (100 runs each, while the budget lasts)"
+for c in "${cases[@]}"; do
+  [ $((budget - SECONDS - reserve)) -ge 30 ] || { note "- skipped: the remaining timings (budget)"; break; }
+  eval "flags=(${case_args[$c]})"
+  step "$c-timing" 60 "$run" --repeat 100 "${flags[@]}" && note "    $(timing "$c-timing")"
+done
+exit

@@ -25,7 +25,8 @@ repository root):
   NAME.outK.npy   JAX's K-th result for those inputs
   manifest.json   versions, device, per program: source, files with dtype,
                   shape and sha256, compiled HLO text size, entry layout,
-                  collectives left in the HLO, and JAX's own execution time
+                  collectives left in the HLO, whether a matrix multiply is
+                  (gemm: compared within a tolerance), and JAX's own execution time
                   (median wall time of a call after warm-up), which a later
                   runtime benchmark compares against.
 The whole output directory must stay under --max-bytes (5 MB).
@@ -203,6 +204,13 @@ def collectives_in(hlo_text):
                   if re.search(r"\b%s(-start)?\(" % op, hlo_text))
 
 
+def has_gemm(hlo_text):
+    """Whether XLA kept a matrix multiply (a cuBLAS call or a dot in a
+    fusion): on the GPU it runs in TF32 at JAX's default precision, so
+    scripts/device-check.sh compares such a program within a tolerance."""
+    return bool(re.search(r"__cublas|\bdot\(", hlo_text))
+
+
 def time_execution(jax, compiled, device_args, warmup, runs):
     """JAX's own wall time per call, dispatch included, in microseconds."""
     for _ in range(warmup):
@@ -264,6 +272,7 @@ def make_fixture(jax, np, program, seed, out_dir, warmup, runs):
         "hlo_text_size": len(hlo_text),
         "entry_computation_layout": layout,
         "hlo_collectives": collectives_in(hlo_text),
+        "gemm": has_gemm(hlo_text),
         "jax_time": time_execution(jax, compiled, device_args, warmup, runs),
     }
     if layout and parameter_count(layout) != len(inputs):

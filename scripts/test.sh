@@ -59,6 +59,25 @@ else
   status=1
 fi
 rm -rf "$dry"
+# Made to hang, a step is cut at its deadline and the rest still runs; killed
+# from outside, the check still leaves its report and logs.
+hang="$(mktemp -d)" killed="$(mktemp -d)"
+THUNKY_DEVICE_CHECK_HANG=gemm-cuda THUNKY_DEVICE_CHECK_STEP_SECONDS=5 \
+  "$root/scripts/device-check.sh" --dry-run "$hang" > /dev/null
+THUNKY_DEVICE_CHECK_HANG=libraries timeout -s TERM 5 \
+  "$root/scripts/device-check.sh" --dry-run "$killed" > /dev/null
+if grep -q '^- TIMEOUT: gemm-cuda, cut after 5 s' "$hang/device-check.md" &&
+    grep -q '^- pass: all-reduce-one-rank-graph-bit-for-bit' "$hang/device-check.md" &&
+    grep -q '^exit status: 1' "$hang/device-check.md" && [ -f "$hang/logs.tar.gz" ] &&
+    [ "$(find "$hang" -type f | wc -l)" -le 8 ] &&
+    grep -q '^- CUT: the check was stopped by SIGTERM during libraries' "$killed/device-check.md" &&
+    [ -f "$killed/logs.tar.gz" ]; then
+  echo "device-check --dry-run: a hanging step is cut, a killed check leaves its report"
+else
+  cat "$hang/device-check.md" "$killed/device-check.md" >&2
+  status=1
+fi
+rm -rf "$hang" "$killed"
 
 # format/ and runtime/ on their own: built without MLIR, their C tests run.
 runtime_build="${THUNKY_RUNTIME_BUILD_DIR:-$root/build-runtime}"
