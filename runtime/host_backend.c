@@ -31,6 +31,8 @@ typedef struct {
   uint8_t *block;      /* where they live */
   void **pointers;     /* per plan slice: where it is (NULL when empty) */
   uint64_t *sizes;     /* per plan slice: its size; kernels get ranges of both */
+  void **params;       /* per plan param: its argument's memory, or its constant */
+  uint64_t *paramSizes; /* per plan param: the argument's size, or the constant's */
   ThunkyError why;     /* what a kernel or custom call said went wrong */
   bool *inFlight;      /* per async slot */
   /* asyncAtDone: the async starts whose regions have not run, in start
@@ -56,6 +58,7 @@ static void destroy(void *opaque) {
   for (uint32_t r = 0; s->ranks && r < s->config.ranks; r++) {
     free(s->ranks[r].block), free(s->ranks[r].memory);
     free(s->ranks[r].pointers), free(s->ranks[r].sizes), free(s->ranks[r].inFlight);
+    free(s->ranks[r].params), free(s->ranks[r].paramSizes);
     free(s->ranks[r].pending), free(s->ranks[r].ranEarly);
   }
   free(s->ranks), free(s->kernels), free(s->calls);
@@ -78,6 +81,20 @@ static bool rankBytes(const ThunkyPlan *p, uint64_t *total, ThunkyError *error) 
   return true;
 }
 
+/* On a GPU, XLA fills the module's global named after a constant
+ * (cuda_backend.c: bindConstants); a host kernel that reads that global
+ * directly, registered with thunkyRegistryAddHostGlobal, sees it filled
+ * the same way. */
+static void fillGlobal(const HostState *s, const ThunkyPlanAllocation *al) {
+  void *data;
+  size_t size;
+  if (al->isConstant && al->symbol.size && al->constant.size && s->config.registry &&
+      thunkyRegistryGetHostGlobal(s->config.registry, (const char *)al->symbol.data, &data,
+                                  &size) &&
+      size >= al->constant.size)
+    memcpy(data, al->constant.data, al->constant.size);
+}
+
 static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   const ThunkyPlan *p = s->plan;
   uint64_t total;
@@ -87,11 +104,13 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   r->memory = calloc(p->numAllocations + 1, sizeof *r->memory);
   r->pointers = calloc(p->numSlices + 1, sizeof *r->pointers);
   r->sizes = calloc(p->numSlices + 1, sizeof *r->sizes);
+  r->params = calloc(p->numParams + 1, sizeof *r->params);
+  r->paramSizes = calloc(p->numParams + 1, sizeof *r->paramSizes);
   r->inFlight = calloc(p->numAsyncSlots + 1, sizeof *r->inFlight);
   r->pending = calloc(p->numAsyncSlots + 1, sizeof *r->pending);
   r->ranEarly = calloc(p->numAsyncSlots + 1, sizeof *r->ranEarly);
-  if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->inFlight || !r->pending ||
-      !r->ranEarly)
+  if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->params || !r->paramSizes ||
+      !r->inFlight || !r->pending || !r->ranEarly)
     return thunkyErrorf(error, "host: out of memory for %llu bytes of allocations",
                         (unsigned long long)total);
   memset(r->block, 0, (size_t)total);
@@ -103,12 +122,21 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
       memset(r->memory[a], s->config.scratchByte, (size_t)al->size);
     if (p->allocations[a].constant.size)
       memcpy(r->memory[a], p->allocations[a].constant.data, p->allocations[a].constant.size);
+    fillGlobal(s, al);
     at += (p->allocations[a].size + 63) & ~(uint64_t)63;
   }
   for (uint32_t i = 0; i < p->numSlices; i++) {
     ThunkyPlanSlice slice = p->slices[i];
     r->pointers[i] = slice.size ? r->memory[slice.allocation] + slice.offset : NULL;
     r->sizes[i] = slice.size;
+  }
+  /* A packed kernel's stand-in sees its parameters as a GPU kernel would:
+   * a relocation as its argument's memory, constant bytes as themselves. */
+  for (uint32_t i = 0; i < p->numParams; i++) {
+    const ThunkyPlanParam *param = &p->params[i];
+    bool relocation = param->slice != UINT32_MAX;
+    r->params[i] = relocation ? r->pointers[param->slice] : (void *)(uintptr_t)param->bytes.data;
+    r->paramSizes[i] = relocation ? r->sizes[param->slice] : param->bytes.size;
   }
   return true;
 }
@@ -257,9 +285,12 @@ static bool runKernel(Rank *r, const ThunkyCommand *c) {
   const ThunkyRegistryEntry *e = r->state->kernels[c->kernel.kernel];
   if (!e)
     return fingerprint(r, c);
-  uint32_t first = c->kernel.args.first;
-  ThunkyKernelCall call = {.name = e->name, .args = r->pointers + first,
-                           .argSizes = r->sizes + first, .numArgs = c->kernel.args.count,
+  const ThunkyPlanKernel *k = &r->state->plan->kernels[c->kernel.kernel];
+  uint32_t first = k->packed ? k->params.first : c->kernel.args.first;
+  ThunkyKernelCall call = {.name = e->name,
+                           .args = (k->packed ? r->params : r->pointers) + first,
+                           .argSizes = (k->packed ? r->paramSizes : r->sizes) + first,
+                           .numArgs = k->packed ? k->params.count : c->kernel.args.count,
                            .grid = {c->kernel.grid[0], c->kernel.grid[1], c->kernel.grid[2]},
                            .block = {c->kernel.block[0], c->kernel.block[1], c->kernel.block[2]},
                            .rank = r->rank, .ranks = r->state->config.ranks};

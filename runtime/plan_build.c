@@ -32,7 +32,8 @@ static bool readAllocations(Builder *b) {
   for (uint32_t i = 0; i < m->numConstants; i++) {
     const ThunkyExecutableConstant *c = &m->constants[i];
     ThunkyPlanAllocation *a = &p->allocations[c->allocation];
-    if (!thunkyPlanKeepBytes(b, c->bytes.data, c->bytes.size, &a->constant))
+    if (!thunkyPlanKeepBytes(b, c->bytes.data, c->bytes.size, &a->constant) ||
+        !thunkyPlanKeepString(b, c->proto->symbol_name, &a->symbol))
       return false;
     a->isConstant = true;
   }
@@ -116,6 +117,7 @@ bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits,
     b.groups = VEC(groups, numGroups);
     b.ids = VEC(ids, numIds);
     b.kernels = VEC(kernels, numKernels);
+    b.params = VEC(params, numParams);
     b.binaries = VEC(binaries, numBinaries);
     b.customCalls = VEC(customCalls, numCustomCalls);
     b.gemms = VEC(gemms, numGemms);
@@ -127,6 +129,7 @@ bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits,
     b.currentThunk = UINT32_MAX;
     ok = ok && readAllocations(&b) && readArrays(&b) &&
          thunkyPlanBuildList(&b, model->proto->n_thunks, model->proto->thunks, NULL);
+    plan->moduleBinary = b.moduleBinary;
     /* The owned byte copies move to the plan's storage, NULL-terminated. */
     void **owned = b.numOwned + 1 <= b.ownedCapacity
                        ? b.owned
@@ -159,7 +162,7 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan->allocations), free(plan->parameters), free(plan->outputs);
   free(plan->commands), free(plan->lists), free(plan->slices), free(plan->collectives);
   free(plan->collectiveBuffers), free(plan->groups), free(plan->ids), free(plan->kernels);
-  free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
+  free(plan->params), free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
   free(plan->accesses);
   free(plan);
 }

@@ -40,7 +40,7 @@ typedef struct {
   const ThunkyExecutable *model; /* checked: every slice lies in its allocation */
   const Executable *exe;
   ThunkyError *error;
-  Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels,
+  Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels, params,
       binaries, customCalls, gemms, thunks, accesses;
   void **owned; /* copies of bytes the plan keeps */
   size_t numOwned, ownedCapacity;

@@ -32,29 +32,125 @@ static bool binaryIndex(Builder *b, const void *data, size_t size, bool isPtx, u
   return thunkyPlanKeepBytes(b, data, size, &bin->bytes);
 }
 
-/* `binary` is an index into plan->binaries (UINT32_MAX: none). */
-static bool addKernel(Builder *b, CommandVec *v, const char *name, uint32_t binary,
-                      ThunkyRange args, const StreamExecutor__Dim3DProto *grid,
-                      const StreamExecutor__Dim3DProto *block, int64_t sharedBytes) {
-  ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_KERNEL);
-  if (!c)
-    return false;
-  if (!name || !*name)
-    return fail(b, "kernel without a name");
-  if (sharedBytes < 0 || sharedBytes > UINT32_MAX)
-    return fail(b, "kernel asks for %" PRId64 " bytes of shared memory", sharedBytes);
-  ThunkyPlanKernel *k = thunkyPlanPush(&b->kernels);
-  if (!k)
-    return thunkyErrorf(b->error, "out of memory");
-  c->kernel.kernel = b->plan->numKernels - 1;
-  c->kernel.args = args;
-  for (int i = 0; i < 3; i++)
-    c->kernel.grid[i] = dim(grid, i), c->kernel.block[i] = dim(block, i);
-  c->kernel.sharedBytes = (uint32_t)sharedBytes;
-  k->binary = binary;
-  return thunkyPlanKeepString(b, name, &k->name);
+/* What the two kernel thunks share: everything a launch needs. */
+typedef struct Launch {
+  const char *name;
+  uint32_t binary; /* plan->binaries; UINT32_MAX: none */
+  ThunkyRange args;
+  const StreamExecutor__Dim3DProto *grid, *block, *cluster;
+  int64_t sharedBytes;
+  size_t numZeroed;
+  const int64_t *zeroed;
+  const StreamExecutor__Gpu__TmaMetadataProto *tma;
+  const StreamExecutor__KernelLoaderSpecProto *spec; /* a custom kernel's, or NULL */
+} Launch;
+
+/* XLA zeroes these arguments on the kernel's stream before every launch
+ * (kernel_thunk.cc, custom_kernel_thunk.cc: ExecuteOnStream), so a kernel
+ * may accumulate into them. */
+static bool zeroOutputs(Builder *b, CommandVec *v, const Launch *l) {
+  for (size_t i = 0; i < l->numZeroed; i++) {
+    int64_t index = l->zeroed[i];
+    if (index < 0 || index >= l->args.count)
+      return fail(b, "zeroed output buffer index %" PRId64 " is out of range: %u arguments",
+                  index, l->args.count);
+    ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_MEMZERO);
+    if (!c)
+      return false;
+    c->memzero.dst = b->plan->slices[l->args.first + (uint32_t)index];
+  }
+  return true;
 }
 
+/* One parameter of a packing spec, as XLA's KernelArgPackingSpec::FromProto
+ * and BuildArgument read it (stream_executor/kernel_args_packing_spec.cc):
+ * constant bytes, or exactly one relocation, the argument's address. */
+static bool packParam(Builder *b, const StreamExecutor__KernelArgPackingSpecProto *in, size_t i,
+                      ThunkyRange args) {
+  ThunkyPlanParam *p = thunkyPlanPush(&b->params);
+  if (!p)
+    return thunkyErrorf(b->error, "out of memory");
+  p->slice = UINT32_MAX;
+  size_t bytes = in && in->has_data ? in->data.len : 0;
+  size_t relocations = in ? in->n_relocations : 0;
+  if (relocations > 1 || (relocations && bytes) || (!relocations && !bytes))
+    return fail(b, "kernel parameter %zu of the packing spec has %zu relocations and %zu "
+                   "constant bytes; XLA takes one relocation or some bytes", i, relocations,
+                bytes);
+  if (bytes)
+    return thunkyPlanKeepBytes(b, in->data.data, bytes, &p->bytes);
+  const StreamExecutor__KernelArgPackingRelocationProto *r = in->relocations[0];
+  int kind = r ? (int)r->kind : 0;
+  int32_t index = r ? r->argument_index : -1;
+  if (kind != STREAM_EXECUTOR__KERNEL_ARG_PACKING_RELOCATION_PROTO__KIND__KIND_BITS64_ABSOLUTE)
+    return fail(b, "kernel parameter %zu of the packing spec has relocation kind %d; only "
+                   "KIND_BITS64_ABSOLUTE is known", i, kind);
+  if (index < 0 || (uint32_t)index >= args.count)
+    return fail(b, "kernel parameter %zu of the packing spec relocates argument %d of %u", i,
+                index, args.count);
+  p->slice = args.first + (uint32_t)index;
+  return true;
+}
+
+/* A custom kernel's parameters: the packing spec's, else one pointer per
+ * argument; either way as many as the spec's arity says the kernel takes,
+ * which XLA checks (cuda_kernel.cc: CudaKernel::Launch). */
+static bool packParams(Builder *b, const Launch *l, ThunkyPlanKernel *k) {
+  const StreamExecutor__KernelLoaderSpecProto *spec = l->spec;
+  const StreamExecutor__KernelArgsPackingSpecProto *packing =
+      spec ? spec->kernel_args_packing_spec : NULL;
+  size_t count = packing ? packing->n_kernel_arguments : l->args.count;
+  if (spec && spec->has_arity && spec->arity > 0 && (size_t)spec->arity != count)
+    return fail(b, "the custom kernel takes %d parameters and is given %zu%s", spec->arity,
+                count, packing ? " by its packing spec" : " arguments");
+  if (!packing)
+    return true;
+  if (count > UINT32_MAX - *b->params.count)
+    return fail(b, "too many kernel parameters");
+  k->packed = true;
+  k->params = (ThunkyRange){*b->params.count, (uint32_t)count};
+  for (size_t i = 0; i < count; i++)
+    if (!packParam(b, packing->kernel_arguments[i], i, l->args))
+      return false;
+  return true;
+}
+
+static bool addKernel(Builder *b, CommandVec *v, const Launch *l) {
+  if (!l->name || !*l->name)
+    return fail(b, "kernel without a name");
+  if (l->sharedBytes < 0 || l->sharedBytes > UINT32_MAX)
+    return fail(b, "kernel asks for %" PRId64 " bytes of shared memory", l->sharedBytes);
+  /* XLA turns TMA descriptors into 128-byte CUtensorMaps passed by value;
+   * thunky has no cuTensorMapEncodeTiled. */
+  if (l->tma && l->tma->n_arg_index_to_tma_info)
+    return fail(b, "TMA descriptors (tma_metadata) are not supported; XLA makes them only "
+                   "with --xla_gpu_experimental_enable_triton_tma, off by default");
+  if (!zeroOutputs(b, v, l))
+    return false;
+  ThunkyPlanKernel kernel = {.binary = l->binary};
+  for (int i = 0; i < 3; i++)
+    kernel.cluster[i] = dim(l->cluster, i);
+  if (!packParams(b, l, &kernel) || !thunkyPlanKeepString(b, l->name, &kernel.name))
+    return false;
+  ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_KERNEL);
+  ThunkyPlanKernel *k = c ? thunkyPlanPush(&b->kernels) : NULL;
+  if (!k)
+    return c ? thunkyErrorf(b->error, "out of memory") : false;
+  *k = kernel;
+  c->kernel.kernel = b->plan->numKernels - 1;
+  c->kernel.args = l->args;
+  for (int i = 0; i < 3; i++)
+    c->kernel.grid[i] = dim(l->grid, i), c->kernel.block[i] = dim(l->block, i);
+  c->kernel.sharedBytes = (uint32_t)l->sharedBytes;
+  return true;
+}
+
+static const StreamExecutor__Dim3DProto *clusterOf(const StreamExecutor__ClusterDimProto *c) {
+  return c ? c->coordinates : NULL;
+}
+
+/* use_pdl is not read: it only lets a launch overlap the previous kernel's
+ * tail, and without it griddepcontrol waits are no-ops (docs/runtime.md). */
 bool thunkyPlanKernelThunk(Builder *b, CommandVec *v, const Xla__Gpu__KernelThunkProto *k) {
   ThunkyRange args;
   const Executable *exe = b->exe;
@@ -69,12 +165,19 @@ bool thunkyPlanKernelThunk(Builder *b, CommandVec *v, const Xla__Gpu__KernelThun
     if (size && !binaryIndex(b, binary, size, !hasCubin, &b->moduleBinary))
       return false;
   }
-  const Xla__Gpu__LaunchDimensionsProto *l = k->launch_dimensions;
-  return addKernel(b, v, k->kernel_name, b->moduleBinary, args,
-                   l && l->block_counts ? l->block_counts->coordinates : NULL,
-                   l && l->thread_counts_per_block ? l->thread_counts_per_block->coordinates
-                                                   : NULL,
-                   k->shmem_bytes);
+  const Xla__Gpu__LaunchDimensionsProto *d = k->launch_dimensions;
+  Launch l = {
+      .name = k->kernel_name,
+      .binary = b->moduleBinary,
+      .args = args,
+      .grid = d && d->block_counts ? d->block_counts->coordinates : NULL,
+      .block = d && d->thread_counts_per_block ? d->thread_counts_per_block->coordinates : NULL,
+      .cluster = clusterOf(k->cluster_dim),
+      .sharedBytes = k->shmem_bytes,
+      .numZeroed = k->n_zeroed_output_buffer_indices,
+      .zeroed = k->zeroed_output_buffer_indices,
+      .tma = k->tma_metadata};
+  return addKernel(b, v, &l);
 }
 
 bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
@@ -100,14 +203,22 @@ bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
   else if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
            spec->ptx && spec->ptx->data)
     binary = spec->ptx->data, size = strlen(spec->ptx->data), isPtx = true;
-  const char *name = spec && spec->kernel_name && *spec->kernel_name ? spec->kernel_name : ck->name;
   uint32_t index = UINT32_MAX;
   if (size && !binaryIndex(b, binary, size, isPtx, &index))
     return false;
-  return addKernel(b, v, name, index, args,
-                   ck->block_dims ? ck->block_dims->coordinates : NULL,
-                   ck->thread_dims ? ck->thread_dims->coordinates : NULL,
-                   ck->shared_memory_bytes);
+  Launch l = {
+      .name = spec && spec->kernel_name && *spec->kernel_name ? spec->kernel_name : ck->name,
+      .binary = index,
+      .args = args,
+      .grid = ck->block_dims ? ck->block_dims->coordinates : NULL,
+      .block = ck->thread_dims ? ck->thread_dims->coordinates : NULL,
+      .cluster = clusterOf(ck->cluster_dim),
+      .sharedBytes = ck->shared_memory_bytes,
+      .numZeroed = k->n_zeroed_output_buffer_indices,
+      .zeroed = k->zeroed_output_buffer_indices,
+      .tma = k->tma_metadata,
+      .spec = spec};
+  return addKernel(b, v, &l);
 }
 
 static bool nullableRange(Builder *b, size_t n, Xla__NullableShapedSliceProto *const *in,

@@ -1,4 +1,4 @@
-/*===- registry.c - kernels and custom calls by name ----------------------===*
+/*===- registry.c - kernels, custom calls and globals by name --------------===*
  *
  * Entries in registration order, and a hash table over them: backends look
  * every kernel name up once when they are created, and an executable can
@@ -109,6 +109,22 @@ bool thunkyRegistryAddHostKernel(ThunkyRegistry *r, const char *name, ThunkyHost
   ThunkyRegistryEntry *e = add(r, "host", name, true);
   if (e)
     e->kernel = fn, e->userData = userData;
+  return e != NULL;
+}
+
+bool thunkyRegistryAddHostGlobal(ThunkyRegistry *r, const char *name, void *data, size_t size) {
+  ThunkyRegistryEntry *e = add(r, "global", name, false);
+  if (e)
+    e->globalSize = size, e->userData = data;
+  return e != NULL;
+}
+
+bool thunkyRegistryGetHostGlobal(const ThunkyRegistry *r, const char *name, void **data,
+                                 size_t *size) {
+  const ThunkyRegistryEntry *e =
+      thunkyRegistryFind(r, "global", false, (ThunkyBytes){(const uint8_t *)name, strlen(name)});
+  if (e)
+    *data = e->userData, *size = e->globalSize;
   return e != NULL;
 }
 

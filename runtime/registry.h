@@ -6,13 +6,14 @@
 
 typedef struct ThunkyRegistryEntry {
   char *name;
-  char backend[8]; /* "host" or "cuda"; "host" for kernels */
+  char backend[8]; /* "host" or "cuda"; "host" for kernels; "global" for globals */
   bool isKernel;
   union {
     ThunkyHostKernelFn kernel;
     ThunkyCustomCallFn customCall;
+    size_t globalSize;
   };
-  void *userData;
+  void *userData; /* a global's bytes */
 } ThunkyRegistryEntry;
 
 /* The entry for kernel or custom call `name` of `backend`, or NULL. Done

@@ -66,7 +66,9 @@ typedef struct ThunkyCommand {
     struct { ThunkyPlanSlice src, dst; uint8_t direction; } copy;
     struct {
       uint32_t kernel;  /* plan->kernels */
-      ThunkyRange args; /* plan->slices, in the kernel's parameter order */
+      ThunkyRange args; /* plan->slices: the thunk's arguments, which XLA passes in
+                           this order, one device pointer each, unless the
+                           kernel packs its parameters (ThunkyPlanKernel) */
       uint32_t grid[3], block[3], sharedBytes;
     } kernel;
     struct {
@@ -130,10 +132,23 @@ typedef struct ThunkyCollective {
   int64_t root;        /* broadcast: the source rank within the group (0) */
 } ThunkyCollective;
 
-/* A kernel: a name, and the module binary (cubin or PTX) that holds it. */
+/* One parameter of a kernel whose custom kernel spec packs its arguments
+ * (stream_executor's KernelArgsPackingSpecProto): either constant bytes
+ * passed by value, or a relocation, the 8-byte device address of one of
+ * the thunk's arguments. */
+typedef struct ThunkyPlanParam {
+  ThunkyBytes bytes; /* the constant; empty for a relocation */
+  uint32_t slice;    /* a relocation: plan->slices, the argument whose address
+                        it is; UINT32_MAX for a constant */
+} ThunkyPlanParam;
+
+/* A kernel as one launch runs it: one per kernel command. */
 typedef struct ThunkyPlanKernel {
   ThunkyBytes name;
-  uint32_t binary;   /* plan->binaries; UINT32_MAX: the executable's own */
+  uint32_t binary;     /* plan->binaries; UINT32_MAX: none (no cubin nor PTX) */
+  uint32_t cluster[3]; /* thread block cluster dims; 1, 1, 1: no cluster */
+  bool packed;         /* parameters are plan->params[params], not the args */
+  ThunkyRange params;  /* plan->params, in parameter order, when packed */
 } ThunkyPlanKernel;
 
 typedef struct ThunkyPlanBinary {
@@ -192,6 +207,9 @@ typedef struct ThunkyPlanAllocation {
   int64_t parameter;   /* entry parameter number, or -1 */
   bool isConstant, isOutput, isThreadLocal;
   ThunkyBytes constant; /* initial bytes of a constant allocation, may be empty */
+  /* A constant's symbol_name (may be empty): on a GPU, XLA places the
+   * constant in the executable module's global of that name. */
+  ThunkyBytes symbol;
 } ThunkyPlanAllocation;
 
 /* An array the program takes or gives: where it lives and its type. */
@@ -216,16 +234,20 @@ typedef struct ThunkyPlan {
   ThunkyRange *groups; /* each a range of plan->ids: one replica group */
   int64_t *ids;
   ThunkyPlanKernel *kernels;
+  ThunkyPlanParam *params;
   ThunkyPlanBinary *binaries;
   ThunkyPlanCustomCall *customCalls;
   ThunkyPlanGemm *gemms;
   ThunkyPlanThunk *thunks;
   ThunkyPlanAccess *accesses;
   uint32_t numCommands, numLists, numSlices, numCollectives, numCollectiveBuffers,
-      numGroups, numIds, numKernels, numBinaries, numCustomCalls, numGemms, numThunks,
-      numAccesses;
+      numGroups, numIds, numKernels, numParams, numBinaries, numCustomCalls, numGemms,
+      numThunks, numAccesses;
   uint32_t numAsyncSlots;
   uint32_t maxDepth; /* deepest nesting of lists */
+  /* The executable's own module (its cubin, else its PTX) in plan->binaries,
+   * where constants' globals live; UINT32_MAX when no kernel_thunk uses it. */
+  uint32_t moduleBinary;
 
   void *storage; /* what the arrays and bytes live in */
 } ThunkyPlan;

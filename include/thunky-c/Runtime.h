@@ -35,8 +35,11 @@
 extern "C" {
 #endif
 
-/* What a host kernel implementation is given: the kernel's arguments in
- * parameter order (each a pointer to its slice, with the slice's size). */
+/* What a host kernel implementation is given: the kernel's parameters in
+ * order. Without a packing spec they are its arguments, each a pointer to
+ * its slice with the slice's size; a custom kernel whose spec packs its
+ * arguments gets the spec's parameters: a relocation as its argument's
+ * slice, constant bytes as a pointer to them (read only) and their size. */
 typedef struct ThunkyKernelCall {
   const char *name;
   void *const *args;
@@ -76,6 +79,16 @@ bool thunkyRegistryAddHostKernel(ThunkyRegistry *registry, const char *name,
  * from the registry; false when none is registered. */
 bool thunkyRegistryGetHostKernel(const ThunkyRegistry *registry, const char *name,
                                  ThunkyHostKernelFn *fn, void **userData);
+/* Registers a global variable of a module that host kernels read directly,
+ * as device code reads a module's __device__ global: `size` bytes at
+ * `data`, owned by the caller. The simulated CUDA driver (test/CudaSim)
+ * gives it from cuModuleGetGlobal for the executable's own module, where
+ * XLA binds constants; the host backend does not use it. */
+bool thunkyRegistryAddHostGlobal(ThunkyRegistry *registry, const char *name, void *data,
+                                 size_t size);
+/* The bytes and size of global `name`; false when none is registered. */
+bool thunkyRegistryGetHostGlobal(const ThunkyRegistry *registry, const char *name, void **data,
+                                 size_t *size);
 /* Registers custom-call target `target` for backend "host" or "cuda". */
 bool thunkyRegistryAddCustomCall(ThunkyRegistry *registry, const char *backend,
                                  const char *target, ThunkyCustomCallFn fn, void *userData);

@@ -29,7 +29,8 @@
   X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)               \
   X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemsetD8Async) X(cuMemsetD32Async)              \
   X(cuMemcpyDtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadDataEx) X(cuModuleUnload)      \
-  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)   \
+  X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute)  \
+  X(cuLaunchKernel) X(cuLaunchKernelEx)                                                  \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuStreamSynchronize)           \
   X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)               \
   X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)                    \

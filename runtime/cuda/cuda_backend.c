@@ -146,12 +146,25 @@ static bool allocate(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) 
     if (result != CUDA_SUCCESS)
       return thunkyCudaFail(cu, result, "cuMemcpyHtoD", where, error);
   }
+  return true;
+}
+
+/* Every slice's address, once constants have found their globals, and the
+ * parameter tables that launches pass. */
+static void locateSlices(ThunkyCudaState *s, ThunkyCudaRank *r) {
+  const ThunkyPlan *plan = s->plan;
   for (uint32_t i = 0; i < plan->numSlices; i++) {
     r->slices[i] = thunkyCudaAddress(r, plan->slices[i]);
     r->params[i] = &r->slices[i];
     r->pointers[i] = plan->slices[i].size ? (void *)(uintptr_t)r->slices[i] : NULL;
   }
-  return true;
+  /* The driver only reads parameters: a constant's bytes are passed as the
+   * plan keeps them. */
+  for (uint32_t i = 0; i < plan->numParams; i++) {
+    const ThunkyPlanParam *param = &plan->params[i];
+    r->packed[i] = param->slice != UINT32_MAX ? (void *)&r->slices[param->slice]
+                                              : (void *)(uintptr_t)param->bytes.data;
+  }
 }
 
 /* Loads binary `index`, which `user` (a thunk name) is the first to need. */
@@ -233,6 +246,45 @@ static bool loadKernels(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *erro
   return true;
 }
 
+/* XLA places each constant in the executable module's global of the
+ * constant's name, and fills it (service/gpu/gpu_executable.cc:
+ * ResolveConstantGlobals): kernels may read the global directly, not
+ * through an argument. A constant without such a global keeps its own
+ * allocation, filled in allocate(). */
+static bool bindConstants(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
+  const ThunkyPlan *plan = s->plan;
+  const ThunkyCudaDriver *cu = &s->cu;
+  CUmodule module = plan->moduleBinary != UINT32_MAX ? r->modules[plan->moduleBinary] : NULL;
+  for (uint32_t a = 0; module && a < plan->numAllocations; a++) {
+    const ThunkyPlanAllocation *alloc = &plan->allocations[a];
+    if (!alloc->isConstant || !alloc->symbol.size)
+      continue;
+    CUdeviceptr global = 0;
+    size_t bytes = 0;
+    const char *name = (const char *)alloc->symbol.data; /* the plan NUL-terminates it */
+    CUresult result = cu->cuModuleGetGlobal(&global, &bytes, module, name);
+    if (result == CUDA_ERROR_NOT_FOUND)
+      continue;
+    char where[320];
+    snprintf(where, sizeof where, "constant '%s' (allocation %u)", name, a);
+    if (result != CUDA_SUCCESS)
+      return thunkyCudaFail(cu, result, "cuModuleGetGlobal", where, error);
+    if (bytes < alloc->size)
+      return thunkyErrorf(error,
+                          "cuda: the module's global for %s has %zu bytes, the allocation %llu",
+                          where, bytes, (unsigned long long)alloc->size);
+    result = alloc->constant.size
+                 ? cu->cuMemcpyHtoD(global, alloc->constant.data, alloc->constant.size)
+                 : CUDA_SUCCESS;
+    if (result != CUDA_SUCCESS)
+      return thunkyCudaFail(cu, result, "cuMemcpyHtoD", where, error);
+    if (r->memory[a] && (result = cu->cuMemFree(r->memory[a])) != CUDA_SUCCESS)
+      return thunkyCudaFail(cu, result, "cuMemFree", where, error);
+    r->memory[a] = global, r->isGlobal[a] = true;
+  }
+  return true;
+}
+
 static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
   const ThunkyCudaDriver *cu = &s->cu;
   const uint32_t none = THUNKY_CUDA_NO_THUNK;
@@ -280,6 +332,8 @@ static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error)
   r->memory = zeroed(plan->numAllocations, sizeof *r->memory);
   r->slices = zeroed(plan->numSlices, sizeof *r->slices);
   r->params = zeroed(plan->numSlices, sizeof *r->params);
+  r->packed = zeroed(plan->numParams, sizeof *r->packed);
+  r->isGlobal = zeroed(plan->numAllocations, sizeof *r->isGlobal);
   r->pointers = zeroed(plan->numSlices, sizeof *r->pointers);
   r->modules = zeroed(plan->numBinaries, sizeof *r->modules);
   r->functions = zeroed(plan->numKernels, sizeof *r->functions);
@@ -287,12 +341,15 @@ static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error)
   r->started = zeroed(plan->numAsyncSlots, sizeof *r->started);
   r->done = zeroed(plan->numAsyncSlots, sizeof *r->done);
   r->comms = zeroed(s->numGroupings, sizeof *r->comms);
-  if (!r->memory || !r->slices || !r->params || !r->pointers || !r->modules || !r->functions ||
-      !r->streams || !r->started || !r->done || !r->comms)
+  if (!r->memory || !r->slices || !r->params || !r->packed || !r->isGlobal || !r->pointers ||
+      !r->modules || !r->functions || !r->streams || !r->started || !r->done || !r->comms)
     return thunkyErrorf(error, "cuda: out of memory");
   /* The zeroing and uploads ran on the legacy stream, which the plan's
    * non-blocking streams do not wait for. */
-  return allocate(s, r, error) && loadKernels(s, r, error) && makeStreams(s, r, error) &&
+  if (!allocate(s, r, error) || !loadKernels(s, r, error) || !bindConstants(s, r, error))
+    return false;
+  locateSlices(s, r);
+  return makeStreams(s, r, error) &&
          (!plan->numGemms || thunkyCudaInitGemms(s, r, error)) &&
          thunkyCudaCheck(s, cu->cuCtxSynchronize(), "cuCtxSynchronize", none, error);
 }
@@ -327,12 +384,13 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
       if (r->modules[i])
         cu->cuModuleUnload(r->modules[i]);
     for (uint32_t i = 0; i < plan->numAllocations && r->memory; i++)
-      if (r->memory[i])
+      if (r->memory[i] && !(r->isGlobal && r->isGlobal[i])) /* a global goes with its module */
         cu->cuMemFree(r->memory[i]);
     cu->cuCtxSetCurrent(NULL);
     cu->cuDevicePrimaryCtxRelease(r->device);
   }
-  free(r->memory), free(r->slices), free(r->params), free(r->pointers);
+  free(r->memory), free(r->slices), free(r->params), free(r->packed), free(r->isGlobal);
+  free(r->pointers);
   free(r->modules), free(r->functions), free(r->streams), free(r->started), free(r->done);
   free(r->comms);
 }

@@ -173,6 +173,37 @@ static bool runCustomCall(Walk *w, const ThunkyCommand *c, CUstream stream) {
                       name, failure.message[0] ? failure.message : "no message");
 }
 
+/* XLA's argument layout is each argument a device pointer by value; a
+ * packing spec's parameters are its constant bytes and relocated
+ * addresses. A cluster goes through cuLaunchKernelEx, as XLA launches one
+ * (stream_executor/cuda/cuda_stream.cc: LaunchCudaKernel); a 1x1x1
+ * cluster is no cluster, and takes the plain launch. */
+static bool runKernel(Walk *w, const ThunkyCommand *c, CUstream stream) {
+  const ThunkyPlanKernel *k = &w->plan->kernels[c->kernel.kernel];
+  ThunkyCudaRank *rank = w->rank;
+  const uint32_t *g = c->kernel.grid, *b = c->kernel.block, *cluster = k->cluster;
+  ThunkyRange range = k->packed ? k->params : c->kernel.args;
+  void **params = !range.count ? NULL
+                  : k->packed  ? rank->packed + range.first
+                               : rank->params + range.first;
+  CUfunction f = rank->functions[c->kernel.kernel];
+  if ((uint64_t)cluster[0] * cluster[1] * cluster[2] <= 1) /* zeros: a hand-made plan */
+    return check(w,
+                 w->cu->cuLaunchKernel(f, g[0], g[1], g[2], b[0], b[1], b[2],
+                                       c->kernel.sharedBytes, stream, params, NULL),
+                 "cuLaunchKernel", c->thunk);
+  CUlaunchAttribute attribute = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+  attribute.value.clusterDim.x = cluster[0];
+  attribute.value.clusterDim.y = cluster[1];
+  attribute.value.clusterDim.z = cluster[2];
+  CUlaunchConfig config = {.gridDimX = g[0], .gridDimY = g[1], .gridDimZ = g[2],
+                           .blockDimX = b[0], .blockDimY = b[1], .blockDimZ = b[2],
+                           .sharedMemBytes = c->kernel.sharedBytes, .hStream = stream,
+                           .attrs = &attribute, .numAttrs = 1};
+  return check(w, w->cu->cuLaunchKernelEx(&config, f, params, NULL), "cuLaunchKernelEx",
+               c->thunk);
+}
+
 static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
   const ThunkyCudaDriver *cu = w->cu;
   ThunkyCudaRank *rank = w->rank;
@@ -199,15 +230,7 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
                                        thunkyCudaAddress(rank, c->copy.src), size, stream),
                  "cuMemcpyDtoDAsync", thunk);
   }
-  case THUNKY_CMD_KERNEL: {
-    const uint32_t *g = c->kernel.grid, *b = c->kernel.block;
-    /* XLA's argument layout: each argument a device pointer by value. */
-    void **params = c->kernel.args.count ? rank->params + c->kernel.args.first : NULL;
-    return check(w,
-                 cu->cuLaunchKernel(rank->functions[c->kernel.kernel], g[0], g[1], g[2], b[0],
-                                    b[1], b[2], c->kernel.sharedBytes, stream, params, NULL),
-                 "cuLaunchKernel", thunk);
-  }
+  case THUNKY_CMD_KERNEL: return runKernel(w, c, stream);
   case THUNKY_CMD_CUSTOM_CALL: return runCustomCall(w, c, stream);
   case THUNKY_CMD_GEMM: return thunkyCudaGemm(w->state, rank, c->gemm.gemm, stream, thunk);
   case THUNKY_CMD_CONDITIONAL: return runConditional(w, c, stream, streamId);

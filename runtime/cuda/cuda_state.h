@@ -49,6 +49,8 @@ typedef struct ThunkyCudaRank {
   CUdeviceptr *memory;     /* per allocation; 0 for an empty one */
   CUdeviceptr *slices;     /* per plan slice: its address */
   void **params;           /* per plan slice: &slices[i], as cuLaunchKernel takes them */
+  void **packed;           /* per plan param: its constant bytes, or &slices[its slice] */
+  bool *isGlobal;          /* per allocation: memory[a] is a module's global, not ours */
   void **pointers;         /* per plan slice: its address, NULL when empty (custom calls) */
   CUmodule *modules;       /* per plan binary */
   CUfunction *functions;   /* per plan kernel; NULL when no command launches it */

@@ -10,12 +10,14 @@
  * other.
  *
  * Environment (docs/runtime.md, "The CUDA simulation"):
- *   THUNKY_CUDA_SIM_EXECUTABLE  the executable being run: kernels' argument
- *                               sizes come from its plan, as a real driver
- *                               takes parameter layouts from the cubin
+ *   THUNKY_CUDA_SIM_EXECUTABLE  the executable being run: kernels' parameter
+ *                               layouts come from its plan (a packing spec's,
+ *                               else a pointer per argument), as a real
+ *                               driver takes them from the cubin
  *   THUNKY_CUDA_SIM_LIBRARIES   colon-separated libraries whose
  *                               thunky_register gives the host kernels that
- *                               stand in for device code
+ *                               stand in for device code, and the globals
+ *                               of the executable's module
  *   THUNKY_CUDA_SIM_DEVICES     devices to show (default 4)
  *   THUNKY_CUDA_SIM_DELAY       1: each stream sleeps a random while before
  *                               each operation, so that work on different

@@ -94,10 +94,13 @@ struct CUgraphExec_st {
   size_t numOthers;
 };
 
+/* A kernel's parameter layout, as a real driver reads it from the cubin:
+ * a pointer to a buffer of sizes[i] bytes, or sizes[i] bytes by value. */
 typedef struct Kernel {
   bool consistent;    /* every launch in the plan has the same argument sizes */
   uint32_t numArgs;
   uint64_t *sizes;
+  bool *byValue;
 } Kernel;
 
 struct CUmod_st {
@@ -117,6 +120,7 @@ typedef struct Allocation {
   uintptr_t base;
   size_t size;
   bool host;
+  bool global; /* a stand-in library's global: never freed, never a leak */
 } Allocation;
 
 static struct {
@@ -128,7 +132,7 @@ static struct {
   struct CUctx_st *contexts; /* per device: its primary context */
   struct CUstream_st *streams;
   Allocation *allocations;   /* sorted by base */
-  size_t numAllocations, capacity;
+  size_t numAllocations, capacity, numGlobals;
   long liveEvents, liveModules, liveGraphs, liveExecs;
   unsigned long long captures; /* ids given to graphs */
   struct CUfunc_st *functions;
@@ -359,6 +363,26 @@ SIM_EXPORT bool thunkySimValid(const void *p, size_t size) {
   return ok;
 }
 
+/* Records `a` in address order; false when out of memory. With the lock held. */
+static bool insertAllocation(Allocation a) {
+  if (sim.numAllocations == sim.capacity) {
+    size_t capacity = sim.capacity ? 2 * sim.capacity : 64;
+    Allocation *grown = realloc(sim.allocations, capacity * sizeof *grown);
+    if (!grown)
+      return false;
+    sim.allocations = grown, sim.capacity = capacity;
+  }
+  size_t i = sim.numAllocations;
+  while (i > 0 && sim.allocations[i - 1].base > a.base) {
+    sim.allocations[i] = sim.allocations[i - 1];
+    i--;
+  }
+  sim.allocations[i] = a;
+  sim.numAllocations++;
+  sim.numGlobals += a.global;
+  return true;
+}
+
 static CUresult allocate(size_t size, bool host, void **out) {
   if (!size)
     return CUDA_ERROR_INVALID_VALUE;
@@ -366,24 +390,12 @@ static CUresult allocate(size_t size, bool host, void **out) {
   if (!p)
     return CUDA_ERROR_OUT_OF_MEMORY;
   pthread_mutex_lock(&sim.lock);
-  if (sim.numAllocations == sim.capacity) {
-    size_t capacity = sim.capacity ? 2 * sim.capacity : 64;
-    Allocation *grown = realloc(sim.allocations, capacity * sizeof *grown);
-    if (!grown) {
-      pthread_mutex_unlock(&sim.lock);
-      free(p);
-      return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    sim.allocations = grown, sim.capacity = capacity;
-  }
-  size_t i = sim.numAllocations;
-  while (i > 0 && sim.allocations[i - 1].base > (uintptr_t)p) {
-    sim.allocations[i] = sim.allocations[i - 1];
-    i--;
-  }
-  sim.allocations[i] = (Allocation){(uintptr_t)p, size, host};
-  sim.numAllocations++;
+  bool ok = insertAllocation((Allocation){(uintptr_t)p, size, host, false});
   pthread_mutex_unlock(&sim.lock);
+  if (!ok) {
+    free(p);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   *out = p;
   return CUDA_SUCCESS;
 }
@@ -391,7 +403,7 @@ static CUresult allocate(size_t size, bool host, void **out) {
 static CUresult freeAllocation(uintptr_t p, bool host) {
   pthread_mutex_lock(&sim.lock);
   Allocation *a = find(p);
-  if (!a || a->base != p || a->host != host) {
+  if (!a || a->base != p || a->host != host || a->global) {
     pthread_mutex_unlock(&sim.lock);
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -480,6 +492,8 @@ static const struct {
      "operation failed due to a previous error during capture"},
     {CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
      "operation would make the legacy stream depend on a capturing blocking stream"},
+    {CUDA_ERROR_INVALID_CLUSTER_SIZE, "CUDA_ERROR_INVALID_CLUSTER_SIZE",
+     "invalid cluster size"},
 };
 
 SIM_EXPORT CUresult cuGetErrorString(CUresult error, const char **text) {
@@ -683,6 +697,25 @@ SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t size,
 
 /*--- modules and kernels ---------------------------------------------------*/
 
+/* A kernel's parameters, as its cubin would declare them: a packing
+ * spec's (constant bytes by value, relocations as pointers to their
+ * argument), else a pointer per argument. */
+static bool declareLayout(Kernel *k, const ThunkyPlanKernel *kernel, const ThunkyCommand *c) {
+  const ThunkyPlan *p = sim.plan;
+  k->numArgs = kernel->packed ? kernel->params.count : c->kernel.args.count;
+  k->sizes = calloc(k->numArgs + 1, sizeof *k->sizes);
+  k->byValue = calloc(k->numArgs + 1, sizeof *k->byValue);
+  if (!k->sizes || !k->byValue)
+    return false;
+  for (uint32_t a = 0; a < k->numArgs; a++) {
+    const ThunkyPlanParam *param = kernel->packed ? &p->params[kernel->params.first + a] : NULL;
+    k->byValue[a] = param && param->slice == UINT32_MAX;
+    k->sizes[a] = k->byValue[a] ? param->bytes.size
+                                : p->slices[param ? param->slice : c->kernel.args.first + a].size;
+  }
+  return true;
+}
+
 /* The plan of THUNKY_CUDA_SIM_EXECUTABLE and the host kernels of
  * THUNKY_CUDA_SIM_LIBRARIES, once; with the lock held. */
 static CUresult loadKernels(void) {
@@ -723,12 +756,8 @@ static CUresult loadKernels(void) {
     const ThunkyPlanSlice *args = p->slices + c->kernel.args.first;
     if (!k->sizes) {
       k->consistent = true;
-      k->numArgs = c->kernel.args.count;
-      k->sizes = calloc(k->numArgs + 1, sizeof *k->sizes);
-      if (!k->sizes)
+      if (!declareLayout(k, &p->kernels[c->kernel.kernel], c))
         return sim.loadResult = CUDA_ERROR_OUT_OF_MEMORY;
-      for (uint32_t a = 0; a < k->numArgs; a++)
-        k->sizes[a] = args[a].size;
       continue;
     }
     bool same = k->numArgs == c->kernel.args.count;
@@ -812,6 +841,36 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
 
 SIM_EXPORT CUresult cuModuleUnload(CUmodule module) { return unmake(module, &sim.liveModules); }
 
+/* The executable's own module holds the globals stand-in libraries
+ * register (thunkyRegistryAddHostGlobal): one per process, which every
+ * simulated device shares, where a GPU has one per loaded module. */
+SIM_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module,
+                                      const char *name) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!module)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!name || (!dptr && !bytes))
+    return CUDA_ERROR_INVALID_VALUE;
+  void *data;
+  size_t size;
+  if (module->binary != sim.plan->moduleBinary ||
+      !thunkyRegistryGetHostGlobal(sim.registry, name, &data, &size) || !size)
+    return CUDA_ERROR_NOT_FOUND;
+  pthread_mutex_lock(&sim.lock);
+  bool ok = find((uintptr_t)data) ||
+            insertAllocation((Allocation){(uintptr_t)data, size, false, true});
+  pthread_mutex_unlock(&sim.lock);
+  if (!ok)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  if (dptr)
+    *dptr = (CUdeviceptr)(uintptr_t)data;
+  if (bytes)
+    *bytes = size;
+  return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
                                         const char *name) {
   CUresult r = ready(false);
@@ -886,6 +945,7 @@ SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute
 typedef struct Launch {
   const struct CUfunc_st *f;
   void **args;
+  uint8_t *values; /* the by-value parameters' bytes, which args point into */
   uint32_t grid[3], block[3];
   uint32_t rank, ranks;
 } Launch;
@@ -894,7 +954,7 @@ static bool runLaunch(void *data, char *why, size_t whySize) {
   const Launch *l = data;
   const Kernel *k = l->f->kernel;
   for (uint32_t i = 0; i < k->numArgs; i++)
-    if (!thunkySimValid(l->args[i], k->sizes[i])) {
+    if (!k->byValue[i] && !thunkySimValid(l->args[i], k->sizes[i])) {
       snprintf(why, whySize,
                "kernel '%s' argument %u: [%p, +%llu) is outside every allocation (an illegal "
                "address on a GPU)",
@@ -917,6 +977,7 @@ static bool runLaunch(void *data, char *why, size_t whySize) {
 static void freeLaunch(void *data) {
   Launch *l = data;
   free(l->args);
+  free(l->values);
   free(l);
 }
 
@@ -926,40 +987,86 @@ static uint32_t environmentNumber(const char *name, uint32_t otherwise) {
   return value && *value ? (uint32_t)strtoul(value, NULL, 10) : otherwise;
 }
 
-SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
-                                   unsigned int gridZ, unsigned int blockX,
-                                   unsigned int blockY, unsigned int blockZ,
-                                   unsigned int sharedBytes, CUstream stream, void **params,
-                                   void **extra) {
+/* Both launches: the parameters are read now, each as the kernel's layout
+ * declares it (8 bytes of a pointer, or its bytes by value), as the driver
+ * copies them; parameters that do not match the layout read as garbage. */
+static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned block[3],
+                       unsigned sharedBytes, CUstream stream, void **params, void **extra,
+                       const char *call) {
   CUresult r = ready(false);
   if (r != CUDA_SUCCESS)
     return r;
   if (!f || !stream)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (thunkySimInjected("cuLaunchKernel"))
+  if (thunkySimInjected(call))
     return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-  uint64_t threads = (uint64_t)blockX * blockY * blockZ;
-  if (!gridX || !gridY || !gridZ || !threads || threads > 1024 || extra ||
-      (int)sharedBytes > f->maxDynamicShared || (f->kernel->numArgs && !params))
+  const Kernel *k = f->kernel;
+  uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+  if (!grid[0] || !grid[1] || !grid[2] || !threads || threads > 1024 || extra ||
+      (int)sharedBytes > f->maxDynamicShared || (k->numArgs && !params))
     return CUDA_ERROR_INVALID_VALUE;
+  size_t valueBytes = 0;
+  for (uint32_t i = 0; i < k->numArgs; i++)
+    valueBytes += k->byValue[i] ? k->sizes[i] : 0;
   Launch *l = calloc(1, sizeof *l);
-  void **args = calloc(f->kernel->numArgs + 1, sizeof *args);
-  if (!l || !args) {
-    free(l), free(args);
+  void **args = calloc(k->numArgs + 1, sizeof *args);
+  uint8_t *values = malloc(valueBytes + 1);
+  if (!l || !args || !values) {
+    free(l), free(args), free(values);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  /* A launch takes its arguments' values now, as the driver copies them. */
-  for (uint32_t i = 0; i < f->kernel->numArgs; i++)
-    args[i] = (void *)(uintptr_t)*(const CUdeviceptr *)params[i];
+  uint8_t *at = values;
+  for (uint32_t i = 0; i < k->numArgs; i++) {
+    if (k->byValue[i]) {
+      memcpy(at, params[i], k->sizes[i]);
+      args[i] = at, at += k->sizes[i];
+    } else {
+      CUdeviceptr pointer;
+      memcpy(&pointer, params[i], sizeof pointer);
+      args[i] = (void *)(uintptr_t)pointer;
+    }
+  }
   uint32_t local = 0;
   pthread_mutex_lock(&sim.lock);
   for (int d = 0; d < sim.devices; d++)
     local += sim.contexts[d].retained > 0;
   pthread_mutex_unlock(&sim.lock);
-  *l = (Launch){f, args, {gridX, gridY, gridZ}, {blockX, blockY, blockZ},
+  *l = (Launch){f, args, values, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]},
                 environmentNumber("THUNKY_RANK", 0) * local + (uint32_t)current->device,
                 environmentNumber("THUNKY_WORLD_SIZE", 1) * local};
   return thunkySimEnqueue(stream, runLaunch, l, freeLaunch);
+}
+
+SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
+                                   unsigned int gridZ, unsigned int blockX,
+                                   unsigned int blockY, unsigned int blockZ,
+                                   unsigned int sharedBytes, CUstream stream, void **params,
+                                   void **extra) {
+  return launch(f, (unsigned[]){gridX, gridY, gridZ}, (unsigned[]){blockX, blockY, blockZ},
+                sharedBytes, stream, params, extra, "cuLaunchKernel");
+}
+
+/* Of the attributes, clusters only: each cluster dimension divides the
+ * grid's, and a cluster holds at most 8 blocks unless the kernel allows
+ * non-portable sizes (cuda.h: CUlaunchAttributeValue::clusterDim). */
+SIM_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+                                     void **params, void **extra) {
+  if (!config || (config->numAttrs && !config->attrs))
+    return CUDA_ERROR_INVALID_VALUE;
+  unsigned grid[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
+  for (unsigned i = 0; i < config->numAttrs; i++) {
+    const CUlaunchAttribute *a = &config->attrs[i];
+    if (a->id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      return CUDA_ERROR_NOT_SUPPORTED;
+    unsigned cluster[3] = {a->value.clusterDim.x, a->value.clusterDim.y, a->value.clusterDim.z};
+    for (int d = 0; d < 3; d++)
+      if (!cluster[d] || (grid[d] && grid[d] % cluster[d]))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    if ((uint64_t)cluster[0] * cluster[1] * cluster[2] > 8)
+      return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  return launch(f, grid, (unsigned[]){config->blockDimX, config->blockDimY, config->blockDimZ},
+                config->sharedMemBytes, config->hStream, params, extra, "cuLaunchKernelEx");
 }
 
 /*--- streams and events ----------------------------------------------------*/
@@ -1263,12 +1370,13 @@ __attribute__((destructor)) static void reportLeaks(void) {
     streams++;
   for (int d = 0; d < sim.devices; d++)
     contexts += sim.contexts[d].retained;
-  if (!sim.numAllocations && !streams && !contexts && !sim.liveEvents && !sim.liveModules &&
+  size_t allocations = sim.numAllocations - sim.numGlobals;
+  if (!allocations && !streams && !contexts && !sim.liveEvents && !sim.liveModules &&
       !sim.liveGraphs && !sim.liveExecs)
     return;
   note("leaked %zu allocations, %ld streams, %ld events, %ld modules, %ld graphs, %ld "
        "executable graphs, %ld context references",
-       sim.numAllocations, streams, sim.liveEvents, sim.liveModules, sim.liveGraphs,
+       allocations, streams, sim.liveEvents, sim.liveModules, sim.liveGraphs,
        sim.liveExecs, contexts);
   const char *check = getenv("THUNKY_CUDA_SIM_CHECK_LEAKS");
   if (check && !strcmp(check, "1")) {

@@ -126,12 +126,55 @@ static bool plusOneOnSimulation(const ThunkyCustomCallArgs *call, void *user,
          thunkyErrorf(error, "the simulation refused the work");
 }
 
+/* out += in, f32: correct only when out starts at zero, as XLA zeroes
+ * a kernel's zeroed_output_buffer_indices before every launch. */
+static bool accumulateF32(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 2, error))
+    return false;
+  for (uint64_t i = 0; i < call->argSizes[1] / 4; i++)
+    storeF32(call->args[1], i, loadF32(call->args[1], i) + loadF32(call->args[0], i));
+  return true;
+}
+
+/* out = k * in, f32, with its parameters packed as (in, s32 k by value,
+ * out): only a packing spec gives this layout. */
+static bool scalePacked(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 3, error))
+    return false;
+  if (call->argSizes[1] != 4)
+    return thunkyErrorf(error, "scale_packed takes k (s32) by value, got %llu bytes",
+                        (unsigned long long)call->argSizes[1]);
+  int32_t k;
+  memcpy(&k, call->args[1], 4);
+  for (uint64_t i = 0; i < call->argSizes[2] / 4; i++)
+    storeF32(call->args[2], i, (float)k * loadF32(call->args[0], i));
+  return true;
+}
+
+/* A module's global, which device code reads by name rather than through
+ * an argument; XLA binds a constant of the same symbol_name to it. */
+static float tableConstant[4];
+
+/* out = in * table_constant, f32[4], reading the global directly. */
+static bool scaleByTable(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 2, error))
+    return false;
+  for (uint64_t i = 0; i < 4 && i < call->argSizes[1] / 4; i++)
+    storeF32(call->args[1], i, loadF32(call->args[0], i) * tableConstant[i]);
+  return true;
+}
+
 bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
   return (thunkyRegistryAddHostKernel(r, "add_f32", addF32, NULL) &&
           thunkyRegistryAddHostKernel(r, "less_than", lessThan, NULL) &&
           thunkyRegistryAddHostKernel(r, "increment", increment, NULL) &&
           thunkyRegistryAddHostKernel(r, "loop_select_fusion", loopSelectFusion, NULL) &&
           thunkyRegistryAddHostKernel(r, "rank_iota_s32", rankIota, NULL) &&
+          thunkyRegistryAddHostKernel(r, "accumulate_f32", accumulateF32, NULL) &&
+          thunkyRegistryAddHostKernel(r, "scale_packed", scalePacked, NULL) &&
+          thunkyRegistryAddHostKernel(r, "scale_by_table", scaleByTable, NULL) &&
+          thunkyRegistryAddHostGlobal(r, "table_constant", tableConstant,
+                                      sizeof tableConstant) &&
           thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL) &&
           thunkyRegistryAddCustomCall(r, "cuda", "plus_one", plusOneOnSimulation, NULL)) ||
          thunkyErrorf(error, "out of memory");
