@@ -99,6 +99,11 @@ typedef struct ThunkyRunConfig {
   ThunkyWriteTrace *writeTrace; /* host: NULL, or where each rank records what thunks wrote */
   bool cudaGraph;          /* cuda: capture the plan once, replay it */
   const char *ncclIdFile;  /* cuda, several processes: where rank 0 leaves NCCL's id */
+  /* cuda: the most seconds one wait may take (for the device to finish
+   * what a rank enqueued, for NCCL's communicators to form or a group to
+   * be enqueued); past it the run fails naming the thunk waited on, and
+   * the communicators are aborted at destroy. 0: 300. */
+  uint32_t timeoutSeconds;
   uint32_t processRank, processCount; /* cuda, several processes */
 } ThunkyRunConfig;
 

@@ -36,8 +36,9 @@
   X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
 
 #define THUNKY_NCCL_FUNCTIONS(X)                                                         \
-  X(ncclGetErrorString) X(ncclGetLastError) X(ncclGetUniqueId) X(ncclCommInitRank)       \
-  X(ncclCommSplit) X(ncclCommDestroy) X(ncclCommAbort) X(ncclGroupStart) X(ncclGroupEnd) \
+  X(ncclGetErrorString) X(ncclGetLastError) X(ncclGetUniqueId) X(ncclCommInitRankConfig) \
+  X(ncclCommGetAsyncError) X(ncclCommSplit) X(ncclCommDestroy) X(ncclCommAbort)          \
+  X(ncclGroupStart) X(ncclGroupEnd)                                                      \
   X(ncclAllReduce) X(ncclAllGather) X(ncclReduceScatter) X(ncclBroadcast) X(ncclSend)    \
   X(ncclRecv)
 

@@ -2,14 +2,15 @@
  * executables launch, registered by name (thunky-run --library). Each says
  * what it computes; a wrong argument count or size is an error, so a test
  * cannot pass by accident. */
+#define _GNU_SOURCE /* RTLD_NOLOAD, nanosleep */
 #include "thunky-c/Runtime.h"
 
-#define _GNU_SOURCE /* RTLD_NOLOAD */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static bool expectArgs(const ThunkyKernelCall *call, uint32_t n, ThunkyError *error) {
   return call->numArgs == n ||
@@ -78,6 +79,18 @@ static bool rankIota(const ThunkyKernelCall *call, void *user, ThunkyError *erro
   return true;
 }
 
+/* A kernel that never ends, as one spinning on a flag nothing sets: it
+ * sleeps two minutes (bounded, so that a harness that never gives up does
+ * not keep its thread for ever), and the backend's deadline must cut the
+ * wait for it. */
+static bool neverEnds(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  for (int i = 0; i < 12000; i++) {
+    struct timespec pause = {0, 10000000};
+    nanosleep(&pause, NULL);
+  }
+  return true;
+}
+
 /* A custom call: results[0] = operands[0] + 1 for each f32 element. */
 static bool plusOne(const ThunkyCustomCallArgs *call, void *user, ThunkyError *error) {
   if (call->numOperands != 1 || call->numResults != 1)
@@ -132,6 +145,7 @@ bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
           thunkyRegistryAddHostKernel(r, "increment", increment, NULL) &&
           thunkyRegistryAddHostKernel(r, "loop_select_fusion", loopSelectFusion, NULL) &&
           thunkyRegistryAddHostKernel(r, "rank_iota_s32", rankIota, NULL) &&
+          thunkyRegistryAddHostKernel(r, "never_ends", neverEnds, NULL) &&
           thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL) &&
           thunkyRegistryAddCustomCall(r, "cuda", "plus_one", plusOneOnSimulation, NULL)) ||
          thunkyErrorf(error, "out of memory");
