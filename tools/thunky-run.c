@@ -84,7 +84,8 @@ static const char usage[] =
     "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
     "                         process's rank and count come from THUNKY_RANK and\n"
     "                         THUNKY_WORLD_SIZE, or mpirun's OMPI_COMM_WORLD_RANK/_SIZE\n"
-    "  --version              print the version\n";
+    "  --version              print the version, and where the cuda backend finds\n"
+    "                         libcuda, libnccl and libcublasLt (docs/runtime.md)\n";
 
 typedef struct {
   const char *executable, *backend, *outputDir, *trace, *ncclId, *compare;
@@ -613,6 +614,16 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[i], "--version")) {
       puts("thunky-run " THUNKY_VERSION);
+      /* What a device check records: the libraries a run would load. */
+      static const char *const libraries[] = {"cuda", "nccl", "cublasLt"};
+      for (size_t l = 0; l < sizeof libraries / sizeof *libraries; l++) {
+        char path[4096];
+        ThunkyError why = {{0}};
+        if (thunkyCudaLibraryPath(libraries[l], path, sizeof path, &why))
+          printf("%s: %s\n", libraries[l], path);
+        else
+          printf("%s: not found: %s\n", libraries[l], why.message);
+      }
       return 0;
     }
   }

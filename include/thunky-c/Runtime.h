@@ -124,6 +124,13 @@ typedef struct ThunkyBackendOps {
 extern const ThunkyBackendOps thunkyHostBackend;
 extern const ThunkyBackendOps thunkyCudaBackend;
 
+/* cuda: where the backend finds NVIDIA's library `name` ("cuda", "nccl" or
+ * "cublasLt"), by the search docs/runtime.md describes (the loader's path,
+ * Python environments' nvidia wheels, THUNKY_NCCL_PATH and
+ * THUNKY_CUBLASLT_PATH), written to `path`; it is loaded, as a run would.
+ * False, with why, when it is not found or the build has no backend. */
+bool thunkyCudaLibraryPath(const char *name, char *path, size_t size, ThunkyError *error);
+
 /* A shared library of host kernels and custom calls exports this symbol;
  * thunky-run --library loads it and calls it once. */
 #define THUNKY_REGISTER_SYMBOL "thunky_register"
