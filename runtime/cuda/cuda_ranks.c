@@ -120,10 +120,11 @@ static void appendRanks(char *out, size_t size, uint32_t first, uint32_t last) {
 }
 
 /* Fails `rank` for a wait that passed its deadline, naming what it waited
- * for and the ranks that did not get there: for communicators forming, the
- * ranks that did not join (of this process, those whose thread never
- * reached NCCL; beyond it, the other processes' ranks, of which one at
- * least is missing); otherwise this process's ranks still working. */
+ * for and the ranks that did not get there: for communicators forming in a
+ * world of several processes, the other processes' ranks, of which one at
+ * least did not join (this process's ranks all reached NCCL, started
+ * together, and NCCL does not say which peer is missing); otherwise this
+ * process's ranks still working. */
 static bool timedOut(ThunkyCudaState *state, ThunkyCudaRank *rank, const char *what,
                      bool joining) {
   atomic_store(&state->timedOut, true);
@@ -146,7 +147,7 @@ static bool timedOut(ThunkyCudaState *state, ThunkyCudaRank *rank, const char *w
 
 /* Short waits (a while loop's predicate) stay quick; long ones stop
  * burning a core. */
-static void pause(unsigned polls) {
+static void backOff(unsigned polls) {
   if (polls < 100)
     return;
   struct timespec pause = {0, polls < 10000 ? 20000 : 1000000};
@@ -209,7 +210,7 @@ bool thunkyCudaWait(ThunkyCudaState *state, ThunkyCudaRank *rank, CUstream strea
         snprintf(what, sizeof what, "the device");
       return timedOut(state, rank, what, false);
     }
-    pause(polls);
+    backOff(polls);
   }
 }
 
@@ -228,7 +229,7 @@ bool thunkyCudaNcclWait(ThunkyCudaState *state, ThunkyCudaRank *rank, ncclResult
         snprintf(what, sizeof what, "NCCL's communicators to form (%s)", call);
       return timedOut(state, rank, what, joining);
     }
-    pause(polls);
+    backOff(polls);
     /* A group's end may leave several communicators in progress (comm NULL):
      * each settles on its own. */
     result = ncclSuccess;
