@@ -79,16 +79,19 @@ static const char usage[] =
     "  --max-decoded-bytes B  refuse a container decompressing to more (default 4G)\n"
     "  --max-nesting N        refuse a .mlir module whose brackets nest deeper (default 1000)\n"
     "  --cuda-graph           cuda: capture the run once and replay it\n"
+    "  --timeout S            cuda: fail a wait for the device or NCCL that takes longer\n"
+    "                         than S seconds, naming the thunk (default 300)\n"
     "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
     "                         process's rank and count come from THUNKY_RANK and\n"
     "                         THUNKY_WORLD_SIZE, or mpirun's OMPI_COMM_WORLD_RANK/_SIZE\n"
-    "  --version              print the version\n";
+    "  --version              print the version, and where the cuda backend finds\n"
+    "                         libcuda, libnccl and libcublasLt (docs/runtime.md)\n";
 
 typedef struct {
   const char *executable, *backend, *outputDir, *trace, *ncclId, *compare;
   const char *inputs[256], *libraries[32];
   int numInputs, numLibraries;
-  uint32_t ranks, partitions, repeat, profileTop;
+  uint32_t ranks, partitions, repeat, profileTop, timeout;
   uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
   bool print, profile, cudaGraph, fingerprint, hasSeed, checkAsync, asyncAtDone;
@@ -142,7 +145,7 @@ static const char *const valueOptions[] = {
     "--backend", "--ranks", "--partitions", "--repeat", "--max-iterations",
     "--max-host-memory", "--max-thunks", "--max-allocation-bytes", "--max-allocations",
     "--max-decoded-bytes", "--max-nesting", "--library", "-o", "--trace", "--nccl-id",
-    "--compare", "--seed", "--scratch-byte", "--schedule", "--kernels", NULL};
+    "--compare", "--seed", "--scratch-byte", "--schedule", "--kernels", "--timeout", NULL};
 static const char *const flagOptions[] = {"--print", "--cuda-graph", "--check-async",
                                           "--profile", "--help", "--version", NULL};
 
@@ -226,6 +229,10 @@ static bool takeOption(Options *o, const char *a, const char *value) {
     o->outputDir = value;
   } else if (!strcmp(a, "--trace")) {
     o->trace = value;
+  } else if (!strcmp(a, "--timeout")) {
+    if (!countOption(a, value, 1, 7 * 86400, &n))
+      return false;
+    o->timeout = (uint32_t)n, o->cudaOnly = a;
   } else if (!strcmp(a, "--nccl-id")) {
     o->ncclId = value, o->cudaOnly = a;
   } else if (!strcmp(a, "--compare")) {
@@ -262,7 +269,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
 
 static bool parseOptions(int argc, char **argv, Options *o) {
   *o = (Options){.backend = "host", .ranks = 1, .partitions = 1, .repeat = 1,
-                 .profileTop = 10, .maxIterations = 1000000,
+                 .profileTop = 10, .maxIterations = 1000000, .timeout = 300,
                  .maxHostMemory = defaultHostMemory(), .limits = thunkyLimitsDefault()};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -607,6 +614,16 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[i], "--version")) {
       puts("thunky-run " THUNKY_VERSION);
+      /* What a device check records: the libraries a run would load. */
+      static const char *const libraries[] = {"cuda", "nccl", "cublasLt"};
+      for (size_t l = 0; l < sizeof libraries / sizeof *libraries; l++) {
+        char path[4096];
+        ThunkyError why = {{0}};
+        if (thunkyCudaLibraryPath(libraries[l], path, sizeof path, &why))
+          printf("%s: %s\n", libraries[l], path);
+        else
+          printf("%s: not found: %s\n", libraries[l], why.message);
+      }
       return 0;
     }
   }
@@ -645,7 +662,7 @@ int main(int argc, char **argv) {
                             .timeline = timeline, .fingerprint = o.fingerprint,
                             .asyncAtDone = o.asyncAtDone, .cudaGraph = o.cudaGraph,
                             .scratchByte = o.scratchByte,
-                            .ncclIdFile = o.ncclId};
+                            .ncclIdFile = o.ncclId, .timeoutSeconds = o.timeout};
   if (ok && !processPlace(&config.processRank, &config.processCount))
     ok = thunkyErrorf(&error, "THUNKY_RANK/THUNKY_WORLD_SIZE (or OMPI_COMM_WORLD_RANK/_SIZE) "
                               "are not a rank below a count");

@@ -112,6 +112,11 @@ typedef struct ThunkyRunConfig {
   ThunkyWriteTrace *writeTrace; /* host: NULL, or where each rank records what thunks wrote */
   bool cudaGraph;          /* cuda: capture the plan once, replay it */
   const char *ncclIdFile;  /* cuda, several processes: where rank 0 leaves NCCL's id */
+  /* cuda: the most seconds one wait may take (for the device to finish
+   * what a rank enqueued, for NCCL's communicators to form or a group to
+   * be enqueued); past it the run fails naming the thunk waited on, and
+   * the communicators are aborted at destroy. 0: 300. */
+  uint32_t timeoutSeconds;
   uint32_t processRank, processCount; /* cuda, several processes */
 } ThunkyRunConfig;
 
@@ -131,6 +136,13 @@ typedef struct ThunkyBackendOps {
 
 extern const ThunkyBackendOps thunkyHostBackend;
 extern const ThunkyBackendOps thunkyCudaBackend;
+
+/* cuda: where the backend finds NVIDIA's library `name` ("cuda", "nccl" or
+ * "cublasLt"), by the search docs/runtime.md describes (the loader's path,
+ * Python environments' nvidia wheels, THUNKY_NCCL_PATH and
+ * THUNKY_CUBLASLT_PATH), written to `path`; it is loaded, as a run would.
+ * False, with why, when it is not found or the build has no backend. */
+bool thunkyCudaLibraryPath(const char *name, char *path, size_t size, ThunkyError *error);
 
 /* A shared library of host kernels and custom calls exports this symbol;
  * thunky-run --library loads it and calls it once. */

@@ -21,23 +21,12 @@ static void *findSymbol(void *library, const char *name) {
   return fn;
 }
 
-bool thunkyCudaLoadLibrary(const char *const *libraries, const char *why,
-                           const ThunkyCudaSymbol *symbols, size_t count, void *table,
-                           ThunkyError *error) {
-  /* The first name's dlerror says most (the versioned name is the one a
-   * correct install has); the others are fallbacks. */
-  char firstError[256] = "";
-  void *library = NULL;
-  const char *loaded = NULL;
-  for (size_t i = 0; libraries[i] && !library; i++) {
-    library = dlopen(libraries[i], RTLD_NOW | RTLD_LOCAL);
-    loaded = libraries[i];
-    const char *message = dlerror();
-    if (!library && i == 0)
-      snprintf(firstError, sizeof firstError, "%s", message ? message : "unknown error");
-  }
+bool thunkyCudaLoadLibrary(const ThunkyCudaLibrary *libraryOf, const ThunkyCudaSymbol *symbols,
+                           size_t count, void *table, ThunkyError *error) {
+  char loaded[4096];
+  void *library = thunkyCudaOpenLibrary(libraryOf, loaded, sizeof loaded, error);
   if (!library)
-    return thunkyErrorf(error, "cuda: cannot load %s (%s): %s", libraries[0], why, firstError);
+    return false;
   for (size_t i = 0; i < count; i++) {
     void *fn = findSymbol(library, symbols[i].name);
     if (!fn) {
@@ -57,9 +46,12 @@ bool thunkyCudaLoadLibrary(const char *const *libraries, const char *why,
 #define DRIVER_SYMBOL(name) THUNKY_CUDA_SYMBOL(ThunkyCudaDriver, name)
 static const ThunkyCudaSymbol driverSymbols[] = {THUNKY_CUDA_DRIVER_FUNCTIONS(DRIVER_SYMBOL)};
 
+/* The driver comes with the system: only the loader's path has it. */
+static const char *const driverNames[] = {"libcuda.so.1", NULL};
+const ThunkyCudaLibrary thunkyCudaDriverLibrary = {driverNames, "no NVIDIA driver?", NULL, NULL};
+
 bool thunkyCudaLoadDriver(ThunkyCudaDriver *driver, ThunkyError *error) {
-  static const char *const names[] = {"libcuda.so.1", NULL};
-  return thunkyCudaLoadLibrary(names, "no NVIDIA driver?", driverSymbols,
+  return thunkyCudaLoadLibrary(&thunkyCudaDriverLibrary, driverSymbols,
                                sizeof driverSymbols / sizeof *driverSymbols, driver, error);
 }
 

@@ -37,8 +37,9 @@
   X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
 
 #define THUNKY_NCCL_FUNCTIONS(X)                                                         \
-  X(ncclGetErrorString) X(ncclGetLastError) X(ncclGetUniqueId) X(ncclCommInitRank)       \
-  X(ncclCommSplit) X(ncclCommDestroy) X(ncclCommAbort) X(ncclGroupStart) X(ncclGroupEnd) \
+  X(ncclGetErrorString) X(ncclGetLastError) X(ncclGetUniqueId) X(ncclCommInitRankConfig) \
+  X(ncclCommGetAsyncError) X(ncclCommSplit) X(ncclCommDestroy) X(ncclCommAbort)          \
+  X(ncclGroupStart) X(ncclGroupEnd)                                                      \
   X(ncclAllReduce) X(ncclAllGather) X(ncclReduceScatter) X(ncclBroadcast) X(ncclSend)    \
   X(ncclRecv)
 
@@ -81,11 +82,28 @@ typedef struct ThunkyCudaSymbol {
 #define THUNKY_CUDA_STRING(x) THUNKY_CUDA_STRING_(x) /* after expanding x */
 #define THUNKY_CUDA_SYMBOL(table, name) {THUNKY_CUDA_STRING(name), offsetof(table, name)},
 
-/* Opens the first of `libraries` (NULL-terminated) that loads and resolves
- * every symbol into `table`; `why` says in errors what needs the library. */
-bool thunkyCudaLoadLibrary(const char *const *libraries, const char *why,
-                           const ThunkyCudaSymbol *symbols, size_t count, void *table,
-                           ThunkyError *error);
+/* Where a library may be: its names (NULL-terminated, the versioned soname
+ * first), what needs it (for errors), the variable that overrides the
+ * search (NULL: none) and the folders under a Python environment's
+ * site-packages/nvidia that pip wheels install it in (NULL: none). */
+typedef struct ThunkyCudaLibrary {
+  const char *const *names;
+  const char *why;
+  const char *override;
+  const char *const *wheels;
+} ThunkyCudaLibrary;
+
+extern const ThunkyCudaLibrary thunkyCudaDriverLibrary, thunkyNcclLibrary,
+    thunkyCublasLtLibrary;
+
+/* Opens `library` where find_library.c looks for it, writing the path it
+ * was loaded from; NULL with an error naming where it looked. */
+void *thunkyCudaOpenLibrary(const ThunkyCudaLibrary *library, char *path, size_t size,
+                            ThunkyError *error);
+
+/* Opens `library` and resolves every symbol into `table`. */
+bool thunkyCudaLoadLibrary(const ThunkyCudaLibrary *library, const ThunkyCudaSymbol *symbols,
+                           size_t count, void *table, ThunkyError *error);
 
 /* Each sets "cuda: <call> failed: <the library's words for result>" with
  * " in <where>" after it when `where` is not NULL or empty, and returns

@@ -16,11 +16,14 @@
  * THUNKY_NCCL_ID_TIMEOUT). Slices given to write and read name local ranks.
  *
  *===--------------------------------------------------------------------===*/
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+
 #include "cuda_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void destroy(void *opaque);
 
@@ -354,11 +357,34 @@ static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error)
          thunkyCudaCheck(s, cu->cuCtxSynchronize(), "cuCtxSynchronize", none, error);
 }
 
-/* Frees what setUpRank made, as far as it got. */
+/* After a timeout, whether the rank's streams still run work once its
+ * communicators were aborted (which ends NCCL's kernels): a kernel that
+ * never ends. Freeing its memory, modules or context may wait for that work
+ * (cuMemFree "may perform implicit synchronization", cuda.h), so they are
+ * left to the process's exit, which ends it. */
+static bool stillRunning(ThunkyCudaState *s, ThunkyCudaRank *r) {
+  const ThunkyCudaDriver *cu = &s->cu;
+  if (!atomic_load(&s->timedOut) || !r->context || !r->main ||
+      cu->cuCtxSetCurrent(r->context) != CUDA_SUCCESS)
+    return false;
+  uint64_t deadline = thunkyMonotonicNs() + 1000000000u; /* a second for aborts to land */
+  for (;;) {
+    bool busy = cu->cuStreamQuery(r->main) == CUDA_ERROR_NOT_READY;
+    for (uint32_t i = 0; i < s->numStreams && r->streams && !busy; i++)
+      busy = r->streams[i] && cu->cuStreamQuery(r->streams[i]) == CUDA_ERROR_NOT_READY;
+    if (!busy || thunkyMonotonicNs() > deadline)
+      return busy;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
+}
+
+/* Frees what setUpRank made, as far as it got; on the device only when no
+ * work still runs there. */
 static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
   const ThunkyCudaDriver *cu = &s->cu;
   const ThunkyPlan *plan = s->plan;
-  if (r->context && cu->cuCtxSetCurrent(r->context) == CUDA_SUCCESS) {
+  if (!stillRunning(s, r) && r->context && cu->cuCtxSetCurrent(r->context) == CUDA_SUCCESS) {
     if (r->graphExec)
       cu->cuGraphExecDestroy(r->graphExec);
     if (s->hasCublasLt)
@@ -417,8 +443,12 @@ static bool setUp(ThunkyCudaState *s, ThunkyError *error) {
                         s->ranks, devices);
   if (!(s->rank = zeroed(s->ranks, sizeof *s->rank)))
     return thunkyErrorf(error, "cuda: out of memory");
-  for (uint32_t i = 0; i < s->ranks; i++)
-    s->rank[i].index = i, s->rank[i].global = s->config.processRank * s->ranks + i;
+  for (uint32_t i = 0; i < s->ranks; i++) {
+    ThunkyCudaRank *r = &s->rank[i];
+    r->index = i, r->global = s->config.processRank * s->ranks + i;
+    r->lastThunk = THUNKY_CUDA_NO_THUNK;
+    atomic_init(&r->finished, true);
+  }
   if (plan->numCollectives) {
     if (!thunkyCudaLoadNccl(&s->nccl, error))
       return false;
@@ -463,6 +493,10 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
   }
   atomic_init(&s->stop, false);
   atomic_init(&s->failed, UINT32_MAX);
+  atomic_init(&s->timedOut, false);
+  uint32_t timeout = config->timeoutSeconds ? config->timeoutSeconds
+                                            : THUNKY_CUDA_DEFAULT_TIMEOUT_S;
+  s->timeoutNs = (uint64_t)timeout * 1000000000u;
   if (!setUp(s, error)) {
     destroy(s);
     return false;
@@ -519,9 +553,10 @@ static bool run(void *opaque, ThunkyError *error) {
   if (thunkyCudaForEachRank(s, s->config.cudaGraph ? thunkyCudaReplayRank : thunkyCudaRunRank,
                             error))
     return true;
-  /* Peers may wait forever in NCCL for a rank that stopped: from now on
-   * only aborting the communicators (in destroy) is safe. */
-  s->broken = s->hasNccl && s->world > 1;
+  /* Peers may wait forever in NCCL for a rank that stopped, and NCCL's
+   * work for a deadline passed: from now on only aborting the
+   * communicators (in destroy) is safe. */
+  s->broken = s->hasNccl && (s->world > 1 || atomic_load(&s->timedOut));
   return false;
 }
 

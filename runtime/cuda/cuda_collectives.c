@@ -260,10 +260,16 @@ bool thunkyCudaNcclCheck(const ThunkyCudaState *state, ThunkyCudaRank *rank,
 
 bool thunkyCudaInitComms(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   ThunkyCudaComm *world = &rank->comms[0];
-  if (!thunkyCudaNcclCheck(state, rank,
-                           state->nccl.ncclCommInitRank(&world->comm, (int)state->world,
-                                                        state->ncclId, (int)rank->global),
-                           NULL, "ncclCommInitRank", THUNKY_CUDA_NO_THUNK))
+  /* Non-blocking, as XLA makes them when asked (nccl_communicator.cc polls
+   * each call until done): init and split return at once, and a peer that
+   * never comes shows as a deadline passed, not a thread blocked in NCCL.
+   * Splits inherit the parent's configuration. */
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  ncclResult_t result = state->nccl.ncclCommInitRankConfig(
+      &world->comm, (int)state->world, state->ncclId, (int)rank->global, &config);
+  if (!thunkyCudaNcclWait(state, rank, result, world->comm, "ncclCommInitRankConfig",
+                          THUNKY_CUDA_NO_THUNK))
     return false;
   world->size = (int)state->world, world->rank = (int)rank->global;
   /* Splitting is collective over the world: every rank of every process
@@ -271,10 +277,11 @@ bool thunkyCudaInitComms(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   for (uint32_t g = 1; g < state->numGroupings; g++) {
     const ThunkyCudaPlace *at = state->groupings + (size_t)g * state->world + rank->global;
     ThunkyCudaComm *comm = &rank->comms[g];
-    if (!thunkyCudaNcclCheck(
-            state, rank,
-            state->nccl.ncclCommSplit(world->comm, at->color, at->key, &comm->comm, NULL),
-            world->comm, "ncclCommSplit", THUNKY_CUDA_NO_THUNK))
+    result = state->nccl.ncclCommSplit(world->comm, at->color, at->key, &comm->comm, NULL);
+    /* In progress, the new communicator is the one that settles. */
+    ncclComm_t settling = result == ncclInProgress ? comm->comm : world->comm;
+    if (!thunkyCudaNcclWait(state, rank, result, settling, "ncclCommSplit",
+                            THUNKY_CUDA_NO_THUNK))
       return false;
     comm->size = at->size, comm->rank = at->key;
   }
@@ -304,7 +311,7 @@ typedef struct Call {
 } Call;
 
 static bool ok(Call *k, ncclResult_t result, const char *call) {
-  return thunkyCudaNcclCheck(k->state, k->rank, result, k->comm, call, k->thunk);
+  return thunkyCudaNcclWait(k->state, k->rank, result, k->comm, call, k->thunk);
 }
 
 static void *address(const Call *k, ThunkyPlanSlice slice) {

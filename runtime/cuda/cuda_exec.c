@@ -139,7 +139,7 @@ static bool runGroup(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t 
   bool ok = runList(w, c->group.list, stream, streamId);
   w->timed = timed;
   ncclResult_t ended = nccl->ncclGroupEnd(); /* always: the group must close */
-  return ok && thunkyCudaNcclCheck(w->state, w->rank, ended, NULL, "ncclGroupEnd", c->thunk);
+  return ok && thunkyCudaNcclWait(w->state, w->rank, ended, NULL, "ncclGroupEnd", c->thunk);
 }
 
 /*--- commands --------------------------------------------------------------*/
@@ -294,6 +294,7 @@ static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId) 
     if (atomic_load_explicit(&w->state->stop, memory_order_relaxed))
       return thunkyErrorf(&w->rank->error, "cuda: stopped because another rank failed");
     const ThunkyCommand *c = &w->plan->commands[range.first + i];
+    w->rank->lastThunk = c->thunk; /* what a timed-out wait names */
     if (!(w->timed ? runTimed(w, c, stream, streamId) : runCommand(w, c, stream, streamId)))
       return false;
   }

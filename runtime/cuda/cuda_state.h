@@ -64,6 +64,8 @@ typedef struct ThunkyCudaRank {
   ThunkyCudaGemm *gemms;   /* per plan gemm */
   ThunkyCudaComm *comms;   /* per grouping; comms[0] is the world */
   CUgraphExec graphExec;
+  uint32_t lastThunk;      /* the last thunk enqueued: what a wait for the end waits on */
+  atomic_bool finished;    /* its thread has done the current job (for timeout messages) */
   ThunkyError error;       /* what this rank's thread failed with */
 } ThunkyCudaRank;
 
@@ -93,6 +95,8 @@ typedef struct ThunkyCudaState {
   ncclUniqueId ncclId;     /* the world's, while communicators are made */
   atomic_bool stop;        /* a rank failed: the others stop at their next command */
   atomic_uint failed;      /* the first rank that failed, or UINT32_MAX */
+  atomic_bool timedOut;    /* a wait passed its deadline: work may never end */
+  uint64_t timeoutNs;      /* the longest one wait may take */
   bool broken;             /* comms may wait for peers that never come: abort them */
 } ThunkyCudaState;
 
@@ -118,10 +122,22 @@ typedef bool (*ThunkyCudaRankJob)(ThunkyCudaState *state, ThunkyCudaRank *rank);
  * error, prefixed by "rank N: " in a world of several ranks. */
 bool thunkyCudaForEachRank(ThunkyCudaState *state, ThunkyCudaRankJob job, ThunkyError *error);
 
-/* Waits until `stream` has done all its work, giving up when another rank
- * failed, so a rank never waits forever for a peer that stopped. */
+/* The default of config.timeoutSeconds. */
+#define THUNKY_CUDA_DEFAULT_TIMEOUT_S 300
+
+/* Waits until `stream` has done all its work (thunk: the one waited on, or
+ * THUNKY_CUDA_NO_THUNK for all the rank enqueued), polling the stream and
+ * the rank's communicators; gives up when another rank failed, when NCCL
+ * reports an error, or (with the error naming the thunk and the ranks not
+ * finished) when the wait takes longer than the deadline. */
 bool thunkyCudaWait(ThunkyCudaState *state, ThunkyCudaRank *rank, CUstream stream,
                     uint32_t thunk);
+
+/* Finishes an NCCL call on `comm`, a non-blocking communicator: `result`
+ * is what the call returned; ncclInProgress is polled with
+ * ncclCommGetAsyncError until it settles, against the same deadline. */
+bool thunkyCudaNcclWait(ThunkyCudaState *state, ThunkyCudaRank *rank, ncclResult_t result,
+                        ncclComm_t comm, const char *call, uint32_t thunk);
 
 /*--- cuda_exec.c -----------------------------------------------------------*/
 

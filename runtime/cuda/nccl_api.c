@@ -4,11 +4,16 @@
 #define NCCL_SYMBOL(name) THUNKY_CUDA_SYMBOL(ThunkyNccl, name)
 static const ThunkyCudaSymbol ncclSymbols[] = {THUNKY_NCCL_FUNCTIONS(NCCL_SYMBOL)};
 
+/* The nvidia-nccl-cu13 wheel installs nvidia/nccl/lib/libnccl.so.2. */
+static const char *const ncclNames[] = {"libnccl.so.2", "libnccl.so", NULL};
+static const char *const ncclWheels[] = {"nccl", NULL};
+const ThunkyCudaLibrary thunkyNcclLibrary = {
+    ncclNames, "the plan has collectives; NCCL 2.18 or newer is needed", "THUNKY_NCCL_PATH",
+    ncclWheels};
+
 bool thunkyCudaLoadNccl(ThunkyNccl *nccl, ThunkyError *error) {
-  static const char *const names[] = {"libnccl.so.2", "libnccl.so", NULL};
-  return thunkyCudaLoadLibrary(names, "the plan has collectives; NCCL 2.18 or newer is needed",
-                               ncclSymbols, sizeof ncclSymbols / sizeof *ncclSymbols, nccl,
-                               error);
+  return thunkyCudaLoadLibrary(&thunkyNcclLibrary, ncclSymbols,
+                               sizeof ncclSymbols / sizeof *ncclSymbols, nccl, error);
 }
 
 bool thunkyNcclFail(const ThunkyNccl *nccl, ncclResult_t result, ncclComm_t comm,

@@ -9,11 +9,17 @@
  * Calls are enqueued on the caller's stream (thunkySimEnqueue), a group's
  * calls as one piece of work, so they are ordered and captured into graphs
  * like the driver's. When a stream reaches a collective, its rank stages
- * its input, waits for every peer to stage theirs (at most
- * THUNKY_CUDA_SIM_NCCL_TIMEOUT seconds, default 30), and computes its own
+ * its input, waits for every peer to stage theirs, and computes its own
  * result from all of them in rank order, as the host collectives do, so
  * the two backends agree bit for bit. A send stages its bytes and waits
  * until the receiver has copied them.
+ *
+ * As the real NCCL, it never gives up on a peer by itself: a peer that
+ * never comes is waited for until the communicator is aborted
+ * (ncclCommAbort), which ends its queued work and its setup. A
+ * non-blocking communicator (ncclConfig_t.blocking = 0, inherited by
+ * splits) is set up on a thread of its own: init and split return
+ * ncclInProgress, and ncclCommGetAsyncError says when it settled.
  *
  *===--------------------------------------------------------------------===*/
 #define _GNU_SOURCE
@@ -70,13 +76,20 @@ typedef struct Shared {
 } Shared;
 
 struct ncclComm {
-  Shared *shared;
+  _Atomic(Shared *) shared; /* published once mapped, for an abort to reach */
   size_t mappedBytes;
   char name[64]; /* of the shared memory file */
   int rank, size;
   uint64_t nextSequence; /* this rank's next collective */
   uint8_t id[16];        /* the clique's, for naming its splits */
   atomic_int refs;       /* the caller's, and one per piece of queued work */
+  bool blocking;         /* from its config; a split's default */
+  atomic_int state;      /* ncclInProgress while being set up, then its result */
+  atomic_bool aborting;  /* ncclCommAbort was called: stop waiting */
+  bool hasSetup;         /* setup runs on `setup`, joined by destroy or abort */
+  pthread_t setup;
+  char error[512];       /* why setup failed, for ncclGetLastError on another thread */
+  struct ncclComm *parent; /* split from it; NCCL's rule: it outlives the split's setup */
 };
 
 static __thread char lastError[512];
@@ -96,14 +109,10 @@ static uint8_t *staging(const struct ncclComm *c, int rank) {
   return (uint8_t *)c->shared + sizeof(Shared) + (size_t)rank * c->shared->stagingBytes;
 }
 
-static unsigned timeoutSeconds(void) {
-  const char *value = getenv("THUNKY_CUDA_SIM_NCCL_TIMEOUT");
-  return value && atoi(value) > 0 ? (unsigned)atoi(value) : 30;
-}
-
 static void release(struct ncclComm *c) {
   if (atomic_fetch_sub(&c->refs, 1) == 1) {
-    munmap(c->shared, c->mappedBytes);
+    if (c->shared)
+      munmap(c->shared, c->mappedBytes);
     free(c);
   }
 }
@@ -122,28 +131,29 @@ static bool lock(struct ncclComm *c) {
 
 typedef bool (*Condition)(const struct ncclComm *c, uint64_t value);
 
+/* The communicator a setup thread makes: its abort also ends the gather a
+ * split runs on the parent. */
+static __thread struct ncclComm *settingUp;
+
+static bool aborted(struct ncclComm *c) {
+  return c->shared->aborted || atomic_load(&c->aborting) ||
+         (settingUp && atomic_load(&settingUp->aborting));
+}
+
 /* Waits, locked, until condition(c, value) holds; false (with why) when
- * the clique was aborted or the wait timed out. */
+ * the clique was aborted. No deadline: as with the real NCCL, only an
+ * abort ends a wait for a peer that never comes. */
 static bool await(struct ncclComm *c, Condition condition, uint64_t value, const char *what,
                   char *why, size_t whySize) {
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += timeoutSeconds();
   while (!condition(c, value)) {
-    if (c->shared->aborted) {
+    if (aborted(c)) {
       snprintf(why, whySize, "nccl-sim: rank %d: the communicator was aborted while it %s",
                c->rank, what);
       return false;
     }
-    int r = pthread_cond_timedwait(&c->shared->changed, &c->shared->lock, &deadline);
-    if (r == EOWNERDEAD) {
+    if (pthread_cond_wait(&c->shared->changed, &c->shared->lock) == EOWNERDEAD) {
       c->shared->aborted = 1;
       pthread_mutex_consistent(&c->shared->lock);
-    } else if (r == ETIMEDOUT && !condition(c, value)) {
-      snprintf(why, whySize, "nccl-sim: rank %d of %d: its peers did not come within %u s "
-               "(THUNKY_CUDA_SIM_NCCL_TIMEOUT) while it %s", c->rank, c->size,
-               timeoutSeconds(), what);
-      return false;
     }
   }
   return true;
@@ -185,8 +195,7 @@ SIM_EXPORT const char *ncclGetErrorString(ncclResult_t result) {
 }
 
 SIM_EXPORT const char *ncclGetLastError(ncclComm_t comm) {
-  (void)comm;
-  return lastError;
+  return comm && comm->error[0] ? comm->error : lastError;
 }
 
 SIM_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
@@ -204,15 +213,22 @@ static uint64_t stagingBytes(void) {
   return bytes > 0 ? (uint64_t)bytes : 16u << 20;
 }
 
-/* Opens (or, first, creates) the clique of `id` and joins it as `rank`. */
-static ncclResult_t join(struct ncclComm **out, int nranks, const uint8_t id[16], int rank) {
+/* Waits for a peer process's setup of the clique file, or for an abort. */
+static bool awaitCreator(struct ncclComm *c, int fd, Shared *s) {
+  struct stat st;
+  while (!atomic_load(&c->aborting) &&
+         (s ? !atomic_load(&s->ready)
+            : fstat(fd, &st) == 0 && (size_t)st.st_size < c->mappedBytes))
+    usleep(1000);
+  return !atomic_load(&c->aborting);
+}
+
+/* Opens (or, first, creates) the clique of `id` and joins c to it as
+ * `rank`, waiting for every peer to join. */
+static ncclResult_t join(struct ncclComm *c, int nranks, const uint8_t id[16], int rank) {
   if (nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks)
     return failWith(ncclInvalidArgument, "rank %d of %d ranks (the simulation has at most %d)",
                     rank, nranks, MAX_RANKS);
-  struct ncclComm *c = calloc(1, sizeof *c);
-  if (!c)
-    return failWith(ncclSystemError, "out of memory");
-  atomic_init(&c->refs, 1);
   memcpy(c->id, id, 16);
   c->rank = rank, c->size = nranks;
   int n = snprintf(c->name, sizeof c->name, "/thunky-cuda-sim-");
@@ -224,27 +240,20 @@ static ncclResult_t join(struct ncclComm **out, int nranks, const uint8_t id[16]
   bool creator = fd >= 0;
   if (!creator)
     fd = shm_open(c->name, O_RDWR, 0600);
-  if (fd < 0) {
-    free(c);
+  if (fd < 0)
     return failWith(ncclSystemError, "shm_open %s: %s", c->name, strerror(errno));
-  }
-  /* A joiner may come before the creator has sized the file. */
-  unsigned waited = 0, limit = 1000 * timeoutSeconds();
-  struct stat st;
   if (creator && ftruncate(fd, (off_t)c->mappedBytes) != 0) {
-    close(fd), shm_unlink(c->name), free(c);
+    close(fd), shm_unlink(c->name);
     return failWith(ncclSystemError, "sizing %s: %s", c->name, strerror(errno));
   }
-  while (!creator && fstat(fd, &st) == 0 && (size_t)st.st_size < c->mappedBytes &&
-         waited++ < limit)
-    usleep(1000);
-  c->shared = mmap(NULL, c->mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  /* A joiner may come before the creator has sized the file. */
+  bool sized = creator || awaitCreator(c, fd, NULL);
+  Shared *s = sized ? mmap(NULL, c->mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                    : MAP_FAILED;
   close(fd);
-  if (c->shared == MAP_FAILED) {
-    free(c);
-    return failWith(ncclSystemError, "mapping %s: %s", c->name, strerror(errno));
-  }
-  Shared *s = c->shared;
+  if (s == MAP_FAILED)
+    return sized ? failWith(ncclSystemError, "mapping %s: %s", c->name, strerror(errno))
+                 : failWith(ncclSystemError, "aborted while joining");
   if (creator) {
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
@@ -258,10 +267,9 @@ static ncclResult_t join(struct ncclComm **out, int nranks, const uint8_t id[16]
     s->nranks = nranks, s->stagingBytes = per;
     atomic_store(&s->ready, 1);
   }
-  while (!atomic_load(&s->ready) && waited++ < limit)
-    usleep(1000);
+  c->shared = s; /* from here an abort wakes the wait below */
   char why[512] = "";
-  bool ok = atomic_load(&s->ready) && s->nranks == nranks && lock(c);
+  bool ok = awaitCreator(c, -1, s) && s->nranks == nranks && lock(c);
   if (ok) {
     s->joined++;
     pthread_cond_broadcast(&s->changed);
@@ -271,39 +279,149 @@ static ncclResult_t join(struct ncclComm **out, int nranks, const uint8_t id[16]
   if (!ok) {
     if (creator)
       shm_unlink(c->name);
-    release(c);
-    return why[0] ? failWith(ncclSystemError, "%s", why + strlen("nccl-sim: "))
-                  : failWith(ncclInvalidUsage, "the clique of this id has another size");
+    return why[0] || atomic_load(&c->aborting)
+               ? failWith(ncclSystemError, "%s", why[0] ? why + strlen("nccl-sim: ")
+                                                        : "aborted while joining")
+               : failWith(ncclInvalidUsage, "the clique of this id has another size");
   }
   /* Every rank has it mapped: the name is no longer needed. */
   if (rank == 0)
     shm_unlink(c->name);
-  *out = c;
   return ncclSuccess;
+}
+
+/* What a communicator's setup does: join a clique, or first split a parent
+ * (its members agreeing on the clique) and join that. */
+typedef struct Setup {
+  struct ncclComm *comm, *parent;
+  int nranks, rank, color, key;
+  uint8_t id[16];
+} Setup;
+
+static ncclResult_t split(Setup *setup);
+
+static void *setUp(void *arg) {
+  Setup *setup = arg;
+  struct ncclComm *c = setup->comm;
+  settingUp = c;
+  ncclResult_t result = setup->parent ? split(setup) : join(c, setup->nranks, setup->id,
+                                                            setup->rank);
+  if (setup->parent)
+    release(setup->parent);
+  if (result != ncclSuccess)
+    snprintf(c->error, sizeof c->error, "%s", lastError);
+  atomic_store(&c->state, result);
+  settingUp = NULL;
+  free(setup);
+  return NULL;
+}
+
+/* A new communicator set up as `setup` says: here when blocking, else on a
+ * thread of its own, returning ncclInProgress at once. */
+static ncclResult_t create(ncclComm_t *out, bool blocking, const Setup *how) {
+  *out = NULL;
+  struct ncclComm *c = calloc(1, sizeof *c);
+  Setup *setup = malloc(sizeof *setup);
+  if (!c || !setup) {
+    free(c), free(setup);
+    return failWith(ncclSystemError, "out of memory");
+  }
+  atomic_init(&c->refs, 1);
+  atomic_init(&c->state, ncclInProgress);
+  atomic_init(&c->aborting, false);
+  c->blocking = blocking;
+  c->parent = how->parent;
+  *setup = *how;
+  setup->comm = c;
+  if (setup->parent)
+    atomic_fetch_add(&setup->parent->refs, 1);
+  if (!blocking) {
+    c->hasSetup = pthread_create(&c->setup, NULL, setUp, setup) == 0;
+    if (c->hasSetup) {
+      *out = c;
+      return ncclInProgress;
+    }
+    if (setup->parent)
+      release(setup->parent);
+    free(setup), free(c);
+    return failWith(ncclSystemError, "cannot start a thread");
+  }
+  setUp(setup);
+  ncclResult_t result = atomic_load(&c->state);
+  if (result != ncclSuccess)
+    release(c);
+  else
+    *out = c;
+  return result;
+}
+
+/* blocking = 0 makes a non-blocking communicator; anything else (and no
+ * config) a blocking one, as NCCL's default. */
+static bool blockingOf(const ncclConfig_t *config, bool otherwise) {
+  return !config || config->blocking == NCCL_CONFIG_UNDEF_INT ? otherwise
+                                                               : config->blocking != 0;
+}
+
+SIM_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id,
+                                               int rank, ncclConfig_t *config) {
+  if (thunkySimInjected("ncclCommInitRankConfig")) {
+    *comm = NULL;
+    return failWith(ncclSystemError, "a failure asked for by THUNKY_CUDA_SIM_FAIL");
+  }
+  Setup setup = {.nranks = nranks, .rank = rank};
+  memcpy(setup.id, id.internal, 16);
+  return create(comm, blockingOf(config, true), &setup);
 }
 
 SIM_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
                                          int rank) {
-  if (thunkySimInjected("ncclCommInitRank"))
-    return failWith(ncclSystemError, "a failure asked for by THUNKY_CUDA_SIM_FAIL");
-  return join(comm, nranks, (const uint8_t *)id.internal, rank);
+  return ncclCommInitRankConfig(comm, nranks, id, rank, NULL);
+}
+
+SIM_EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError) {
+  if (!comm || !asyncError)
+    return failWith(ncclInvalidArgument, "ncclCommGetAsyncError of no communicator");
+  *asyncError = atomic_load(&comm->state);
+  /* A peer's abort reaches the others as a remote error. */
+  Shared *s = comm->shared;
+  if (*asyncError == ncclSuccess && s && s->aborted && !atomic_load(&comm->aborting))
+    *asyncError = ncclRemoteError;
+  return ncclSuccess;
+}
+
+/* Waits for a setup thread, which an abort has told to stop. */
+static void finishSetup(struct ncclComm *c) {
+  if (c->hasSetup)
+    pthread_join(c->setup, NULL);
+  c->hasSetup = false;
 }
 
 SIM_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   if (!comm)
     return failWith(ncclInvalidArgument, "ncclCommDestroy of no communicator");
+  finishSetup(comm);
   release(comm);
   return ncclSuccess;
 }
 
+/* Ends the communicator's setup and every wait of its queued work, in this
+ * process and the clique's others. */
 SIM_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
   if (!comm)
     return ncclSuccess;
-  if (lock(comm)) {
-    comm->shared->aborted = 1;
-    pthread_cond_broadcast(&comm->shared->changed);
-    pthread_mutex_unlock(&comm->shared->lock);
+  atomic_store(&comm->aborting, true);
+  Shared *s = comm->shared;
+  if (s && lock(comm)) {
+    s->aborted = 1;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
   }
+  /* A split still gathering waits on its parent's clique: wake it there. */
+  if (comm->hasSetup && comm->parent && comm->parent->shared && lock(comm->parent)) {
+    pthread_cond_broadcast(&comm->parent->shared->changed);
+    pthread_mutex_unlock(&comm->parent->shared->lock);
+  }
+  finishSetup(comm);
   release(comm);
   return ncclSuccess;
 }
@@ -645,13 +763,10 @@ SIM_EXPORT ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t type, 
 
 /* Splitting is a collective on the host: every rank stages its color and
  * key, and the members of each color join a clique named for the parent,
- * the split and the color. */
-SIM_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
-                                      ncclComm_t *newcomm, ncclConfig_t *config) {
-  (void)config;
-  *newcomm = NULL;
-  if (!comm)
-    return failWith(ncclInvalidArgument, "ncclCommSplit of no communicator");
+ * the split and the color. Gathers every rank's color and key, and finds
+ * this rank's new clique. */
+static ncclResult_t splitPlace(struct ncclComm *comm, int color, int key, int *size, int *rank,
+                               uint8_t id[16]) {
   int32_t mine[2] = {color, key};
   Call k = {CALL_ALL_GATHER, (const uint8_t *)mine, NULL, 2, ncclInt32, ncclSum, 0};
   int32_t *all = calloc((size_t)comm->size, sizeof mine);
@@ -666,24 +781,43 @@ SIM_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
     free(all);
     return failWith(ncclSystemError, "%s", why);
   }
-  if (color == NCCL_SPLIT_NOCOLOR) {
-    free(all);
-    return ncclSuccess;
-  }
   /* Members ordered by key, then by rank in the parent. */
-  int size = 0, rank = 0;
+  *size = 0, *rank = 0;
   for (int r = 0; r < comm->size; r++) {
     if (all[2 * r] != color)
       continue;
-    size++;
+    ++*size;
     if (all[2 * r + 1] < key || (all[2 * r + 1] == key && r < comm->rank))
-      rank++;
+      ++*rank;
   }
   free(all);
-  uint8_t id[16];
   memcpy(id, comm->id, 16);
   uint64_t mix = split * 0x9e3779b97f4a7c15u ^ (uint64_t)(uint32_t)color * 0xc2b2ae3d27d4eb4fu;
   for (int i = 0; i < 8; i++)
     id[8 + i] ^= (uint8_t)(mix >> (8 * i));
-  return join(newcomm, size, id, rank);
+  return ncclSuccess;
+}
+
+static ncclResult_t split(Setup *setup) {
+  int size, rank;
+  uint8_t id[16];
+  ncclResult_t result = splitPlace(setup->parent, setup->color, setup->key, &size, &rank, id);
+  return result == ncclSuccess ? join(setup->comm, size, id, rank) : result;
+}
+
+/* A rank of no color only takes part in the gather, and gets no
+ * communicator; the others get theirs set up as the config (by default
+ * the parent's) says. */
+SIM_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
+                                      ncclComm_t *newcomm, ncclConfig_t *config) {
+  *newcomm = NULL;
+  if (!comm)
+    return failWith(ncclInvalidArgument, "ncclCommSplit of no communicator");
+  if (color == NCCL_SPLIT_NOCOLOR) {
+    int size, rank;
+    uint8_t id[16];
+    return splitPlace(comm, color, key, &size, &rank, id);
+  }
+  Setup setup = {.parent = comm, .color = color, .key = key};
+  return create(newcomm, blockingOf(config, comm->blocking), &setup);
 }

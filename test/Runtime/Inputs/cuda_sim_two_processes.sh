@@ -4,7 +4,8 @@
 # over the simulated driver and NCCL, meeting through NCCL's id file as on
 # two hosts, and checks both ranks' outputs. ENV1 (VAR=VALUE words) is given
 # to the second process only, to make it fail on purpose; each process's
-# exit status and messages are then printed instead.
+# exit status and messages are then printed instead. THUNKY_TEST_RUN_ARGS
+# are more thunky-run options for both.
 set -uo pipefail
 kind="$1" work="$2"
 shift 2
@@ -16,7 +17,7 @@ python3 "$here/collectives.py" make "$kind" 2 > "$dir/exe.textproto"
 export THUNKY_CUDA_SIM_EXECUTABLE="$dir/exe.pb" THUNKY_WORLD_SIZE=2
 start() { # RANK [ENV...]
   local rank="$1"; shift
-  env THUNKY_RANK="$rank" "$@" thunky-run --backend cuda --nccl-id "$dir/id" \
+  env THUNKY_RANK="$rank" "$@" thunky-run --backend cuda ${THUNKY_TEST_RUN_ARGS:-} --nccl-id "$dir/id" \
     --library "$THUNKY_TEST_KERNELS" "$dir/exe.pb" -o "$dir/p$rank" > "$dir/p$rank.log" 2>&1
 }
 start 0 & first=$!

@@ -2,14 +2,15 @@
  * executables launch, registered by name (thunky-run --library). Each says
  * what it computes; a wrong argument count or size is an error, so a test
  * cannot pass by accident. */
+#define _GNU_SOURCE /* RTLD_NOLOAD, nanosleep */
 #include "thunky-c/Runtime.h"
 
-#define _GNU_SOURCE /* RTLD_NOLOAD */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static bool expectArgs(const ThunkyKernelCall *call, uint32_t n, ThunkyError *error) {
   return call->numArgs == n ||
@@ -74,6 +75,18 @@ static bool rankIota(const ThunkyKernelCall *call, void *user, ThunkyError *erro
   for (uint64_t i = 0; i < call->argSizes[0] / 4; i++) {
     int32_t v = (int32_t)(100 * call->rank + i);
     memcpy((uint8_t *)call->args[0] + 4 * i, &v, 4);
+  }
+  return true;
+}
+
+/* A kernel that never ends, as one spinning on a flag nothing sets: it
+ * sleeps two minutes (bounded, so that a harness that never gives up does
+ * not keep its thread for ever), and the backend's deadline must cut the
+ * wait for it. */
+static bool neverEnds(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  for (int i = 0; i < 12000; i++) {
+    struct timespec pause = {0, 10000000};
+    nanosleep(&pause, NULL);
   }
   return true;
 }
@@ -175,6 +188,7 @@ bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
           thunkyRegistryAddHostKernel(r, "scale_by_table", scaleByTable, NULL) &&
           thunkyRegistryAddHostGlobal(r, "table_constant", tableConstant,
                                       sizeof tableConstant) &&
+          thunkyRegistryAddHostKernel(r, "never_ends", neverEnds, NULL) &&
           thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL) &&
           thunkyRegistryAddCustomCall(r, "cuda", "plus_one", plusOneOnSimulation, NULL)) ||
          thunkyErrorf(error, "out of memory");
