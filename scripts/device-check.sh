@@ -147,7 +147,7 @@ fi
 note ""
 note "## Libraries"
 step libraries 30 bash -c '
-  echo "thunky-run: $("$1" --version 2>&1 | tr "\n" " ")"
+  echo "thunky-run --version:"; "$1" --version 2>&1 | sed "s/^/  /"
   echo "loader cache:"; ldconfig -p 2>/dev/null | grep -E "lib(cuda|nccl|cublasLt)\.so" | sed "s/^/  /"
   echo "LD_LIBRARY_PATH: ${LD_LIBRARY_PATH:-(unset)}"
   echo "python environment (nvidia/*/lib):"
@@ -176,7 +176,7 @@ for fixture in memops ids gemm all-reduce-one-rank; do
   mkdir -p "$work/$fixture.host" "$work/$fixture.cuda" "$work/$fixture.graph"
   step "$fixture-host" 60 "$run" "${world[@]}" "$exe" "${args[@]}" -o "$work/$fixture.host"
   for mode in cuda graph; do
-    flags=(--backend cuda --max-iterations 100000 "${world[@]}")
+    flags=(--backend cuda --max-iterations 100000 --timeout 45 "${world[@]}")
     [ $mode = graph ] && flags+=(--cuda-graph)
     step "$fixture-$mode" 60 "$run" "${flags[@]}" "$exe" "${args[@]}" -o "$work/$fixture.$mode" &&
       step "$fixture-$mode-$same" 60 python3 "$compare" "${tolerance[@]}" \
@@ -209,7 +209,7 @@ PYTHON
     want="$work/$name.jax" got="$work/$name.thunky"
     mkdir -p "$want" "$got"
     for ((k = 0; k < outputs; k++)); do cp "$jax/$name.out$k.npy" "$want/out$k.npy"; done
-    flags=(--backend cuda --max-iterations 100000)
+    flags=(--backend cuda --max-iterations 100000 --timeout 45)
     step "$name-cuda" 60 "$run" "${flags[@]}" "$jax/$exe" "${inputs[@]/#/$jax/}" -o "$got" || continue
     if [ "$gemm" = 1 ]; then
       step "$name-vs-jax-within-gemm-tolerance" 60 python3 "$compare" "${gemm_tolerance[@]}" "$want" "$got"
