@@ -304,6 +304,12 @@ static bool runMatmul(void *data, char *why, size_t whySize) {
   return false;
 }
 
+/* In place, C's layout must be D's (cublasLt.h). */
+static bool sameLayout(const Layout *c, const Layout *d) {
+  return c->type == d->type && c->rows == d->rows && c->cols == d->cols && c->ld == d->ld &&
+         c->batch == d->batch && c->batchStride == d->batchStride;
+}
+
 /* alpha or beta: a host value in the scale type, read when the call is
  * made. */
 static void scalar(cudaDataType scale, const void *p, double *re, double *im) {
@@ -332,9 +338,8 @@ SIM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmul
                                          const cublasLtMatmulAlgo_t *algo, void *workspace,
                                          size_t workspaceBytes, cudaStream_t stream) {
   (void)workspace, (void)workspaceBytes;
-  /* In place, C's layout must be D's (cublasLt.h). */
   if (!handle || !desc || !alpha || !beta || !algo || algo->data[0] >= ALGORITHMS ||
-      (C == D && memcmp(layoutOf(c), layoutOf(d), sizeof(Layout)) != 0))
+      (C == D && !sameLayout(layoutOf(c), layoutOf(d))))
     return CUBLAS_STATUS_INVALID_VALUE;
   if (thunkySimInjected("cublasLtMatmul"))
     return CUBLAS_STATUS_EXECUTION_FAILED;
