@@ -160,8 +160,10 @@ static bool resolve(HostState *s, ThunkyError *error) {
     if (c->kind != THUNKY_CMD_OPAQUE || fingerprint)
       continue;
     thunkyPlanThunkName(p, c->thunk, name, sizeof name);
+    ThunkyBytes why = p->thunks[c->thunk].unsupported;
     return thunkyErrorf(error, "host: %s: %s is not supported by the host backend%s", name,
-                        p->thunks[c->thunk].kind, fingerprintHint);
+                        why.size ? (const char *)why.data : p->thunks[c->thunk].kind,
+                        fingerprintHint);
   }
   for (uint32_t i = 0; i < p->numKernels; i++)
     if (!(s->kernels[i] = thunkyRegistryFind(s->config.registry, "host", true,
@@ -370,12 +372,9 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
     return runKernel(r, c);
   case THUNKY_CMD_CUSTOM_CALL:
     return runCustomCall(r, c);
-  case THUNKY_CMD_GEMM: {
-    const ThunkyPlanGemm *g = &s->plan->gemms[c->gemm.gemm];
-    if (s->config.fingerprint && !thunkyHostGemmSupports(g))
-      return fingerprint(r, c);
-    return thunkyHostGemm(g, r->memory, &r->why) || failWith(r, c, &r->why);
-  }
+  case THUNKY_CMD_GEMM: /* the planner made the ones the host gemm cannot run opaque */
+    return thunkyHostGemm(&s->plan->gemms[c->gemm.gemm], r->memory, &r->why) ||
+           failWith(r, c, &r->why);
   case THUNKY_CMD_CONDITIONAL:
     return runConditional(r, c, stream);
   case THUNKY_CMD_WHILE:

@@ -1,18 +1,31 @@
 /*===- host_gemm.c - the host backend's reference matrix multiply --------===*
  *
  * A plain triple loop: it is the reference the CUDA backend's cuBLASLt
- * results are compared with, not a fast path.
+ * results are compared with, not a fast path. Every element is read into
+ * a double (complex: a pair), products and sums are exact to double
+ * precision, and the result is rounded once to the output type. So it does
+ * not reproduce cuBLASLt's rounding, f32 accumulation or the TF32 inputs
+ * XLA runs f32 at: a GEMM on a GPU differs from it within a tolerance
+ * (docs/runtime.md).
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/HostGemm.h"
 
-#include "thunky-c/Reduce.h"
+#include "thunky-c/ElementTypes.h"
 
 #include <string.h>
 
-enum { F32 = THUNKY_TYPE_F32, F64 = THUNKY_TYPE_F64 };
+enum {
+  F16 = THUNKY_TYPE_F16, BF16 = THUNKY_TYPE_BF16, F32 = THUNKY_TYPE_F32,
+  F64 = THUNKY_TYPE_F64, C64 = THUNKY_TYPE_C64, C128 = THUNKY_TYPE_C128,
+};
 
-/* Element (b, i, j) of op(matrix), as an element offset. */
+typedef struct Value {
+  double re, im;
+} Value;
+
+/* Element (b, i, j) of op(matrix), as an element offset; a broadcast
+ * operand's batch stride is 0. */
 static uint64_t at(const ThunkyMatrixLayout *l, uint64_t b, uint64_t i, uint64_t j) {
   if (l->transposed) {
     uint64_t t = i;
@@ -21,56 +34,104 @@ static uint64_t at(const ThunkyMatrixLayout *l, uint64_t b, uint64_t i, uint64_t
   return b * l->batchStride + (l->rowMajor ? i * l->leadingStride + j : j * l->leadingStride + i);
 }
 
-static double load(const uint8_t *p, int32_t type, uint64_t index) {
-  if (type == F32) {
-    float v;
-    memcpy(&v, p + index * 4, 4);
-    return v;
+static Value load(const uint8_t *base, int32_t type, uint64_t index) {
+  const uint8_t *p = base + index * thunkyElementBytes(type);
+  switch (type) {
+  case F16:
+  case BF16: {
+    uint16_t bits;
+    memcpy(&bits, p, 2);
+    return (Value){thunkySmallFloatDecode(type, bits), 0};
   }
-  double v;
-  memcpy(&v, p + index * 8, 8);
-  return v;
+  case F32:
+  case C64: {
+    float v[2] = {0, 0};
+    memcpy(v, p, type == C64 ? 8 : 4);
+    return (Value){v[0], v[1]};
+  }
+  default: {
+    double v[2] = {0, 0};
+    memcpy(v, p, type == C128 ? 16 : 8);
+    return (Value){v[0], v[1]};
+  }
+  }
 }
 
-static void store(uint8_t *p, int32_t type, uint64_t index, double value) {
-  if (type == F32) {
-    float v = (float)value;
-    memcpy(p + index * 4, &v, 4);
-  } else {
-    memcpy(p + index * 8, &value, 8);
+static void store(uint8_t *base, int32_t type, uint64_t index, Value value) {
+  uint8_t *p = base + index * thunkyElementBytes(type);
+  switch (type) {
+  case F16:
+  case BF16: {
+    uint16_t bits = (uint16_t)thunkySmallFloatEncode(type, (float)value.re);
+    memcpy(p, &bits, 2);
+    return;
+  }
+  case F32:
+  case C64: {
+    float v[2] = {(float)value.re, (float)value.im};
+    memcpy(p, v, type == C64 ? 8 : 4);
+    return;
+  }
+  default: {
+    double v[2] = {value.re, value.im};
+    memcpy(p, v, type == C128 ? 16 : 8);
+  }
   }
 }
 
-bool thunkyHostGemmSupports(const ThunkyPlanGemm *g) {
-  return g->elementType == F32 || g->elementType == F64;
+static bool known(int32_t type) {
+  return type == F16 || type == BF16 || type == F32 || type == F64 || type == C64 ||
+         type == C128;
 }
+
+
+static uint64_t rowsOf(const ThunkyMatrixLayout *l) { return l->transposed ? l->cols : l->rows; }
+static uint64_t colsOf(const ThunkyMatrixLayout *l) { return l->transposed ? l->rows : l->cols; }
 
 bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError *error) {
-  if (!thunkyHostGemmSupports(g))
-    return thunkyErrorf(error, "the host gemm supports f32 and f64, not element type %d",
-                        g->elementType);
-  const ThunkyMatrixLayout *L = &g->lhsLayout, *R = &g->rhsLayout, *O = &g->outLayout;
-  uint64_t m = L->transposed ? L->cols : L->rows, k = L->transposed ? L->rows : L->cols;
-  uint64_t rk = R->transposed ? R->cols : R->rows, n = R->transposed ? R->rows : R->cols;
-  uint64_t om = O->transposed ? O->cols : O->rows, on = O->transposed ? O->rows : O->cols;
-  if (rk != k || om != m || on != n || L->batch != O->batch || R->batch != O->batch)
+  if (!known(g->lhsType) || !known(g->rhsType) || !known(g->cType) || !known(g->outType))
     return thunkyErrorf(error,
-                        "gemm shapes do not agree: %llux%llu x %llux%llu -> %llux%llu",
-                        (unsigned long long)m, (unsigned long long)k, (unsigned long long)rk,
-                        (unsigned long long)n, (unsigned long long)om, (unsigned long long)on);
+                        "the host gemm multiplies f16, bf16, f32, f64, c64 and c128, not "
+                        "element types %d x %d -> %d",
+                        g->lhsType, g->rhsType, g->outType);
+  const ThunkyMatrixLayout *L = &g->lhsLayout, *R = &g->rhsLayout, *C = &g->cLayout,
+                           *O = &g->outLayout;
+  uint64_t m = rowsOf(L), k = colsOf(L), n = colsOf(R), batch = O->batch;
+  if (rowsOf(R) != k || rowsOf(O) != m || colsOf(O) != n || rowsOf(C) != m || colsOf(C) != n ||
+      (L->batch != batch && L->batch != 1) || (R->batch != batch && R->batch != 1) ||
+      C->batch != batch)
+    return thunkyErrorf(error,
+                        "gemm shapes do not agree: %llux%llu x %llux%llu -> %llux%llu "
+                        "(batches %llu, %llu -> %llu)",
+                        (unsigned long long)m, (unsigned long long)k,
+                        (unsigned long long)rowsOf(R), (unsigned long long)n,
+                        (unsigned long long)rowsOf(O), (unsigned long long)colsOf(O),
+                        (unsigned long long)L->batch, (unsigned long long)R->batch,
+                        (unsigned long long)batch);
   const uint8_t *lhs = memory[g->lhs.allocation] + g->lhs.offset;
   const uint8_t *rhs = memory[g->rhs.allocation] + g->rhs.offset;
+  const uint8_t *c = memory[g->c.allocation] + g->c.offset;
   uint8_t *out = memory[g->out.allocation] + g->out.offset;
-  for (uint64_t b = 0; b < O->batch; b++)
+  /* As BLAS: alpha 0 reads neither input, beta 0 not C (no NaN from them). */
+  bool products = g->alphaReal != 0 || g->alphaImag != 0;
+  for (uint64_t b = 0; b < batch; b++)
     for (uint64_t i = 0; i < m; i++)
       for (uint64_t j = 0; j < n; j++) {
-        double sum = 0;
-        for (uint64_t p = 0; p < k; p++)
-          sum += load(lhs, g->elementType, at(L, b, i, p)) *
-                 load(rhs, g->elementType, at(R, b, p, j));
-        uint64_t o = at(O, b, i, j);
-        double prior = g->beta != 0 ? g->beta * load(out, g->elementType, o) : 0;
-        store(out, g->elementType, o, g->alphaReal * sum + prior);
+        Value sum = {0, 0}, result = {0, 0};
+        for (uint64_t p = 0; products && p < k; p++) {
+          Value x = load(lhs, g->lhsType, at(L, b, i, p));
+          Value y = load(rhs, g->rhsType, at(R, b, p, j));
+          sum.re += x.re * y.re - x.im * y.im;
+          sum.im += x.re * y.im + x.im * y.re;
+        }
+        if (products)
+          result = (Value){g->alphaReal * sum.re - g->alphaImag * sum.im,
+                           g->alphaReal * sum.im + g->alphaImag * sum.re};
+        if (g->beta != 0) {
+          Value prior = load(c, g->cType, at(C, b, i, j));
+          result.re += g->beta * prior.re, result.im += g->beta * prior.im;
+        }
+        store(out, g->outType, at(O, b, i, j), result);
       }
   return true;
 }

@@ -2,9 +2,9 @@
  *
  * thunkyPlanCreate (plan_build.c) reads the executable through the model,
  * then builds commands depth first: plan_thunks.c the lists, control flow,
- * copies and ids; plan_kernels.c kernels, custom calls and GEMMs;
- * plan_collectives.c collectives; plan_builder.c the growing arrays and
- * slices they all write.
+ * copies and ids; plan_kernels.c kernels and custom calls; plan_gemm.c
+ * GEMMs; plan_collectives.c collectives; plan_builder.c the growing arrays
+ * and slices they all write.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_RUNTIME_PLAN_BUILDER_H
@@ -81,10 +81,11 @@ bool thunkyPlanKernelThunk(Builder *b, CommandVec *v, const Xla__Gpu__KernelThun
 bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
                                  const Xla__Gpu__CustomKernelThunkProto *k);
 bool thunkyPlanCustomCallThunk(Builder *b, CommandVec *v, const Xla__Gpu__CustomCallThunkProto *cc);
-/* gemm_thunk and cublas_lt_matmul_thunk: out = alpha * lhs x rhs + beta * out. */
-bool thunkyPlanGemm(Builder *b, CommandVec *v, const Xla__GemmConfigProto *config,
-                    const SliceProto *lhs, const SliceProto *rhs, const SliceProto *out,
-                    const SliceProto *workspace);
+/* out = alpha * lhs x rhs + beta * c (plan_gemm.c); a GEMM thunkyPlanGemm
+ * cannot run is an opaque command with the reason kept. */
+bool thunkyPlanGemmThunk(Builder *b, CommandVec *v, const Xla__Gpu__GemmThunkProto *t);
+bool thunkyPlanCublasLtThunk(Builder *b, CommandVec *v,
+                             const Xla__Gpu__CublasLtMatmulThunkProto *t);
 /* Every collective but the group. */
 bool thunkyPlanCollectiveThunk(Builder *b, CommandVec *v, const Thunk *t);
 

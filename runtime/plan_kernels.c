@@ -1,4 +1,4 @@
-/*===- plan_kernels.c - kernels, custom calls and GEMMs as commands ---===*/
+/*===- plan_kernels.c - kernels and custom calls as commands ----------===*/
 #include "plan_builder.h"
 
 #include "thunky-c/ElementTypes.h"
@@ -258,63 +258,4 @@ bool thunkyPlanCustomCallThunk(Builder *b, CommandVec *v,
     free(bytes);
   }
   return ok;
-}
-
-static bool matrixLayout(Builder *b, const Xla__GemmConfigProto__MatrixLayout *l,
-                         const char *what, ThunkyMatrixLayout *out) {
-  if (!l || l->num_rows < 0 || l->num_cols < 0 || l->batch_size < 0 ||
-      l->leading_dim_stride < 0 || l->batch_stride < 0)
-    return fail(b, "gemm: the %s layout is missing or negative", what);
-  *out = (ThunkyMatrixLayout){
-      .rowMajor = l->order == XLA__GEMM_CONFIG_PROTO__MATRIX_LAYOUT__ORDER__ORDER_ROW_MAJOR,
-      .transposed = l->transpose != XLA__BLAS_TRANSPOSE_PROTO__BLAS_NO_TRANSPOSE,
-      .rows = (uint64_t)l->num_rows,
-      .cols = (uint64_t)l->num_cols,
-      .batch = l->batch_size ? (uint64_t)l->batch_size : 1,
-      .leadingStride = (uint64_t)l->leading_dim_stride,
-      .batchStride = (uint64_t)l->batch_stride};
-  return true;
-}
-
-/* The last element a layout reaches must lie inside its slice. */
-static bool layoutFits(Builder *b, const ThunkyMatrixLayout *l, ThunkyPlanSlice s,
-                       uint32_t elementBytes, const char *what) {
-  if (!l->rows || !l->cols)
-    return true;
-  uint64_t inner = l->rowMajor ? l->cols : l->rows, outer = l->rowMajor ? l->rows : l->cols;
-  if (l->leadingStride < inner)
-    return fail(b, "gemm: %s leading stride %" PRIu64 " is less than %" PRIu64, what,
-                l->leadingStride, inner);
-  __uint128_t last = (__uint128_t)(l->batch - 1) * l->batchStride +
-                     (__uint128_t)(outer - 1) * l->leadingStride + inner;
-  if (last * elementBytes > s.size)
-    return fail(b, "gemm: %s reaches past its %" PRIu64 "-byte slice", what, s.size);
-  return true;
-}
-
-bool thunkyPlanGemm(Builder *b, CommandVec *v, const Xla__GemmConfigProto *config,
-                    const SliceProto *lhs, const SliceProto *rhs, const SliceProto *out,
-                    const SliceProto *workspace) {
-  ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_GEMM);
-  ThunkyPlanGemm *g = c ? thunkyPlanPush(&b->gemms) : NULL;
-  if (!g)
-    return c ? thunkyErrorf(b->error, "out of memory") : false;
-  c->gemm.gemm = b->plan->numGemms - 1;
-  if (!config)
-    return fail(b, "gemm without its configuration");
-  if (!thunkyPlanSliceOf(b, lhs, "lhs", &g->lhs) || !thunkyPlanSliceOf(b, rhs, "rhs", &g->rhs) ||
-      !thunkyPlanSliceOf(b, out, "output", &g->out) ||
-      (workspace && !thunkyPlanSliceOf(b, workspace, "workspace", &g->workspace)) ||
-      !matrixLayout(b, config->lhs_layout, "lhs", &g->lhsLayout) ||
-      !matrixLayout(b, config->rhs_layout, "rhs", &g->rhsLayout) ||
-      !matrixLayout(b, config->output_layout, "output", &g->outLayout))
-    return false;
-  g->elementType = config->output_layout->dtype;
-  g->alphaReal = config->alpha_real, g->alphaImag = config->alpha_imag, g->beta = config->beta;
-  uint32_t bytes = thunkyElementBytes(g->elementType);
-  if (!bytes)
-    return fail(b, "gemm: unsupported element type %d", g->elementType);
-  return layoutFits(b, &g->lhsLayout, g->lhs, bytes, "lhs") &&
-         layoutFits(b, &g->rhsLayout, g->rhs, bytes, "rhs") &&
-         layoutFits(b, &g->outLayout, g->out, bytes, "output");
 }

@@ -186,21 +186,10 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
     return thunkyPlanCustomKernelThunk(b, v, t->custom_kernel_thunk);
   case XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_CALL_THUNK:
     return thunkyPlanCustomCallThunk(b, v, t->custom_call_thunk);
-  case XLA__GPU__THUNK_PROTO__IMPL_GEMM_THUNK: {
-    const Xla__Gpu__GemmThunkProto *g = t->gemm_thunk;
-    return thunkyPlanGemm(b, v, g->gemm_config, g->lhs_buffer, g->rhs_buffer, g->output_buffer,
-                          g->workspace);
-  }
-  case XLA__GPU__THUNK_PROTO__IMPL_CUBLAS_LT_MATMUL_THUNK: {
-    const Xla__Gpu__CublasLtMatmulThunkProto *g = t->cublas_lt_matmul_thunk;
-    /* Epilogues, bias, scales and grouped matmuls have no reference yet. */
-    if (g->bias || g->aux || g->a_scale || g->b_scale || g->d_amax || g->group_sizes ||
-        g->epilogue != 0 || g->impl_case != XLA__GPU__CUBLAS_LT_MATMUL_THUNK_PROTO__IMPL_GEMM_CONFIG)
-      return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) != NULL;
-    return thunkyPlanGemm(b, v, g->gemm_config, g->a ? g->a->slice : NULL,
-                          g->b ? g->b->slice : NULL, g->d ? g->d->slice : NULL,
-                          g->workspace ? g->workspace->slice : NULL);
-  }
+  case XLA__GPU__THUNK_PROTO__IMPL_GEMM_THUNK:
+    return thunkyPlanGemmThunk(b, v, t->gemm_thunk);
+  case XLA__GPU__THUNK_PROTO__IMPL_CUBLAS_LT_MATMUL_THUNK:
+    return thunkyPlanCublasLtThunk(b, v, t->cublas_lt_matmul_thunk);
   case XLA__GPU__THUNK_PROTO__IMPL_CONDITIONAL_THUNK:
     return conditionalThunk(b, v, t->conditional_thunk);
   case XLA__GPU__THUNK_PROTO__IMPL_WHILE_THUNK:

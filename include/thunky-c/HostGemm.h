@@ -9,10 +9,12 @@
 
 #include "thunky-c/Plan.h"
 
-/* Runs `g` on host memory (allocation bases `memory`): f32 and f64, in
- * double precision accumulation. */
+/* Runs `g` on host memory (allocation bases `memory`): out = alpha *
+ * op(lhs) op(rhs) + beta * c, each operand of its own type (f16, bf16, f32,
+ * f64, c64, c128), a batch-1 input broadcast. It computes in full (double)
+ * precision, whatever g->compute says, and rounds once to the output
+ * type: a GPU's f32 GEMM, in TF32 at XLA's default, differs from it within
+ * a tolerance, not bit for bit. */
 bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError *error);
-/* Whether thunkyHostGemm has a reference for g's element type. */
-bool thunkyHostGemmSupports(const ThunkyPlanGemm *g);
 
 #endif /* THUNKY_C_HOST_GEMM_H */

@@ -171,13 +171,37 @@ typedef struct ThunkyMatrixLayout {
   uint64_t rows, cols, batch, leadingStride, batchStride;
 } ThunkyMatrixLayout;
 
-/* out = alpha * op(lhs) x op(rhs) + beta * out, per batch; lhs is m x k and
- * rhs k x n once op (the layout's transpose) is applied. */
+/* How a gemm computes: xla.BlasComputationTypeProto's numbers, chosen as
+ * XLA chooses them (runtime/plan_gemm.c). The _AS_F32 kinds accumulate in
+ * f32 but let the inputs be rounded down (TF32: 10-bit mantissas), which
+ * is what XLA runs f32 and c64 gemms with at JAX's default precision. */
+typedef enum ThunkyGemmCompute {
+  THUNKY_GEMM_COMPUTE_F16 = 1,
+  THUNKY_GEMM_COMPUTE_F32 = 2,
+  THUNKY_GEMM_COMPUTE_F64 = 3,
+  THUNKY_GEMM_COMPUTE_F16_AS_F32 = 5,
+  THUNKY_GEMM_COMPUTE_BF16_AS_F32 = 6,
+  THUNKY_GEMM_COMPUTE_TF32_AS_F32 = 7,
+} ThunkyGemmCompute;
+
+/* out = alpha * op(lhs) x op(rhs) + beta * c, per batch; lhs is m x k and
+ * rhs k x n once op (the layout's transpose) is applied. c is the output
+ * itself for a gemm_thunk, cublas_lt_matmul_thunk's c otherwise (read
+ * only when beta != 0). An operand of batch 1 against a batched output is
+ * broadcast: the planner sets its batch stride to 0. Each operand has its
+ * own element type: f16 x f16 or bf16 x bf16 into f32 (or their own type),
+ * f32, f64, c64 and c128 into their own type. */
 typedef struct ThunkyPlanGemm {
-  ThunkyPlanSlice lhs, rhs, out, workspace;
-  ThunkyMatrixLayout lhsLayout, rhsLayout, outLayout;
-  int32_t elementType; /* of lhs, rhs and out (xla.PrimitiveType) */
+  ThunkyPlanSlice lhs, rhs, c, out, workspace;
+  ThunkyMatrixLayout lhsLayout, rhsLayout, cLayout, outLayout;
+  int32_t lhsType, rhsType, cType, outType; /* xla.PrimitiveType */
+  int32_t compute;                          /* ThunkyGemmCompute */
   double alphaReal, alphaImag, beta;
+  /* cuBLASLt's choice: the algorithm_idx-th of its heuristic's list for a
+   * workspace of algorithmWorkspace bytes (XLA's autotune_workspace_size;
+   * the workspace slice's size when the thunk gives none). */
+  uint32_t algorithm;
+  uint64_t algorithmWorkspace;
 } ThunkyPlanGemm;
 
 /* Bytes a thunk reads or writes, as the thunk kind table says
@@ -200,6 +224,10 @@ typedef struct ThunkyPlanThunk {
   /* A kernel's read-write arguments are the ones it is flagged to write:
    * fingerprint runs take them as outputs only (docs/checking.md). */
   bool writesOnlyWritten;
+  /* Why a THUNKY_CMD_OPAQUE thunk of a kind the runtime otherwise runs is
+   * one ("cublas_lt_matmul_thunk with epilogue EPILOGUE_BIAS"): what the
+   * backends name when they refuse it; empty for a kind none runs. */
+  ThunkyBytes unsupported;
 } ThunkyPlanThunk;
 
 typedef struct ThunkyPlanAllocation {

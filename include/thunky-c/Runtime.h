@@ -101,7 +101,7 @@ typedef struct ThunkyRunConfig {
   const ThunkyRegistry *registry;
   ThunkyTimeline *timeline; /* NULL: no per-thunk timing */
   /* host: run every thunk it has no implementation of (kernels, custom
-   * calls, GEMMs of other types, THUNKY_CMD_OPAQUE) as a fingerprint
+   * calls, THUNKY_CMD_OPAQUE) as a fingerprint
    * (thunky-c/Check.h); without it, such a plan is refused at create. */
   bool fingerprint;
   bool asyncAtDone;            /* host: run async regions at their done, not their start */

@@ -99,8 +99,9 @@ static bool resolveCalls(ThunkyCudaState *s, ThunkyError *error) {
     if (c->kind == THUNKY_CMD_OPAQUE) {
       char name[160];
       thunkyCudaThunkName(s, c->thunk, name, sizeof name);
+      ThunkyBytes why = plan->thunks[c->thunk].unsupported;
       return thunkyErrorf(error, "cuda: %s: %s is not supported by the cuda backend yet", name,
-                          plan->thunks[c->thunk].kind);
+                          why.size ? (const char *)why.data : plan->thunks[c->thunk].kind);
     }
     if (c->kind != THUNKY_CMD_CUSTOM_CALL || s->calls[c->customCall.call])
       continue;

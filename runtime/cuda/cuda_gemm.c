@@ -4,44 +4,58 @@
  * matrices. A row-major matrix is the column-major storage of its
  * transpose, so each operand becomes column-major with a transpose flag;
  * an output that would need a transpose is computed as the transposed
- * product, op(B)^T op(A)^T, with the operands swapped. Half types
- * accumulate in f32 as XLA does; f32 stays f32 (no TF32). Descriptors and
- * the algorithm are chosen once per device when the backend is made,
- * within the gemm's workspace.
+ * product, op(B)^T op(A)^T, with the operands swapped (C lies as D does).
+ * Each operand has its own type; the compute type is the plan's (XLA's:
+ * TF32 for f32 and c64 at JAX's default precision) and the scale type
+ * XLA's GetScaleType (gpu_blas_lt.cc). A broadcast input (batch 1) is
+ * given the output's batch count with stride 0, as cuda_blas_lt.cc does.
+ * Descriptors and the algorithm (the algorithm_idx-th of cuBLASLt's
+ * heuristic list, as XLA's CublasLtMatmulThunk picks it) are chosen once
+ * per device when the backend is made.
  *
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
-#include "thunky-c/Reduce.h"
+#include "thunky-c/ElementTypes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-typedef struct GemmTypes {
-  cudaDataType_t data, scale;
-  cublasComputeType_t compute;
-} GemmTypes;
-
-static bool gemmTypes(int32_t type, GemmTypes *t) {
+static bool dataType(int32_t type, cudaDataType_t *out) {
   switch (type) {
-  case THUNKY_TYPE_F16:
-    *t = (GemmTypes){CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    return true;
-  case THUNKY_TYPE_BF16:
-    *t = (GemmTypes){CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    return true;
-  case THUNKY_TYPE_F32:
-    *t = (GemmTypes){CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    return true;
-  case THUNKY_TYPE_F64:
-    *t = (GemmTypes){CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
-    return true;
-  case THUNKY_TYPE_C64:
-    *t = (GemmTypes){CUDA_C_32F, CUDA_C_32F, CUBLAS_COMPUTE_32F};
-    return true;
-  case THUNKY_TYPE_C128:
-    *t = (GemmTypes){CUDA_C_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F};
-    return true;
+  case THUNKY_TYPE_F16: *out = CUDA_R_16F; return true;
+  case THUNKY_TYPE_BF16: *out = CUDA_R_16BF; return true;
+  case THUNKY_TYPE_F32: *out = CUDA_R_32F; return true;
+  case THUNKY_TYPE_F64: *out = CUDA_R_64F; return true;
+  case THUNKY_TYPE_C64: *out = CUDA_C_32F; return true;
+  case THUNKY_TYPE_C128: *out = CUDA_C_64F; return true;
   default: return false;
+  }
+}
+
+/* XLA's ComputationType to cuBLAS's (cuda_blas_utils.cc AsCublasComputeType). */
+static cublasComputeType_t computeType(int32_t compute) {
+  switch (compute) {
+  case THUNKY_GEMM_COMPUTE_F16: return CUBLAS_COMPUTE_16F;
+  case THUNKY_GEMM_COMPUTE_F64: return CUBLAS_COMPUTE_64F;
+  case THUNKY_GEMM_COMPUTE_F16_AS_F32: return CUBLAS_COMPUTE_32F_FAST_16F;
+  case THUNKY_GEMM_COMPUTE_BF16_AS_F32: return CUBLAS_COMPUTE_32F_FAST_16BF;
+  case THUNKY_GEMM_COMPUTE_TF32_AS_F32: return CUBLAS_COMPUTE_32F_FAST_TF32;
+  default: return CUBLAS_COMPUTE_32F;
+  }
+}
+
+/* alpha or beta as a host value of the scale type. */
+static void scalar(cudaDataType_t scale, double re, double im, unsigned char out[16]) {
+  if (scale == CUDA_R_16F) {
+    uint16_t h = (uint16_t)thunkySmallFloatEncode(THUNKY_TYPE_F16, (float)re);
+    memcpy(out, &h, sizeof h);
+  } else if (scale == CUDA_R_32F || scale == CUDA_C_32F) {
+    float f[2] = {(float)re, (float)im};
+    memcpy(out, f, sizeof f);
+  } else {
+    double d[2] = {re, im};
+    memcpy(out, d, sizeof d);
   }
 }
 
@@ -97,10 +111,6 @@ static Operand operandOf(const ThunkyMatrixLayout *l) {
   return o;
 }
 
-/* Rows and columns once its transpose is applied. */
-static uint64_t opRows(const Operand *o) { return o->transposed ? o->cols : o->rows; }
-static uint64_t opCols(const Operand *o) { return o->transposed ? o->rows : o->cols; }
-
 static bool layout(const Describer *d, cublasLtMatrixLayout_t *out, cudaDataType_t type,
                    const Operand *o) {
   const ThunkyCublasLt *lt = &d->state->lt;
@@ -126,14 +136,19 @@ static bool setDesc(const Describer *d, cublasLtMatmulDesc_t desc,
             "cublasLtMatmulDescSetAttribute");
 }
 
-/* Picks cuBLASLt's preferred algorithm within the gemm's workspace. */
+/* The plan's algorithm_idx-th of cuBLASLt's heuristic list, skipping the
+ * ones it reports failed, as XLA's GetAlgorithms does; XLA asks for one
+ * when the index is 0 and for 128 otherwise, within the workspace it was
+ * autotuned with, and the chosen one must fit the workspace slice. */
 static bool chooseAlgorithm(const Describer *d, ThunkyCudaRank *rank, ThunkyCudaGemm *g,
-                            uint64_t workspace) {
+                            const ThunkyPlanGemm *p) {
   const ThunkyCublasLt *lt = &d->state->lt;
+  int requested = p->algorithm ? 128 : 1, found = 0, usable = 0;
+  cublasLtMatmulHeuristicResult_t *results = calloc((size_t)requested, sizeof *results);
   cublasLtMatmulPreference_t preference = NULL;
-  cublasLtMatmulHeuristicResult_t result = {0};
-  int found = 0;
-  bool chosen = ok(d, lt->cublasLtMatmulPreferenceCreate(&preference),
+  uint64_t workspace = p->algorithmWorkspace;
+  bool chosen = results &&
+                ok(d, lt->cublasLtMatmulPreferenceCreate(&preference),
                    "cublasLtMatmulPreferenceCreate") &&
                 ok(d,
                    lt->cublasLtMatmulPreferenceSetAttribute(
@@ -142,53 +157,68 @@ static bool chooseAlgorithm(const Describer *d, ThunkyCudaRank *rank, ThunkyCuda
                    "cublasLtMatmulPreferenceSetAttribute") &&
                 ok(d,
                    lt->cublasLtMatmulAlgoGetHeuristic(rank->lt, g->desc, g->a, g->b, g->c,
-                                                      g->c, preference, 1, &result, &found),
+                                                      g->d, preference, requested, results,
+                                                      &found),
                    "cublasLtMatmulAlgoGetHeuristic");
   if (preference)
     lt->cublasLtMatmulPreferenceDestroy(preference);
-  if (chosen && !found) {
-    char what[96];
-    snprintf(what, sizeof what, "has no cuBLASLt algorithm within its %llu bytes of workspace",
-             (unsigned long long)workspace);
-    return fail(d, what);
+  const cublasLtMatmulHeuristicResult_t *pick = NULL;
+  for (int i = 0; chosen && i < found && !pick; i++)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS && usable++ == (int)p->algorithm)
+      pick = &results[i];
+  char what[160];
+  if (!results) {
+    chosen = fail(d, "has no memory for cuBLASLt's algorithms");
+  } else if (chosen && !pick) {
+    snprintf(what, sizeof what,
+             "has no cuBLASLt algorithm %u within %llu bytes of workspace (cuBLASLt offers %d)",
+             p->algorithm, (unsigned long long)workspace, usable);
+    chosen = fail(d, what);
+  } else if (chosen && pick->workspaceSize > p->workspace.size) {
+    snprintf(what, sizeof what, "needs %zu bytes of workspace, more than its %llu-byte slice",
+             pick->workspaceSize, (unsigned long long)p->workspace.size);
+    chosen = fail(d, what);
+  } else if (chosen) {
+    g->algo = pick->algo;
   }
-  g->algo = result.algo;
+  free(results);
   return chosen;
 }
 
 static bool describe(const Describer *d, ThunkyCudaRank *rank) {
   const ThunkyPlanGemm *p = &d->state->plan->gemms[d->index];
   ThunkyCudaGemm *g = &rank->gemms[d->index];
-  GemmTypes types;
-  if (!gemmTypes(p->elementType, &types))
+  cudaDataType_t aType, bType, cType, dType;
+  if (!dataType(p->lhsType, &aType) || !dataType(p->rhsType, &bType) ||
+      !dataType(p->cType, &cType) || !dataType(p->outType, &dType))
     return fail(d, "has an element type the CUDA backend does not multiply (it runs f16, "
                    "bf16, f32, f64, c64 and c128)");
   Operand a = operandOf(&p->lhsLayout), b = operandOf(&p->rhsLayout);
-  Operand c = operandOf(&p->outLayout);
-  if (opCols(&a) != opRows(&b) || opRows(&c) != opRows(&a) || opCols(&c) != opCols(&b) ||
-      a.batch != c.batch || b.batch != c.batch)
-    return fail(d, "has operand shapes that do not agree");
-  g->swapped = c.transposed;
+  Operand c = operandOf(&p->cLayout), out = operandOf(&p->outLayout);
+  a.batch = b.batch = out.batch; /* a batch-1 input has stride 0: broadcast */
+  g->swapped = out.transposed;
   if (g->swapped) { /* compute out^T = op(rhs)^T op(lhs)^T into out's storage */
     Operand t = a;
     a = b, b = t;
-    a.transposed = !a.transposed, b.transposed = !b.transposed, c.transposed = false;
+    cudaDataType_t tt = aType;
+    aType = bType, bType = tt;
+    a.transposed = !a.transposed, b.transposed = !b.transposed;
+    c.transposed = out.transposed = false;
   }
-  bool wide = types.scale == CUDA_R_64F || types.scale == CUDA_C_64F;
-  if (wide) {
-    g->alpha.d[0] = p->alphaReal, g->alpha.d[1] = p->alphaImag, g->beta.d[0] = p->beta;
-  } else {
-    g->alpha.f[0] = (float)p->alphaReal, g->alpha.f[1] = (float)p->alphaImag;
-    g->beta.f[0] = (float)p->beta;
-  }
+  cublasComputeType_t compute = computeType(p->compute);
+  cudaDataType_t scale =
+      p->compute == THUNKY_GEMM_COMPUTE_F32 && dType != CUDA_C_32F ? CUDA_R_32F : dType;
+  scalar(scale, p->alphaReal, p->alphaImag, g->alpha);
+  scalar(scale, p->beta, 0, g->beta);
   int32_t transA = a.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   int32_t transB = b.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-  return ok(d, d->state->lt.cublasLtMatmulDescCreate(&g->desc, types.compute, types.scale),
+  return ok(d, d->state->lt.cublasLtMatmulDescCreate(&g->desc, compute, scale),
             "cublasLtMatmulDescCreate") &&
          setDesc(d, g->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof transA) &&
          setDesc(d, g->desc, CUBLASLT_MATMUL_DESC_TRANSB, &transB, sizeof transB) &&
-         layout(d, &g->a, types.data, &a) && layout(d, &g->b, types.data, &b) &&
-         layout(d, &g->c, types.data, &c) && chooseAlgorithm(d, rank, g, p->workspace.size);
+         layout(d, &g->a, aType, &a) && layout(d, &g->b, bType, &b) &&
+         layout(d, &g->c, cType, &c) && layout(d, &g->d, dType, &out) &&
+         chooseAlgorithm(d, rank, g, p);
 }
 
 bool thunkyCudaInitGemms(ThunkyCudaState *state, ThunkyCudaRank *rank, ThunkyError *error) {
@@ -215,6 +245,8 @@ void thunkyCudaFreeGemms(ThunkyCudaState *state, ThunkyCudaRank *rank) {
       lt->cublasLtMatrixLayoutDestroy(g->b);
     if (g->c)
       lt->cublasLtMatrixLayoutDestroy(g->c);
+    if (g->d)
+      lt->cublasLtMatrixLayoutDestroy(g->d);
     if (g->desc)
       lt->cublasLtMatmulDescDestroy(g->desc);
   }
@@ -231,10 +263,11 @@ bool thunkyCudaGemm(ThunkyCudaState *state, ThunkyCudaRank *rank, uint32_t index
   const ThunkyCudaGemm *g = &rank->gemms[index];
   void *a = (void *)(uintptr_t)thunkyCudaAddress(rank, g->swapped ? p->rhs : p->lhs);
   void *b = (void *)(uintptr_t)thunkyCudaAddress(rank, g->swapped ? p->lhs : p->rhs);
+  void *c = (void *)(uintptr_t)thunkyCudaAddress(rank, p->c);
   void *out = (void *)(uintptr_t)thunkyCudaAddress(rank, p->out);
   void *workspace = (void *)(uintptr_t)thunkyCudaAddress(rank, p->workspace);
   cublasStatus_t status = state->lt.cublasLtMatmul(
-      rank->lt, g->desc, &g->alpha, a, g->a, b, g->b, &g->beta, out, g->c, out, g->c, &g->algo,
+      rank->lt, g->desc, g->alpha, a, g->a, b, g->b, g->beta, c, g->c, out, g->d, &g->algo,
       p->workspace.size ? workspace : NULL, p->workspace.size, stream);
   if (status == CUBLAS_STATUS_SUCCESS)
     return true;

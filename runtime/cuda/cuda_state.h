@@ -33,13 +33,11 @@ typedef struct ThunkyCudaPlace {
 /* One gemm as cuBLASLt runs it on one rank's device. */
 typedef struct ThunkyCudaGemm {
   cublasLtMatmulDesc_t desc;
-  cublasLtMatrixLayout_t a, b, c;
+  cublasLtMatrixLayout_t a, b, c, d;
   cublasLtMatmulAlgo_t algo;
   bool swapped; /* A is the rhs and B the lhs: the output is stored transposed */
-  union {
-    float f[2];
-    double d[2];
-  } alpha, beta; /* in the scale type; the second word is the imaginary part */
+  /* In the scale type (up to a c128); a complex's imaginary part second. */
+  _Alignas(8) unsigned char alpha[16], beta[16];
 } ThunkyCudaGemm;
 
 typedef struct ThunkyCudaRank {

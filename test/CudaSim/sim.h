@@ -25,6 +25,8 @@
  *                               run and a missing wait shows as a wrong result
  *   THUNKY_CUDA_SIM_FAIL        CALL or CALL:N: the Nth call (1) of CALL
  *                               fails, as the real library would
+ *   THUNKY_CUDA_SIM_GEMM_LOG    1: each cuBLASLt matmul prints its compute,
+ *                               scale and operand types to stderr
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_TEST_CUDA_SIM_H

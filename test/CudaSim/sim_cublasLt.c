@@ -4,7 +4,11 @@
  * enqueued on the caller's stream, so that the CUDA backend over the
  * simulation computes what the host backend does, bit for bit (sim.h says
  * what the simulation is). cuBLASLt's column-major operands are the host
- * gemm's column-major layouts; f32 and f64, as the host gemm runs.
+ * gemm's column-major layouts; A, B, C and D each have their own type, C
+ * may be apart from D, and the compute and scale types must be a pair
+ * cublasLt.h's type table lists for those types (the host gemm then
+ * computes in full precision whatever the compute type).
+ * THUNKY_CUDA_SIM_GEMM_LOG=1 prints each matmul's types to stderr.
  *
  *===--------------------------------------------------------------------===*/
 #include "sim.h"
@@ -155,10 +159,71 @@ SIM_EXPORT cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
 }
 
 static int32_t elementType(cudaDataType type) {
-  return type == CUDA_R_32F ? THUNKY_TYPE_F32 : type == CUDA_R_64F ? THUNKY_TYPE_F64 : 0;
+  switch (type) {
+  case CUDA_R_16F: return THUNKY_TYPE_F16;
+  case CUDA_R_16BF: return THUNKY_TYPE_BF16;
+  case CUDA_R_32F: return THUNKY_TYPE_F32;
+  case CUDA_R_64F: return THUNKY_TYPE_F64;
+  case CUDA_C_32F: return THUNKY_TYPE_C64;
+  case CUDA_C_64F: return THUNKY_TYPE_C128;
+  default: return 0;
+  }
 }
 
-/* The host gemm's description of D = alpha op(A) op(B) + beta D. */
+static const char *typeName(cudaDataType type) {
+  switch (type) {
+  case CUDA_R_16F: return "CUDA_R_16F";
+  case CUDA_R_16BF: return "CUDA_R_16BF";
+  case CUDA_R_32F: return "CUDA_R_32F";
+  case CUDA_R_64F: return "CUDA_R_64F";
+  case CUDA_C_32F: return "CUDA_C_32F";
+  case CUDA_C_64F: return "CUDA_C_64F";
+  default: return "another cudaDataType";
+  }
+}
+
+static const char *computeName(cublasComputeType_t compute) {
+  switch (compute) {
+  case CUBLAS_COMPUTE_16F: return "CUBLAS_COMPUTE_16F";
+  case CUBLAS_COMPUTE_32F: return "CUBLAS_COMPUTE_32F";
+  case CUBLAS_COMPUTE_32F_FAST_16F: return "CUBLAS_COMPUTE_32F_FAST_16F";
+  case CUBLAS_COMPUTE_32F_FAST_16BF: return "CUBLAS_COMPUTE_32F_FAST_16BF";
+  case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+  case CUBLAS_COMPUTE_64F: return "CUBLAS_COMPUTE_64F";
+  default: return "another cublasComputeType_t";
+  }
+}
+
+/* cublasLt.h's cublasLtMatmul type table, the rows without int8 or fp8:
+ * A and B of one type, C and D of one type, and the compute and scale
+ * types that go with them. */
+static bool typesListed(const Desc *d, cudaDataType a, cudaDataType b, cudaDataType c,
+                        cudaDataType out) {
+  bool complex = a == CUDA_C_32F || a == CUDA_C_64F;
+  if (a != b || c != out || (complex && c != a))
+    return false;
+  switch (d->compute) {
+  case CUBLAS_COMPUTE_16F:
+    return d->scale == CUDA_R_16F && a == CUDA_R_16F && c == CUDA_R_16F;
+  case CUBLAS_COMPUTE_32F:
+    if (complex)
+      return a == CUDA_C_32F && d->scale == CUDA_C_32F;
+    return d->scale == CUDA_R_32F &&
+           (a == CUDA_R_32F ? c == CUDA_R_32F
+                            : (a == CUDA_R_16F || a == CUDA_R_16BF) && (c == a || c == CUDA_R_32F));
+  case CUBLAS_COMPUTE_32F_FAST_16F:
+  case CUBLAS_COMPUTE_32F_FAST_16BF:
+  case CUBLAS_COMPUTE_32F_FAST_TF32:
+    return (a == CUDA_R_32F || a == CUDA_C_32F) && d->scale == a && c == a;
+  case CUBLAS_COMPUTE_64F:
+    return (a == CUDA_R_64F || a == CUDA_C_64F) && d->scale == a && c == a;
+  default:
+    return false;
+  }
+}
+
+/* The host gemm's description of D = alpha op(A) op(B) + beta C: A, B, C
+ * and D are allocations 0 to 3 of its memory. */
 static ThunkyMatrixLayout hostLayout(const Layout *l, bool transposed) {
   return (ThunkyMatrixLayout){.rowMajor = false, .transposed = transposed, .rows = l->rows,
                               .cols = l->cols, .batch = (uint64_t)(l->batch > 0 ? l->batch : 1),
@@ -167,20 +232,29 @@ static ThunkyMatrixLayout hostLayout(const Layout *l, bool transposed) {
 }
 
 static bool describe(const Desc *d, const Layout *a, const Layout *b, const Layout *c,
-                     ThunkyPlanGemm *g) {
-  int32_t type = elementType(a->type);
-  if (!type || b->type != a->type || c->type != a->type || d->scale != a->type)
+                     const Layout *out, ThunkyPlanGemm *g) {
+  if (!typesListed(d, a->type, b->type, c->type, out->type))
     return false;
-  *g = (ThunkyPlanGemm){.lhs = {0, 0, 0}, .rhs = {1, 0, 0}, .out = {2, 0, 0},
+  *g = (ThunkyPlanGemm){.lhs = {0, 0, 0}, .rhs = {1, 0, 0}, .c = {2, 0, 0}, .out = {3, 0, 0},
                         .lhsLayout = hostLayout(a, d->transA == CUBLAS_OP_T),
                         .rhsLayout = hostLayout(b, d->transB == CUBLAS_OP_T),
-                        .outLayout = hostLayout(c, false), .elementType = type};
+                        .cLayout = hostLayout(c, false), .outLayout = hostLayout(out, false),
+                        .lhsType = elementType(a->type), .rhsType = elementType(b->type),
+                        .cType = elementType(c->type), .outType = elementType(out->type)};
   uint64_t m = d->transA == CUBLAS_OP_T ? a->cols : a->rows;
   uint64_t k = d->transA == CUBLAS_OP_T ? a->rows : a->cols;
   uint64_t kb = d->transB == CUBLAS_OP_T ? b->cols : b->rows;
   uint64_t n = d->transB == CUBLAS_OP_T ? b->rows : b->cols;
-  return k == kb && c->rows == m && c->cols == n;
+  /* cuBLASLt takes one batch count for all four (a broadcast input has
+   * stride 0), and C's layout as D's when they are one buffer. */
+  return k == kb && out->rows == m && out->cols == n && c->rows == m && c->cols == n &&
+         a->batch == out->batch && b->batch == out->batch && c->batch == out->batch;
 }
+
+/* How many algorithms the heuristic offers: more than one, so that an
+ * algorithm_idx past the first is tested, and few, so that one past them
+ * is too. */
+enum { ALGORITHMS = 3 };
 
 SIM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,
@@ -188,36 +262,39 @@ SIM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     cublasLtMatmulPreference_t pref, int requested, cublasLtMatmulHeuristicResult_t results[],
     int *found) {
   ThunkyPlanGemm g;
-  if (!handle || !desc || !pref || requested < 1 || c != d)
+  if (!handle || !desc || !pref || requested < 1)
     return CUBLAS_STATUS_INVALID_VALUE;
   *found = 0;
-  if (!describe(descOf(desc), layoutOf(a), layoutOf(b), layoutOf(c), &g))
+  if (!describe(descOf(desc), layoutOf(a), layoutOf(b), layoutOf(c), layoutOf(d), &g))
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  memset(&results[0], 0, sizeof results[0]);
-  results[0].state = CUBLAS_STATUS_SUCCESS;
-  *found = 1;
+  for (int i = 0; i < requested && i < ALGORITHMS; i++) {
+    memset(&results[i], 0, sizeof results[i]);
+    results[i].algo.data[0] = (uint64_t)i;
+    results[i].state = CUBLAS_STATUS_SUCCESS;
+    *found = i + 1;
+  }
   return CUBLAS_STATUS_SUCCESS;
 }
 
 typedef struct Matmul {
   ThunkyPlanGemm gemm;
-  uint8_t *memory[3];
-  size_t bytes[3]; /* of A, B and D, to check they lie in device memory */
+  uint8_t *memory[4];
+  size_t bytes[4]; /* of A, B, C and D, to check they lie in device memory */
 } Matmul;
 
 static size_t spanBytes(const Layout *l) {
-  size_t element = l->type == CUDA_R_64F ? 8 : 4;
+  int32_t type = elementType(l->type);
   size_t batches = (size_t)(l->batch > 1 ? l->batch : 1);
   return ((batches - 1) * (size_t)l->batchStride + (size_t)l->ld * (l->cols - 1) + l->rows) *
-         element;
+         (type ? thunkyElementBytes(type) : 1);
 }
 
 static bool runMatmul(void *data, char *why, size_t whySize) {
   const Matmul *m = data;
-  for (int i = 0; i < 3; i++)
-    if (!thunkySimValid(m->memory[i], m->bytes[i])) {
+  for (int i = 0; i < 4; i++)
+    if ((i != 2 || m->gemm.beta != 0) && !thunkySimValid(m->memory[i], m->bytes[i])) {
       snprintf(why, whySize, "cublasLt-sim: matmul operand %c ([%p, +%zu)) is outside every "
-               "allocation", "ABD"[i], (void *)m->memory[i], m->bytes[i]);
+               "allocation", "ABCD"[i], (void *)m->memory[i], m->bytes[i]);
       return false;
     }
   ThunkyError error;
@@ -225,6 +302,31 @@ static bool runMatmul(void *data, char *why, size_t whySize) {
     return true;
   snprintf(why, whySize, "cublasLt-sim: %s", error.message);
   return false;
+}
+
+/* In place, C's layout must be D's (cublasLt.h). */
+static bool sameLayout(const Layout *c, const Layout *d) {
+  return c->type == d->type && c->rows == d->rows && c->cols == d->cols && c->ld == d->ld &&
+         c->batch == d->batch && c->batchStride == d->batchStride;
+}
+
+/* alpha or beta: a host value in the scale type, read when the call is
+ * made. */
+static void scalar(cudaDataType scale, const void *p, double *re, double *im) {
+  *im = 0;
+  if (scale == CUDA_R_16F) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    *re = thunkySmallFloatDecode(THUNKY_TYPE_F16, h);
+  } else if (scale == CUDA_R_32F || scale == CUDA_C_32F) {
+    float f[2] = {0, 0};
+    memcpy(f, p, scale == CUDA_C_32F ? 8 : 4);
+    *re = f[0], *im = f[1];
+  } else {
+    double v[2] = {0, 0};
+    memcpy(v, p, scale == CUDA_C_64F ? 16 : 8);
+    *re = v[0], *im = v[1];
+  }
 }
 
 SIM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
@@ -235,31 +337,35 @@ SIM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmul
                                          cublasLtMatrixLayout_t d,
                                          const cublasLtMatmulAlgo_t *algo, void *workspace,
                                          size_t workspaceBytes, cudaStream_t stream) {
-  (void)algo, (void)workspace, (void)workspaceBytes;
-  if (!handle || !desc || !alpha || !beta || C != D || c != d)
+  (void)workspace, (void)workspaceBytes;
+  if (!handle || !desc || !alpha || !beta || !algo || algo->data[0] >= ALGORITHMS ||
+      (C == D && !sameLayout(layoutOf(c), layoutOf(d))))
     return CUBLAS_STATUS_INVALID_VALUE;
   if (thunkySimInjected("cublasLtMatmul"))
     return CUBLAS_STATUS_EXECUTION_FAILED;
+  const Desc *op = descOf(desc);
   Matmul *m = malloc(sizeof *m);
   if (!m)
     return CUBLAS_STATUS_ALLOC_FAILED;
-  if (!describe(descOf(desc), layoutOf(a), layoutOf(b), layoutOf(c), &m->gemm)) {
+  if (!describe(op, layoutOf(a), layoutOf(b), layoutOf(c), layoutOf(d), &m->gemm)) {
     free(m);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  /* alpha and beta are host values in the scale type, read now. */
-  if (m->gemm.elementType == THUNKY_TYPE_F32) {
-    float f[2];
-    memcpy(&f[0], alpha, 4), memcpy(&f[1], beta, 4);
-    m->gemm.alphaReal = f[0], m->gemm.beta = f[1];
-  } else {
-    memcpy(&m->gemm.alphaReal, alpha, 8), memcpy(&m->gemm.beta, beta, 8);
-  }
-  /* The host gemm takes one array of bases; it only reads A and B. */
-  m->memory[0] = (uint8_t *)(uintptr_t)A, m->memory[1] = (uint8_t *)(uintptr_t)B;
-  m->memory[2] = D;
-  m->bytes[0] = spanBytes(layoutOf(a)), m->bytes[1] = spanBytes(layoutOf(b));
-  m->bytes[2] = spanBytes(layoutOf(d));
+  double betaImag;
+  scalar(op->scale, alpha, &m->gemm.alphaReal, &m->gemm.alphaImag);
+  scalar(op->scale, beta, &m->gemm.beta, &betaImag);
+  const char *log = getenv("THUNKY_CUDA_SIM_GEMM_LOG");
+  if (log && !strcmp(log, "1"))
+    fprintf(stderr,
+            "cublasLt-sim: matmul compute %s scale %s, A %s B %s C %s D %s, batch %d, "
+            "C %s D\n",
+            computeName(op->compute), typeName(op->scale), typeName(layoutOf(a)->type),
+            typeName(layoutOf(b)->type), typeName(layoutOf(c)->type),
+            typeName(layoutOf(d)->type), layoutOf(d)->batch, C == D ? "is" : "apart from");
+  const void *bases[4] = {A, B, C, D};
+  const Layout *layouts[4] = {layoutOf(a), layoutOf(b), layoutOf(c), layoutOf(d)};
+  for (int i = 0; i < 4; i++)
+    m->memory[i] = (uint8_t *)(uintptr_t)bases[i], m->bytes[i] = spanBytes(layouts[i]);
   return thunkySimEnqueue(stream, runMatmul, m, free) == CUDA_SUCCESS
              ? CUBLAS_STATUS_SUCCESS
              : CUBLAS_STATUS_EXECUTION_FAILED;

@@ -4,7 +4,7 @@
   npy.py check FILE TYPE DIMS VALUE...   exit 1, saying what differs
   npy.py raw FILE BYTES                  FILE holds that many zero bytes
 
-TYPE is an XLA type name (f32, s32, u32, u8, pred, f64); DIMS is
+TYPE is an XLA type name (f32, s32, u32, u8, pred, f64, f16, bf16); DIMS is
 comma-separated ("" or "scalar" for rank 0). The files are written as np.save
 writes them, so the reader is tested against the real format."""
 import ast
@@ -13,7 +13,21 @@ import sys
 
 TYPES = {"f32": ("<f4", "f"), "f64": ("<f8", "d"), "s32": ("<i4", "i"), "u32": ("<u4", "I"),
          "s64": ("<i8", "q"), "u8": ("|u1", "B"), "s8": ("|i1", "b"), "pred": ("|b1", "?"),
-         "s16": ("<i2", "h"), "u16": ("<u2", "H")}
+         "s16": ("<i2", "h"), "u16": ("<u2", "H"), "f16": ("<f2", "e"),
+         # ml_dtypes' bfloat16, which np.save writes as opaque bytes.
+         "bf16": ("<V2", "bf16")}
+
+
+def pack(code, values):
+    if code == "bf16":  # a float32's upper half (the values must fit exactly)
+        return b"".join(struct.pack("<f", v)[2:] for v in values)
+    return struct.pack("<%d%s" % (len(values), code), *values)
+
+
+def unpack(code, count, body):
+    if code == "bf16":
+        return [struct.unpack("<f", b"\0\0" + body[2 * i:2 * i + 2])[0] for i in range(count)]
+    return list(struct.unpack("<%d%s" % (count, code), body))
 
 
 def dims_of(text):
@@ -31,7 +45,7 @@ def header(descr, dims):
 def parse(value, code):
     if code == "?":
         return value in ("1", "true", "True")
-    return float(value) if code in "fd" else int(value, 0)
+    return float(value) if code in ("f", "d", "e", "bf16") else int(value, 0)
 
 
 def read(path):
@@ -56,15 +70,15 @@ def main(argv):
         count *= d
     if len(values) != count:
         sys.exit("npy.py: %d values for shape %s" % (len(values), dims))
-    body = struct.pack("<%d%s" % (count, code), *values)
+    body = pack(code, values)
     if command == "write":
         open(path, "wb").write(header(descr, dims) + body)
         return 0
     got_descr, got_dims, got_body = read(path)
     if (got_descr, got_dims) != (descr, dims):
         sys.exit("%s: %s%s, expected %s%s" % (path, got_descr, got_dims, descr, dims))
-    got = struct.unpack("<%d%s" % (count, code), got_body)
-    if list(got) != values:
+    got = unpack(code, count, got_body)
+    if got != values:
         sys.exit("%s: %s, expected %s" % (path, list(got), values))
     print("%s: %s%s as expected" % (path.rsplit("/", 1)[-1], argv[3], list(dims)))
     return 0
