@@ -87,7 +87,8 @@ static bool needsThunk(MlirOperation op) {
   }
 }
 
-/* `dict` without its entry `name`; null when nothing is left. */
+/* A copy of `dict` without its entry `name`, or, when name is null, without
+ * its thunky.* entries. */
 static MlirAttribute without(MlirContext ctx, MlirAttribute dict, const char *name) {
   intptr_t n = mlirDictionaryAttrGetNumElements(dict), kept = 0;
   MlirNamedAttribute *entries = malloc((size_t)(n + 1) * sizeof *entries);
@@ -95,10 +96,11 @@ static MlirAttribute without(MlirContext ctx, MlirAttribute dict, const char *na
     return dict;
   for (intptr_t i = 0; i < n; ++i) {
     MlirNamedAttribute a = mlirDictionaryAttrGetElement(dict, i);
-    if (!is(mlirIdentifierStr(a.name), name))
+    MlirStringRef key = mlirIdentifierStr(a.name);
+    if (name ? !is(key, name) : !isMetadata(key))
       entries[kept++] = a;
   }
-  MlirAttribute result = kept ? mlirDictionaryAttrGet(ctx, kept, entries) : mlirAttributeGetNull();
+  MlirAttribute result = mlirDictionaryAttrGet(ctx, kept, entries);
   free(entries);
   return result;
 }
@@ -108,10 +110,13 @@ static void stripDiscardable(MlirOperation op) {
   MlirAttribute thunk = mlirOperationGetDiscardableAttributeByName(op, thunkName);
   /* A launch's rest is serialized (docs/formats.md): kept whole, its
    * thunk_info too, since a pass reads no wire format. */
-  if (!mlirAttributeIsNull(thunk) && needsThunk(op) && mlirAttributeIsADictionary(thunk))
-    thunk = without(mlirOperationGetContext(op), thunk, "thunk_info");
-  else if (!needsThunk(op))
+  if (!needsThunk(op)) {
     thunk = mlirAttributeGetNull();
+  } else if (!mlirAttributeIsNull(thunk) && mlirAttributeIsADictionary(thunk)) {
+    thunk = without(mlirOperationGetContext(op), thunk, "thunk_info");
+    if (mlirDictionaryAttrGetNumElements(thunk) == 0)
+      thunk = mlirAttributeGetNull();
+  }
   for (intptr_t i = mlirOperationGetNumDiscardableAttributes(op) - 1; i >= 0; --i) {
     MlirNamedAttribute a = mlirOperationGetDiscardableAttribute(op, i);
     if (isMetadata(mlirIdentifierStr(a.name)))
@@ -119,22 +124,6 @@ static void stripDiscardable(MlirOperation op) {
   }
   if (!mlirAttributeIsNull(thunk))
     mlirOperationSetDiscardableAttributeByName(op, thunkName, thunk);
-}
-
-/* A copy of `dict` without thunky.* entries. */
-static MlirAttribute withoutMetadata(MlirContext ctx, MlirAttribute dict) {
-  intptr_t n = mlirDictionaryAttrGetNumElements(dict), kept = 0;
-  MlirNamedAttribute *entries = malloc((size_t)(n + 1) * sizeof *entries);
-  if (!entries)
-    return dict;
-  for (intptr_t i = 0; i < n; ++i) {
-    MlirNamedAttribute a = mlirDictionaryAttrGetElement(dict, i);
-    if (!isMetadata(mlirIdentifierStr(a.name)))
-      entries[kept++] = a;
-  }
-  MlirAttribute result = mlirDictionaryAttrGet(ctx, kept, entries);
-  free(entries);
-  return result;
 }
 
 /* Function argument attributes live in the inherent "arg_attrs" array. */
@@ -150,7 +139,7 @@ static void stripArgAttrs(MlirOperation op) {
     return;
   bool anyLeft = false;
   for (intptr_t i = 0; i < n; ++i) {
-    dicts[i] = withoutMetadata(ctx, mlirArrayAttrGetElement(argAttrs, i));
+    dicts[i] = without(ctx, mlirArrayAttrGetElement(argAttrs, i), NULL);
     anyLeft |= mlirDictionaryAttrGetNumElements(dicts[i]) != 0;
   }
   if (anyLeft)

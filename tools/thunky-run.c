@@ -99,13 +99,17 @@ typedef struct {
   const char *hostOnly, *cudaOnly; /* an option given that applies to one backend */
 } Options;
 
+static void vreport(const char *fmt, va_list args) {
+  fputs("thunky-run: ", stderr);
+  vfprintf(stderr, fmt, args);
+  fputc('\n', stderr);
+}
+
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  fputs("thunky-run: ", stderr);
-  vfprintf(stderr, fmt, args);
-  fputc('\n', stderr);
+  vreport(fmt, args);
   va_end(args);
   return 1;
 }
@@ -115,9 +119,7 @@ static bool bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static bool bad(const char *fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  fputs("thunky-run: ", stderr);
-  vfprintf(stderr, fmt, args);
-  fputc('\n', stderr);
+  vreport(fmt, args);
   va_end(args);
   return false;
 }
