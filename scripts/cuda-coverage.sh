@@ -4,11 +4,11 @@
 # (test/Runtime/cuda-sim*.test, test/CudaSim). Builds build-cov/ with
 # clang's source-based coverage, runs those tests there, and prints
 # llvm-cov's report for runtime/cuda/; exits non-zero when lines covered
-# fall below THUNKY_CUDA_COVERAGE_MIN percent (80).
+# fall below THUNKY_CUDA_COVERAGE_MIN percent (85).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${THUNKY_COVERAGE_BUILD_DIR:-$root/build-cov}"
-minimum="${THUNKY_CUDA_COVERAGE_MIN:-80}"
+minimum="${THUNKY_CUDA_COVERAGE_MIN:-85}"
 
 "$root/scripts/setup.sh" >/dev/null
 if [ ! -f "$build/build.ninja" ]; then

@@ -100,7 +100,7 @@ bool thunkyCudaShareNcclId(const ThunkyCudaState *state, ncclUniqueId *id,
   if (!config->ncclIdFile || !*config->ncclIdFile)
     return thunkyErrorf(error,
                         "cuda: %u processes share NCCL's id through a file, and none "
-                        "was given (ncclIdFile)",
+                        "was given (thunky-run --nccl-id FILE; ThunkyRunConfig.ncclIdFile)",
                         config->processCount);
   return config->processRank == 0 ? publish(config->ncclIdFile, id, error)
                                   : fetch(config->ncclIdFile, config->processRank, id, error);
