@@ -204,7 +204,7 @@ for p in json.load(open(sys.argv[1])).get("programs", []):
 PYTHON
   while IFS=$'\t' read -r name exe gemm outputs inputs; do
     read -r -a inputs <<< "$inputs"
-    note "  - $name: $("$container" info "$jax/$exe" 2>&1 | head -1)"
+    note "  - $name: $(timeout 20 "$container" info "$jax/$exe" < /dev/null 2>&1 | head -1)"
     export THUNKY_CUDA_SIM_EXECUTABLE="$jax/$exe"
     want="$work/$name.jax" got="$work/$name.thunky"
     mkdir -p "$want" "$got"
@@ -218,7 +218,7 @@ PYTHON
     fi
     cases+=("$name-cuda")
     case_args["$name-cuda"]="$(printf '%q ' "${flags[@]}" "$jax/$exe" "${inputs[@]/#/$jax/}")"
-    note "    JAX's own time: $(python3 -c 'import json,sys; print(next(p.get("jax_time") for p in json.load(open(sys.argv[1]))["programs"] if p["name"] == sys.argv[2]))' "$jax/manifest.json" "$name")"
+    note "    JAX's own time: $(timeout 20 python3 -c 'import json,sys; print(next(p.get("jax_time") for p in json.load(open(sys.argv[1]))["programs"] if p["name"] == sys.argv[2]))' "$jax/manifest.json" "$name")"
   done < "$work/programs.tsv"
 fi
 
