@@ -151,11 +151,13 @@ static const char *const valueOptions[] = {
 static const char *const flagOptions[] = {"--print", "--cuda-graph", "--check-async",
                                           "--profile", "--help", "--version", NULL};
 
-static bool listed(const char *const *names, const char *name, size_t length) {
+/* The entry of `names` that is name's first `length` bytes, or NULL: the
+ * option's name in static storage, which outlives the argument parsed. */
+static const char *listed(const char *const *names, const char *name, size_t length) {
   for (; *names; names++)
     if (strlen(*names) == length && !strncmp(*names, name, length))
-      return true;
-  return false;
+      return *names;
+  return NULL;
 }
 
 /* Edit distance, capped: option names are short. */
@@ -288,8 +290,9 @@ static bool parseOptions(int argc, char **argv, Options *o) {
     const char *equals = strchr(a, '='), *value = NULL;
     size_t length = equals ? (size_t)(equals - a) : strlen(a);
     snprintf(name, sizeof name, "%.*s", (int)(length < 63 ? length : 63), a);
-    bool takesValue = listed(valueOptions, a, length);
-    if (!takesValue && !listed(flagOptions, a, length))
+    const char *option = listed(valueOptions, a, length);
+    bool takesValue = option != NULL;
+    if (!option && !(option = listed(flagOptions, a, length)))
       return unknownOption(name);
     if (equals)
       value = equals + 1;
@@ -299,7 +302,7 @@ static bool parseOptions(int argc, char **argv, Options *o) {
       return bad("%s needs a value (--help says which)", name);
     if (equals && !takesValue && strcmp(name, "--profile"))
       return bad("%s takes no value; '%s' was given", name, value);
-    if (!takeOption(o, name, value))
+    if (!takeOption(o, option, value))
       return false;
   }
   if (!o->executable)
