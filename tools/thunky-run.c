@@ -7,7 +7,7 @@
  * file (or seeded random bytes), runs it on the host reference backend or
  * on CUDA, and writes each output as a .npy file. --compare runs a second
  * executable on the same inputs and compares (docs/checking.md). Links no
- * MLIR unless built with it.
+ * MLIR: built beside it, it loads the plugin when its input is a module.
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* isatty, fileno */
@@ -29,10 +29,7 @@
 #include <unistd.h>
 
 #ifdef THUNKY_WITH_MLIR
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Translate.h"
-#include "mlir-c/Diagnostics.h"
-#include "mlir-c/IR.h"
+#include "thunky-c/ModuleExport.h"
 #endif
 
 static const char usage[] =
@@ -320,71 +317,24 @@ static bool parseOptions(int argc, char **argv, Options *o) {
 }
 
 #ifdef THUNKY_WITH_MLIR
-static void appendBytes(MlirStringRef bytes, void *buffer) {
-  thunkyBufferAppend(buffer, bytes.data, bytes.length);
-}
-
-/* Where a module's diagnostics go: the first error, as `file:line:col:
- * message` with the module's own name for the parser's "-", becomes the
- * run's one-line error. */
-typedef struct Diagnosed {
-  const char *path;
-  ThunkyError *error;
-  bool reported;
-} Diagnosed;
-
-static void appendMessage(MlirStringRef text, void *userData) {
-  char *message = ((Diagnosed *)userData)->error->message;
-  size_t used = strlen(message), room = sizeof ((ThunkyError *)0)->message - used - 1;
-  size_t n = text.length < room ? text.length : room;
-  memcpy(message + used, text.data, n);
-  message[used + n] = 0;
-  for (char *c = message + used; *c; c++)
-    *c = *c == '\n' ? ' ' : *c; /* one line */
-}
-
-static MlirLogicalResult takeDiagnostic(MlirDiagnostic diagnostic, void *userData) {
-  Diagnosed *d = userData;
-  if (d->reported || mlirDiagnosticGetSeverity(diagnostic) != MlirDiagnosticError)
-    return mlirLogicalResultSuccess();
-  MlirLocation loc = mlirDiagnosticGetLocation(diagnostic);
-  while (mlirLocationIsAName(loc))
-    loc = mlirLocationNameGetChildLoc(loc);
-  if (mlirLocationIsAFileLineColRange(loc)) {
-    MlirStringRef file = mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
-    bool parsed = file.length == 0 || (file.length == 1 && file.data[0] == '-');
-    thunkyErrorf(d->error, "%.*s:%d:%d: ", parsed ? (int)strlen(d->path) : (int)file.length,
-                 parsed ? d->path : file.data, mlirLocationFileLineColRangeGetStartLine(loc),
-                 mlirLocationFileLineColRangeGetStartColumn(loc));
-  } else {
-    thunkyErrorf(d->error, "%s: ", d->path);
-  }
-  mlirDiagnosticPrint(diagnostic, appendMessage, d);
-  d->reported = true;
-  return mlirLogicalResultSuccess();
-}
-
-/* A module (text or bytecode) becomes an executable in memory, as
- * --export-thunky would write it. */
+/* A module is exported by the plugin, loaded only now: linked, MLIR would
+ * cost every run of an executable its start-up. The plugin is found as the
+ * tools find their libraries (the build's lib/, or $ORIGIN/../lib once
+ * installed). */
 static bool exportModule(const ThunkyBuffer *text, const char *path, ThunkyBuffer *out,
                          ThunkyError *error) {
-  MlirContext ctx = mlirContextCreate();
-  Diagnosed diagnosed = {path, error, false};
-  /* Attached before the dialect's own handler (which names thunks), so
-   * that one sees each diagnostic first. */
-  mlirContextAttachDiagnosticHandler(ctx, takeDiagnostic, &diagnosed, NULL);
-  thunkyContextLoadDialects(ctx);
-  MlirModule module =
-      mlirModuleCreateParse(ctx, mlirStringRefCreate((const char *)text->data, text->size));
-  bool ok = !mlirModuleIsNull(module) &&
-            mlirLogicalResultIsSuccess(thunkyExportExecutable(mlirModuleGetOperation(module),
-                                                              appendBytes, out));
-  if (!mlirModuleIsNull(module))
-    mlirModuleDestroy(module);
-  mlirContextDestroy(ctx);
-  if (!ok && !diagnosed.reported)
-    thunkyErrorf(error, "%s: the module does not parse or export", path);
-  return ok;
+  void *plugin = dlopen("libThunkyPlugin.so", RTLD_NOW | RTLD_LOCAL);
+  ThunkyExportModuleBytesFn exportBytes =
+      plugin ? (ThunkyExportModuleBytesFn)(uintptr_t)dlsym(plugin, THUNKY_EXPORT_MODULE_SYMBOL)
+             : NULL;
+  if (!exportBytes)
+    return thunkyErrorf(error,
+                        "%s: a module, and thunky-run cannot load the thunky plugin to read it "
+                        "(%s); export it with thunky-translate --export-thunky %s -o EXE, then "
+                        "run EXE",
+                        path, dlerror(), path);
+  /* Never closed: MLIR's libraries do not all unload cleanly. */
+  return exportBytes(text->data, text->size, path, out, error);
 }
 #endif
 
