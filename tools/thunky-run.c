@@ -7,7 +7,7 @@
  * file (or seeded random bytes), runs it on the host reference backend or
  * on CUDA, and writes each output as a .npy file. --compare runs a second
  * executable on the same inputs and compares (docs/checking.md). Links no
- * MLIR: built beside it, it loads the plugin when its input is a module.
+ * MLIR: built beside thunky-translate, it exports a module through it.
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* isatty, fileno */
@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #ifdef THUNKY_WITH_MLIR
-#include "thunky-c/ModuleExport.h"
+#include "module_export.h"
 #endif
 
 static const char usage[] =
@@ -316,27 +316,6 @@ static bool parseOptions(int argc, char **argv, Options *o) {
   return true;
 }
 
-#ifdef THUNKY_WITH_MLIR
-/* A module is exported by the plugin, loaded only now: linked, MLIR would
- * cost every run of an executable its start-up. The plugin is found as the
- * tools find their libraries (the build's lib/, or $ORIGIN/../lib once
- * installed). */
-static bool exportModule(const ThunkyBuffer *text, const char *path, ThunkyBuffer *out,
-                         ThunkyError *error) {
-  void *plugin = dlopen("libThunkyPlugin.so", RTLD_NOW | RTLD_LOCAL);
-  ThunkyExportModuleBytesFn exportBytes =
-      plugin ? (ThunkyExportModuleBytesFn)(uintptr_t)dlsym(plugin, THUNKY_EXPORT_MODULE_SYMBOL)
-             : NULL;
-  if (!exportBytes)
-    return thunkyErrorf(error,
-                        "%s: a module, and thunky-run cannot load the thunky plugin to read it "
-                        "(%s); export it with thunky-translate --export-thunky %s -o EXE, then "
-                        "run EXE",
-                        path, dlerror(), path);
-  /* Never closed: MLIR's libraries do not all unload cleanly. */
-  return exportBytes(text->data, text->size, path, out, error);
-}
-#endif
 
 /* An executable in any layering, or a module told by its bytes. */
 static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **plan,
@@ -349,7 +328,7 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
     ThunkyBuffer exported = {0};
     ok = thunkyCheckTextNesting((const char *)bytes.data, bytes.size, path, limits->maxNesting,
                                 "--max-nesting", error) &&
-         exportModule(&bytes, path, &exported, error);
+         thunkyExportModuleFile(path, limits->maxNesting, &exported, error);
     thunkyBufferDestroy(&bytes);
     bytes = exported;
 #else

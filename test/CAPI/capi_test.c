@@ -4,7 +4,6 @@
  */
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
-#include "thunky-c/ModuleExport.h"
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
@@ -15,7 +14,6 @@
 #include "mlir-c/Pass.h"
 
 #include <stdio.h>
-#include <string.h>
 
 static void printToStdout(MlirStringRef s, void *userData) {
   fwrite(s.data, 1, s.length, stdout);
@@ -214,22 +212,6 @@ static void testSeverities(void) {
   mlirContextDestroy(ctx);
 }
 
-/* A module's text to an executable's bytes, through the one plain-C entry
- * point (what thunky-run loads); a bad module's error is located. */
-static void testModuleExport(void) {
-  static const char good[] = "func.func @main(%a: !thunky.buffer<4>) {\n"
-                             "  thunky.memzero %a : <4>\n  return\n}\n";
-  static const char bad[] = "func.func @main(%a: !thunky.buffer<4>) {\n  thunky.nope\n}\n";
-  ThunkyBuffer out = {0};
-  ThunkyError error = {{0}};
-  bool ok = thunkyExportModuleBytes(good, strlen(good), "good.mlir", &out, &error);
-  printf("export good: %d, %s bytes\n", ok, out.size > 0 ? "some" : "no");
-  thunkyBufferDestroy(&out);
-  ok = thunkyExportModuleBytes(bad, strlen(bad), "bad.mlir", &out, &error);
-  printf("export bad: %d: %s\n", ok, error.message);
-  thunkyBufferDestroy(&out);
-}
-
 int main(void) {
   testTypes();
   testOpKinds();
@@ -250,8 +232,5 @@ int main(void) {
   // CHECK-NEXT: remark: 'thunky.memzero' op kept
   // CHECK-NEXT: note: 100% as it is
   // CHECK-NEXT: error: failed
-  testModuleExport();
-  // CHECK-NEXT: export good: 1, some bytes
-  // CHECK-NEXT: export bad: 0: bad.mlir:2:3: {{.*}}thunky.nope
   return 0;
 }
