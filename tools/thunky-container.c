@@ -5,15 +5,19 @@
  *   thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]
  *   thunky-container pack --as LAYERING EXE -o FILE [--options IN]
  *                         [--metadata IN] [--compression none|snappy]
+ *   thunky-container hlo FILE [--launch NAME]
  *
  * `info` names the layers of an executable file, `records` lists a riegeli
  * file's records, `unpack` takes the bare GpuExecutableProto (and what the
- * outer layers carry) out, `pack` puts one back in any layering. Plain C:
+ * outer layers carry) out, `pack` puts one back in any layering, `hlo`
+ * prints the HLO module XLA compiled (or what one launch runs). Plain C:
  * no MLIR, so it runs wherever thunky-run does.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Container.h"
 
+#include "thunky-c/Executable.h"
+#include "thunky-c/HloText.h"
 #include "thunky-c/Riegeli.h"
 #include "thunky-c/Version.h"
 
@@ -28,6 +32,7 @@ static const char usage[] =
     "       thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]\n"
     "       thunky-container pack --as LAYERING EXE -o FILE [--options IN] [--metadata IN]\n"
     "                             [--compression none|snappy]\n"
+    "       thunky-container hlo FILE [--launch NAME]\n"
     "       thunky-container --version\n"
     "layerings: executable, split, options, split-options, ifrt+options, ifrt+split-options\n";
 
@@ -65,7 +70,7 @@ static bool writeFile(const char *path, ThunkyBytes data) {
 }
 
 typedef struct {
-  const char *command, *input, *output, *options, *metadata, *as, *compression;
+  const char *command, *input, *output, *options, *metadata, *as, *compression, *launch;
 } Args;
 
 /* A bad command line: one line saying what is wrong, exit status 2. */
@@ -79,21 +84,24 @@ static bool badUsage(const char *fmt, const char *a) {
 static bool parseArgs(int argc, char **argv, Args *a) {
   a->command = argv[1];
   if (strcmp(a->command, "info") && strcmp(a->command, "records") &&
-      strcmp(a->command, "unpack") && strcmp(a->command, "pack"))
-    return badUsage("unknown command '%s' (info, records, unpack or pack)", a->command);
+      strcmp(a->command, "unpack") && strcmp(a->command, "pack") && strcmp(a->command, "hlo"))
+    return badUsage("unknown command '%s' (info, records, unpack, pack or hlo)", a->command);
   for (int i = 2; i < argc; i++) {
     const char **slot = !strcmp(argv[i], "-o")              ? &a->output
                         : !strcmp(argv[i], "--options")     ? &a->options
                         : !strcmp(argv[i], "--metadata")    ? &a->metadata
                         : !strcmp(argv[i], "--as")          ? &a->as
                         : !strcmp(argv[i], "--compression") ? &a->compression
+                        : !strcmp(argv[i], "--launch")      ? &a->launch
                                                             : NULL;
     if (slot && i + 1 >= argc)
       return badUsage("%s needs a value", argv[i]);
-    /* info and records read one file; unpack writes, pack also builds. */
-    bool applies = slot && (!strcmp(a->command, "pack") ||
+    /* info and records read one file; unpack writes, pack also builds;
+     * hlo may pick a launch. */
+    bool applies = slot && ((!strcmp(a->command, "pack") && slot != &a->launch) ||
                             (!strcmp(a->command, "unpack") && slot != &a->as &&
-                             slot != &a->compression));
+                             slot != &a->compression && slot != &a->launch) ||
+                            (!strcmp(a->command, "hlo") && slot == &a->launch));
     if (slot && !applies) {
       fprintf(stderr, "thunky-container: %s does not apply to %s (--help shows the usage)\n",
               argv[i], a->command);
@@ -180,6 +188,25 @@ static int pack(const Args *a, ThunkyBytes in) {
   return ok ? 0 : 1;
 }
 
+static int hlo(const Args *a, ThunkyBytes in) {
+  ThunkyExecutable *exe;
+  ThunkyError error;
+  if (!thunkyInputExpectExecutable(in.data, in.size, a->input, &error) ||
+      !thunkyExecutableCreate(in.data, in.size, NULL, &exe, &error))
+    return fail("%s: %s", a->input, error.message);
+  const Xla__HloModuleProtoWithConfig *kept = exe->proto->hlo_module_with_config;
+  bool ok = false;
+  if (!kept || !kept->hlo_module)
+    fail("%s: %s", a->input, "the executable holds no HLO module (hlo_module_with_config is empty)");
+  else if (a->launch ? !thunkyHloTextPrintLaunch(stdout, kept->hlo_module, a->launch, &error)
+                     : !thunkyHloTextPrintModule(stdout, kept->hlo_module, kept->config, &error))
+    fail("%s: %s", a->input, error.message);
+  else
+    ok = true;
+  thunkyExecutableDestroy(exe);
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   Args a = {0};
   if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -199,6 +226,7 @@ int main(int argc, char **argv) {
   int (*run)(const Args *, ThunkyBytes) = !strcmp(a.command, "info")      ? info
                                           : !strcmp(a.command, "records") ? records
                                           : !strcmp(a.command, "unpack")  ? unpack
+                                          : !strcmp(a.command, "hlo")     ? hlo
                                                                           : pack;
   ThunkyBuffer in = {0};
   if (!readFile(a.input, &in))
