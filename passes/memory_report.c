@@ -25,9 +25,9 @@
  * On stderr: every allocation with its role, shape, bytes, uses and live
  * range, and the peak of live bytes, its thunk and what is live there,
  * largest first. json=true prints one JSON object instead, with the live
- * bytes at every thunk; svg=<path> plots them over the thunk sequence. The
- * text and the plot stay bounded for a million thunks; the work is linear
- * but for sorting. Changes nothing.
+ * bytes at every thunk; svg=<path> plots them over the thunk sequence,
+ * stacked by role (memory_plot.c). The text and the plot stay bounded for
+ * a million thunks; the work is linear but for sorting. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
