@@ -110,12 +110,32 @@ MlirAttribute thunkyArgumentAttribute(MlirValue v, const char *name) {
       mlirStringRefCreateFromCString(name));
 }
 
-bool thunkyIsScratchArgument(MlirValue v) {
+static bool startsWith(MlirStringRef s, const char *prefix) {
+  size_t n = strlen(prefix);
+  return s.length >= n && memcmp(s.data, prefix, n) == 0;
+}
+
+ThunkyRole thunkyArgumentRole(MlirValue v) {
   MlirAttribute role = thunkyArgumentAttribute(v, "thunky.role");
   if (mlirAttributeIsNull(role) || !mlirAttributeIsAString(role))
-    return false;
+    return THUNKY_ROLE_NONE;
   MlirStringRef r = mlirStringAttrGetValue(role);
-  return r.length >= 7 && memcmp(r.data + r.length - 7, "scratch", 7) == 0;
+  if (r.length >= 7 && memcmp(r.data + r.length - 7, "scratch", 7) == 0)
+    return startsWith(r, "thread-local ") ? THUNKY_ROLE_THREAD_LOCAL_SCRATCH : THUNKY_ROLE_SCRATCH;
+  if (startsWith(r, "output "))
+    return THUNKY_ROLE_OUTPUT;
+  if (!startsWith(r, "parameter "))
+    return THUNKY_ROLE_OTHER;
+  /* "parameter N, output {i}": the output follows the number. */
+  for (size_t i = 10; i + 9 <= r.length; ++i)
+    if (memcmp(r.data + i, ", output ", 9) == 0)
+      return THUNKY_ROLE_PARAMETER_OUTPUT;
+  return THUNKY_ROLE_PARAMETER;
+}
+
+bool thunkyIsScratchArgument(MlirValue v) {
+  ThunkyRole role = thunkyArgumentRole(v);
+  return role == THUNKY_ROLE_SCRATCH || role == THUNKY_ROLE_THREAD_LOCAL_SCRATCH;
 }
 
 MlirStringRef thunkyKernelName(MlirOperation op) {

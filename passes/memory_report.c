@@ -25,12 +25,13 @@
  * On stderr: every allocation with its role, shape, bytes, uses and live
  * range, and the peak of live bytes, its thunk and what is live there,
  * largest first. json=true prints one JSON object instead, with the live
- * bytes at every thunk; svg=<path> plots them over the thunk sequence. The
- * text and the plot stay bounded for a million thunks; the work is linear
- * but for sorting. Changes nothing.
+ * bytes at every thunk; svg=<path> plots them over the thunk sequence,
+ * stacked by role (memory_plot.c). The text and the plot stay bounded for
+ * a million thunks; the work is linear but for sorting. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
+#include "memory_plot.h"
 #include "op_map.h"
 #include "scratch_groups.h"
 #include "thunk_info.h"
@@ -52,16 +53,16 @@
 
 enum { OPTION_JSON, OPTION_SVG };
 
-/* The plot keeps at most this many columns (the maximum of the thunks each
- * covers), and the text this many entries of what is live at the peak:
- * both stay readable, and small, for a million thunks. */
-enum { PLOT_COLUMNS = 2000, TEXT_LIVE = 16 };
+/* The text lists this many entries of what is live at the peak: it stays
+ * readable, and small, for a million thunks. */
+enum { TEXT_LIVE = 16 };
 
 typedef struct Allocation {
   MlirValue value;           /* a @main argument or a thunky.constant's result */
   intptr_t argument;         /* its position, or -1 for a constant */
   intptr_t constant;         /* among the constants in walk order, or -1 */
   MlirAttribute role, shape; /* thunky.role and thunky.shape, or null */
+  int holds;                 /* a ThunkyRole, or THUNKY_HOLDS_CONSTANT */
   int64_t bytes;
   int64_t firstUse, lastUse; /* thunk numbers; firstUse > lastUse: unused */
   int64_t from, to;          /* live at thunks [from, to]; from > to: never */
@@ -125,21 +126,21 @@ static bool collectAllocations(Report *r, MlirBlock entry) {
     bool hasRole = !mlirAttributeIsNull(role) && mlirAttributeIsAString(role);
     bool hasShape = !mlirAttributeIsNull(shape) && mlirAttributeIsAType(shape);
     r->allocations[r->count++] = (Allocation){
-        .value = arg, .argument = i, .constant = -1,
+        .value = arg, .argument = i, .constant = -1, .holds = (int)thunkyArgumentRole(arg),
         .role = hasRole ? role : mlirAttributeGetNull(),
         .shape = hasShape ? shape : mlirAttributeGetNull()};
   }
   for (size_t c = 0; ok && c < constants.count; ++c)
     r->allocations[r->count++] = (Allocation){
         .value = mlirOperationGetResult(constants.ops[c], 0), .argument = -1,
-        .constant = (intptr_t)c};
+        .constant = (intptr_t)c, .holds = THUNKY_HOLDS_CONSTANT};
   thunkyOpListClear(&constants);
   for (size_t i = 0; ok && i < r->count; ++i) {
     Allocation *a = &r->allocations[i];
     a->bytes = thunkyValueGetBufferSize(a->value);
     a->firstUse = INT64_MAX, a->lastUse = -1;
     /* Used whole or through slices of slices, scratch is live whole. */
-    if (a->argument >= 0 && thunkyIsScratchArgument(a->value)) {
+    if (a->holds == THUNKY_ROLE_SCRATCH || a->holds == THUNKY_ROLE_THREAD_LOCAL_SCRATCH) {
       ok = thunkyGroupSlices(a->value, &a->groups, &a->grouped);
       if (!a->grouped)
         thunkyScratchGroupsClear(&a->groups);
@@ -185,11 +186,9 @@ static void liveRanges(Report *r) {
   int64_t end = r->thunks - 1;
   for (size_t i = 0; i < r->count; ++i) {
     Allocation *a = &r->allocations[i];
-    MlirStringRef role = roleOf(a);
-    bool onlyOutput = role.length >= 6 && memcmp(role.data, "output", 6) == 0;
-    if (a->argument >= 0 && thunkyIsScratchArgument(a->value))
+    if (a->holds == THUNKY_ROLE_SCRATCH || a->holds == THUNKY_ROLE_THREAD_LOCAL_SCRATCH)
       a->from = a->firstUse, a->to = a->lastUse;
-    else if (onlyOutput)
+    else if (a->holds == THUNKY_ROLE_OUTPUT)
       a->from = a->firstUse <= a->lastUse ? a->firstUse : end, a->to = end;
     else
       a->from = 0, a->to = end;
@@ -283,26 +282,6 @@ static void writeJson(MlirStringRef s, void *userData) {
   thunkyJsonWriteString(userData, s.data, s.length);
 }
 
-static const char *const UNITS[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-
-/* The unit (of UNITS) that `bytes` reads best in, and the value in it. */
-static int unitOf(double bytes, double *value) {
-  int unit = 0;
-  for (*value = bytes; unit < 4 && *value >= 1024; ++unit)
-    *value /= 1024;
-  return unit;
-}
-
-/* "512 bytes", "1.5 KiB", "384.0 MiB": for people, beside exact counts. */
-static void humanBytes(int64_t bytes, char *out, size_t size) {
-  double value;
-  int unit = unitOf((double)bytes, &value);
-  if (unit == 0)
-    snprintf(out, size, "%" PRId64 " bytes", bytes);
-  else
-    snprintf(out, size, "%.1f %s", value, UNITS[unit]);
-}
-
 static void printName(const Allocation *a) {
   if (a->argument >= 0)
     fprintf(stderr, "argument %" PRIdPTR, a->argument);
@@ -368,7 +347,7 @@ static void printText(const Report *r) {
       printRange(", live", a->from, a->to, ", never live"), fputc('\n', stderr);
   }
   char human[32];
-  humanBytes(r->peak, human, sizeof human);
+  thunkyHumanBytes(r->peak, human, sizeof human);
   fprintf(stderr, "  peak: %" PRId64 " bytes", r->peak);
   if (r->peak >= 1024)
     fprintf(stderr, " (%s)", human);
@@ -495,109 +474,56 @@ static void printJson(const Report *r) {
 
 /*--- the plot ------------------------------------------------------------*/
 
-enum { SVG_WIDTH = 1200, SVG_HEIGHT = 500, LEFT = 100, RIGHT = 30, TOP = 50, BOTTOM = 60 };
-
-/* The byte axis: ticks a round step apart (1, 2 or 5 times a power of ten)
- * in the unit that fits the peak, so it reads "0, 10, 20 MiB". */
-typedef struct Scale {
-  double unit, step, top; /* unit in bytes; step and top in units */
-  const char *name;
-} Scale;
-
-static Scale scaleOf(int64_t peak) {
-  static const double steps[] = {1, 2, 5, 10};
-  double value;
-  int unit = unitOf(peak > 0 ? (double)peak : 1, &value);
-  Scale s = {1, 1, 1, UNITS[unit]};
-  for (int u = 0; u < unit; ++u)
-    s.unit *= 1024;
-  double wanted = value / 4, power = 1;
-  while (power * 10 <= wanted)
-    power *= 10;
-  while (power > wanted)
-    power /= 10;
-  int k = 0;
-  while (steps[k] * power < wanted) /* steps[3] * power is past it */
-    ++k;
-  s.step = steps[k] * power;
-  if (s.unit == 1 && s.step < 1)
-    s.step = 1; /* no fractions of a byte */
-  int64_t ticks = (int64_t)(value / s.step);
-  s.top = (double)(ticks + ((double)ticks * s.step < value)) * s.step;
-  return s;
+/* The module's name (module @name), else the executable's (import keeps
+ * GpuExecutableProto.module_name in thunky.executable), else empty. */
+static MlirStringRef programName(MlirOperation main) {
+  MlirOperation module = mlirOperationGetParentOperation(main);
+  MlirStringRef none = {"", 0};
+  if (mlirOperationIsNull(module))
+    return none;
+  MlirAttribute name =
+      mlirOperationGetAttributeByName(module, mlirStringRefCreateFromCString("sym_name"));
+  if (!mlirAttributeIsNull(name) && mlirAttributeIsAString(name))
+    return mlirStringAttrGetValue(name);
+  MlirAttribute exe =
+      mlirOperationGetAttributeByName(module, mlirStringRefCreateFromCString("thunky.executable"));
+  if (mlirAttributeIsNull(exe) || !mlirAttributeIsADictionary(exe))
+    return none;
+  name = mlirDictionaryAttrGetElementByName(exe, mlirStringRefCreateFromCString("module_name"));
+  return !mlirAttributeIsNull(name) && mlirAttributeIsAString(name) ? mlirStringAttrGetValue(name)
+                                                                     : none;
 }
 
-/* Live bytes over the thunks as a step line, one column per bucket of
- * thunks at its maximum, with byte-labelled axes and the peak marked. */
-static bool writeSvg(const Report *r, FILE *f) {
-  const double width = SVG_WIDTH - LEFT - RIGHT, height = SVG_HEIGHT - TOP - BOTTOM;
-  const double bottom = SVG_HEIGHT - BOTTOM;
-  int64_t columns = r->thunks < PLOT_COLUMNS ? r->thunks : PLOT_COLUMNS;
-  Scale scale = scaleOf(r->peak);
-  double top = scale.top * scale.unit; /* bytes at the top of the plot */
-  char label[64];
-  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
-          SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH, SVG_HEIGHT);
-  fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", SVG_WIDTH, SVG_HEIGHT);
-  fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"16\">live bytes over %" PRId64
-             " thunks</text>\n", LEFT, r->thunks);
-  fprintf(f, "<path d=\"M%d %d V%.1f H%.1f\" stroke=\"black\" fill=\"none\"/>\n", LEFT, TOP,
-          bottom, LEFT + width);
-  for (double tick = 0; tick <= scale.top + scale.step / 2; tick += scale.step) {
-    double y = bottom - height * tick / scale.top;
-    fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-               "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n",
-            LEFT, y, LEFT + width, y, LEFT - 6, y + 4, tick, scale.name);
+/* Every allocation, or each group of one, as a span for the plot. */
+static bool writePlot(const Report *r, FILE *f) {
+  size_t capacity = 1;
+  for (size_t i = 0; i < r->count; ++i)
+    capacity += r->allocations[i].grouped ? r->allocations[i].groups.count : 1;
+  ThunkyLiveSpan *spans = malloc(capacity * sizeof *spans);
+  if (!spans)
+    return false;
+  size_t n = 0;
+  for (size_t i = 0; i < r->count; ++i) {
+    const Allocation *a = &r->allocations[i];
+    if (!a->grouped)
+      spans[n++] = (ThunkyLiveSpan){a->from, a->to, a->bytes, a->holds};
+    for (size_t g = 0; a->grouped && g < a->groups.count; ++g) {
+      const ThunkyScratchGroup *grp = &a->groups.items[g];
+      spans[n++] = (ThunkyLiveSpan){grp->first, grp->last, grp->end - grp->start, a->holds};
+    }
   }
-  for (int64_t k = 0, previous = -1; k <= 4 && r->thunks; ++k) {
-    int64_t thunk = (r->thunks - 1) * k / 4;
-    if (thunk == previous)
-      continue; /* fewer than five thunks */
-    previous = thunk;
-    double x = LEFT + width * ((double)thunk + 0.5) / (double)r->thunks;
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>"
-               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%" PRId64 "</text>\n",
-            x, bottom, x, bottom + 5, x, bottom + 20, thunk);
-  }
-  fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">thunk</text>\n",
-          LEFT + width / 2, SVG_HEIGHT - 16);
-  fprintf(f, "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">"
-             "live bytes</text>\n", TOP + height / 2);
-  fputs("<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"", f);
-  for (int64_t c = 0; c < columns; ++c) {
-    int64_t most = 0;
-    for (int64_t t = c * r->thunks / columns; t < (c + 1) * r->thunks / columns; ++t)
-      most = r->live[t] > most ? r->live[t] : most;
-    double y = bottom - height * (double)most / top;
-    fprintf(f, "%s%.1f,%.1f %.1f,%.1f", c ? " " : "", LEFT + width * c / columns, y,
-            LEFT + width * (c + 1) / columns, y);
-  }
-  fputs("\"/>\n", f);
-  humanBytes(r->peak, label, sizeof label);
-  if (r->peakThunk >= 0) {
-    /* The last column whose first thunk is not past the peak's. */
-    int64_t column = ((r->peakThunk + 1) * columns - 1) / r->thunks;
-    double x = LEFT + width * ((double)column + 0.5) / columns;
-    double y = bottom - height * (double)r->peak / top;
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#d62728\"/>"
-               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#d62728\">"
-               "peak %s at thunk %" PRId64 "</text>\n",
-            x, y, x, y - 8 < TOP - 4 ? TOP - 4 : y - 8, x > LEFT + width / 2 ? "end" : "start",
-            label, r->peakThunk);
-  } else {
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no thunks</text>\n",
-            LEFT + width / 2, TOP + height / 2);
-  }
-  fputs("</svg>\n", f);
-  return !ferror(f);
+  ThunkyMemoryPlot plot = {programName(r->main), r->thunks, r->live, r->peak, r->peakThunk,
+                           spans, n};
+  bool ok = thunkyWriteMemoryPlot(&plot, f);
+  free(spans);
+  return ok;
 }
 
 static bool saveSvg(const Report *r, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f)
     return false;
-  bool ok = writeSvg(r, f);
+  bool ok = writePlot(r, f);
   ok = fclose(f) == 0 && ok;
   if (!ok) {
     int saved = errno;

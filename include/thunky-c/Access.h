@@ -79,6 +79,25 @@ MLIR_CAPI_EXPORTED bool thunkyIsFunction(MlirOperation op);
 MLIR_CAPI_EXPORTED MlirAttribute thunkyArgumentAttribute(MlirValue v,
                                                          const char *name);
 
+/* What a function argument holds, by the thunky.role import gives it
+ * (docs/formats.md): "parameter N", "output {i}", "parameter N, output {i}"
+ * (an output XLA aliases to its parameter), "scratch" or "thread-local
+ * scratch". Passes read roles only through this, so the vocabulary has one
+ * reader here. */
+typedef enum ThunkyRole {
+  THUNKY_ROLE_NONE, /* no thunky.role: export takes it for a parameter */
+  THUNKY_ROLE_PARAMETER,
+  THUNKY_ROLE_PARAMETER_OUTPUT,
+  THUNKY_ROLE_OUTPUT,
+  THUNKY_ROLE_SCRATCH,
+  THUNKY_ROLE_THREAD_LOCAL_SCRATCH,
+  THUNKY_ROLE_OTHER, /* a thunky.role that is none of the above */
+} ThunkyRole;
+
+/* The role of `v`, a function argument; THUNKY_ROLE_NONE for anything
+ * else. */
+MLIR_CAPI_EXPORTED ThunkyRole thunkyArgumentRole(MlirValue v);
+
 /* Whether `v` is a function argument that import marked as scratch
  * (thunky.role): nothing reads it after the program ends. Any other argument
  * may be an output. */

@@ -1,5 +1,6 @@
 // svg=<path> writes the plot of live bytes over the thunks: one SVG
-// document with labelled axes, the line and the peak marked. The path is
+// document with labelled axes, the line and the peak marked; a module with
+// no name and no executable's name has none in the title. The path is
 // kept in the pipeline (crash reproducers, --dump-pass-pipeline).
 // RUN: rm -f %t.svg
 // RUN: thunky-opt -p 'builtin.module(thunky-memory-report{svg=%t.svg})' %s -o /dev/null 2>/dev/null
@@ -8,7 +9,7 @@
 // RUN: thunky-opt -p 'builtin.module(thunky-memory-report{svg=%t.svg})' --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 
 // CHECK: <svg xmlns="http://www.w3.org/2000/svg"
-// CHECK: live bytes over 3 thunks
+// CHECK: <text class="title" x="100" y="24" font-size="16">live bytes over 3 thunks</text>
 // CHECK: >0 KiB</text>
 // CHECK: >1 KiB</text>
 // CHECK: >thunk</text>
