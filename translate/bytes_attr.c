@@ -43,19 +43,40 @@ static void freeBlob(void *userData, const void *data, size_t size, size_t align
   free(userData);
 }
 
-/* The resource already made for these bytes, or the key to enter a new one
- * under in *key. */
+/* A key from the size and 16 samples of 8 bytes spread over the value:
+ * hashing whole cubins cost import more than the rest of it. Distinct
+ * values that agree there are told apart by a compare, and a value whose
+ * sampled key has been taken SAMPLED_PROBES times goes on under the hash of
+ * all its bytes, so no crafted input makes a lookup cost more than a few
+ * compares. */
+#define SAMPLES 16
+#define SAMPLED_PROBES 4
+
+static uint64_t sampledKey(const unsigned char *data, size_t size) {
+  unsigned char samples[8 + SAMPLES * 8];
+  uint64_t n = size;
+  memcpy(samples, &n, 8);
+  for (size_t i = 0; i < SAMPLES; ++i)
+    memcpy(samples + 8 + 8 * i, data + (size - 8) / (SAMPLES - 1) * i, 8);
+  return thunkyHashBytes(samples, sizeof samples);
+}
+
+/* The attribute already made for these bytes, or the key to enter them
+ * under in *key. Each value has one path of keys, tried in order; values
+ * are only ever added, so an equal one entered before lies on the path
+ * before its first free key. */
 static bool find(ThunkyBytesPool *pool, const void *data, size_t size, uint64_t *key,
                  MlirAttribute *found) {
   uint32_t at;
-  for (*key = thunkyHashBytes(data, size); thunkyHashMapGet(&pool->byContent, *key, &at);
-       ++*key) {
+  *key = sampledKey(data, size);
+  for (unsigned probes = 0; thunkyHashMapGet(&pool->byContent, *key, &at); ++probes) {
     MlirStringRef held;
     if (thunkyAttributeGetBytes(pool->attrs[at], &held) && held.length == size &&
         memcmp(held.data, data, size) == 0) {
       *found = pool->attrs[at];
       return true;
     }
+    *key = probes == SAMPLED_PROBES ? thunkyHashBytes(data, size) : *key + 1;
   }
   return false;
 }
