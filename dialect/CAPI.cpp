@@ -1,7 +1,8 @@
 //===- CAPI.cpp - C API of the thunky dialect -----------------*- C++ -*-===//
 //
 // The C functions that need C++ to reach the dialect: registration, types,
-// and TypeID-based op recognition.
+// TypeID-based op recognition, and a resource's bytes in one piece (MLIR's
+// C API reads a resource element by element).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,8 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace mlir::thunky;
@@ -66,6 +69,23 @@ MlirType thunkyTokenTypeGet(MlirContext ctx) {
 }
 
 bool thunkyTypeIsAToken(MlirType type) { return isa<TokenType>(unwrap(type)); }
+
+bool thunkyAttributeGetBytes(MlirAttribute attr, MlirStringRef *bytes) {
+  Attribute a = unwrap(attr);
+  if (auto s = dyn_cast<StringAttr>(a)) {
+    *bytes = wrap(s.getValue());
+    return true;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(a);
+  if (!resource || !resource.getElementType().isInteger(8) || resource.getType().getRank() != 1)
+    return false;
+  const AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob || blob->getData().size() != static_cast<size_t>(resource.getNumElements()))
+    return false;
+  ArrayRef<char> data = blob->getData();
+  *bytes = mlirStringRefCreate(data.data(), data.size());
+  return true;
+}
 
 int64_t thunkyValueGetBufferSize(MlirValue value) {
   auto buffer = dyn_cast<BufferType>(unwrap(value).getType());

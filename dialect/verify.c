@@ -211,10 +211,13 @@ static MlirLogicalResult verifyLaunch(MlirOperation op) {
   MlirStringRef kind = mlirAttributeIsNull(code)
                            ? (MlirStringRef){"", 0}
                            : mlirIdentifierStr(mlirDictionaryAttrGetElement(entry, 0).name);
-  if (mlirAttributeIsNull(code) || !mlirAttributeIsAString(code) ||
+  /* A resource's data is export's to check: a module printed with its
+   * resources elided still reads. */
+  if (mlirAttributeIsNull(code) ||
+      !(mlirAttributeIsAString(code) || mlirAttributeIsADenseResourceElements(code)) ||
       !(stringIs(kind, "cubin") || stringIs(kind, "ptx")))
     return FAIL(op, THUNKY_KERNEL_BINARIES " entry '%.*s' must be {cubin = \"...\"} or "
-                    "{ptx = \"...\"}",
+                    "{ptx = \"...\"}, the code a string or a byte resource",
                 (int)name.length, name.data);
   return OK;
 }

@@ -68,10 +68,9 @@ static bool exportBinary(Exporter *ex, MlirOperation op, StreamExecutor__KernelL
       mlirDictionaryAttrGetNumElements(entry) != 1)
     return opError(op, "its binary is not in the module's " THUNKY_KERNEL_BINARIES);
   MlirNamedAttribute code = mlirDictionaryAttrGetElement(entry, 0);
-  MlirStringRef kind = mlirIdentifierStr(code.name);
-  if (!mlirAttributeIsAString(code.attribute))
-    return opError(op, "its binary is no string");
-  MlirStringRef bytes = mlirStringAttrGetValue(code.attribute);
+  MlirStringRef kind = mlirIdentifierStr(code.name), bytes;
+  if (!thunkyAttributeGetBytes(code.attribute, &bytes))
+    return opError(op, "its binary is neither a string nor a byte resource with its data");
   if (kind.length == 5 && memcmp(kind.data, "cubin", 5) == 0) {
     spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN;
     if (!(spec->cubin = thunkyExportNewMessage(ex, &stream_executor__cuda_cubin_proto__descriptor)))

@@ -2,6 +2,7 @@
 #include "export.h"
 
 #include "proto_attr.h"
+#include "thunky-c/Dialect.h"
 #include "thunky-c/Wire.h"
 #include <inttypes.h>
 #include <stdlib.h>
@@ -40,14 +41,15 @@ static bool restoreKernelBinary(Exporter *ex, MlirOperation op, Thunk *t) {
   MlirAttribute code = discardable(op, THUNKY_ATTR_KERNEL_BINARY);
   if (mlirAttributeIsNull(code))
     return true;
-  if (!mlirAttributeIsAString(code))
-    return opError(op, THUNKY_ATTR_KERNEL_BINARY " must be a string");
+  MlirStringRef bytes;
+  if (!thunkyAttributeGetBytes(code, &bytes))
+    return opError(op, THUNKY_ATTR_KERNEL_BINARY
+                   " must be a string or a byte resource with its data");
   const Xla__Gpu__CustomKernelProto *k =
       t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK
           ? t->custom_kernel_thunk->custom_kernel
           : NULL;
   StreamExecutor__KernelLoaderSpecProto *spec = k ? k->kernel_spec : NULL;
-  MlirStringRef bytes = mlirStringAttrGetValue(code);
   if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN &&
       spec->cubin) {
     spec->cubin->has_data = 1;

@@ -37,8 +37,7 @@ typedef struct KernelBinaries {
   MlirAttribute *keys;         /* the same keys as StringAttrs */
   size_t count, capacity;
   ThunkyHashMap entryOf;  /* an entry's (uniqued) attribute -> its position */
-  ThunkyHashMap keyOf;    /* a key's StringAttr -> its position */
-  ThunkyHashMap suffixOf; /* a kernel name's StringAttr -> the last N of name_N */
+  ThunkyUniqueNames names; /* the keys given */
 } KernelBinaries;
 
 typedef struct Importer {
@@ -57,6 +56,7 @@ typedef struct Importer {
   ThunkyLimits limits;
   MlirType elementTypes[THUNKY_TYPE_COUNT]; /* parsed once each */
   ThunkyProtoCache protoCache; /* for thunkyProtoToAttr */
+  ThunkyBytesPool bytes;       /* every long value, as one resource each */
   KernelBinaries binaries;
 } Importer;
 
@@ -72,6 +72,12 @@ static inline MlirAttribute i64Attr(Importer *im, int64_t v) {
 
 static inline MlirAttribute stringAttr(Importer *im, const char *data, size_t size) {
   return mlirStringAttrGet(im->ctx, mlirStringRefCreate(data, size));
+}
+
+/* Raw bytes: a string when short, else a resource named after `name`. */
+static inline MlirAttribute bytesAttr(Importer *im, const char *name, const void *data,
+                                      size_t size) {
+  return thunkyBytesAttr(&im->bytes, name, data, size);
 }
 
 /* Reports an error at the thunk being imported (printf-style); false. */

@@ -32,6 +32,17 @@ static const ProtobufCMessageDescriptor *const opaqueMessages[] = {
     NULL,
 };
 
+/* What the module's resources are called (bytes_attr.h), where a field's
+ * own name would not say what it holds. */
+static const ThunkyResourceName resourceNames[] = {
+    {&xla__gpu__gpu_executable_proto__descriptor, "binary", "module_binary"},
+    {&xla__gpu__gpu_executable_proto__descriptor, "asm_text", "module_ptx"},
+    {&xla__gpu__gpu_executable_proto__descriptor, "hlo_module_with_config", "hlo_module"},
+    {&xla__gpu__gpu_executable_proto__descriptor, "buffer_allocations_debug_summary",
+     "buffer_assignment_summary"},
+    {NULL, NULL, NULL},
+};
+
 /*--- allocations ---------------------------------------------------------*/
 
 /* Constants bigger than this are refused, and so is padding a constant's
@@ -282,7 +293,9 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
                                                const ThunkyLimits *limits) {
   thunkyContextLoadDialects(ctx);
   Importer im = {.ctx = ctx, .arena = thunkyArenaCreate(),
-                 .limits = limits ? *limits : thunkyLimitsDefault(), .protoCache = {.ctx = ctx}};
+                 .limits = limits ? *limits : thunkyLimitsDefault(), .bytes = {.ctx = ctx}};
+  im.protoCache = (ThunkyProtoCache){
+      .ctx = ctx, .bytes = &im.bytes, .resourceNames = resourceNames};
   im.fileLoc = mlirLocationFileLineColGet(ctx, bufferName, 0, 0);
   im.loc = im.fileLoc;
   MlirOperation result = {NULL};
@@ -335,6 +348,7 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
   free(im.allocationValue), free(im.tokens);
   thunkyImportFreeKernelBinaries(&im);
   thunkyProtoCacheDestroy(&im.protoCache);
+  thunkyBytesPoolDestroy(&im.bytes);
   thunkyArenaDestroy(im.arena);
   return result;
 }

@@ -139,20 +139,6 @@ static MlirAttribute binaryKey(Importer *im, const char *name, MlirAttribute ent
   uint32_t at;
   if (thunkyHashMapGet(&b->entryOf, (uint64_t)(uintptr_t)entry.ptr, &at))
     return b->keys[at];
-  MlirAttribute base = mlirStringAttrGet(im->ctx, str(name)), key = base;
-  if (thunkyHashMapGet(&b->keyOf, (uint64_t)(uintptr_t)key.ptr, &at)) {
-    /* Go on from the last name_N given for this name, so that many
-     * binaries of one name cost a probe or two each. */
-    uint32_t next = 0;
-    thunkyHashMapGet(&b->suffixOf, (uint64_t)(uintptr_t)base.ptr, &next);
-    do {
-      char candidate[320];
-      snprintf(candidate, sizeof candidate, "%.256s_%" PRIu32, name, ++next);
-      key = mlirStringAttrGet(im->ctx, str(candidate));
-    } while (thunkyHashMapGet(&b->keyOf, (uint64_t)(uintptr_t)key.ptr, &at));
-    if (!thunkyHashMapPut(&b->suffixOf, (uint64_t)(uintptr_t)base.ptr, next))
-      return mlirAttributeGetNull();
-  }
   if (b->count == b->capacity) {
     size_t capacity = b->capacity ? 2 * b->capacity : 16;
     MlirNamedAttribute *entries = realloc(b->entries, capacity * sizeof *entries);
@@ -165,11 +151,13 @@ static MlirAttribute binaryKey(Importer *im, const char *name, MlirAttribute ent
       return mlirAttributeGetNull();
     b->capacity = capacity;
   }
+  MlirAttribute key = thunkyUniqueName(im->ctx, &b->names, str(name));
+  if (mlirAttributeIsNull(key))
+    return key;
   b->keys[b->count] = key;
   b->entries[b->count] =
       mlirNamedAttributeGet(mlirIdentifierGet(im->ctx, mlirStringAttrGetValue(key)), entry);
-  if (!thunkyHashMapPut(&b->entryOf, (uint64_t)(uintptr_t)entry.ptr, (uint32_t)b->count) ||
-      !thunkyHashMapPut(&b->keyOf, (uint64_t)(uintptr_t)key.ptr, (uint32_t)b->count))
+  if (!thunkyHashMapPut(&b->entryOf, (uint64_t)(uintptr_t)entry.ptr, (uint32_t)b->count))
     return mlirAttributeGetNull();
   ++b->count;
   return key;
@@ -187,8 +175,7 @@ void thunkyImportFreeKernelBinaries(Importer *im) {
   KernelBinaries *b = &im->binaries;
   free(b->entries), free(b->keys);
   thunkyHashMapDestroy(&b->entryOf);
-  thunkyHashMapDestroy(&b->keyOf);
-  thunkyHashMapDestroy(&b->suffixOf);
+  thunkyUniqueNamesDestroy(&b->names);
   *b = (KernelBinaries){0};
 }
 
@@ -272,10 +259,12 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
     StreamExecutor__KernelLoaderSpecProto *spec = c->kernel_spec;
     bool cubin = spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN;
     MlirAttribute code =
-        cubin ? stringAttr(im, (const char *)spec->cubin->data.data, spec->cubin->data.len)
-              : stringAttr(im, spec->ptx->data, strlen(spec->ptx->data));
+        cubin ? bytesAttr(im, name, spec->cubin->data.data, spec->cubin->data.len)
+              : bytesAttr(im, name, spec->ptx->data, strlen(spec->ptx->data));
     MlirNamedAttribute kind = named(im, cubin ? "cubin" : "ptx", code);
-    MlirAttribute key = binaryKey(im, name, mlirDictionaryAttrGet(im->ctx, 1, &kind));
+    MlirAttribute key = mlirAttributeIsNull(code)
+                            ? code
+                            : binaryKey(im, name, mlirDictionaryAttrGet(im->ctx, 1, &kind));
     ok = !mlirAttributeIsNull(key) || thunkyImportError(im, "%s", "out of memory");
     if (ok)
       attrs[na++] = named(im, "binary", key);

@@ -75,9 +75,10 @@ static const char *kernelName(const Thunk *t) {
   return "thunk";
 }
 
-/* A custom kernel's cubin or PTX, moved out of the thunk (see
- * THUNKY_ATTR_KERNEL_BINARY); a null attribute when there is none. */
-static MlirAttribute takeKernelBinary(Importer *im, Thunk *t) {
+/* A custom kernel's cubin or PTX, moved out of the thunk into *code (see
+ * THUNKY_ATTR_KERNEL_BINARY), which stays null when there is none; false
+ * when out of memory (reported). */
+static bool takeKernelBinary(Importer *im, Thunk *t, MlirAttribute *code) {
   const Xla__Gpu__CustomKernelProto *k =
       t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK
           ? t->custom_kernel_thunk->custom_kernel
@@ -85,19 +86,18 @@ static MlirAttribute takeKernelBinary(Importer *im, Thunk *t) {
   StreamExecutor__KernelLoaderSpecProto *spec = k ? k->kernel_spec : NULL;
   if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN &&
       spec->cubin && spec->cubin->has_data && spec->cubin->data.len) {
-    MlirAttribute code =
-        stringAttr(im, (const char *)spec->cubin->data.data, spec->cubin->data.len);
+    *code = bytesAttr(im, kernelName(t), spec->cubin->data.data, spec->cubin->data.len);
     spec->cubin->has_data = 0;
     spec->cubin->data.len = 0;
-    return code;
-  }
-  if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
-      spec->ptx && spec->ptx->data && *spec->ptx->data) {
-    MlirAttribute code = stringAttr(im, spec->ptx->data, strlen(spec->ptx->data));
+  } else if (spec &&
+             spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
+             spec->ptx && spec->ptx->data && *spec->ptx->data) {
+    *code = bytesAttr(im, kernelName(t), spec->ptx->data, strlen(spec->ptx->data));
     spec->ptx->data = NULL;
-    return code;
+  } else {
+    return true;
   }
-  return mlirAttributeGetNull();
+  return !mlirAttributeIsNull(*code) || thunkyImportError(im, "%s", "out of memory");
 }
 
 bool thunkyImportOpaque(Importer *im, Thunk *t) {
@@ -127,12 +127,13 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   }
   MlirType *types = malloc((l.count + 1) * sizeof *types);
   /* Sized once the binary is out: the thunk without its cubin is small. */
-  MlirAttribute code = takeKernelBinary(im, t);
+  MlirAttribute code = mlirAttributeGetNull();
+  ok = takeKernelBinary(im, t, &code);
   size_t packed = protobuf_c_message_get_packed_size(&t->base);
   uint8_t *bytes = malloc(packed + 1);
-  if (!operands || !types || !bytes) {
+  if (!ok || !operands || !types || !bytes) {
     free(l.globals), free(l.writes), free(operands), free(types), free(bytes);
-    return thunkyImportError(im, "%s", "out of memory");
+    return ok && thunkyImportError(im, "%s", "out of memory");
   }
   protobuf_c_message_pack(&t->base, bytes);
   MlirNamedAttribute attrs[5] = {

@@ -4,6 +4,7 @@
 #include "thunky-c/Wire.h"
 
 #include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -131,22 +132,31 @@ static bool fieldNames(ThunkyProtoCache *cache, const ProtobufCMessageDescriptor
 void thunkyProtoCacheDestroy(ThunkyProtoCache *cache) {
   thunkyHashMapDestroy(&cache->namesOf);
   free(cache->names);
-  *cache = (ThunkyProtoCache){.ctx = cache->ctx};
+  *cache = (ThunkyProtoCache){
+      .ctx = cache->ctx, .bytes = cache->bytes, .resourceNames = cache->resourceNames};
 }
 
-static MlirAttribute serializedAttr(MlirContext ctx, const ProtobufCMessage *msg) {
+static const char *resourceName(const ThunkyProtoCache *cache,
+                                const ProtobufCMessageDescriptor *message, const char *field) {
+  for (const ThunkyResourceName *r = cache->resourceNames; r && r->message; ++r)
+    if (r->message == message && strcmp(r->field, field) == 0)
+      return r->name;
+  return field;
+}
+
+/* `msg` serialized, as a string or resource named `name`. */
+static MlirAttribute serializedAttr(ThunkyProtoCache *cache, const char *name,
+                                    const ProtobufCMessage *msg) {
   size_t size = protobuf_c_message_get_packed_size(msg);
   uint8_t *bytes = malloc(size ? size : 1);
   if (!bytes)
     return mlirAttributeGetNull();
   protobuf_c_message_pack(msg, bytes);
-  MlirAttribute a =
-      mlirStringAttrGet(ctx, mlirStringRefCreate((const char *)bytes, size));
-  free(bytes);
-  return a;
+  return thunkyBytesAttrTake(cache->bytes, name, bytes, size);
 }
 
 static MlirAttribute scalarToAttr(ThunkyProtoCache *cache,
+                                  const ProtobufCMessageDescriptor *owner,
                                   const ProtobufCFieldDescriptor *f,
                                   const void *value,
                                   const ProtobufCMessageDescriptor *const *opaque) {
@@ -177,17 +187,19 @@ static MlirAttribute scalarToAttr(ThunkyProtoCache *cache,
     return e ? mlirStringAttrGet(ctx, ref(e->name))
              : mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), v);
   }
-  case PROTOBUF_C_TYPE_STRING:
-    return mlirStringAttrGet(ctx, ref(*(char *const *)value));
+  case PROTOBUF_C_TYPE_STRING: {
+    const char *s = *(char *const *)value;
+    return thunkyBytesAttr(cache->bytes, resourceName(cache, owner, f->name), s, strlen(s));
+  }
   case PROTOBUF_C_TYPE_BYTES: {
     const ProtobufCBinaryData *b = value;
-    return mlirStringAttrGet(ctx, mlirStringRefCreate((const char *)b->data, b->len));
+    return thunkyBytesAttr(cache->bytes, resourceName(cache, owner, f->name), b->data, b->len);
   }
   case PROTOBUF_C_TYPE_MESSAGE: {
     const ProtobufCMessage *sub = *(ProtobufCMessage *const *)value;
     for (const ProtobufCMessageDescriptor *const *o = opaque; o && *o; ++o)
       if (sub->descriptor == *o)
-        return serializedAttr(ctx, sub);
+        return serializedAttr(cache, resourceName(cache, owner, f->name), sub);
     return thunkyProtoToAttr(cache, sub, opaque);
   }
   }
@@ -195,6 +207,7 @@ static MlirAttribute scalarToAttr(ThunkyProtoCache *cache,
 }
 
 static MlirAttribute repeatedToAttr(ThunkyProtoCache *cache,
+                                    const ProtobufCMessageDescriptor *owner,
                                     const ProtobufCFieldDescriptor *f,
                                     const void *array, size_t n,
                                     const ProtobufCMessageDescriptor *const *opaque) {
@@ -230,7 +243,7 @@ static MlirAttribute repeatedToAttr(ThunkyProtoCache *cache,
   MlirAttribute result = mlirAttributeGetNull();
   size_t i = 0;
   for (; i < n; ++i) {
-    elements[i] = scalarToAttr(cache, f, (const char *)array + i * size, opaque);
+    elements[i] = scalarToAttr(cache, owner, f, (const char *)array + i * size, opaque);
     if (mlirAttributeIsNull(elements[i]))
       break;
   }
@@ -242,14 +255,14 @@ static MlirAttribute repeatedToAttr(ThunkyProtoCache *cache,
 
 /* The unknown fields of `msg`, re-encoded, by packing a message of the same
  * type that holds nothing else. */
-static MlirAttribute unknownFieldsAttr(MlirContext ctx, const ProtobufCMessage *msg) {
+static MlirAttribute unknownFieldsAttr(ThunkyProtoCache *cache, const ProtobufCMessage *msg) {
   ProtobufCMessage *shell = calloc(1, msg->descriptor->sizeof_message);
   if (!shell)
     return mlirAttributeGetNull();
   protobuf_c_message_init(msg->descriptor, shell);
   shell->n_unknown_fields = msg->n_unknown_fields;
   shell->unknown_fields = msg->unknown_fields;
-  MlirAttribute a = serializedAttr(ctx, shell);
+  MlirAttribute a = serializedAttr(cache, UNKNOWN_KEY, shell);
   free(shell);
   return a;
 }
@@ -272,15 +285,15 @@ MlirAttribute thunkyProtoToAttr(ThunkyProtoCache *cache, const ProtobufCMessage 
       continue;
     MlirAttribute value =
         f->label == PROTOBUF_C_LABEL_REPEATED
-            ? repeatedToAttr(cache, f, *(void *const *)field(msg, f->offset),
+            ? repeatedToAttr(cache, desc, f, *(void *const *)field(msg, f->offset),
                              *(const size_t *)field(msg, f->quantifier_offset),
                              opaque)
-            : scalarToAttr(cache, f, field(msg, f->offset), opaque);
+            : scalarToAttr(cache, desc, f, field(msg, f->offset), opaque);
     failed = mlirAttributeIsNull(value);
     entries[n++] = mlirNamedAttributeGet(cache->names[first + i], value);
   }
   if (!failed && msg->n_unknown_fields) {
-    MlirAttribute unknown = unknownFieldsAttr(cache->ctx, msg);
+    MlirAttribute unknown = unknownFieldsAttr(cache, msg);
     failed = mlirAttributeIsNull(unknown);
     entries[n++] = mlirNamedAttributeGet(cache->names[first + desc->n_fields], unknown);
   }
@@ -317,6 +330,18 @@ static bool readInteger(Builder *b, const char *name, MlirAttribute a,
 static ProtobufCMessage *buildMessage(Builder *b, MlirAttribute attr,
                                       const ProtobufCMessageDescriptor *desc,
                                       const char *name);
+
+/* The bytes of a string or byte resource. */
+static bool readBytes(Builder *b, const char *name, MlirAttribute a, MlirStringRef *out) {
+  if (thunkyAttributeGetBytes(a, out))
+    return true;
+  return fail(b,
+              mlirAttributeIsADenseResourceElements(a)
+                  ? "names a resource that holds no bytes (dense_resource<NAME> : tensor<Nxi8> "
+                    "with its data in the dialect_resources trailer)"
+                  : "expected a string",
+              name);
+}
 
 /* Writes one value of field `f` from `a` to `out`. */
 static bool storeScalar(Builder *b, const ProtobufCFieldDescriptor *f,
@@ -373,16 +398,20 @@ static bool storeScalar(Builder *b, const ProtobufCFieldDescriptor *f,
     *(int *)out = (int)i;
     return true;
   case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: {
-    if (!mlirAttributeIsAString(a))
-      return fail(b, "expected a string", f->name);
-    MlirStringRef s = mlirStringAttrGetValue(a);
+    MlirStringRef s;
+    if (!readBytes(b, f->name, a, &s))
+      return false;
+    if (f->type == PROTOBUF_C_TYPE_BYTES) {
+      /* The attribute outlives the message: no copy. */
+      *(ProtobufCBinaryData *)out =
+          (ProtobufCBinaryData){s.length, (uint8_t *)(uintptr_t)s.data};
+      return true;
+    }
+    /* A string field must end in a NUL, which neither form keeps. */
     char *copy = thunkyArenaString(b->arena, s.data, s.length);
     if (!copy)
       return fail(b, "out of memory", f->name);
-    if (f->type == PROTOBUF_C_TYPE_STRING)
-      *(char **)out = copy;
-    else
-      *(ProtobufCBinaryData *)out = (ProtobufCBinaryData){s.length, (uint8_t *)copy};
+    *(char **)out = copy;
     return true;
   }
   case PROTOBUF_C_TYPE_MESSAGE: {
@@ -449,7 +478,9 @@ static bool storeField(Builder *b, ProtobufCMessage *msg,
 static ProtobufCMessage *unpackInto(Builder *b, MlirAttribute bytes,
                                     const ProtobufCMessageDescriptor *desc,
                                     const char *name) {
-  MlirStringRef s = mlirStringAttrGetValue(bytes);
+  MlirStringRef s;
+  if (!readBytes(b, name, bytes, &s))
+    return NULL;
   ThunkyError why;
   if (!thunkyCheckWire(desc, (const unsigned char *)s.data, s.length, &why)) {
     char what[640];
@@ -468,7 +499,7 @@ static ProtobufCMessage *unpackInto(Builder *b, MlirAttribute bytes,
 static ProtobufCMessage *buildMessage(Builder *b, MlirAttribute attr,
                                       const ProtobufCMessageDescriptor *desc,
                                       const char *name) {
-  if (mlirAttributeIsAString(attr))
+  if (mlirAttributeIsAString(attr) || mlirAttributeIsADenseResourceElements(attr))
     return unpackInto(b, attr, desc, name);
   if (!mlirAttributeIsADictionary(attr)) {
     fail(b, "expected a dictionary", name);
@@ -492,10 +523,10 @@ static ProtobufCMessage *buildMessage(Builder *b, MlirAttribute attr,
     char field[128];
     snprintf(field, sizeof field, "%.*s", (int)key.length, key.data);
     if (strcmp(field, UNKNOWN_KEY) == 0) {
-      ProtobufCMessage *u = mlirAttributeIsAString(entry.attribute)
-                                ? unpackInto(b, entry.attribute, desc, field)
-                                : NULL;
-      if (!mlirAttributeIsAString(entry.attribute))
+      bool bytes = mlirAttributeIsAString(entry.attribute) ||
+                   mlirAttributeIsADenseResourceElements(entry.attribute);
+      ProtobufCMessage *u = bytes ? unpackInto(b, entry.attribute, desc, field) : NULL;
+      if (!bytes)
         fail(b, "expected a string of wire bytes", field);
       ok = u != NULL;
       if (ok) {

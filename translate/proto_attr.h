@@ -10,13 +10,16 @@
  * Field kinds: integers -> IntegerAttr (i32/i64, ui32/ui64 for unsigned),
  * bool -> BoolAttr, float/double -> f32/f64 FloatAttr, enum -> its value name
  * (an i32 when the schema does not know the value), string/bytes ->
- * StringAttr, message -> DictionaryAttr (or a StringAttr of its serialized
- * bytes, see thunkyProtoToAttr), repeated -> a dense array for signed
- * integers, bools and floats, an ArrayAttr otherwise.
+ * StringAttr or, above THUNKY_INLINE_BYTES_MAX, a byte resource
+ * (bytes_attr.h), message -> DictionaryAttr (or its serialized bytes, as a
+ * string or resource, see thunkyProtoToAttr), repeated -> a dense array for
+ * signed integers, bools and floats, an ArrayAttr otherwise.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_TRANSLATE_PROTO_ATTR_H
 #define THUNKY_TRANSLATE_PROTO_ATTR_H
+
+#include "bytes_attr.h"
 
 #include "thunky-c/Arena.h"
 #include "thunky-c/HashMap.h"
@@ -31,8 +34,18 @@
  * costs more than the rest of a small message's conversion. Zero-initialize
  * it with its context; free with thunkyProtoCacheDestroy. Its size is
  * bounded by the schema, not by the input. */
+/* The resource name for the value of `field` of `message` (a readable
+ * one for what it holds: "module_binary", "hlo_module"); a field not listed
+ * names its resources after itself. */
+typedef struct ThunkyResourceName {
+  const ProtobufCMessageDescriptor *message;
+  const char *field, *name;
+} ThunkyResourceName;
+
 typedef struct ThunkyProtoCache {
   MlirContext ctx;
+  ThunkyBytesPool *bytes;                   /* where long values go */
+  const ThunkyResourceName *resourceNames; /* ends with a null message; may be NULL */
   ThunkyHashMap namesOf;  /* a message descriptor -> its first entry in names */
   MlirIdentifier *names;  /* per type: its fields in order, then "_unknown" */
   size_t numNames, namesCapacity;
@@ -48,7 +61,8 @@ MlirAttribute thunkyProtoToAttr(ThunkyProtoCache *cache, const ProtobufCMessage 
                                 const ProtobufCMessageDescriptor *const *opaque);
 
 /* Builds a message of type `desc` from `attr` (a DictionaryAttr as above, or a
- * StringAttr holding the serialized message) in `arena`. On a mistake (an
+ * string or byte resource holding the serialized message) in `arena`; bytes
+ * fields point into the attributes, which must outlive the message. On a mistake (an
  * unknown field name, a value of the wrong kind) reports an error at `loc`
  * naming the field path from `name` (the attribute's name), and returns NULL. */
 ProtobufCMessage *thunkyAttrToProto(MlirAttribute attr,

@@ -15,7 +15,8 @@ extern "C" {
 #endif
 
 /* Module attribute: the kernel binaries thunky.launch ops refer to by name
- * (`binary = "k"`), each {cubin = "..."} or {ptx = "..."}. */
+ * (`binary = "k"`), each {cubin = ...} or {ptx = ...}, the code a string or
+ * a byte resource (thunkyAttributeGetBytes). */
 #define THUNKY_KERNEL_BINARIES "thunky.kernel_binaries"
 
 /* thunky.call_thunk_proto attribute: the kind of thunk it holds, as
@@ -43,6 +44,14 @@ MLIR_CAPI_EXPORTED MlirTypeID thunkyBufferTypeGetTypeID(void);
 MLIR_CAPI_EXPORTED MlirType thunkyTokenTypeGet(MlirContext ctx);
 /* Whether `type` is a !thunky.token. */
 MLIR_CAPI_EXPORTED bool thunkyTypeIsAToken(MlirType type);
+
+/* The raw bytes `attr` holds: a string's value, or the blob of a byte
+ * resource (`dense_resource<NAME> : tensor<Nxi8>`, how import keeps big
+ * byte fields, docs/formats.md), in one piece and without a copy. Borrowed:
+ * valid as long as the context holds the attribute and its resource. False
+ * (and *bytes untouched) for any other attribute, and for a resource the
+ * module names but holds no data for. */
+MLIR_CAPI_EXPORTED bool thunkyAttributeGetBytes(MlirAttribute attr, MlirStringRef *bytes);
 
 /* Byte size of `value` if it is a buffer, -1 otherwise. */
 MLIR_CAPI_EXPORTED int64_t thunkyValueGetBufferSize(MlirValue value);

@@ -1,7 +1,8 @@
 """Prints a thunky module without the module attributes that say how the
 executable was packed (thunky.container, thunky.executable_options,
-thunky.ifrt_metadata, thunky.wrapper), so that modules imported from different
-layerings of one executable can be compared with diff."""
+thunky.ifrt_metadata, thunky.wrapper) and the resources only they named, so
+that modules imported from different layerings of one executable can be
+compared with diff."""
 import re
 import sys
 
@@ -42,7 +43,18 @@ def strip(text):
         if match.group(1) is None and text[end:end + 2] == ", ":
             end += 2
         text = text[:match.start()] + text[end:]
-    return text.replace("module attributes {} {", "module {")
+    text = text.replace("module attributes {} {", "module {")
+    # The trailer's lines, less their commas: which one is last depends on
+    # what was dropped.
+    named = set(re.findall(r"dense_resource<([^>]*)>", text))
+    lines = []
+    for line in text.splitlines():
+        m = re.match(r"      ([^:]+): \"0x", line)
+        if m and m.group(1) in named:
+            line = line.rstrip(",")
+        if not m or m.group(1) in named:
+            lines.append(line + "\n")
+    return "".join(lines)
 
 
 sys.stdout.write(strip(open(sys.argv[1]).read()))
