@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# check_equivalence.sh [-m MESSAGE] INPUT|DIR... : thunky proves its passes.
+# check_equivalence.sh [-m MESSAGE] [-j JOBS] INPUT|DIR... : thunky proves
+# its passes, JOBS inputs at a time (1 by default).
 #
 # For each input (a .pb executable, or a textproto of MESSAGE, by default
 # xla.gpu.GpuExecutableProto; every .textproto in a DIR), imports it, checks
@@ -17,15 +18,16 @@
 # exits 1 if any comparison or race check fails.
 set -uo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+top="$(mktemp -d)"
+trap 'rm -rf "$top"' EXIT
 passes=(thunky-flatten-sequential thunky-fold-slices thunky-elide-copies thunky-pack-scratch
         thunky-optimize)
-message=xla.gpu.GpuExecutableProto
+message=xla.gpu.GpuExecutableProto parallel=1
 inputs=() messages=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -m) message="$2"; shift 2; continue ;;
+    -j) parallel="$2"; shift 2; continue ;;
   esac
   if [ -d "$1" ]; then
     for f in "$1"/*.textproto; do inputs+=("$f"); messages+=("$message"); done
@@ -36,15 +38,27 @@ while [ $# -gt 0 ]; do
 done
 
 run() { thunky-run --kernels=fingerprint --seed 1 "$@"; }
-inputsOk=0 skipped=0 noOutputs=0 comparisons=0 raceChecks=0 failures=0
-for i in "${!inputs[@]}"; do
+# One input, in its own folder under $top; prints its line, and its counts
+# to $top/I.counts.
+check() {
+  local i="$1"
+  tmp="$top/$i"
+  mkdir -p "$tmp"
+  inputsOk=0 skipped=0 noOutputs=0 comparisons=0 raceChecks=0 failures=0
+  checkOne "$i"
+  echo "$inputsOk $skipped $noOutputs $comparisons $raceChecks $failures" > "$top/$i.counts"
+  rm -rf "$tmp"
+}
+
+checkOne() {
+  local i="$1"
   input="${inputs[$i]}" name="$(basename "${inputs[$i]}")"
   case "$input" in
     *.pb) cp "$input" "$tmp/in.pb" ;;
     *) "$scripts/encode.sh" "${messages[$i]}" < "$input" > "$tmp/in.pb" ;;
   esac
   if ! thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/in.mlir" 2> "$tmp/err"; then
-    echo "$name: FAIL: does not import: $(head -1 "$tmp/err")"; failures=$((failures + 1)); continue
+    echo "$name: FAIL: does not import: $(head -1 "$tmp/err")"; failures=$((failures + 1)); return
   fi
   # Rank layouts, as thunky-run options: 2 and 4 replicas; else as many
   # partitions (a cross-partition collective); else 1 or 8 ranks.
@@ -57,7 +71,7 @@ for i in "${!inputs[@]}"; do
   done
   if [ ${#ranks[@]} -eq 0 ]; then
     echo "$name: skipped: does not run on the host: $(sed 's/^thunky-run: //' "$tmp/why.2" | head -1)"
-    skipped=$((skipped + 1)); continue
+    skipped=$((skipped + 1)); return
   fi
   # shellcheck disable=SC2086
   mkdir -p "$tmp/zeros" "$tmp/filled"
@@ -65,7 +79,7 @@ for i in "${!inputs[@]}"; do
   run --ranks ${ranks[0]} "$tmp/in.pb" -o "$tmp/zeros" > /dev/null 2>&1
   if [ -z "$(ls -A "$tmp/zeros")" ]; then
     echo "$name: skipped: no outputs to compare (output_info_map is empty)"
-    noOutputs=$((noOutputs + 1)); rm -rf "$tmp/zeros" "$tmp/filled"; continue
+    noOutputs=$((noOutputs + 1)); rm -rf "$tmp/zeros" "$tmp/filled"; return
   fi
   # shellcheck disable=SC2086
   run --ranks ${ranks[0]} "$tmp/in.pb" --scratch-byte 165 -o "$tmp/filled" > /dev/null 2>&1
@@ -113,6 +127,19 @@ for i in "${!inputs[@]}"; do
   else
     failures=$((failures + 1))
   fi
+}
+
+for i in "${!inputs[@]}"; do
+  check "$i" > "$top/$i.out" &
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
+done
+wait
+inputsOk=0 skipped=0 noOutputs=0 comparisons=0 raceChecks=0 failures=0
+for i in "${!inputs[@]}"; do
+  cat "$top/$i.out"
+  read -r a b c d e f < "$top/$i.counts"
+  inputsOk=$((inputsOk + a)) skipped=$((skipped + b)) noOutputs=$((noOutputs + c))
+  comparisons=$((comparisons + d)) raceChecks=$((raceChecks + e)) failures=$((failures + f))
 done
 echo "equivalence: ${#inputs[@]} inputs: $inputsOk proved, $skipped cannot run on the host," \
      "$noOutputs have no outputs, $failures failed; $comparisons comparisons and $raceChecks race" \

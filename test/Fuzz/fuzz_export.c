@@ -24,7 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ThunkyBuffer exported = {0};
   /* Export may refuse (with a diagnostic) what XLA could not read back. */
   if (mlirLogicalResultIsSuccess(thunkyExportExecutable(first, thunkyFuzzAppend, &exported))) {
-    MlirOperation second = thunkyFuzzImport(ctx, exported.data, exported.size);
+    /* A context of its own: resource names are unique per context, so the
+     * same bytes imported twice into one would print under new names. */
+    MlirContext again = thunkyFuzzContext();
+    MlirOperation second = thunkyFuzzImport(again, exported.data, exported.size);
     if (mlirOperationIsNull(second))
       thunkyFuzzFail("an exported executable does not import again", first);
     ThunkyBuffer a = {0}, b = {0};
@@ -37,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     thunkyBufferDestroy(&a), thunkyBufferDestroy(&b);
     mlirOperationDestroy(second);
+    mlirContextDestroy(again);
   }
   thunkyBufferDestroy(&exported);
   mlirOperationDestroy(first);
