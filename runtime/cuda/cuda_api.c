@@ -55,6 +55,28 @@ bool thunkyCudaLoadDriver(ThunkyCudaDriver *driver, ThunkyError *error) {
                                sizeof driverSymbols / sizeof *driverSymbols, driver, error);
 }
 
+/* Errors of device work: sticky, they come back from whatever call follows
+ * the fault (cuda.h), so a launch that reports one did not cause it; only
+ * a wait (cuStreamSynchronize's, after each thunk with a timeline) is for
+ * the work it names. */
+static bool deviceFault(CUresult result) {
+  switch (result) {
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ECC_UNCORRECTABLE:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool thunkyCudaFail(const ThunkyCudaDriver *driver, CUresult result, const char *call,
                     const char *where, ThunkyError *error) {
   /* A stub library or a result newer than the driver has no words. */
@@ -67,6 +89,11 @@ bool thunkyCudaFail(const ThunkyCudaDriver *driver, CUresult result, const char 
     name = number;
   }
   bool located = where && *where;
+  if (located && deviceFault(result) && strncmp(call, "cuStreamSynchronize", 19) != 0)
+    return thunkyErrorf(error,
+                        "cuda: %s failed: %s (%s) at %s, from device work enqueued before it "
+                        "(a run with a timeline, thunky-run --profile, names the thunk)",
+                        call, text, name, where);
   return thunkyErrorf(error, "cuda: %s failed: %s (%s)%s%s", call, text, name,
                       located ? " in " : "", located ? where : "");
 }
