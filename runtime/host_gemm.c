@@ -84,6 +84,23 @@ static void store(uint8_t *base, int32_t type, uint64_t index, Value value) {
   }
 }
 
+/* row . col over k terms, summed in order. Real operands leave the
+ * imaginary part 0: carried along, 0 * inf would make it NaN, and alpha's
+ * imaginary part (0) would carry that NaN into the real result. */
+static Value dot(const Value *row, const Value *col, uint64_t k, bool complex) {
+  Value sum = {0, 0};
+  if (!complex) {
+    for (uint64_t p = 0; p < k; p++)
+      sum.re += row[p].re * col[p].re;
+    return sum;
+  }
+  for (uint64_t p = 0; p < k; p++) {
+    sum.re += row[p].re * col[p].re - row[p].im * col[p].im;
+    sum.im += row[p].re * col[p].im + row[p].im * col[p].re;
+  }
+  return sum;
+}
+
 static bool known(int32_t type) {
   return type == F16 || type == BF16 || type == F32 || type == F64 || type == C64 ||
          type == C128;
@@ -120,8 +137,7 @@ bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError
   /* As BLAS: alpha 0 reads neither input, beta 0 not C (no NaN from them). */
   bool products = g->alphaReal != 0 || g->alphaImag != 0;
   /* Each operand element is decoded once, not once per product: a panel of
-   * op(rhs)'s columns and, per row, op(lhs)'s row, as doubles. The sums run
-   * in the same order as the plain triple loop, so the result is the same. */
+   * op(rhs)'s columns and, per row, op(lhs)'s row, as doubles. */
   uint64_t panel = n < PANEL ? n : PANEL;
   bool complex = g->lhsType == C64 || g->lhsType == C128 || g->rhsType == C64 ||
                  g->rhsType == C128;
@@ -142,21 +158,12 @@ bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError
         for (uint64_t p = 0; products && p < k; p++)
           row[p] = load(lhs, g->lhsType, at(L, b, i, p));
         for (uint64_t j = 0; j < width; j++) {
-          Value sum = {0, 0}, result = {0, 0};
-          const Value *col = cols + j * k;
-          if (!products)
-            ;
-          else if (complex)
-            for (uint64_t p = 0; p < k; p++) {
-              sum.re += row[p].re * col[p].re - row[p].im * col[p].im;
-              sum.im += row[p].re * col[p].im + row[p].im * col[p].re;
-            }
-          else
-            for (uint64_t p = 0; p < k; p++)
-              sum.re += row[p].re * col[p].re;
-          if (products)
+          Value result = {0, 0};
+          if (products) {
+            Value sum = dot(row, cols + j * k, k, complex);
             result = (Value){g->alphaReal * sum.re - g->alphaImag * sum.im,
                              g->alphaReal * sum.im + g->alphaImag * sum.re};
+          }
           if (g->beta != 0) {
             Value prior = load(c, g->cType, at(C, b, i, j0 + j));
             result.re += g->beta * prior.re, result.im += g->beta * prior.im;

@@ -35,17 +35,18 @@ static bool translatorPath(char *path, size_t size, ThunkyError *error) {
 }
 
 /* Reads the child's stdout into `out` and keeps the start of its stderr
- * (enough for the first diagnostic) until both close. */
-static bool drain(int outFd, int errFd, ThunkyBuffer *out, char *err, size_t errSize) {
+ * (enough for the first diagnostic) until both close; 0, or an errno. */
+static int drain(int outFd, int errFd, ThunkyBuffer *out, char *err, size_t errSize) {
   struct pollfd fds[2] = {{outFd, POLLIN, 0}, {errFd, POLLIN, 0}};
   size_t errUsed = 0;
   char chunk[65536];
-  bool ok = true;
+  int failed = 0;
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR)
         continue;
-      return false;
+      failed = errno;
+      break;
     }
     for (int i = 0; i < 2; i++) {
       if (fds[i].fd < 0 || !fds[i].revents)
@@ -57,7 +58,8 @@ static bool drain(int outFd, int errFd, ThunkyBuffer *out, char *err, size_t err
         close(fds[i].fd);
         fds[i].fd = -1;
       } else if (i == 0) {
-        ok = ok && thunkyBufferAppend(out, chunk, (size_t)n);
+        if (!failed && !thunkyBufferAppend(out, chunk, (size_t)n))
+          failed = ENOMEM;
       } else {
         size_t keep = errSize - 1 - errUsed < (size_t)n ? errSize - 1 - errUsed : (size_t)n;
         memcpy(err + errUsed, chunk, keep);
@@ -65,8 +67,11 @@ static bool drain(int outFd, int errFd, ThunkyBuffer *out, char *err, size_t err
       }
     }
   }
+  for (int i = 0; i < 2; i++)
+    if (fds[i].fd >= 0)
+      close(fds[i].fd);
   err[errUsed] = 0;
-  return ok;
+  return failed;
 }
 
 /* "path:1:9: error: expected ..." becomes "path:1:9: expected ...". */
@@ -120,12 +125,13 @@ bool thunkyExportModuleFile(const char *path, uint64_t maxNesting, ThunkyBuffer 
                         "with thunky-translate --export-thunky %s -o EXE, then run EXE",
                         path, translator, strerror(spawned), path);
   }
-  bool drained = drain(outPipe[0], errPipe[0], out, err, sizeof err);
+  int failed = drain(outPipe[0], errPipe[0], out, err, sizeof err);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;
-  if (!drained)
-    return thunkyErrorf(error, "%s: out of memory reading the exported executable", path);
+  if (failed)
+    return thunkyErrorf(error, "%s: cannot read the executable thunky-translate exported: %s",
+                        path, strerror(failed));
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
     return true;
   if (WIFSIGNALED(status))

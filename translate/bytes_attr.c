@@ -128,14 +128,12 @@ MlirAttribute thunkyBytesAttrTake(ThunkyBytesPool *pool, const char *name, void 
                                   size_t size) {
   uint64_t key;
   MlirAttribute found;
-  if (size <= THUNKY_INLINE_BYTES_MAX || find(pool, owned, size, &key, &found)) {
-    MlirAttribute a = size <= THUNKY_INLINE_BYTES_MAX
-                          ? mlirStringAttrGet(pool->ctx, mlirStringRefCreate(owned, size))
-                          : found;
-    free(owned);
-    return a;
-  }
-  return enter(pool, name, owned, size, key);
+  if (size > THUNKY_INLINE_BYTES_MAX && !find(pool, owned, size, &key, &found))
+    return enter(pool, name, owned, size, key);
+  if (size <= THUNKY_INLINE_BYTES_MAX)
+    found = mlirStringAttrGet(pool->ctx, mlirStringRefCreate(owned, size));
+  free(owned);
+  return found;
 }
 
 void thunkyBytesPoolDestroy(ThunkyBytesPool *pool) {
