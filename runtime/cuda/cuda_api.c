@@ -56,9 +56,8 @@ bool thunkyCudaLoadDriver(ThunkyCudaDriver *driver, ThunkyError *error) {
 }
 
 /* Errors of device work: sticky, they come back from whatever call follows
- * the fault (cuda.h), so a launch that reports one did not cause it; only
- * a wait (cuStreamSynchronize's, after each thunk with a timeline) is for
- * the work it names. */
+ * the fault (cuda.h). A launch that reports one did not cause it; other
+ * calls (a timeline's event record, a wait) follow the work they name. */
 static bool deviceFault(CUresult result) {
   switch (result) {
   case CUDA_ERROR_LAUNCH_FAILED:
@@ -89,7 +88,7 @@ bool thunkyCudaFail(const ThunkyCudaDriver *driver, CUresult result, const char 
     name = number;
   }
   bool located = where && *where;
-  if (located && deviceFault(result) && strncmp(call, "cuStreamSynchronize", 19) != 0)
+  if (located && deviceFault(result) && strncmp(call, "cuLaunch", 8) == 0)
     return thunkyErrorf(error,
                         "cuda: %s failed: %s (%s) at %s, from device work enqueued before it "
                         "(a run with a timeline, thunky-run --profile, names the thunk)",
