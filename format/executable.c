@@ -16,17 +16,29 @@
 
 /*--- reading the bytes -----------------------------------------------------*/
 
+/* Whether the top level holds only the golden wrapper's two fields: a bare
+ * executable has more, and unpacking it as the wrapper first would copy
+ * all of it as unknown fields. */
+static bool onlyWrapperFields(ThunkyBytes bytes) {
+  size_t pos = 0;
+  ThunkyWireField f;
+  while (pos < bytes.size)
+    if (!thunkyNextWireField(bytes.data, bytes.size, &pos, &f, NULL) || f.number > 2)
+      return false;
+  return true;
+}
+
 /* The executable in the container: XLA's golden wrapper (only where no
  * container was around it) or a bare executable, unpacked into the arena. */
 static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
   ProtobufCAllocator *alloc = thunkyArenaAllocator(internalOf(exe)->arena);
   ThunkyBytes bytes = exe->container.executable;
   ThunkyError asExecutable;
-  if (exe->container.layering == THUNKY_LAYERING_EXECUTABLE &&
+  if (exe->container.layering == THUNKY_LAYERING_EXECUTABLE && onlyWrapperFields(bytes) &&
       thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, bytes.data, bytes.size,
                       NULL)) {
-    Xla__HumanReadableAotExecutable *w =
-        xla__human_readable_aot_executable__unpack(alloc, bytes.size, bytes.data);
+    Xla__HumanReadableAotExecutable *w = (Xla__HumanReadableAotExecutable *)thunkyUnpackSliced(
+        &xla__human_readable_aot_executable__descriptor, alloc, bytes.data, bytes.size);
     if ((exe->proto = thunkyGoldenExecutable(w))) {
       exe->wrapper = w;
       return true;
@@ -36,7 +48,8 @@ static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
   if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
                        &asExecutable))
     return thunkyErrorf(error, "not a GpuExecutableProto: %s", asExecutable.message);
-  exe->proto = xla__gpu__gpu_executable_proto__unpack(alloc, bytes.size, bytes.data);
+  exe->proto = (Xla__Gpu__GpuExecutableProto *)thunkyUnpackSliced(
+      &xla__gpu__gpu_executable_proto__descriptor, alloc, bytes.data, bytes.size);
   return exe->proto ||
          thunkyErrorf(error, "not a GpuExecutableProto: protobuf-c could not unpack it");
 }

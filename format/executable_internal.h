@@ -20,6 +20,14 @@ static inline ExecutableInternal *internalOf(const ThunkyExecutable *exe) {
 void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size);
 #define arrayOf(exe, count, size) thunkyExecutableAlloc((exe), (count), (size))
 
+/* protobuf-c's unpack of data[0, size) (which passed thunkyCheckWire as a
+ * `desc`) into `alloc`, except that long bytes values point into `data`
+ * instead of being copied (unpack_sliced.c): `data` must outlive the
+ * message. NULL when protobuf-c fails or memory runs out. */
+ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
+                                     ProtobufCAllocator *alloc, const uint8_t *data,
+                                     size_t size);
+
 /* HLO constant instructions by the hash of the symbol XLA gives their
  * buffers, built on first use. */
 typedef struct ConstantLiterals {

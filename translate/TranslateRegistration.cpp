@@ -93,7 +93,9 @@ extern "C" void thunkyRegisterTranslations(void) {
             thunkyContainerDestroy(&container);
           }
         }
-        OwningOpRef<Operation *> module(unwrap(thunkyImportExecutableWithLimits(
+        // The source manager holds the input for as long as the context
+        // lives (thunky-translate.cpp), so resources can point into it.
+        OwningOpRef<Operation *> module(unwrap(thunkyImportExecutableBorrowing(
             wrap(context),
             mlirStringRefCreate(buffer->getBufferStart(), buffer->getBufferSize()),
             wrap(buffer->getBufferIdentifier()), &limits)));

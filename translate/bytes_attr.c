@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,14 +82,16 @@ static bool find(ThunkyBytesPool *pool, const void *data, size_t size, uint64_t 
   return false;
 }
 
-/* A new resource over `owned` (taken), entered under `key`. */
-static MlirAttribute enter(ThunkyBytesPool *pool, const char *name, void *owned, size_t size,
-                           uint64_t key) {
+/* A new resource over `data`, entered under `key`: `owned` (malloc'd,
+ * taken) or borrowed. */
+static MlirAttribute enter(ThunkyBytesPool *pool, const char *name, void *data, size_t size,
+                           uint64_t key, bool owned) {
   if (pool->count == pool->capacity) {
     size_t capacity = pool->capacity ? 2 * pool->capacity : 16;
     MlirAttribute *attrs = realloc(pool->attrs, capacity * sizeof *attrs);
     if (!attrs) {
-      free(owned);
+      if (owned)
+        free(data);
       return mlirAttributeGetNull();
     }
     pool->attrs = attrs, pool->capacity = capacity;
@@ -96,15 +99,17 @@ static MlirAttribute enter(ThunkyBytesPool *pool, const char *name, void *owned,
   MlirAttribute unique = thunkyUniqueName(pool->ctx, &pool->names, mlirStringRefCreateFromCString(name));
   if (mlirAttributeIsNull(unique) ||
       !thunkyHashMapPut(&pool->byContent, key, (uint32_t)pool->count)) {
-    free(owned);
+    if (owned)
+      free(data);
     return mlirAttributeGetNull();
   }
   int64_t shape[1] = {(int64_t)size};
   MlirType type = mlirRankedTensorTypeGet(1, shape, mlirIntegerTypeGet(pool->ctx, 8),
                                           mlirAttributeGetNull());
-  /* The context's resource manager owns the copy from here on. */
+  /* The context's resource manager owns a copy from here on. */
   MlirAttribute a = mlirUnmanagedDenseResourceElementsAttrGet(
-      type, mlirStringAttrGetValue(unique), owned, size, 1, false, freeBlob, owned);
+      type, mlirStringAttrGetValue(unique), data, size, 1, false, owned ? freeBlob : NULL,
+      owned ? data : NULL);
   pool->attrs[pool->count++] = a;
   return a;
 }
@@ -117,11 +122,15 @@ MlirAttribute thunkyBytesAttr(ThunkyBytesPool *pool, const char *name, const voi
   MlirAttribute found;
   if (find(pool, data, size, &key, &found))
     return found;
+  uintptr_t at = (uintptr_t)data;
+  if (pool->borrowBegin && at >= (uintptr_t)pool->borrowBegin &&
+      at <= (uintptr_t)pool->borrowEnd && size <= (uintptr_t)pool->borrowEnd - at)
+    return enter(pool, name, (void *)(uintptr_t)data, size, key, false);
   void *copy = malloc(size);
   if (!copy)
     return mlirAttributeGetNull();
   memcpy(copy, data, size);
-  return enter(pool, name, copy, size, key);
+  return enter(pool, name, copy, size, key, true);
 }
 
 MlirAttribute thunkyBytesAttrTake(ThunkyBytesPool *pool, const char *name, void *owned,
@@ -129,7 +138,7 @@ MlirAttribute thunkyBytesAttrTake(ThunkyBytesPool *pool, const char *name, void 
   uint64_t key;
   MlirAttribute found;
   if (size > THUNKY_INLINE_BYTES_MAX && !find(pool, owned, size, &key, &found))
-    return enter(pool, name, owned, size, key);
+    return enter(pool, name, owned, size, key, true);
   if (size <= THUNKY_INLINE_BYTES_MAX)
     found = mlirStringAttrGet(pool->ctx, mlirStringRefCreate(owned, size));
   free(owned);

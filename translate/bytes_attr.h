@@ -43,11 +43,15 @@ typedef struct ThunkyBytesPool {
   MlirAttribute *attrs;
   size_t count, capacity;
   ThunkyUniqueNames names;
+  /* Values lying in [borrowBegin, borrowEnd) are used in place, not copied:
+   * their owner keeps them for as long as the context lives. */
+  const void *borrowBegin, *borrowEnd;
 } ThunkyBytesPool;
 
 /* The attribute for data[0, size): a string when short, else a resource
  * named after `name` (unique in the module) holding a copy the context
- * owns. Null when out of memory. */
+ * owns (or data itself, when it lies in the borrowed range). Null when out
+ * of memory. */
 MlirAttribute thunkyBytesAttr(ThunkyBytesPool *pool, const char *name, const void *data,
                               size_t size);
 /* The same for `owned`, a malloc'd buffer the pool takes (and frees). */

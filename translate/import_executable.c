@@ -288,12 +288,15 @@ MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
   return thunkyImportExecutableWithLimits(ctx, bytes, bufferName, NULL);
 }
 
-MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef bytes,
-                                               MlirStringRef bufferName,
-                                               const ThunkyLimits *limits) {
+/* The module of `bytes`; with `borrow`, its resources point into them
+ * where they can. */
+static MlirOperation import(MlirContext ctx, MlirStringRef bytes, MlirStringRef bufferName,
+                            const ThunkyLimits *limits, bool borrow) {
   thunkyContextLoadDialects(ctx);
   Importer im = {.ctx = ctx, .arena = thunkyArenaCreate(),
                  .limits = limits ? *limits : thunkyLimitsDefault(), .bytes = {.ctx = ctx}};
+  if (borrow)
+    im.bytes.borrowBegin = bytes.data, im.bytes.borrowEnd = bytes.data + bytes.length;
   im.protoCache = (ThunkyProtoCache){
       .ctx = ctx, .bytes = &im.bytes, .resourceNames = resourceNames};
   im.fileLoc = mlirLocationFileLineColGet(ctx, bufferName, 0, 0);
@@ -351,4 +354,16 @@ MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef by
   thunkyBytesPoolDestroy(&im.bytes);
   thunkyArenaDestroy(im.arena);
   return result;
+}
+
+MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef bytes,
+                                               MlirStringRef bufferName,
+                                               const ThunkyLimits *limits) {
+  return import(ctx, bytes, bufferName, limits, false);
+}
+
+MlirOperation thunkyImportExecutableBorrowing(MlirContext ctx, MlirStringRef bytes,
+                                              MlirStringRef bufferName,
+                                              const ThunkyLimits *limits) {
+  return import(ctx, bytes, bufferName, limits, true);
 }

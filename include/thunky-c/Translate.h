@@ -33,6 +33,15 @@ MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutableWithLimits(
     MlirContext ctx, MlirStringRef bytes, MlirStringRef bufferName,
     const ThunkyLimits *limits);
 
+/* The same, except that the module's resources (kernel binaries, the
+ * module binary, long bytes fields) point into `bytes` instead of holding
+ * copies, where they lie there unchanged: `bytes` must stay valid and
+ * unchanged for as long as ctx lives. thunky-translate imports its input
+ * file this way; a 100 MB executable is mostly such bytes. */
+MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutableBorrowing(
+    MlirContext ctx, MlirStringRef bytes, MlirStringRef bufferName,
+    const ThunkyLimits *limits);
+
 /* Exports `module` and hands the serialized bytes to `callback` in one call,
  * only on success; otherwise reports what is wrong and returns failure. */
 MLIR_CAPI_EXPORTED MlirLogicalResult thunkyExportExecutable(

@@ -7,13 +7,17 @@
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
+#include "thunky-c/Translate.h"
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void printToStdout(MlirStringRef s, void *userData) {
   fwrite(s.data, 1, s.length, stdout);
@@ -212,6 +216,71 @@ static void testSeverities(void) {
   mlirContextDestroy(ctx);
 }
 
+typedef struct Bytes {
+  char *data;
+  size_t size;
+} Bytes;
+
+static void appendBytes(MlirStringRef s, void *userData) {
+  Bytes *out = userData;
+  out->data = realloc(out->data, out->size + s.length);
+  memcpy(out->data + out->size, s.data, s.length);
+  out->size += s.length;
+}
+
+/* The module's kernel binary, imported from `exe`. */
+static MlirStringRef importedBinary(MlirContext ctx, MlirStringRef exe, bool borrow,
+                                    MlirModule *module) {
+  MlirStringRef name = mlirStringRefCreateFromCString("exe.pb");
+  MlirOperation op = borrow ? thunkyImportExecutableBorrowing(ctx, exe, name, NULL)
+                            : thunkyImportExecutable(ctx, exe, name);
+  *module = mlirModuleFromOperation(op);
+  MlirAttribute binaries = mlirOperationGetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString("thunky.kernel_binaries"));
+  MlirAttribute k = mlirDictionaryAttrGetElementByName(
+      mlirDictionaryAttrGetElementByName(binaries, mlirStringRefCreateFromCString("k")),
+      mlirStringRefCreateFromCString("cubin"));
+  MlirStringRef bytes = {NULL, 0};
+  thunkyAttributeGetBytes(k, &bytes);
+  return bytes;
+}
+
+/* A borrowing import leaves a long kernel binary in the input; the plain
+ * one copies it. */
+static void testBorrowingImport(void) {
+  MlirContext ctx = mlirContextCreate();
+  thunkyContextLoadDialects(ctx);
+  char cubin[2001];
+  memset(cubin, 'c', 2000);
+  cubin[2000] = 0;
+  char text[4096];
+  snprintf(text, sizeof text,
+           "module attributes {thunky.kernel_binaries = {k = {cubin = \"%s\"}}} {\n"
+           "func.func @main(%%a: !thunky.buffer<16> {thunky.role = \"parameter 0\"}, "
+           "%%b: !thunky.buffer<16> {thunky.role = \"output {}\"}) {\n"
+           "  thunky.launch \"k\"(%%a, %%b : !thunky.buffer<16>, !thunky.buffer<16>) "
+           "<grid = [1, 1, 1], block = [32, 1, 1], written = [false, true], binary = \"k\">\n"
+           "  return\n}\n}\n",
+           cubin);
+  MlirModule source = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));
+  Bytes written = {NULL, 0};
+  thunkyExportExecutable(mlirModuleGetOperation(source), appendBytes, &written);
+  MlirStringRef exe = mlirStringRefCreate(written.data, written.size);
+  MlirModule borrowed, copied;
+  MlirStringRef in = importedBinary(ctx, exe, true, &borrowed);
+  MlirStringRef out = importedBinary(ctx, exe, false, &copied);
+  printf("borrowed: %zu bytes, in the input: %d\n", in.length,
+         in.data >= exe.data && in.data + in.length <= exe.data + exe.length);
+  printf("copied: %zu bytes, in the input: %d, same: %d\n", out.length,
+         out.data >= exe.data && out.data + out.length <= exe.data + exe.length,
+         out.length == 2000 && memcmp(out.data, cubin, 2000) == 0);
+  mlirModuleDestroy(source);
+  mlirModuleDestroy(borrowed);
+  mlirModuleDestroy(copied);
+  mlirContextDestroy(ctx);
+  free(written.data);
+}
+
 int main(void) {
   testTypes();
   testOpKinds();
@@ -232,5 +301,8 @@ int main(void) {
   // CHECK-NEXT: remark: 'thunky.memzero' op kept
   // CHECK-NEXT: note: 100% as it is
   // CHECK-NEXT: error: failed
+  testBorrowingImport();
+  // CHECK-NEXT: borrowed: 2000 bytes, in the input: 1
+  // CHECK-NEXT: copied: 2000 bytes, in the input: 0, same: 1
   return 0;
 }

@@ -1,0 +1,278 @@
+/*===- unpack_sliced.c - protobuf-c's unpack, with no copy of long bytes ===*
+ *
+ * protobuf-c copies every bytes field it unpacks. A real executable is
+ * mostly kernel code (cubins of a few KB to tens of MB), so a plain unpack
+ * copied most of the input, and its page faults cost more than the copy.
+ * Here the long bytes fields are cut out of the wire first: each leaves an
+ * empty value of its field in its place, the lengths of the messages around
+ * it shrink, and protobuf-c unpacks the small remainder. Then each cut
+ * field's value is pointed at its bytes in the input. Strings are not cut:
+ * protobuf-c hands them out NUL-terminated.
+ *
+ * The input must have passed thunkyCheckWire for the same message. Where
+ * the wire does something a cut could not reproduce exactly (a singular
+ * message field given twice, which protobuf-c merges), the plain unpack
+ * runs instead.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "executable_internal.h"
+
+#include "thunky-c/Wire.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes fields shorter than this are copied as protobuf-c copies them:
+ * cutting costs more than it saves below a page or so. */
+#define CUT_MIN 1024
+
+/* A message that holds a cut, or holds one that does, in the order the
+ * wire gives them (a parent before its children). */
+typedef struct Node {
+  uint32_t parent;                      /* NO_NODE for the top message */
+  const ProtobufCFieldDescriptor *field; /* the parent's field holding it */
+  uint32_t index;                       /* which value of it, when repeated */
+  size_t payload;                       /* where its bytes start in the input */
+  size_t removed;                       /* how much shorter they get */
+} Node;
+
+/* A long bytes value: where it lies in the input, and where it goes. */
+typedef struct Cut {
+  uint32_t node;
+  const ProtobufCFieldDescriptor *field;
+  uint32_t index;
+  size_t payload, length;
+  bool superseded; /* a later value of the same singular field wins */
+} Cut;
+
+#define NO_NODE UINT32_MAX
+
+typedef struct Slicer {
+  const uint8_t *data;
+  Node *nodes;
+  size_t numNodes, nodesCapacity;
+  Cut *cuts;
+  size_t numCuts, cutsCapacity;
+  bool inexact; /* the plain unpack must run */
+  bool failed;  /* out of memory */
+} Slicer;
+
+/* One message being scanned; its node is made when a cut is found in it. */
+typedef struct Frame {
+  struct Frame *parent;
+  const ProtobufCFieldDescriptor *field;
+  uint32_t index;
+  size_t payload;
+  uint32_t node;
+} Frame;
+
+static bool grow(void **items, size_t *capacity, size_t count, size_t size) {
+  if (count < *capacity)
+    return true;
+  size_t n = *capacity ? 2 * *capacity : 64;
+  void *more = realloc(*items, n * size);
+  if (!more)
+    return false;
+  *items = more, *capacity = n;
+  return true;
+}
+
+/* The node of the message `f` scans (NO_NODE for the top message, which
+ * has none), made with its ancestors' on first use. */
+static uint32_t nodeOf(Slicer *s, Frame *f) {
+  if (f->node != NO_NODE || !f->parent || s->failed)
+    return f->node;
+  uint32_t parent = nodeOf(s, f->parent);
+  if (s->failed || !grow((void **)&s->nodes, &s->nodesCapacity, s->numNodes, sizeof *s->nodes)) {
+    s->failed = true;
+    return NO_NODE;
+  }
+  s->nodes[s->numNodes] = (Node){parent, f->field, f->index, f->payload, 0};
+  return f->node = (uint32_t)s->numNodes++;
+}
+
+static size_t varintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80)
+    v >>= 7, ++n;
+  return n;
+}
+
+/* The bytes of a length-prefixed field's length, as written (a length
+ * need not be written in its fewest bytes). */
+static size_t lengthSize(const uint8_t *data, const ThunkyWireField *f) {
+  size_t pos = f->begin;
+  uint64_t tag;
+  thunkyReadVarint(data, f->payload, &pos, &tag);
+  return f->payload - pos;
+}
+
+/* Finds the cuts in the message at data[begin, end); returns how many bytes
+ * they take out of it. */
+static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *frame,
+                   size_t begin, size_t end) {
+  /* Per field of desc: how many values were seen (repeated fields), or the
+   * last cut + 1 (singular bytes) or whether it was seen (singular
+   * messages). */
+  uint32_t *seen = calloc(desc->n_fields + 1, sizeof *seen);
+  if (!seen) {
+    s->failed = true;
+    return 0;
+  }
+  size_t removed = 0, pos = begin;
+  ThunkyWireField w;
+  while (pos < end && !s->failed && !s->inexact &&
+         thunkyNextWireField(s->data, end, &pos, &w, NULL)) {
+    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(desc, w.number);
+    if (!f || w.wireType != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
+      continue;
+    size_t length = w.end - w.payload;
+    size_t i = (size_t)(f - desc->fields);
+    bool repeated = f->label == PROTOBUF_C_LABEL_REPEATED;
+    if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
+      if (!repeated && seen[i]++) {
+        s->inexact = true; /* protobuf-c merges the two; a cut could not */
+        break;
+      }
+      Frame child = {frame, f, repeated ? seen[i]++ : 0, w.payload, NO_NODE};
+      /* A message shorter than a cut holds none. */
+      size_t less = length < CUT_MIN ? 0 : scan(s, f->descriptor, &child, w.payload, w.end);
+      if (less) {
+        s->nodes[child.node].removed = less;
+        removed += less + lengthSize(s->data, &w) - varintSize(length - less);
+      }
+    } else if (f->type == PROTOBUF_C_TYPE_BYTES) {
+      uint32_t index = repeated ? seen[i]++ : 0;
+      if (!repeated && seen[i])
+        s->cuts[seen[i] - 1].superseded = true;
+      if (!repeated)
+        seen[i] = 0;
+      if (length < CUT_MIN)
+        continue;
+      uint32_t node = nodeOf(s, frame);
+      if (s->failed ||
+          !grow((void **)&s->cuts, &s->cutsCapacity, s->numCuts, sizeof *s->cuts)) {
+        s->failed = true;
+        break;
+      }
+      s->cuts[s->numCuts] = (Cut){node, f, index, w.payload, length, false};
+      if (!repeated)
+        seen[i] = (uint32_t)++s->numCuts;
+      else
+        ++s->numCuts;
+      /* The value becomes empty: its length is one byte. */
+      removed += length + lengthSize(s->data, &w) - 1;
+    }
+  }
+  free(seen);
+  return removed;
+}
+
+typedef struct Writer {
+  const uint8_t *data;
+  uint8_t *out;
+  size_t at;
+  const Slicer *s;
+  size_t nextNode, nextCut;
+} Writer;
+
+static void put(Writer *w, const void *bytes, size_t n) {
+  memcpy(w->out + w->at, bytes, n);
+  w->at += n;
+}
+
+static void putVarint(Writer *w, uint64_t v) {
+  while (v >= 0x80) {
+    w->out[w->at++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  w->out[w->at++] = (uint8_t)v;
+}
+
+/* Writes data[begin, end) less its cuts; the fields scan found are met in
+ * the same order. */
+static void writeHollow(Writer *w, size_t begin, size_t end) {
+  size_t pos = begin, copied = begin;
+  ThunkyWireField f;
+  while (pos < end && thunkyNextWireField(w->data, end, &pos, &f, NULL)) {
+    const Slicer *s = w->s;
+    bool node = w->nextNode < s->numNodes && s->nodes[w->nextNode].payload == f.payload;
+    bool cut = !node && w->nextCut < s->numCuts && s->cuts[w->nextCut].payload == f.payload;
+    if (!node && !cut)
+      continue;
+    put(w, w->data + copied, f.payload - lengthSize(w->data, &f) - copied);
+    copied = f.end;
+    if (cut) {
+      ++w->nextCut;
+      putVarint(w, 0);
+      continue;
+    }
+    putVarint(w, f.end - f.payload - s->nodes[w->nextNode++].removed);
+    writeHollow(w, f.payload, f.end);
+  }
+  put(w, w->data + copied, end - copied);
+}
+
+/* The value `index` of field `f` of `msg`, or NULL where protobuf-c kept
+ * another (a later member of the same oneof). */
+static void *member(ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f, uint32_t index) {
+  char *base = (char *)msg;
+  if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF &&
+      *(uint32_t *)(base + f->quantifier_offset) != f->id)
+    return NULL;
+  size_t size = f->type == PROTOBUF_C_TYPE_MESSAGE ? sizeof(void *) : sizeof(ProtobufCBinaryData);
+  if (f->label != PROTOBUF_C_LABEL_REPEATED)
+    return base + f->offset;
+  if (index >= *(size_t *)(base + f->quantifier_offset))
+    return NULL;
+  return *(char **)(base + f->offset) + (size_t)index * size;
+}
+
+/* Points each cut value of `top` at its bytes in the input. */
+static bool patch(const Slicer *s, ProtobufCMessage *top) {
+  ProtobufCMessage **messages = malloc((s->numNodes + 1) * sizeof *messages);
+  if (!messages)
+    return false;
+  for (size_t n = 0; n < s->numNodes; ++n) {
+    const Node *node = &s->nodes[n];
+    ProtobufCMessage *parent = node->parent == NO_NODE ? top : messages[node->parent];
+    void *slot = parent ? member(parent, node->field, node->index) : NULL;
+    messages[n] = slot ? *(ProtobufCMessage **)slot : NULL;
+  }
+  for (size_t c = 0; c < s->numCuts; ++c) {
+    const Cut *cut = &s->cuts[c];
+    ProtobufCMessage *msg = cut->node == NO_NODE ? top : messages[cut->node];
+    ProtobufCBinaryData *value = msg && !cut->superseded ? member(msg, cut->field, cut->index) : NULL;
+    if (value)
+      *value = (ProtobufCBinaryData){cut->length, (uint8_t *)(uintptr_t)(s->data + cut->payload)};
+  }
+  free(messages);
+  return true;
+}
+
+ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
+                                     ProtobufCAllocator *alloc, const uint8_t *data,
+                                     size_t size) {
+  Slicer s = {.data = data};
+  Frame top = {NULL, NULL, 0, 0, NO_NODE};
+  size_t removed = scan(&s, desc, &top, 0, size);
+  ProtobufCMessage *msg = NULL;
+  if (s.failed) {
+    /* out of memory: NULL */
+  } else if (s.inexact || !s.numCuts) {
+    msg = protobuf_c_message_unpack(desc, alloc, size, data);
+  } else {
+    Writer w = {.data = data, .out = malloc(size - removed + 1), .s = &s};
+    if (w.out) {
+      writeHollow(&w, 0, size);
+      msg = protobuf_c_message_unpack(desc, alloc, w.at, w.out);
+      free(w.out);
+      if (msg && !patch(&s, msg))
+        msg = NULL;
+    }
+  }
+  free(s.nodes);
+  free(s.cuts);
+  return msg;
+}
