@@ -38,18 +38,22 @@ static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
       thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, bytes.data, bytes.size,
                       NULL)) {
     Xla__HumanReadableAotExecutable *w = (Xla__HumanReadableAotExecutable *)thunkyUnpackSliced(
-        &xla__human_readable_aot_executable__descriptor, alloc, bytes.data, bytes.size);
+        &xla__human_readable_aot_executable__descriptor, alloc, bytes.data, bytes.size,
+        &internalOf(exe)->strings);
     if ((exe->proto = thunkyGoldenExecutable(w))) {
       exe->wrapper = w;
       return true;
     }
   }
+  /* Strings of a wrapper that was none. */
+  internalOf(exe)->strings.size = 0;
   /* Bare bytes that are neither were refused with the container. */
   if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
                        &asExecutable))
     return thunkyErrorf(error, "not a GpuExecutableProto: %s", asExecutable.message);
   exe->proto = (Xla__Gpu__GpuExecutableProto *)thunkyUnpackSliced(
-      &xla__gpu__gpu_executable_proto__descriptor, alloc, bytes.data, bytes.size);
+      &xla__gpu__gpu_executable_proto__descriptor, alloc, bytes.data, bytes.size,
+      &internalOf(exe)->strings);
   return exe->proto ||
          thunkyErrorf(error, "not a GpuExecutableProto: protobuf-c could not unpack it");
 }
@@ -275,9 +279,17 @@ void thunkyExecutableDestroy(ThunkyExecutable *exe) {
   ExecutableInternal *in = internalOf(exe);
   thunkyContainerDestroy(&exe->container);
   thunkyHashMapDestroy(&in->asyncSlots);
+  thunkyBufferDestroy(&in->strings);
   thunkyArenaDestroy(in->arena);
   free(in);
   free(exe);
+}
+
+ThunkyBytes thunkyExecutableTakeStrings(ThunkyExecutable *exe) {
+  ThunkyBuffer *strings = &internalOf(exe)->strings;
+  ThunkyBytes taken = {strings->data, strings->size};
+  *strings = (ThunkyBuffer){0};
+  return taken;
 }
 
 void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size) {

@@ -9,6 +9,7 @@
 typedef struct ExecutableInternal {
   ThunkyArena *arena;        /* the unpacked messages and every array */
   ThunkyHashMap asyncSlots;  /* async execution id -> slot */
+  ThunkyBuffer strings;      /* long strings of the executable (thunkyUnpackSliced) */
 } ExecutableInternal;
 
 static inline ExecutableInternal *internalOf(const ThunkyExecutable *exe) {
@@ -21,12 +22,14 @@ void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size);
 #define arrayOf(exe, count, size) thunkyExecutableAlloc((exe), (count), (size))
 
 /* protobuf-c's unpack of data[0, size) (which passed thunkyCheckWire as a
- * `desc`) into `alloc`, except that long bytes values point into `data`
- * instead of being copied (unpack_sliced.c): `data` must outlive the
- * message. NULL when protobuf-c fails or memory runs out. */
+ * `desc`) into `alloc`, except that long values are not copied
+ * (unpack_sliced.c): bytes point into `data`, which must outlive the
+ * message, and strings into one copy appended to `strings`, which must not
+ * grow again while the message lives. NULL when protobuf-c fails or memory
+ * runs out. */
 ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
                                      ProtobufCAllocator *alloc, const uint8_t *data,
-                                     size_t size);
+                                     size_t size, ThunkyBuffer *strings);
 
 /* HLO constant instructions by the hash of the symbol XLA gives their
  * buffers, built on first use. */

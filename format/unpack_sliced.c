@@ -3,11 +3,12 @@
  * protobuf-c copies every bytes field it unpacks. A real executable is
  * mostly kernel code (cubins of a few KB to tens of MB), so a plain unpack
  * copied most of the input, and its page faults cost more than the copy.
- * Here the long bytes fields are cut out of the wire first: each leaves an
- * empty value of its field in its place, the lengths of the messages around
- * it shrink, and protobuf-c unpacks the small remainder. Then each cut
- * field's value is pointed at its bytes in the input. Strings are not cut:
- * protobuf-c hands them out NUL-terminated.
+ * Here the long bytes and string fields are cut out of the wire first: each
+ * leaves an empty value of its field in its place, the lengths of the
+ * messages around it shrink, and protobuf-c unpacks the small remainder.
+ * Then each cut bytes value is pointed at its bytes in the input, and each
+ * cut string (which protobuf-c hands out NUL-terminated) at its one copy in
+ * a block of strings the caller may take over (thunkyExecutableTakeStrings).
  *
  * The input must have passed thunkyCheckWire for the same message. Where
  * the wire does something a cut could not reproduce exactly (a singular
@@ -54,6 +55,7 @@ typedef struct Slicer {
   size_t numNodes, nodesCapacity;
   Cut *cuts;
   size_t numCuts, cutsCapacity;
+  size_t stringBytes; /* the cut strings' lengths, each + 1 */
   bool inexact; /* the plain unpack must run */
   bool failed;  /* out of memory */
 } Slicer;
@@ -142,7 +144,7 @@ static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *fra
         s->nodes[child.node].removed = less;
         removed += less + lengthSize(s->data, &w) - varintSize(length - less);
       }
-    } else if (f->type == PROTOBUF_C_TYPE_BYTES) {
+    } else if (f->type == PROTOBUF_C_TYPE_BYTES || f->type == PROTOBUF_C_TYPE_STRING) {
       uint32_t index = repeated ? seen[i]++ : 0;
       if (!repeated && seen[i])
         s->cuts[seen[i] - 1].superseded = true;
@@ -157,6 +159,8 @@ static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *fra
         break;
       }
       s->cuts[s->numCuts] = (Cut){node, f, index, w.payload, length, false};
+      if (f->type == PROTOBUF_C_TYPE_STRING)
+        s->stringBytes += length + 1;
       if (!repeated)
         seen[i] = (uint32_t)++s->numCuts;
       else
@@ -221,7 +225,7 @@ static void *member(ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f, ui
   if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF &&
       *(uint32_t *)(base + f->quantifier_offset) != f->id)
     return NULL;
-  size_t size = f->type == PROTOBUF_C_TYPE_MESSAGE ? sizeof(void *) : sizeof(ProtobufCBinaryData);
+  size_t size = f->type == PROTOBUF_C_TYPE_BYTES ? sizeof(ProtobufCBinaryData) : sizeof(void *);
   if (f->label != PROTOBUF_C_LABEL_REPEATED)
     return base + f->offset;
   if (index >= *(size_t *)(base + f->quantifier_offset))
@@ -229,8 +233,9 @@ static void *member(ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f, ui
   return *(char **)(base + f->offset) + (size_t)index * size;
 }
 
-/* Points each cut value of `top` at its bytes in the input. */
-static bool patch(const Slicer *s, ProtobufCMessage *top) {
+/* Points each cut value of `top` at its bytes: in the input, or for a
+ * string, its copy in `strings`. */
+static bool patch(const Slicer *s, ProtobufCMessage *top, char *strings) {
   ProtobufCMessage **messages = malloc((s->numNodes + 1) * sizeof *messages);
   if (!messages)
     return false;
@@ -243,9 +248,18 @@ static bool patch(const Slicer *s, ProtobufCMessage *top) {
   for (size_t c = 0; c < s->numCuts; ++c) {
     const Cut *cut = &s->cuts[c];
     ProtobufCMessage *msg = cut->node == NO_NODE ? top : messages[cut->node];
-    ProtobufCBinaryData *value = msg && !cut->superseded ? member(msg, cut->field, cut->index) : NULL;
-    if (value)
-      *value = (ProtobufCBinaryData){cut->length, (uint8_t *)(uintptr_t)(s->data + cut->payload)};
+    void *value = msg && !cut->superseded ? member(msg, cut->field, cut->index) : NULL;
+    const uint8_t *bytes = s->data + cut->payload;
+    if (!value)
+      continue;
+    if (cut->field->type == PROTOBUF_C_TYPE_BYTES) {
+      *(ProtobufCBinaryData *)value = (ProtobufCBinaryData){cut->length, (uint8_t *)(uintptr_t)bytes};
+    } else {
+      memcpy(strings, bytes, cut->length);
+      strings[cut->length] = 0;
+      *(char **)value = strings;
+      strings += cut->length + 1;
+    }
   }
   free(messages);
   return true;
@@ -253,7 +267,7 @@ static bool patch(const Slicer *s, ProtobufCMessage *top) {
 
 ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
                                      ProtobufCAllocator *alloc, const uint8_t *data,
-                                     size_t size) {
+                                     size_t size, ThunkyBuffer *strings) {
   Slicer s = {.data = data};
   Frame top = {NULL, NULL, 0, 0, NO_NODE};
   size_t removed = scan(&s, desc, &top, 0, size);
@@ -264,13 +278,14 @@ ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
     msg = protobuf_c_message_unpack(desc, alloc, size, data);
   } else {
     Writer w = {.data = data, .out = malloc(size - removed + 1), .s = &s};
-    if (w.out) {
+    uint8_t *block = s.stringBytes ? thunkyBufferExtend(strings, s.stringBytes) : NULL;
+    if (w.out && (block || !s.stringBytes)) {
       writeHollow(&w, 0, size);
       msg = protobuf_c_message_unpack(desc, alloc, w.at, w.out);
-      free(w.out);
-      if (msg && !patch(&s, msg))
+      if (msg && !patch(&s, msg, (char *)block))
         msg = NULL;
     }
+    free(w.out);
   }
   free(s.nodes);
   free(s.cuts);

@@ -44,6 +44,41 @@ static void freeBlob(void *userData, const void *data, size_t size, size_t align
   free(userData);
 }
 
+/* An adopted block, freed when the last of the pool and its resources
+ * lets go of it. */
+typedef struct ThunkyBytesBlock {
+  char *data;
+  size_t size, refs;
+} ThunkyBytesBlock;
+
+static void releaseBlock(ThunkyBytesBlock *b) {
+  if (b && !--b->refs) {
+    free(b->data);
+    free(b);
+  }
+}
+
+static void releaseBlob(void *userData, const void *data, size_t size, size_t align) {
+  releaseBlock(userData);
+}
+
+bool thunkyBytesPoolAdopt(ThunkyBytesPool *pool, void *block, size_t size) {
+  ThunkyBytesBlock *b = block ? malloc(sizeof *b) : NULL;
+  if (!b) {
+    free(block);
+    return !block;
+  }
+  *b = (ThunkyBytesBlock){block, size, 1};
+  pool->block = b;
+  return true;
+}
+
+static bool inside(const void *data, size_t size, const void *begin, const void *end) {
+  uintptr_t at = (uintptr_t)data;
+  return begin && at >= (uintptr_t)begin && at <= (uintptr_t)end &&
+         size <= (uintptr_t)end - at;
+}
+
 /* A key from the size and 16 samples of 8 bytes spread over the value:
  * hashing whole cubins cost import more than the rest of it. Distinct
  * values that agree there are told apart by a compare, and a value whose
@@ -82,10 +117,13 @@ static bool find(ThunkyBytesPool *pool, const void *data, size_t size, uint64_t 
   return false;
 }
 
-/* A new resource over `data`, entered under `key`: `owned` (malloc'd,
- * taken) or borrowed. */
+/* How a new resource holds its bytes. */
+typedef enum Holding { OWNED /* malloc'd, taken */, BORROWED, IN_BLOCK } Holding;
+
+/* A new resource over `data`, entered under `key`. */
 static MlirAttribute enter(ThunkyBytesPool *pool, const char *name, void *data, size_t size,
-                           uint64_t key, bool owned) {
+                           uint64_t key, Holding holding) {
+  bool owned = holding == OWNED;
   if (pool->count == pool->capacity) {
     size_t capacity = pool->capacity ? 2 * pool->capacity : 16;
     MlirAttribute *attrs = realloc(pool->attrs, capacity * sizeof *attrs);
@@ -106,10 +144,14 @@ static MlirAttribute enter(ThunkyBytesPool *pool, const char *name, void *data, 
   int64_t shape[1] = {(int64_t)size};
   MlirType type = mlirRankedTensorTypeGet(1, shape, mlirIntegerTypeGet(pool->ctx, 8),
                                           mlirAttributeGetNull());
-  /* The context's resource manager owns a copy from here on. */
+  /* The context's resource manager owns a copy, or a hold on the block,
+   * from here on. */
+  if (holding == IN_BLOCK)
+    ++pool->block->refs;
   MlirAttribute a = mlirUnmanagedDenseResourceElementsAttrGet(
-      type, mlirStringAttrGetValue(unique), data, size, 1, false, owned ? freeBlob : NULL,
-      owned ? data : NULL);
+      type, mlirStringAttrGetValue(unique), data, size, 1, false,
+      owned ? freeBlob : holding == IN_BLOCK ? releaseBlob : NULL,
+      owned ? data : holding == IN_BLOCK ? (void *)pool->block : NULL);
   pool->attrs[pool->count++] = a;
   return a;
 }
@@ -122,15 +164,15 @@ MlirAttribute thunkyBytesAttr(ThunkyBytesPool *pool, const char *name, const voi
   MlirAttribute found;
   if (find(pool, data, size, &key, &found))
     return found;
-  uintptr_t at = (uintptr_t)data;
-  if (pool->borrowBegin && at >= (uintptr_t)pool->borrowBegin &&
-      at <= (uintptr_t)pool->borrowEnd && size <= (uintptr_t)pool->borrowEnd - at)
-    return enter(pool, name, (void *)(uintptr_t)data, size, key, false);
+  if (inside(data, size, pool->borrowBegin, pool->borrowEnd))
+    return enter(pool, name, (void *)(uintptr_t)data, size, key, BORROWED);
+  if (pool->block && inside(data, size, pool->block->data, pool->block->data + pool->block->size))
+    return enter(pool, name, (void *)(uintptr_t)data, size, key, IN_BLOCK);
   void *copy = malloc(size);
   if (!copy)
     return mlirAttributeGetNull();
   memcpy(copy, data, size);
-  return enter(pool, name, copy, size, key, true);
+  return enter(pool, name, copy, size, key, OWNED);
 }
 
 MlirAttribute thunkyBytesAttrTake(ThunkyBytesPool *pool, const char *name, void *owned,
@@ -138,7 +180,7 @@ MlirAttribute thunkyBytesAttrTake(ThunkyBytesPool *pool, const char *name, void 
   uint64_t key;
   MlirAttribute found;
   if (size > THUNKY_INLINE_BYTES_MAX && !find(pool, owned, size, &key, &found))
-    return enter(pool, name, owned, size, key, true);
+    return enter(pool, name, owned, size, key, OWNED);
   if (size <= THUNKY_INLINE_BYTES_MAX)
     found = mlirStringAttrGet(pool->ctx, mlirStringRefCreate(owned, size));
   free(owned);
@@ -149,5 +191,6 @@ void thunkyBytesPoolDestroy(ThunkyBytesPool *pool) {
   thunkyHashMapDestroy(&pool->byContent);
   free(pool->attrs);
   thunkyUniqueNamesDestroy(&pool->names);
+  releaseBlock(pool->block);
   *pool = (ThunkyBytesPool){.ctx = pool->ctx};
 }

@@ -46,6 +46,7 @@ typedef struct ThunkyBytesPool {
   /* Values lying in [borrowBegin, borrowEnd) are used in place, not copied:
    * their owner keeps them for as long as the context lives. */
   const void *borrowBegin, *borrowEnd;
+  struct ThunkyBytesBlock *block; /* see thunkyBytesPoolAdopt */
 } ThunkyBytesPool;
 
 /* The attribute for data[0, size): a string when short, else a resource
@@ -57,6 +58,10 @@ MlirAttribute thunkyBytesAttr(ThunkyBytesPool *pool, const char *name, const voi
 /* The same for `owned`, a malloc'd buffer the pool takes (and frees). */
 MlirAttribute thunkyBytesAttrTake(ThunkyBytesPool *pool, const char *name, void *owned,
                                   size_t size);
+/* Values lying in `block` (malloc'd, taken) are used in place too: the
+ * block lives until the pool and every resource in it are gone. False
+ * (the block freed) when out of memory. */
+bool thunkyBytesPoolAdopt(ThunkyBytesPool *pool, void *block, size_t size);
 void thunkyBytesPoolDestroy(ThunkyBytesPool *pool);
 
 #endif /* THUNKY_TRANSLATE_BYTES_ATTR_H */

@@ -316,6 +316,15 @@ static MlirOperation import(MlirContext ctx, MlirStringRef bytes, MlirStringRef 
     thunkyArenaDestroy(im.arena);
     return result;
   }
+  if (borrow) {
+    ThunkyBytes strings = thunkyExecutableTakeStrings(im.model);
+    if (!thunkyBytesPoolAdopt(&im.bytes, (void *)(uintptr_t)strings.data, strings.size)) {
+      thunkyImportError(&im, "%s", "out of memory");
+      thunkyExecutableDestroy(im.model);
+      thunkyArenaDestroy(im.arena);
+      return result;
+    }
+  }
   im.exe = im.model->proto;
   im.numAllocations = im.model->numAllocations;
   im.allocationValue = calloc(im.numAllocations + 1, sizeof *im.allocationValue);

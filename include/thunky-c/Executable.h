@@ -116,6 +116,10 @@ typedef struct ThunkyExecutable {
 bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *limits,
                             ThunkyExecutable **out, ThunkyError *error);
 void thunkyExecutableDestroy(ThunkyExecutable *exe);
+/* The block that holds the executable's long strings (its PTX, say), one
+ * copy each; from now on the caller owns it (free it with free()) and
+ * must keep it while the executable is used. Empty when there are none. */
+ThunkyBytes thunkyExecutableTakeStrings(ThunkyExecutable *exe);
 
 /* The slot of async execution id `id`; false when no start has it. */
 bool thunkyExecutableAsyncSlot(const ThunkyExecutable *exe, uint64_t id, uint32_t *slot);

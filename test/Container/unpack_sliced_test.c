@@ -3,7 +3,7 @@
  * field wins, a oneof keeps its last member, a singular message given twice
  * is merged, a length need not be written in its fewest bytes), it gives the
  * message protobuf-c's own unpack gives, with long bytes values left in the
- * input. Each check prints one line; the program fails if any does.
+ * input and long strings copied once. Each check prints one line; the program fails if any does.
  *
  * RUN: thunky-unpack-sliced-test
  */
@@ -56,8 +56,9 @@ static ProtobufCMessage *both(const ProtobufCMessageDescriptor *desc, const Wire
                               ThunkyArena *arena, const char *what) {
   CHECK(thunkyCheckWire(desc, w->bytes, w->size, NULL), "%s: crafted wire is malformed", what);
   ProtobufCMessage *plain = protobuf_c_message_unpack(desc, NULL, w->size, w->bytes);
+  static ThunkyBuffer strings; /* lives as long as the test */
   ProtobufCMessage *sliced =
-      thunkyUnpackSliced(desc, thunkyArenaAllocator(arena), w->bytes, w->size);
+      thunkyUnpackSliced(desc, thunkyArenaAllocator(arena), w->bytes, w->size, &strings);
   CHECK(plain && sliced, "%s: unpack failed", what);
   if (!plain || !sliced)
     return NULL;
@@ -95,6 +96,14 @@ static void testLastValueWins(void) {
   e = (Xla__Gpu__GpuExecutableProto *)both(&xla__gpu__gpu_executable_proto__descriptor, &w,
                                            arena, "long then short");
   CHECK(e && e->binary.len == 5, "the short value after a long one");
+  w.size = 0;
+  field(&w, 3, "PTX", 3, false);
+  field(&w, 3, input, LONG, false); /* asm_text (a string), bytes 1..255 */
+  e = (Xla__Gpu__GpuExecutableProto *)both(&xla__gpu__gpu_executable_proto__descriptor, &w,
+                                           arena, "short then long string");
+  CHECK(e && e->asm_text && strlen(e->asm_text) == LONG &&
+            memcmp(e->asm_text, input, LONG) == 0 && !inWire(&w, (const uint8_t *)e->asm_text),
+        "the long string, copied and NUL-terminated");
   thunkyArenaDestroy(arena);
   report("last value wins", before);
 }
@@ -149,7 +158,7 @@ static void testMergedMessage(void) {
 
 int main(void) {
   for (size_t i = 0; i < sizeof input; ++i)
-    input[i] = (uint8_t)(i * 131 + 7);
+    input[i] = (uint8_t)(i % 255 + 1); /* no NUL: a string too */
   testLastValueWins();
   testOneofAndPaddedLengths();
   testMergedMessage();
