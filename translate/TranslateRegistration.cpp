@@ -8,12 +8,16 @@
 #include "thunky-c/Container.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Translate.h"
+#include "resource_text.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/ParseUtilities.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -25,6 +29,36 @@ using namespace mlir;
 
 static void appendToStream(MlirStringRef bytes, void *stream) {
   static_cast<llvm::raw_ostream *>(stream)->write(bytes.data, bytes.length);
+}
+
+static bool lookupBlob(MlirStringRef name, MlirStringRef *bytes, size_t *alignment,
+                       void *context) {
+  auto &manager = DenseResourceElementsHandle::getManagerInterface(
+                      static_cast<MLIRContext *>(context))
+                      .getBlobManager();
+  auto *entry = manager.lookup(llvm::StringRef(name.data, name.length));
+  if (!entry || !entry->getBlob())
+    return false;
+  llvm::ArrayRef<char> data = entry->getBlob()->getData();
+  *bytes = mlirStringRefCreate(data.data(), data.size());
+  *alignment = entry->getBlob()->getDataAlignment();
+  return true;
+}
+
+// The module as text: MLIR prints the ops, thunky the resources
+// (resource_text.h), unless the command line asked MLIR to elide some.
+static void printModule(Operation *module, llvm::raw_ostream &output) {
+  OpPrintingFlags flags;
+  flags.assumeVerified();
+  if (!flags.getLargeResourceStringLimit()) {
+    std::string text;
+    llvm::raw_string_ostream ops(text);
+    module->print(ops, OpPrintingFlags(flags).elideLargeResourceString(0));
+    if (thunkyWriteWithResources(mlirStringRefCreate(text.data(), text.size()), lookupBlob,
+                                 module->getContext(), appendToStream, &output))
+      return;
+  }
+  module->print(output, flags);
 }
 
 extern "C" void thunkyRegisterTranslations(void) {
@@ -104,7 +138,7 @@ extern "C" void thunkyRegisterTranslations(void) {
           return failure();
         if (emitBytecode)
           return writeBytecodeToFile(*module, output);
-        module->print(output, OpPrintingFlags().assumeVerified());
+        printModule(module.get(), output);
         return success();
       });
   // Not a TranslateFromMLIRRegistration: the text is checked for nesting
