@@ -1272,7 +1272,8 @@ static Xla__Gpu__GpuExecutableProto *executable(Gen *g, uint64_t thunks) {
                          ? printName(a, "jit_train_step_%" PRIu64 "_seed%" PRIu64, thunks, g->seed)
                          : printName(a, "jit_bench_%" PRIu64 "_seed%" PRIu64, thunks, g->seed);
   if (g->p->moduleKernels) {
-    exe->asm_text = g->moduleText;
+    exe->has_asm_text = true;
+    exe->asm_text = (ProtobufCBinaryData){strlen(g->moduleText), (uint8_t *)g->moduleText};
     exe->has_binary = true, exe->binary = g->moduleBinary;
   }
   exe->program_shape = programShape(g);

@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
     }
     if (r == 0) {
       thunks = exe->n_thunks;
-      size_t ptx = exe->asm_text ? strlen(exe->asm_text) : 0;
+      size_t ptx = exe->has_asm_text ? exe->asm_text.len : 0;
       payload = payloadBytes(&exe->base) + ptx;
       distinct = distinctBlobBytes() + ptx;
       free(blobs), blobs = NULL, numBlobs = blobCapacity = 0;

@@ -160,8 +160,9 @@ bool thunkyPlanKernelThunk(Builder *b, CommandVec *v, const Xla__Gpu__KernelThun
    * hashing it for every launch would cost launches times its size. */
   if (b->moduleBinary == UINT32_MAX) {
     bool hasCubin = exe->has_binary && exe->binary.len;
-    const void *binary = hasCubin ? (const void *)exe->binary.data : exe->asm_text;
-    size_t size = hasCubin ? exe->binary.len : exe->asm_text ? strlen(exe->asm_text) : 0;
+    const ProtobufCBinaryData *code = hasCubin ? &exe->binary : &exe->asm_text;
+    const void *binary = code->data;
+    size_t size = hasCubin || exe->has_asm_text ? code->len : 0;
     if (size && !binaryIndex(b, binary, size, !hasCubin, &b->moduleBinary))
       return false;
   }
@@ -201,8 +202,8 @@ bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
       spec->cubin)
     binary = spec->cubin->data.data, size = spec->cubin->data.len;
   else if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
-           spec->ptx && spec->ptx->data)
-    binary = spec->ptx->data, size = strlen(spec->ptx->data), isPtx = true;
+           spec->ptx && spec->ptx->has_data)
+    binary = spec->ptx->data.data, size = spec->ptx->data.len, isPtx = true;
   uint32_t index = UINT32_MAX;
   if (size && !binaryIndex(b, binary, size, isPtx, &index))
     return false;

@@ -143,7 +143,7 @@ uint64_t thunkyPlanThunkKey(Builder *b, const Thunk *t) {
       const Executable *exe = b->exe;
       bool cubin = exe->has_binary && exe->binary.len;
       b->binaryKey = cubin ? mixBytes(1, exe->binary.data, exe->binary.len)
-                           : exe->asm_text ? mixBytes(2, exe->asm_text, strlen(exe->asm_text))
+                           : exe->has_asm_text ? mixBytes(2, exe->asm_text.data, exe->asm_text.len)
                                            : 0;
       b->hasBinaryKey = true;
     }

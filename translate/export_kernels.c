@@ -81,9 +81,10 @@ static bool exportBinary(Exporter *ex, MlirOperation op, StreamExecutor__KernelL
     return true;
   }
   spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX;
-  if (!(spec->ptx = thunkyExportNewMessage(ex, &stream_executor__cuda_ptx_proto__descriptor)) ||
-      !(spec->ptx->data = thunkyArenaString(ex->arena, bytes.data, bytes.length)))
+  if (!(spec->ptx = thunkyExportNewMessage(ex, &stream_executor__cuda_ptx_proto__descriptor)))
     return opError(op, "out of memory");
+  spec->ptx->has_data = 1;
+  spec->ptx->data = (ProtobufCBinaryData){bytes.length, (uint8_t *)(uintptr_t)bytes.data};
   return true;
 }
 

@@ -58,11 +58,8 @@ static bool restoreKernelBinary(Exporter *ex, MlirOperation op, Thunk *t) {
   }
   if (spec && spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
       spec->ptx) {
-    /* The attribute's bytes are not NUL-terminated; the string field must be. */
-    char *text = thunkyArenaString(ex->arena, bytes.data, bytes.length);
-    if (!text)
-      return opError(op, "out of memory");
-    spec->ptx->data = text;
+    spec->ptx->has_data = 1;
+    spec->ptx->data = (ProtobufCBinaryData){bytes.length, (uint8_t *)(uintptr_t)bytes.data};
     return true;
   }
   return opError(op, THUNKY_ATTR_KERNEL_BINARY " on a thunk that is not a custom kernel with a "

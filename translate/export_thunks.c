@@ -344,11 +344,14 @@ static Thunk *exportPtxKernel(Exporter *ex, MlirOperation op) {
   spec->kernel_name = ck->name;
   if (!ck->name || !ck->block_dims || !ck->thread_dims || !spec->ptx ||
       !(ck->block_dims->coordinates = thunkyExportDim3(ex, inherent(op, "grid_dim"))) ||
-      !(ck->thread_dims->coordinates = thunkyExportDim3(ex, inherent(op, "block_dim"))) ||
-      !(spec->ptx->data = arenaString(ex, mlirStringAttrGetValue(inherent(op, "ptx"))))) {
+      !(ck->thread_dims->coordinates = thunkyExportDim3(ex, inherent(op, "block_dim")))) {
     opError(op, "out of memory");
     return NULL;
   }
+  /* The attribute outlives the export: no copy. */
+  MlirStringRef ptx = mlirStringAttrGetValue(inherent(op, "ptx"));
+  spec->ptx->has_data = 1;
+  spec->ptx->data = (ProtobufCBinaryData){ptx.length, (uint8_t *)(uintptr_t)ptx.data};
   return t;
 }
 

@@ -69,7 +69,7 @@ bool thunkyImportKernelFits(const Thunk *t) {
         spec->cubin->base.n_unknown_fields == 0 &&
         spec->cubin->has_data == (spec->cubin->data.len != 0)) ||
        (spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
-        spec->ptx->base.n_unknown_fields == 0 && spec->ptx->data));
+        spec->ptx->base.n_unknown_fields == 0 && spec->ptx->has_data));
   return c && c->base.n_unknown_fields == 0 && nonEmpty(c->name) && k->n_written == k->n_args &&
          blockDimsFit(c->block_dims) && threadDimsFit(c->thread_dims) &&
          clusterFits(c->cluster_dim) &&
@@ -260,7 +260,7 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
     bool cubin = spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN;
     MlirAttribute code =
         cubin ? bytesAttr(im, name, spec->cubin->data.data, spec->cubin->data.len)
-              : bytesAttr(im, name, spec->ptx->data, strlen(spec->ptx->data));
+              : bytesAttr(im, name, spec->ptx->data.data, spec->ptx->data.len);
     MlirNamedAttribute kind = named(im, cubin ? "cubin" : "ptx", code);
     MlirAttribute key = mlirAttributeIsNull(code)
                             ? code

@@ -91,9 +91,10 @@ static bool takeKernelBinary(Importer *im, Thunk *t, MlirAttribute *code) {
     spec->cubin->data.len = 0;
   } else if (spec &&
              spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX &&
-             spec->ptx && spec->ptx->data && *spec->ptx->data) {
-    *code = bytesAttr(im, kernelName(t), spec->ptx->data, strlen(spec->ptx->data));
-    spec->ptx->data = NULL;
+             spec->ptx && spec->ptx->has_data && spec->ptx->data.len) {
+    *code = bytesAttr(im, kernelName(t), spec->ptx->data.data, spec->ptx->data.len);
+    spec->ptx->has_data = 0;
+    spec->ptx->data.len = 0;
   } else {
     return true;
   }

@@ -449,13 +449,14 @@ static void sampleExecutable(ThunkyBuffer *out, bool full) {
               module[] = "sample";
   c[0].symbol_name = names[0];
   c[1].symbol_name = names[1];
-  exe.asm_text = ptx;
+  exe.has_asm_text = 1;
+  exe.asm_text = (ProtobufCBinaryData){sizeof ptx - 1, (uint8_t *)ptx};
   exe.has_binary = 1;
   exe.binary = (ProtobufCBinaryData){sizeof cubin, cubin};
   exe.n_constants = 2, exe.constants = cs;
   exe.module_name = module;
   if (!full) {
-    exe.asm_text = NULL, exe.has_binary = 0, exe.n_constants = 0;
+    exe.has_asm_text = 0, exe.has_binary = 0, exe.n_constants = 0;
   }
   size_t size = xla__gpu__gpu_executable_proto__get_packed_size(&exe);
   xla__gpu__gpu_executable_proto__pack(&exe, thunkyBufferExtend(out, size));

@@ -98,11 +98,12 @@ static void testLastValueWins(void) {
   CHECK(e && e->binary.len == 5, "the short value after a long one");
   w.size = 0;
   field(&w, 3, "PTX", 3, false);
-  field(&w, 3, input, LONG, false); /* asm_text (a string), bytes 1..255 */
+  field(&w, 8, input, LONG, false); /* module_name (a string), bytes 1..255 */
   e = (Xla__Gpu__GpuExecutableProto *)both(&xla__gpu__gpu_executable_proto__descriptor, &w,
                                            arena, "short then long string");
-  CHECK(e && e->asm_text && strlen(e->asm_text) == LONG &&
-            memcmp(e->asm_text, input, LONG) == 0 && !inWire(&w, (const uint8_t *)e->asm_text),
+  CHECK(e && e->module_name && strlen(e->module_name) == LONG &&
+            memcmp(e->module_name, input, LONG) == 0 &&
+            !inWire(&w, (const uint8_t *)e->module_name),
         "the long string, copied and NUL-terminated");
   thunkyArenaDestroy(arena);
   report("last value wins", before);
