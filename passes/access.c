@@ -6,6 +6,8 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +237,56 @@ ThunkyRole thunkyAllocationRole(const ThunkyAllocation *a) {
     return a->flags & THUNKY_ALLOCATION_THREAD_LOCAL ? THUNKY_ROLE_THREAD_LOCAL_SCRATCH
                                                       : THUNKY_ROLE_SCRATCH;
   return THUNKY_ROLE_NONE;
+}
+
+/* The text thunkyValueGetRoleText writes, cut short at its end. */
+typedef struct RoleText {
+  char *text;
+  size_t size, used; /* size > 0; text[used] is the NUL */
+} RoleText;
+
+static void put(RoleText *r, const char *s) {
+  for (; *s && r->used + 1 < r->size; ++s)
+    r->text[r->used++] = *s;
+  r->text[r->used] = 0;
+}
+
+static void putNumber(RoleText *r, int64_t n) {
+  char digits[24];
+  snprintf(digits, sizeof digits, "%" PRId64, n);
+  put(r, digits);
+}
+
+bool thunkyValueGetRoleText(MlirValue v, char *text, size_t size) {
+  ThunkyAllocation a;
+  bool unreadable;
+  if (!size)
+    return false;
+  RoleText r = {text, size, 0};
+  text[0] = 0;
+  if (!describe(v, &a, &unreadable))
+    return false;
+  if (unreadable) {
+    MlirAttribute role = thunkyArgumentAttribute(v, "thunky.role");
+    MlirStringRef s = mlirAttributeIsAString(role) ? mlirStringAttrGetValue(role)
+                                                    : mlirStringRefCreate("", 0);
+    for (size_t i = 0; i < s.length && r.used + 1 < size; ++i)
+      text[r.used++] = s.data[i];
+    text[r.used] = 0;
+    return true;
+  }
+  ThunkyRole role = thunkyAllocationRole(&a);
+  if (role == THUNKY_ROLE_SCRATCH || role == THUNKY_ROLE_THREAD_LOCAL_SCRATCH)
+    put(&r, role == THUNKY_ROLE_SCRATCH ? "scratch" : "thread-local scratch");
+  if (a.parameter >= 0)
+    put(&r, "parameter "), putNumber(&r, a.parameter);
+  if (a.flags & THUNKY_ALLOCATION_OUTPUT) {
+    put(&r, a.parameter >= 0 ? ", output {" : "output {");
+    for (size_t i = 0; i < a.outputDepth; ++i)
+      put(&r, i ? ", " : ""), putNumber(&r, a.outputIndex[i]);
+    put(&r, "}");
+  }
+  return role != THUNKY_ROLE_NONE;
 }
 
 ThunkyRole thunkyArgumentRole(MlirValue v) {

@@ -115,6 +115,12 @@ MLIR_CAPI_EXPORTED bool thunkyValueGetAllocation(MlirValue v, ThunkyAllocation *
 /* The role `a` declares. */
 MLIR_CAPI_EXPORTED ThunkyRole thunkyAllocationRole(const ThunkyAllocation *a);
 
+/* The role of `v` (as thunkyValueGetAllocation reads it) in the older
+ * text ("parameter 0, output {1}", "thread-local scratch"), or a thunky.role
+ * string that is none of the roles as written, into `text` (`size` bytes,
+ * NUL-terminated, cut short if need be); false, and "", when it has none. */
+MLIR_CAPI_EXPORTED bool thunkyValueGetRoleText(MlirValue v, char *text, size_t size);
+
 /* The role of `v`, a function argument; THUNKY_ROLE_NONE for anything
  * else. */
 MLIR_CAPI_EXPORTED ThunkyRole thunkyArgumentRole(MlirValue v);
