@@ -70,6 +70,37 @@ MlirType thunkyTokenTypeGet(MlirContext ctx) {
 
 bool thunkyTypeIsAToken(MlirType type) { return isa<TokenType>(unwrap(type)); }
 
+MlirAttribute thunkyAllocationAttrGet(MlirContext ctx, MlirLocation loc,
+                                      const ThunkyAllocation *a) {
+  unwrap(ctx)->getOrLoadDialect<ThunkyDialect>();
+  if (const char *why = thunkyAllocationVerify(a)) {
+    emitError(unwrap(loc)) << "#thunky.allocation: " << why;
+    return {nullptr};
+  }
+  // Checked above, in the terms of the C struct; get() skips a second pass.
+  return wrap(AllocationAttr::get(
+      unwrap(ctx), a->index, a->parameter, a->flags,
+      ArrayRef<int64_t>(a->outputIndex, a->outputDepth), unwrap(a->shape), a->color,
+      ArrayRef<int64_t>(a->parameterShapeIndex, a->numParameterShapeIndex),
+      ArrayRef<ThunkyAllocationAssigned>(a->assigned, a->numAssigned)));
+}
+
+bool thunkyAttributeIsAAllocation(MlirAttribute attr) {
+  return isa<AllocationAttr>(unwrap(attr));
+}
+
+void thunkyAllocationAttrGetValue(MlirAttribute attr, ThunkyAllocation *out) {
+  auto a = cast<AllocationAttr>(unwrap(attr));
+  ArrayRef<int64_t> output = a.getOutputIndex(), shapeIndex = a.getParameterShapeIndex();
+  *out = thunkyAllocationEmpty();
+  out->index = a.getIndex(), out->parameter = a.getParameter(), out->flags = a.getFlags();
+  out->outputDepth = output.size(); // at most THUNKY_MAX_OUTPUT_DEPTH, verified
+  std::copy(output.begin(), output.end(), out->outputIndex);
+  out->shape = wrap(a.getShape()), out->color = a.getColor();
+  out->numParameterShapeIndex = shapeIndex.size(), out->parameterShapeIndex = shapeIndex.data();
+  out->numAssigned = a.getAssigned().size(), out->assigned = a.getAssigned().data();
+}
+
 bool thunkyAttributeGetBytes(MlirAttribute attr, MlirStringRef *bytes) {
   Attribute a = unwrap(attr);
   if (auto s = dyn_cast<StringAttr>(a)) {

@@ -1,6 +1,6 @@
 //===- ThunkyBase.td - thunky dialect and types -----------*- tablegen -*-===//
 //
-// The dialect and its two types. Names, parameters and assembly formats match
+// The dialect, its two types and its one attribute. Names, parameters and assembly formats match
 // upstream JAX's thunky dialect so that text printed by either parses in both.
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +22,9 @@ def Thunky_Dialect : Dialect {
     asynchronous regions (`async_start`/`async_done`) and sequential blocks.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  // In AllocationAttr.cpp, where the attribute's storage is defined.
+  let extraClassDeclaration = [{ void registerAttributes(); }];
 }
 
 class Thunky_Type<string name, string typeMnemonic, list<Trait> traits = []>
@@ -38,6 +41,29 @@ def Thunky_Buffer : Thunky_Type<"Buffer", "buffer"> {
 
 def Thunky_Token : Thunky_Type<"Token", "token"> {
   let summary = "Token representing an in-flight asynchronous execution scope";
+}
+
+// What an @main argument or a thunky.constant is: its role and logical type,
+// and the BufferAllocationProto it came from less its size (the buffer type
+// has it). One uniqued object with plain fields, where a dictionary per
+// allocation cost five (docs/formats.md gives the syntax). Only the
+// C++ storage lives here; C reads and builds it through
+// thunkyAllocationAttrGet/GetValue (thunky-c/Dialect.h).
+def Thunky_Allocation : AttrDef<Thunky_Dialect, "Allocation"> {
+  let mnemonic = "allocation";
+  let summary = "An allocation's role, logical type and recorded fields";
+  let parameters = (ins
+    "int64_t":$index,     // -1: not recorded (written by hand, or stripped)
+    "int64_t":$parameter, // -1: no entry parameter
+    "uint32_t":$flags,    // ThunkyAllocationFlag bits
+    ArrayRefParameter<"int64_t">:$outputIndex,
+    OptionalParameter<"Type">:$shape,
+    "int64_t":$color,
+    ArrayRefParameter<"int64_t">:$parameterShapeIndex,
+    ArrayRefParameter<"ThunkyAllocationAssigned">:$assigned
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
 }
 
 #endif // THUNKY_BASE_TD

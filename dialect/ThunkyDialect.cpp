@@ -1,6 +1,7 @@
 //===- ThunkyDialect.cpp - thunky dialect registration --------*- C++ -*-===//
 //
-// Registers ops, types, the inliner interface and the diagnostic handler
+// Registers ops, types, the allocation attribute (AllocationAttr.cpp), the
+// inliner interface and the diagnostic handler
 // that names thunks (ThunkNames.cpp), and forwards every op verifier to C
 // (verify.c). Nothing here decides what is valid.
 //
@@ -47,6 +48,7 @@ void ThunkyDialect::initialize() {
 #define GET_TYPEDEF_LIST
 #include "ThunkyOpsTypes.cpp.inc"
       >();
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "ThunkyOps.cpp.inc"

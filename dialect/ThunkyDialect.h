@@ -1,7 +1,7 @@
 //===- ThunkyDialect.h - thunky dialect C++ declarations ------*- C++ -*-===//
 //
-// The C++ face of the dialect, which MLIR requires: generated op and type
-// classes plus the two property-dictionary hooks they call. The dialect's
+// The C++ face of the dialect, which MLIR requires: generated op, type and
+// attribute classes plus the two property-dictionary hooks they call. The dialect's
 // logic (verifiers, passes) is C on the MLIR C API.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +16,19 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "thunky-c/Dialect.h"
+
+#include "llvm/ADT/Hashing.h"
+
+/// #thunky.allocation keeps its assigned buffers as an array of the C
+/// struct, which storage uniquing hashes and compares.
+inline llvm::hash_code hash_value(const ThunkyAllocationAssigned &a) {
+  return llvm::hash_combine(a.logicalBuffer, a.offset, a.size, a.elementType);
+}
+inline bool operator==(const ThunkyAllocationAssigned &a, const ThunkyAllocationAssigned &b) {
+  return a.logicalBuffer == b.logicalBuffer && a.offset == b.offset && a.size == b.size &&
+         a.elementType == b.elementType;
+}
 
 namespace mlir::thunky {
 /// Parses an optional prop-dict in either spelling: `<{dict}>` or upstream's
@@ -46,6 +59,8 @@ void registerSourceLineCuts(MLIRContext *context);
 #include "ThunkyOpsDialect.h.inc"
 #define GET_TYPEDEF_CLASSES
 #include "ThunkyOpsTypes.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "ThunkyOpsAttrs.h.inc"
 #define GET_OP_CLASSES
 #include "ThunkyOps.h.inc"
 

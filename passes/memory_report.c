@@ -10,7 +10,7 @@
  * - a constant lives the whole program;
  * - an argument that is not scratch may be an output (access.h), so it
  *   stays live to the end; it is live from the start unless import's
- *   thunky.role says it is only an output ("output {...}"), which is live
+ *   its role says it is only an output ("output {...}"), which is live
  *   from its first use: a parameter, or one without a role, may be read at
  *   any time;
  * - a scratch argument is live from its first to its last use, and one
@@ -57,11 +57,14 @@ enum { OPTION_JSON, OPTION_SVG };
  * readable, and small, for a million thunks. */
 enum { TEXT_LIVE = 16 };
 
+/* Room for any role's text: 16 output indices of 20 digits and more. */
+enum { ROLE_TEXT = 512 };
+
 typedef struct Allocation {
   MlirValue value;           /* a @main argument or a thunky.constant's result */
   intptr_t argument;         /* its position, or -1 for a constant */
   intptr_t constant;         /* among the constants in walk order, or -1 */
-  MlirAttribute role, shape; /* thunky.role and thunky.shape, or null */
+  MlirType shape;            /* the logical array it holds, or null */
   int holds;                 /* a ThunkyRole, or THUNKY_HOLDS_CONSTANT */
   int64_t bytes;
   int64_t firstUse, lastUse; /* thunk numbers; firstUse > lastUse: unused */
@@ -105,8 +108,9 @@ static MlirWalkResult findMain(MlirOperation op, void *userData) {
   return MlirWalkResultSkip;
 }
 
-static MlirStringRef roleOf(const Allocation *a) {
-  return mlirAttributeIsNull(a->role) ? (MlirStringRef){"", 0} : mlirStringAttrGetValue(a->role);
+/* Its role's text in `text`; false when it has none. */
+static bool roleOf(const Allocation *a, char text[ROLE_TEXT]) {
+  return a->argument >= 0 ? thunkyValueGetRoleText(a->value, text, ROLE_TEXT) : (text[0] = 0);
 }
 
 /* Arguments first, then constants; the map finds them by value. */
@@ -121,14 +125,11 @@ static bool collectAllocations(Report *r, MlirBlock entry) {
     MlirValue arg = mlirBlockGetArgument(entry, i);
     if (thunkyValueGetBufferSize(arg) < 0)
       continue;
-    MlirAttribute role = thunkyArgumentAttribute(arg, "thunky.role");
-    MlirAttribute shape = thunkyArgumentAttribute(arg, "thunky.shape");
-    bool hasRole = !mlirAttributeIsNull(role) && mlirAttributeIsAString(role);
-    bool hasShape = !mlirAttributeIsNull(shape) && mlirAttributeIsAType(shape);
+    ThunkyAllocation declared;
+    thunkyValueGetAllocation(arg, &declared);
     r->allocations[r->count++] = (Allocation){
         .value = arg, .argument = i, .constant = -1, .holds = (int)thunkyArgumentRole(arg),
-        .role = hasRole ? role : mlirAttributeGetNull(),
-        .shape = hasShape ? shape : mlirAttributeGetNull()};
+        .shape = declared.shape};
   }
   for (size_t c = 0; ok && c < constants.count; ++c)
     r->allocations[r->count++] = (Allocation){
@@ -291,13 +292,13 @@ static void printName(const Allocation *a) {
 
 /* " (parameter 0, tensor<4xf32>)", or nothing when it has neither. */
 static void printRoleAndShape(const Allocation *a) {
-  MlirStringRef role = roleOf(a);
-  if (!role.length && mlirAttributeIsNull(a->shape))
+  char role[ROLE_TEXT];
+  roleOf(a, role);
+  if (!role[0] && mlirTypeIsNull(a->shape))
     return;
-  fprintf(stderr, " (%.*s%s", (int)role.length, role.data,
-          role.length && !mlirAttributeIsNull(a->shape) ? ", " : "");
-  if (!mlirAttributeIsNull(a->shape))
-    mlirTypePrint(mlirTypeAttrGetValue(a->shape), writeText, stderr);
+  fprintf(stderr, " (%s%s", role, role[0] && !mlirTypeIsNull(a->shape) ? ", " : "");
+  if (!mlirTypeIsNull(a->shape))
+    mlirTypePrint(a->shape, writeText, stderr);
   fputc(')', stderr);
 }
 
@@ -394,20 +395,20 @@ static void jsonAllocationFields(const Allocation *a) {
   fputs("\"name\": \"", stderr);
   printName(a);
   fputs("\", \"role\": ", stderr);
-  if (mlirAttributeIsNull(a->role)) {
+  char role[ROLE_TEXT];
+  if (!roleOf(a, role)) {
     fputs("null", stderr);
   } else {
-    MlirStringRef role = roleOf(a);
     fputc('"', stderr);
-    thunkyJsonWriteString(stderr, role.data, role.length);
+    thunkyJsonWriteString(stderr, role, strlen(role));
     fputc('"', stderr);
   }
   fputs(", \"shape\": ", stderr);
-  if (mlirAttributeIsNull(a->shape)) {
+  if (mlirTypeIsNull(a->shape)) {
     fputs("null", stderr);
   } else {
     fputc('"', stderr);
-    mlirTypePrint(mlirTypeAttrGetValue(a->shape), writeJson, stderr);
+    mlirTypePrint(a->shape, writeJson, stderr);
     fputc('"', stderr);
   }
 }

@@ -5,9 +5,10 @@
  * itself: useful to read it, to diff two programs, and to check that a
  * module survives export and import. It keeps what running and reading
  * need, so a stripped module still runs and compares (docs/passes.md):
- * each argument's thunky.role and thunky.shape, and the code kernels load
- * (kernel binaries, and of thunky.executable only the module's PTX, cubin
- * and cuDNN graphs). A stripped module exports as a fresh executable whose
+ * each argument's role and shape (a #thunky.allocation without its index
+ * and recorded fields, or the older thunky.role and thunky.shape), and the
+ * code kernels load (kernel binaries, and of thunky.executable only the
+ * module's PTX, cubin and cuDNN graphs). A stripped module exports as a fresh executable whose
  * allocations, outputs and program shape come from those roles.
  *
  *===--------------------------------------------------------------------===*/
@@ -87,8 +88,23 @@ static bool needsThunk(MlirOperation op) {
   }
 }
 
+/* An argument's #thunky.allocation less what only export reads: its role
+ * and shape, or null when it has neither. */
+static MlirAttribute roleAndShape(MlirContext ctx, MlirAttribute allocation) {
+  ThunkyAllocation full, kept = thunkyAllocationEmpty();
+  thunkyAllocationAttrGetValue(allocation, &full);
+  kept.parameter = full.parameter, kept.shape = full.shape;
+  kept.flags = full.flags & (THUNKY_ALLOCATION_OUTPUT | THUNKY_ALLOCATION_SCRATCH |
+                             THUNKY_ALLOCATION_THREAD_LOCAL);
+  kept.outputDepth = full.outputDepth;
+  memcpy(kept.outputIndex, full.outputIndex, sizeof kept.outputIndex);
+  if (kept.parameter < 0 && !kept.flags && mlirTypeIsNull(kept.shape))
+    return mlirAttributeGetNull();
+  return thunkyAllocationAttrGet(ctx, mlirLocationUnknownGet(ctx), &kept);
+}
+
 /* A copy of `dict` without its entry `name`, or, when name is null, without
- * its thunky.* entries. */
+ * its thunky.* entries but an allocation's role and shape. */
 static MlirAttribute without(MlirContext ctx, MlirAttribute dict, const char *name) {
   intptr_t n = mlirDictionaryAttrGetNumElements(dict), kept = 0;
   MlirNamedAttribute *entries = malloc((size_t)(n + 1) * sizeof *entries);
@@ -97,7 +113,12 @@ static MlirAttribute without(MlirContext ctx, MlirAttribute dict, const char *na
   for (intptr_t i = 0; i < n; ++i) {
     MlirNamedAttribute a = mlirDictionaryAttrGetElement(dict, i);
     MlirStringRef key = mlirIdentifierStr(a.name);
-    if (name ? !is(key, name) : !isMetadata(key))
+    bool keep = name ? !is(key, name) : !isMetadata(key);
+    if (!name && is(key, "thunky.allocation") && thunkyAttributeIsAAllocation(a.attribute)) {
+      a.attribute = roleAndShape(ctx, a.attribute);
+      keep = !mlirAttributeIsNull(a.attribute);
+    }
+    if (keep)
       entries[kept++] = a;
   }
   MlirAttribute result = mlirDictionaryAttrGet(ctx, kept, entries);

@@ -43,14 +43,68 @@ static MlirOperation findMain(MlirOperation module) {
   return (MlirOperation){NULL};
 }
 
-/* The allocation an argument or constant op describes; `fresh` when it came
- * with none (written by hand). */
-static Allocation *describedAllocation(Exporter *ex, MlirAttribute dict,
+/* The allocation #thunky.allocation records, each field written when it
+ * is not zero (import used this form only for allocations written so). */
+static Allocation *compactAllocation(Exporter *ex, const ThunkyAllocation *c, MlirLocation loc) {
+  Allocation *a = thunkyExportNewMessage(ex, &xla__buffer_allocation_proto__descriptor);
+  Xla__BufferAllocationProto__Assigned **assigned =
+      thunkyArenaAlloc(ex->arena, (c->numAssigned + 1) * sizeof *assigned);
+  if (!a || !assigned) {
+    thunkyEmitError(loc, "out of memory");
+    return NULL;
+  }
+  a->index = c->index, a->has_index = c->index != 0;
+  a->is_entry_computation_parameter = a->has_is_entry_computation_parameter = c->parameter >= 0;
+  a->parameter_number = c->parameter > 0 ? c->parameter : 0;
+  a->has_parameter_number = c->parameter > 0;
+  a->color = c->color, a->has_color = c->color != 0;
+#define FLAG(field, bit) a->field = a->has_##field = (c->flags & (bit)) != 0
+  FLAG(is_thread_local, THUNKY_ALLOCATION_THREAD_LOCAL);
+  FLAG(maybe_live_out, THUNKY_ALLOCATION_LIVE_OUT);
+  FLAG(is_tuple, THUNKY_ALLOCATION_TUPLE);
+  FLAG(is_constant, THUNKY_ALLOCATION_CONSTANT);
+  FLAG(is_parameter_aliased_with_output, THUNKY_ALLOCATION_ALIASED);
+#undef FLAG
+  a->n_parameter_shape_index = c->numParameterShapeIndex;
+  if (c->numParameterShapeIndex &&
+      !(a->parameter_shape_index = thunkyArenaCopy(
+            ex->arena, c->parameterShapeIndex, c->numParameterShapeIndex * sizeof(int64_t)))) {
+    thunkyEmitError(loc, "out of memory");
+    return NULL;
+  }
+  for (size_t i = 0; i < c->numAssigned; ++i) {
+    const ThunkyAllocationAssigned *from = &c->assigned[i];
+    Xla__BufferAllocationProto__Assigned *to =
+        thunkyExportNewMessage(ex, &xla__buffer_allocation_proto__assigned__descriptor);
+    if (!to) {
+      thunkyEmitError(loc, "out of memory");
+      return NULL;
+    }
+    to->logical_buffer_id = from->logicalBuffer, to->has_logical_buffer_id = from->logicalBuffer != 0;
+    to->offset = from->offset, to->has_offset = from->offset != 0;
+    to->size = from->size, to->has_size = from->size != 0;
+    to->element_type = from->elementType, to->has_element_type = from->elementType != 0;
+    assigned[i] = to;
+  }
+  a->n_assigned = c->numAssigned, a->assigned = assigned;
+  return a;
+}
+
+/* The allocation an argument or constant op describes (`attr`: its
+ * #thunky.allocation, or the older dictionary); `fresh` when it came with
+ * none (written by hand, or stripped: a #thunky.allocation without an
+ * index). */
+static Allocation *describedAllocation(Exporter *ex, MlirAttribute attr,
                                        MlirLocation loc, bool *fresh) {
-  *fresh = mlirAttributeIsNull(dict);
+  ThunkyAllocation c = thunkyAllocationEmpty();
+  if (!mlirAttributeIsNull(attr) && thunkyAttributeIsAAllocation(attr))
+    thunkyAllocationAttrGetValue(attr, &c);
+  *fresh = mlirAttributeIsNull(attr) || (thunkyAttributeIsAAllocation(attr) && c.index < 0);
   if (*fresh)
     return thunkyExportNewMessage(ex, &xla__buffer_allocation_proto__descriptor);
-  return (Allocation *)thunkyAttrToProto(dict, &xla__buffer_allocation_proto__descriptor,
+  if (thunkyAttributeIsAAllocation(attr))
+    return compactAllocation(ex, &c, loc);
+  return (Allocation *)thunkyAttrToProto(attr, &xla__buffer_allocation_proto__descriptor,
                                          ex->arena, loc, THUNKY_ATTR_ALLOCATION);
 }
 

@@ -1,17 +1,17 @@
 /*===- export_roles.c - what a hand-written argument declares ----------===*
  *
- * An argument without thunky.allocation (written by hand, or stripped) is
- * described by its thunky.role, the text import writes: "parameter N",
- * "output {i}" ("output i" for short, "output {}" for a result that is no
- * tuple), both ("parameter 0, output {0}"), "scratch" or "thread-local
- * scratch". An argument with no role is an entry parameter, as before
- * roles were read. Outputs go into output_info_map; with thunky.shape on
- * every parameter and output, the program shape is written too, so that
- * thunky-run checks inputs and prints outputs by type.
+ * An argument without a recorded allocation (written by hand, or stripped)
+ * is described by its role: a #thunky.allocation without an index, or the
+ * older thunky.role string (thunkyRoleTextParse in thunky-c/Access.h). An
+ * argument with no role is an entry parameter, as before roles were read.
+ * Outputs go into output_info_map; with a shape on every parameter and
+ * output (#thunky.allocation's type, or thunky.shape), the program shape is
+ * written too, so that thunky-run checks inputs and prints outputs by type.
  *
  *===--------------------------------------------------------------------===*/
 #include "export.h"
 
+#include "thunky-c/Access.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/ElementTypes.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -21,85 +21,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_INDEX = 16 };
-
 typedef struct Role {
-  bool declared; /* it has a thunky.role */
-  bool parameter, output, scratch, threadLocal;
+  bool declared; /* it has a role */
+  bool parameter, output, threadLocal;
   int64_t number;
   size_t depth; /* of the output's shape index */
-  int64_t index[MAX_INDEX];
+  int64_t index[THUNKY_MAX_OUTPUT_DEPTH];
 } Role;
 
-typedef struct Cursor {
-  const char *at, *end;
-} Cursor;
-
-static bool take(Cursor *c, const char *word) {
-  size_t n = strlen(word);
-  if ((size_t)(c->end - c->at) < n || memcmp(c->at, word, n) != 0)
-    return false;
-  c->at += n;
-  return true;
-}
-
-static bool number(Cursor *c, int64_t *out) {
-  if (c->at == c->end || *c->at < '0' || *c->at > '9')
-    return false;
-  int64_t v = 0;
-  for (; c->at < c->end && *c->at >= '0' && *c->at <= '9'; c->at++) {
-    if (v > (INT64_MAX - 9) / 10)
-      return false;
-    v = v * 10 + (*c->at - '0');
-  }
-  *out = v;
-  return true;
-}
-
-static bool outputIndex(Cursor *c, Role *r) {
-  if (!take(c, "{"))
-    return number(c, &r->index[0]) && (r->depth = 1);
-  if (take(c, "}"))
-    return true;
-  do
-    if (r->depth == MAX_INDEX || !number(c, &r->index[r->depth++]))
-      return false;
-  while (take(c, ", "));
-  return take(c, "}");
-}
-
-/* One of the role texts above; false when it is none. */
-static bool parseRole(MlirStringRef text, Role *r) {
-  Cursor c = {text.data, text.data + text.length};
-  *r = (Role){.declared = true, .number = -1};
-  if (take(&c, "thread-local scratch"))
-    r->scratch = r->threadLocal = true;
-  else if (take(&c, "scratch"))
-    r->scratch = true;
-  else {
-    if (take(&c, "parameter ")) {
-      if (!number(&c, &r->number))
-        return false;
-      r->parameter = true;
-      if (c.at != c.end && !take(&c, ", "))
-        return false;
-    }
-    if (take(&c, "output ")) {
-      if (!outputIndex(&c, r))
-        return false;
-      r->output = true;
-    }
-  }
-  return c.at == c.end && (r->parameter || r->output || r->scratch);
-}
-
-/* The argument's entry `name` of @main's arg_attrs, or null. */
-static MlirAttribute argAttr(MlirAttribute argAttrs, size_t i, const char *name) {
-  if (mlirAttributeIsNull(argAttrs))
-    return argAttrs;
-  MlirAttribute dict = mlirArrayAttrGetElement(argAttrs, (intptr_t)i);
-  return mlirAttributeIsADictionary(dict) ? mlirDictionaryAttrGetElementByName(dict, str(name))
-                                          : mlirAttributeGetNull();
+/* The role an argument's allocation declares; with none, an entry
+ * parameter numbered later. */
+static Role roleOf(const ThunkyAllocation *a) {
+  ThunkyRole kind = thunkyAllocationRole(a);
+  Role r = {.declared = kind != THUNKY_ROLE_NONE,
+            .parameter = kind == THUNKY_ROLE_NONE || a->parameter >= 0,
+            .output = (a->flags & THUNKY_ALLOCATION_OUTPUT) != 0,
+            .threadLocal = (a->flags & THUNKY_ALLOCATION_THREAD_LOCAL) != 0,
+            .number = a->parameter,
+            .depth = a->outputDepth};
+  memcpy(r.index, a->outputIndex, sizeof r.index);
+  return r;
 }
 
 typedef Xla__Gpu__GpuExecutableProto__OutputInfoMapEntry OutputEntry;
@@ -189,7 +130,6 @@ static bool programShape(Exporter *ex, MlirOperation main, Executable *exe, size
 
 bool thunkyExportDeclaredRoles(Exporter *ex, MlirOperation main, Executable *exe,
                                Allocation *const *args, const bool *fresh, size_t numArgs) {
-  MlirAttribute argAttrs = mlirOperationGetAttributeByName(main, str("arg_attrs"));
   Role *roles = thunkyArenaAlloc(ex->arena, (numArgs + 1) * sizeof *roles);
   MlirType *shapes = thunkyArenaAlloc(ex->arena, (numArgs + 1) * sizeof *shapes);
   bool *taken = calloc(numArgs + 1, sizeof *taken);
@@ -205,19 +145,17 @@ bool thunkyExportDeclaredRoles(Exporter *ex, MlirOperation main, Executable *exe
   bool ok = true;
   /* The declared roles, and which parameter numbers they take. */
   for (size_t i = 0; ok && i < numArgs; ++i) {
-    MlirLocation loc = mlirValueGetLocation(mlirBlockGetArgument(ex->entry, (intptr_t)i));
-    MlirAttribute role = argAttr(argAttrs, i, THUNKY_ATTR_ROLE);
-    MlirAttribute shape = argAttr(argAttrs, i, THUNKY_ATTR_SHAPE);
+    MlirValue arg = mlirBlockGetArgument(ex->entry, (intptr_t)i);
+    MlirLocation loc = mlirValueGetLocation(arg);
+    ThunkyAllocation declared;
     uint64_t bytes;
-    roles[i] = (Role){.parameter = fresh[i], .number = -1};
-    shapes[i] = mlirAttributeIsNull(shape) || !mlirAttributeIsAType(shape)
-                    ? (MlirType){NULL}
-                    : mlirTypeAttrGetValue(shape);
+    thunkyValueGetAllocation(arg, &declared);
+    shapes[i] = declared.shape;
+    roles[i] = fresh[i] ? roleOf(&declared) : (Role){.number = -1};
     if (!fresh[i])
       continue;
     described++;
-    if (!mlirAttributeIsNull(role) &&
-        (!mlirAttributeIsAString(role) || !parseRole(mlirStringAttrGetValue(role), &roles[i]))) {
+    if (thunkyArgumentRole(arg) == THUNKY_ROLE_OTHER) {
       thunkyEmitError(loc, "argument %zu: " THUNKY_ATTR_ROLE " must read \"parameter N\", "
                            "\"output {i}\", \"parameter N, output {i}\", \"scratch\" or "
                            "\"thread-local scratch\"", i);

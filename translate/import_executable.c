@@ -123,13 +123,83 @@ static MlirAttribute roleAttr(Importer *im, size_t a) {
   return mlirStringAttrGet(im->ctx, mlirStringRefCreate(r.text, r.used));
 }
 
-/* The allocation's fields less its size, which the buffer type carries. */
-static MlirAttribute allocationAttr(Importer *im, size_t a) {
+/* The allocation's fields less its size, which the buffer type carries:
+ * the older dictionary form, for allocations #thunky.allocation cannot
+ * hold exactly. */
+static MlirAttribute allocationDict(Importer *im, size_t a) {
   /* A shallow copy on the stack: the attribute copies what it keeps, and an
    * arena copy per allocation would outlive its use by the whole import. */
   Allocation copy = *im->model->allocations[a].proto;
   copy.has_size = 0;
   return thunkyProtoToAttr(&im->protoCache, &copy.base, NULL);
+}
+
+/* Whether a field is present exactly when it is not zero, as XLA writes
+ * them; the compact form writes them back so. */
+#define CANONICAL(m, f) ((bool)(m)->has_##f == ((m)->f != 0))
+
+static bool assignedCanonical(const Xla__BufferAllocationProto__Assigned *s) {
+  return !s->base.n_unknown_fields && CANONICAL(s, logical_buffer_id) && CANONICAL(s, offset) &&
+         CANONICAL(s, size) && CANONICAL(s, element_type);
+}
+
+/* Whether #thunky.allocation holds `p` exactly: no field present at zero
+ * or absent at non-zero, no unknown fields, a parameter number only on an
+ * entry parameter, and an output index it has room for. */
+static bool compactable(const ThunkyExecutableAllocation *alloc) {
+  const Allocation *p = alloc->proto;
+  if (p->base.n_unknown_fields || !CANONICAL(p, index) || p->index < 0 ||
+      !CANONICAL(p, is_thread_local) || !CANONICAL(p, is_entry_computation_parameter) ||
+      !CANONICAL(p, parameter_number) || p->parameter_number < 0 ||
+      (p->parameter_number && !p->is_entry_computation_parameter) ||
+      !CANONICAL(p, maybe_live_out) || !CANONICAL(p, color) || !CANONICAL(p, is_tuple) ||
+      !CANONICAL(p, is_constant) || !CANONICAL(p, is_parameter_aliased_with_output) ||
+      (alloc->outputIndex && alloc->outputIndex->n_indexes > THUNKY_MAX_OUTPUT_DEPTH))
+    return false;
+  for (size_t i = 0; i < p->n_assigned; ++i)
+    if (!assignedCanonical(p->assigned[i]))
+      return false;
+  return true;
+}
+
+/* #thunky.allocation for allocation `a`, with its role when it is an
+ * argument; null when it cannot hold the allocation exactly (or out of
+ * memory). One attribute get: no dictionary, string or type attribute. */
+static MlirAttribute allocationCompact(Importer *im, size_t a, bool argument, MlirType shape) {
+  const ThunkyExecutableAllocation *alloc = &im->model->allocations[a];
+  const Allocation *p = alloc->proto;
+  if (!compactable(alloc))
+    return mlirAttributeGetNull();
+  ThunkyAllocationAssigned few[8], *assigned = few;
+  if (p->n_assigned > sizeof few / sizeof *few &&
+      !(assigned = malloc(p->n_assigned * sizeof *assigned)))
+    return mlirAttributeGetNull();
+  for (size_t i = 0; i < p->n_assigned; ++i)
+    assigned[i] = (ThunkyAllocationAssigned){p->assigned[i]->logical_buffer_id,
+                                             p->assigned[i]->offset, p->assigned[i]->size,
+                                             p->assigned[i]->element_type};
+  ThunkyAllocation c = thunkyAllocationEmpty();
+  c.index = p->index, c.parameter = alloc->parameter, c.shape = shape, c.color = p->color;
+  c.flags = (p->is_thread_local ? THUNKY_ALLOCATION_THREAD_LOCAL : 0) |
+            (p->maybe_live_out ? THUNKY_ALLOCATION_LIVE_OUT : 0) |
+            (p->is_tuple ? THUNKY_ALLOCATION_TUPLE : 0) |
+            (p->is_constant ? THUNKY_ALLOCATION_CONSTANT : 0) |
+            (p->is_parameter_aliased_with_output ? THUNKY_ALLOCATION_ALIASED : 0);
+  if (argument && alloc->isOutput) {
+    c.flags |= THUNKY_ALLOCATION_OUTPUT;
+    c.outputDepth = alloc->outputIndex ? alloc->outputIndex->n_indexes : 0;
+    if (c.outputDepth)
+      memcpy(c.outputIndex, alloc->outputIndex->indexes, c.outputDepth * sizeof *c.outputIndex);
+  } else if (argument && alloc->parameter < 0) {
+    c.flags |= THUNKY_ALLOCATION_SCRATCH;
+  }
+  c.numParameterShapeIndex = p->n_parameter_shape_index;
+  c.parameterShapeIndex = p->parameter_shape_index;
+  c.numAssigned = p->n_assigned, c.assigned = assigned;
+  MlirAttribute attr = thunkyAllocationAttrGet(im->ctx, im->fileLoc, &c);
+  if (assigned != few)
+    free(assigned);
+  return attr;
 }
 
 /*--- constants -----------------------------------------------------------*/
@@ -154,7 +224,9 @@ static bool importConstant(Importer *im, const ThunkyExecutableConstant *k) {
     return thunkyImportError(im, "%s", "out of memory");
   if (length) /* data is NULL for an empty constant */
     memcpy(value, k->bytes.data, (size_t)length);
-  MlirAttribute allocation = allocationAttr(im, a);
+  MlirAttribute allocation = allocationCompact(im, a, false, (MlirType){NULL});
+  if (mlirAttributeIsNull(allocation))
+    allocation = allocationDict(im, a);
   if (mlirAttributeIsNull(allocation)) {
     free(value);
     return thunkyImportError(im, "%s", "out of memory");
@@ -199,18 +271,19 @@ static MlirOperation buildMain(Importer *im) {
     types[i] = thunkyBufferTypeGet(im->ctx, (int64_t)im->model->allocations[a].size);
     locs[i] = im->fileLoc;
     MlirType logical = shape ? thunkyImportTensorType(im, shape) : (MlirType){NULL};
-    MlirAttribute allocation = allocationAttr(im, a);
+    MlirAttribute compact = allocationCompact(im, a, true, logical);
+    MlirAttribute allocation = mlirAttributeIsNull(compact) ? allocationDict(im, a) : compact;
     if (mlirAttributeIsNull(allocation)) {
       free(order), free(types), free(locs), free(argAttrs);
       thunkyImportError(im, "%s", "out of memory");
       return (MlirOperation){NULL};
     }
-    MlirNamedAttribute entries[3] = {
-        mlirNamedAttributeGet(allocationName, allocation),
-        mlirNamedAttributeGet(roleName, roleAttr(im, a)),
-    };
-    intptr_t count = 2;
-    if (!mlirTypeIsNull(logical))
+    MlirNamedAttribute entries[3] = {mlirNamedAttributeGet(allocationName, allocation)};
+    intptr_t count = 1;
+    /* The older form keeps role and shape beside the dictionary. */
+    if (mlirAttributeIsNull(compact))
+      entries[count++] = mlirNamedAttributeGet(roleName, roleAttr(im, a));
+    if (mlirAttributeIsNull(compact) && !mlirTypeIsNull(logical))
       entries[count++] = mlirNamedAttributeGet(shapeName, mlirTypeAttrGet(logical));
     argAttrs[i] = mlirDictionaryAttrGet(im->ctx, count, entries);
   }

@@ -1,6 +1,7 @@
 /*===- thunky-c/Dialect.h - the thunky dialect from C -------------------===*
  *
- * Registration handle and the two types of the thunky dialect. Every getter
+ * Registration handle, the two types and the allocation attribute of the
+ * thunky dialect. Every getter
  * loads the dialect into the context first, so it is safe on a fresh context.
  *
  *===--------------------------------------------------------------------===*/
@@ -44,6 +45,59 @@ MLIR_CAPI_EXPORTED MlirTypeID thunkyBufferTypeGetTypeID(void);
 MLIR_CAPI_EXPORTED MlirType thunkyTokenTypeGet(MlirContext ctx);
 /* Whether `type` is a !thunky.token. */
 MLIR_CAPI_EXPORTED bool thunkyTypeIsAToken(MlirType type);
+
+/* #thunky.allocation (docs/formats.md): what an @main argument or a
+ * thunky.constant is. The role is `parameter`, the OUTPUT flag with
+ * outputIndex, or the SCRATCH flag; the other flags, `color`,
+ * `parameterShapeIndex` and `assigned` are the BufferAllocationProto's own
+ * fields, and need an index (a recorded allocation). Export writes each
+ * field of a recorded allocation when it is not zero, as XLA does. */
+enum { THUNKY_MAX_OUTPUT_DEPTH = 16 };
+
+typedef enum ThunkyAllocationFlag {
+  THUNKY_ALLOCATION_OUTPUT = 1 << 0,       /* role: an output, at outputIndex */
+  THUNKY_ALLOCATION_SCRATCH = 1 << 1,      /* role: scratch */
+  THUNKY_ALLOCATION_THREAD_LOCAL = 1 << 2, /* is_thread_local */
+  THUNKY_ALLOCATION_LIVE_OUT = 1 << 3,     /* maybe_live_out */
+  THUNKY_ALLOCATION_TUPLE = 1 << 4,        /* is_tuple */
+  THUNKY_ALLOCATION_CONSTANT = 1 << 5,     /* is_constant */
+  THUNKY_ALLOCATION_ALIASED = 1 << 6,      /* is_parameter_aliased_with_output */
+  THUNKY_ALLOCATION_FLAGS = (1 << 7) - 1,
+} ThunkyAllocationFlag;
+
+/* One BufferAllocationProto.Assigned: a logical buffer's bytes. */
+typedef struct ThunkyAllocationAssigned {
+  int64_t logicalBuffer, offset, size;
+  int32_t elementType; /* xla.PrimitiveType */
+} ThunkyAllocationAssigned;
+
+typedef struct ThunkyAllocation {
+  int64_t index;     /* the allocation's index; -1: not recorded */
+  int64_t parameter; /* entry parameter number; -1: none */
+  uint32_t flags;    /* ThunkyAllocationFlag bits */
+  size_t outputDepth;
+  int64_t outputIndex[THUNKY_MAX_OUTPUT_DEPTH]; /* with THUNKY_ALLOCATION_OUTPUT */
+  MlirType shape; /* the logical array it holds; null: not said */
+  int64_t color;
+  /* Borrowed: from the attribute (GetValue) or the caller (Get). */
+  size_t numParameterShapeIndex;
+  const int64_t *parameterShapeIndex;
+  size_t numAssigned;
+  const ThunkyAllocationAssigned *assigned;
+} ThunkyAllocation;
+
+/* The attribute holding `a`; a null attribute, with an error at `loc`,
+ * when `a` breaks the rules above (thunkyAllocationVerify). */
+MLIR_CAPI_EXPORTED MlirAttribute thunkyAllocationAttrGet(MlirContext ctx, MlirLocation loc,
+                                                        const ThunkyAllocation *a);
+/* Whether `attr` is a #thunky.allocation. */
+MLIR_CAPI_EXPORTED bool thunkyAttributeIsAAllocation(MlirAttribute attr);
+/* What the #thunky.allocation `attr` holds, its arrays borrowed from it. */
+MLIR_CAPI_EXPORTED void thunkyAllocationAttrGetValue(MlirAttribute attr, ThunkyAllocation *out);
+/* An allocation that says nothing: no index, role, shape or field. */
+MLIR_CAPI_EXPORTED ThunkyAllocation thunkyAllocationEmpty(void);
+/* Why `a` cannot be an attribute, or NULL when it can: a static string. */
+MLIR_CAPI_EXPORTED const char *thunkyAllocationVerify(const ThunkyAllocation *a);
 
 /* The raw bytes `attr` holds: a string's value, or the blob of a byte
  * resource (`dense_resource<NAME> : tensor<Nxi8>`, how import keeps big

@@ -30,17 +30,19 @@
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static int64_t allocationOf(MlirAttribute dict) {
-  if (mlirAttributeIsNull(dict))
-    return -1;
-  MlirAttribute index = mlirDictionaryAttrGetElementByName(dict, str("index"));
-  return mlirAttributeIsNull(index) ? 0 : mlirIntegerAttrGetValueInt(index);
+/* What import recorded, read through the public getter: every allocation
+ * of these executables fits #thunky.allocation. Empty when absent. */
+static ThunkyAllocation allocationOf(MlirAttribute attr) {
+  ThunkyAllocation a = thunkyAllocationEmpty();
+  if (!mlirAttributeIsNull(attr) && thunkyAttributeIsAAllocation(attr))
+    thunkyAllocationAttrGetValue(attr, &a);
+  return a;
 }
 
 typedef struct Module {
   int64_t *argAllocation; /* per @main argument */
-  char (*argRole)[64];
-  bool *argIsTuple;       /* a tuple's index table (thunky.allocation is_tuple) */
+  bool *argParameter, *argOutput; /* its role */
+  bool *argIsTuple; /* a tuple's index table (is_tuple) */
   int64_t *argSize;
   intptr_t numArgs;
   int64_t constants[4096];
@@ -55,8 +57,9 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
   Module *m = userData;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name.length == 15 && !memcmp(name.data, "thunky.constant", 15) && m->numConstants < 4096)
-    m->constants[m->numConstants++] = allocationOf(
-        mlirOperationGetDiscardableAttributeByName(op, str("thunky.allocation")));
+    m->constants[m->numConstants++] =
+        allocationOf(mlirOperationGetDiscardableAttributeByName(op, str("thunky.allocation")))
+            .index;
   else if (name.length == 18 && !memcmp(name.data, "thunky.async_start", 18) && m->numStarts < 4096)
     m->starts[m->numStarts++] = mlirOperationGetResult(op, 0);
   else if (name.length == 17 && !memcmp(name.data, "thunky.async_done", 17) && m->numDones < 4096) {
@@ -77,19 +80,18 @@ static bool readModule(MlirOperation module, Module *m) {
   MlirAttribute argAttrs = mlirOperationGetAttributeByName(main, str("arg_attrs"));
   m->numArgs = mlirBlockGetNumArguments(entry);
   m->argAllocation = calloc((size_t)m->numArgs + 1, sizeof *m->argAllocation);
-  m->argRole = calloc((size_t)m->numArgs + 1, sizeof *m->argRole);
+  m->argParameter = calloc((size_t)m->numArgs + 1, sizeof *m->argParameter);
+  m->argOutput = calloc((size_t)m->numArgs + 1, sizeof *m->argOutput);
   m->argSize = calloc((size_t)m->numArgs + 1, sizeof *m->argSize);
   m->argIsTuple = calloc((size_t)m->numArgs + 1, sizeof *m->argIsTuple);
   for (intptr_t i = 0; i < m->numArgs; i++) {
     MlirAttribute dict = mlirArrayAttrGetElement(argAttrs, i);
-    MlirAttribute allocation = mlirDictionaryAttrGetElementByName(dict, str("thunky.allocation"));
-    m->argAllocation[i] = allocationOf(allocation);
-    m->argIsTuple[i] = !mlirAttributeIsNull(allocation) &&
-                       !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(allocation,
-                                                                               str("is_tuple")));
-    MlirStringRef role =
-        mlirStringAttrGetValue(mlirDictionaryAttrGetElementByName(dict, str("thunky.role")));
-    snprintf(m->argRole[i], sizeof m->argRole[i], "%.*s", (int)role.length, role.data);
+    ThunkyAllocation a =
+        allocationOf(mlirDictionaryAttrGetElementByName(dict, str("thunky.allocation")));
+    m->argAllocation[i] = a.index;
+    m->argIsTuple[i] = (a.flags & THUNKY_ALLOCATION_TUPLE) != 0;
+    m->argParameter[i] = a.parameter >= 0;
+    m->argOutput[i] = (a.flags & THUNKY_ALLOCATION_OUTPUT) != 0;
     m->argSize[i] = thunkyValueGetBufferSize(mlirBlockGetArgument(entry, i));
   }
   mlirOperationWalk(module, visit, m, MlirWalkPreOrder);
@@ -155,7 +157,7 @@ static bool check(const char *path, const void *data, size_t size) {
   for (intptr_t i = 0; ok && i < m.numArgs; i++) {
     /* A tuple parameter's index table is XLA's to fill, not the caller's:
      * the plan takes only the leaves. */
-    if (strncmp(m.argRole[i], "parameter", 9) || m.argIsTuple[i])
+    if (!m.argParameter[i] || m.argIsTuple[i])
       continue;
     if (p >= plan->numParameters || plan->parameters[p++].slice.allocation != m.argAllocation[i])
       ok = disagree(path, "the parameters' order");
@@ -167,7 +169,7 @@ static bool check(const char *path, const void *data, size_t size) {
     bool found = false;
     for (intptr_t i = 0; i < m.numArgs; i++)
       found |= m.argAllocation[i] == plan->outputs[o].slice.allocation &&
-               strstr(m.argRole[i], "output") != NULL;
+               m.argOutput[i];
     if (!found)
       ok = disagree(path, "an output");
   }
@@ -188,7 +190,7 @@ static bool check(const char *path, const void *data, size_t size) {
     printf("agree %s: %u allocations, %u parameters, %u outputs, %d async pairs\n", path,
            plan->numAllocations, plan->numParameters, plan->numOutputs, m.numDones);
 done:
-  free(m.argAllocation), free(m.argRole), free(m.argSize), free(m.argIsTuple);
+  free(m.argAllocation), free(m.argParameter), free(m.argOutput), free(m.argSize), free(m.argIsTuple);
   thunkyPlanDestroy(plan);
   mlirOperationDestroy(module);
   mlirContextDestroy(ctx);

@@ -30,7 +30,7 @@
 // CHECK-NEXT: size: 8
 // CHECK-NEXT: buffer_allocation_index: 1
 
-// AGAIN: func.func @main(%arg0: !thunky.buffer<16> {{{[^%]*}}}, %arg1: !thunky.buffer<32> {thunky.allocation = {index = 1 : i64, maybe_live_out = true}
+// AGAIN: func.func @main(%arg0: !thunky.buffer<16> {{{[^%]*}}}, %arg1: !thunky.buffer<32> {thunky.allocation = #thunky.allocation<index = 1, scratch, live_out>
 func.func @main(%a: !thunky.buffer<16> {thunky.allocation = {is_entry_computation_parameter = true}},
                 %c: !thunky.buffer<32> {thunky.allocation = {index = 2 : i64, maybe_live_out = true}}) {
   thunky.memzero %a : <16>

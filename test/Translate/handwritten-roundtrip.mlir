@@ -8,7 +8,7 @@
 // And the executable is a fixed point of export(import(x)).
 // RUN: thunky-translate --import-thunky %t.pb | thunky-translate --export-thunky -o %t.again.pb
 // RUN: cmp %t.pb %t.again.pb
-// Each argument is the entry parameter its thunky.role declares.
+// Each argument is the entry parameter its #thunky.allocation declares.
 // RUN: %decode_exe < %t.pb | FileCheck %s
 // CHECK: buffer_assignment {
 // CHECK: values {
@@ -21,7 +21,7 @@
 // CHECK-NEXT: content {
 // CHECK-NEXT: data: "abcd"
 module {
-  func.func @main(%arg0: !thunky.buffer<4> {thunky.role = "parameter 0"}, %arg1: !thunky.buffer<128> {thunky.role = "parameter 1"}, %arg2: !thunky.buffer<64> {thunky.role = "parameter 2"}) {
+  func.func @main(%arg0: !thunky.buffer<4> {thunky.allocation = #thunky.allocation<parameter 0>}, %arg1: !thunky.buffer<128> {thunky.allocation = #thunky.allocation<parameter 1>}, %arg2: !thunky.buffer<64> {thunky.allocation = #thunky.allocation<parameter 2>}) {
     %c0 = thunky.constant <{value = "abcd"}> : !thunky.buffer<4>
     thunky.copy %c0, %arg0 : !thunky.buffer<4>, !thunky.buffer<4>
     %slice = thunky.slice_buffer %arg1 offset = 32 : !thunky.buffer<128> -> !thunky.buffer<64>
