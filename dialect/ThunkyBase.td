@@ -22,6 +22,7 @@ def Thunky_Dialect : Dialect {
     asynchronous regions (`async_start`/`async_done`) and sequential blocks.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
 
 class Thunky_Type<string name, string typeMnemonic, list<Trait> traits = []>
@@ -38,6 +39,23 @@ def Thunky_Buffer : Thunky_Type<"Buffer", "buffer"> {
 
 def Thunky_Token : Thunky_Type<"Token", "token"> {
   let summary = "Token representing an in-flight asynchronous execution scope";
+}
+
+//===----------------------------------------------------------------------===//
+// What an op says of the thunk it came from
+//===----------------------------------------------------------------------===//
+
+def Thunky_ThunkInfoAttr : AttrDef<Thunky_Dialect, "ThunkInfo"> {
+  let mnemonic = "info";
+  let summary = "XLA's ThunkInfoProto: the thunk's id, profile annotation and concurrent region";
+  let description = [{
+    `#thunky.info<id = 5, "loop_broadcast_fusion">`, with
+    `, concurrent_region = N` when XLA gave one. Zero is absent, as in XLA's
+    proto3; an absent annotation is an empty one.
+  }];
+  let parameters = (ins "int64_t":$id, StringRefParameter<"", "\"\"">:$annotation,
+                        DefaultValuedParameter<"int64_t", "0">:$concurrent_region);
+  let hasCustomAssemblyFormat = 1;
 }
 
 #endif // THUNKY_BASE_TD

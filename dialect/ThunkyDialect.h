@@ -46,6 +46,8 @@ void registerSourceLineCuts(MLIRContext *context);
 #include "ThunkyOpsDialect.h.inc"
 #define GET_TYPEDEF_CLASSES
 #include "ThunkyOpsTypes.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "ThunkyOpsAttrDefs.h.inc"
 #define GET_OP_CLASSES
 #include "ThunkyOps.h.inc"
 
