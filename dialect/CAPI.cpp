@@ -140,3 +140,28 @@ ThunkyOpKind thunkyOpGetKind(MlirOperation op) {
       return static_cast<ThunkyOpKind>(kind);
   return THUNKY_OP_NONE;
 }
+
+//===----------------------------------------------------------------------===//
+// #thunky.info: what an op says of the thunk it came from
+//===----------------------------------------------------------------------===//
+
+MlirAttribute thunkyThunkInfoAttrGet(MlirContext ctx, int64_t id, MlirStringRef annotation,
+                                     int64_t concurrentRegion) {
+  return wrap(ThunkInfoAttr::get(unwrap(ctx), id, unwrap(annotation), concurrentRegion));
+}
+
+bool thunkyAttributeIsAThunkInfo(MlirAttribute attr) {
+  return isa<ThunkInfoAttr>(unwrap(attr));
+}
+
+int64_t thunkyThunkInfoAttrGetId(MlirAttribute attr) {
+  return cast<ThunkInfoAttr>(unwrap(attr)).getId();
+}
+
+MlirStringRef thunkyThunkInfoAttrGetAnnotation(MlirAttribute attr) {
+  return wrap(cast<ThunkInfoAttr>(unwrap(attr)).getAnnotation());
+}
+
+int64_t thunkyThunkInfoAttrGetConcurrentRegion(MlirAttribute attr) {
+  return cast<ThunkInfoAttr>(unwrap(attr)).getConcurrentRegion();
+}

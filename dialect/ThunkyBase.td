@@ -23,7 +23,7 @@ def Thunky_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
-  // In AllocationAttr.cpp, where the attribute's storage is defined.
+  // In AllocationAttr.cpp, where the attributes' storage is defined.
   let extraClassDeclaration = [{ void registerAttributes(); }];
 }
 
@@ -64,6 +64,23 @@ def Thunky_Allocation : AttrDef<Thunky_Dialect, "Allocation"> {
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// What an op says of the thunk it came from
+//===----------------------------------------------------------------------===//
+
+def Thunky_ThunkInfoAttr : AttrDef<Thunky_Dialect, "ThunkInfo"> {
+  let mnemonic = "info";
+  let summary = "XLA's ThunkInfoProto: the thunk's id, profile annotation and concurrent region";
+  let description = [{
+    `#thunky.info<id = 5, "loop_broadcast_fusion">`, with
+    `, concurrent_region = N` when XLA gave one. Zero is absent, as in XLA's
+    proto3; an absent annotation is an empty one.
+  }];
+  let parameters = (ins "int64_t":$id, StringRefParameter<"", "\"\"">:$annotation,
+                        DefaultValuedParameter<"int64_t", "0">:$concurrent_region);
+  let hasCustomAssemblyFormat = 1;
 }
 
 #endif // THUNKY_BASE_TD

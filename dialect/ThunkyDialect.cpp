@@ -60,6 +60,41 @@ void ThunkyDialect::initialize() {
   registerThunkNames(getContext());
 }
 
+// #thunky.info<id = 5, "annotation", concurrent_region = 2>: only the id
+// is required; the annotation, when present, comes before the region.
+Attribute ThunkInfoAttr::parse(AsmParser &parser, Type) {
+  int64_t id = 0, region = 0;
+  std::string annotation;
+  if (parser.parseLess() || parser.parseKeyword("id") || parser.parseEqual() ||
+      parser.parseInteger(id))
+    return {};
+  bool comma = succeeded(parser.parseOptionalComma());
+  if (comma && succeeded(parser.parseOptionalString(&annotation))) {
+    if (annotation.empty())
+      return parser.emitError(parser.getCurrentLocation(),
+                              "a thunk's annotation is absent or not empty"),
+             Attribute();
+    comma = succeeded(parser.parseOptionalComma());
+  }
+  if (comma && (parser.parseKeyword("concurrent_region") || parser.parseEqual() ||
+                parser.parseInteger(region)))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return ThunkInfoAttr::get(parser.getContext(), id, annotation, region);
+}
+
+void ThunkInfoAttr::print(AsmPrinter &printer) const {
+  printer << "<id = " << getId();
+  if (!getAnnotation().empty()) {
+    printer << ", ";
+    printer.printString(getAnnotation());
+  }
+  if (getConcurrentRegion())
+    printer << ", concurrent_region = " << getConcurrentRegion();
+  printer << ">";
+}
+
 LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t size) {
   if (size < 0)

@@ -57,6 +57,11 @@ void thunkyThunkNumbersClear(ThunkyThunkNumbers *numbers) {
 }
 
 MlirStringRef thunkyThunkAnnotation(MlirOperation op) {
+  MlirAttribute info = mlirOperationGetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString(THUNKY_ATTR_INFO));
+  if (!mlirAttributeIsNull(info) && thunkyAttributeIsAThunkInfo(info))
+    return thunkyThunkInfoAttrGetAnnotation(info);
+  /* A module imported before #thunky.info: the name in the location. */
   MlirLocation loc = mlirOperationGetLocation(op);
   if (!mlirLocationIsAName(loc))
     return mlirStringRefCreate("", 0);

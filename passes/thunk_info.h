@@ -5,8 +5,9 @@
  * from 0, among the thunks of its function (thunkyOpKindIsThunk: every op
  * but slices, constants and yields; an op with regions before the thunks
  * nested in it), as thunky-run's plan, profiles and --compare number them
- * (docs/runtime.md). Import's locations carry XLA's thunk id, which is not
- * that number, and the profile annotation, which is the name.
+ * (docs/runtime.md). Import's #thunky.info (and its locations) carry XLA's
+ * thunk id, which is not that number, and the profile annotation, which is
+ * the name.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_PASSES_THUNK_INFO_H
@@ -33,8 +34,9 @@ typedef struct ThunkyThunkNumbers {
 int64_t thunkyThunkNumberOf(ThunkyThunkNumbers *numbers, MlirOperation op);
 void thunkyThunkNumbersClear(ThunkyThunkNumbers *numbers);
 
-/* The profile annotation import put in `op`'s location ("thunk <xla id>
- * <annotation>"), or an empty string; borrowed from the context. */
+/* The profile annotation of `op`'s #thunky.info (THUNKY_ATTR_INFO), else
+ * the one import put in its location ("thunk <xla id> <annotation>"), or an
+ * empty string; borrowed from the context. */
 MlirStringRef thunkyThunkAnnotation(MlirOperation op);
 
 /* "thunk 7 (loop_add_fusion)", or "thunk 7" when `op` has no annotation,

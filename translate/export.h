@@ -77,6 +77,10 @@ static inline MlirAttribute inherent(MlirOperation op, const char *name) {
   return mlirOperationGetAttributeByName(op, str(name));
 }
 
+/* Writes t's thunk_info from `info`, an op's THUNKY_ATTR_INFO (nothing when
+ * null; an error at `op` when it is not a #thunky.info). */
+bool thunkyExportThunkInfo(Exporter *ex, MlirOperation op, MlirAttribute info, Thunk *t);
+
 /* A new message from the arena; NULL when out of memory. */
 void *thunkyExportNewMessage(Exporter *ex, const ProtobufCMessageDescriptor *desc);
 /* Appends `item` to `list`, growing it by doubling; false when out of memory. */

@@ -146,6 +146,26 @@ Thunk *thunkyExportStartThunk(Exporter *ex, MlirOperation op, const char *implFi
   return t;
 }
 
+bool thunkyExportThunkInfo(Exporter *ex, MlirOperation op, MlirAttribute info, Thunk *t) {
+  if (mlirAttributeIsNull(info))
+    return true;
+  if (!thunkyAttributeIsAThunkInfo(info))
+    return opError(op, THUNKY_ATTR_INFO " must be a #thunky.info<id = N, \"annotation\">");
+  Xla__Gpu__ThunkInfoProto *i =
+      thunkyExportNewMessage(ex, &xla__gpu__thunk_info_proto__descriptor);
+  MlirStringRef annotation = thunkyThunkInfoAttrGetAnnotation(info);
+  if (!i || (annotation.length &&
+             !(i->profile_annotation =
+                   thunkyArenaString(ex->arena, annotation.data, annotation.length))))
+    return opError(op, "out of memory");
+  /* proto3: zeros are not on the wire. */
+  i->thunk_id = thunkyThunkInfoAttrGetId(info), i->has_thunk_id = i->thunk_id != 0;
+  i->concurrent_region_id = thunkyThunkInfoAttrGetConcurrentRegion(info);
+  i->has_concurrent_region_id = i->concurrent_region_id != 0;
+  t->thunk_info = i;
+  return true;
+}
+
 /* A Dim3DProto from a 3-element dense array (the verifier checked it). */
 StreamExecutor__Dim3DProto *thunkyExportDim3(Exporter *ex, MlirAttribute dims) {
   StreamExecutor__Dim3DProto *d =

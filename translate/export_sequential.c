@@ -27,6 +27,7 @@
 typedef struct ExportGroup {
   MlirBlock block;        /* the first block with one of its thunks */
   MlirAttribute residual; /* the sequential's THUNKY_ATTR_THUNK, or null */
+  MlirAttribute info;     /* its THUNKY_ATTR_INFO, or null */
   MlirOperation at;       /* the first op naming it, for errors */
   bool broken;            /* in several blocks, or separated: written unwrapped */
   /* In the block being written: */
@@ -79,8 +80,11 @@ static bool scanOp(Exporter *ex, MlirOperation op, MlirAttribute path) {
     }
     if (!thunkyHashMapPut(&ex->groupOf, key, (uint32_t)ex->numGroups))
       return opError(op, "out of memory");
-    ex->groups[ex->numGroups++] = (Group){.block = block, .residual = residual,
-                                                     .at = op};
+    ex->groups[ex->numGroups++] =
+        (Group){.block = block,
+                .residual = residual,
+                .info = mlirDictionaryAttrGetElementByName(g, str("info")),
+                .at = op};
   }
   return true;
 }
@@ -122,7 +126,7 @@ static Thunk *openGroup(Exporter *ex, Group *g) {
                  : (Thunk *)thunkyAttrToProto(g->residual, &xla__gpu__thunk_proto__descriptor,
                                               ex->arena, mlirOperationGetLocation(g->at),
                                               THUNKY_ATTR_IN_SEQUENTIAL);
-  if (!t)
+  if (!t || !thunkyExportThunkInfo(ex, g->at, g->info, t))
     return NULL;
   if (t->impl_case != XLA__GPU__THUNK_PROTO__IMPL__NOT_SET &&
       t->impl_case != XLA__GPU__THUNK_PROTO__IMPL_SEQUENTIAL_THUNK) {

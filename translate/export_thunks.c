@@ -454,7 +454,7 @@ static bool exportOp(Exporter *ex, MlirOperation op, List *out) {
     return false;
   }
   }
-  if (!t)
+  if (!t || !thunkyExportThunkInfo(ex, op, discardable(op, THUNKY_ATTR_INFO), t))
     return false;
   if (!thunkyExportAppend(ex, out, t))
     return opError(op, "out of memory");

@@ -106,6 +106,10 @@ void thunkyImportConsumeSequence(Xla__Gpu__ThunkSequenceProto **slot);
 bool thunkyImportThunks(Importer *im, size_t n, Thunk **thunks);
 bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index, size_t n,
                         Thunk **thunks);
+/* Takes `t`'s thunk_info out as the #thunky.info for THUNKY_ATTR_INFO when
+ * it has the form XLA writes (proto3 presence, no unknown fields); else
+ * leaves it in `t` and returns null. */
+MlirAttribute thunkyImportTakeThunkInfo(Importer *im, Thunk *t);
 /* Attaches what is left of `t` after the op took its fields: a dictionary
  * that reads like the message, or (`serialized`) its bytes. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,

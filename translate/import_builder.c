@@ -2,6 +2,7 @@
 #include "import.h"
 
 #include "thunky-c/Diagnostics.h"
+#include "thunky-c/Dialect.h"
 #include "proto_attr.h"
 #include "mlir-c/BuiltinTypes.h"
 #include <inttypes.h>
@@ -161,9 +162,27 @@ static MlirAttribute packed(Importer *im, const ProtobufCMessage *msg) {
   return a;
 }
 
+/* A field proto3 writes exactly when it is not zero. */
+static bool canonical(protobuf_c_boolean has, int64_t v) { return has == (v != 0); }
+
+MlirAttribute thunkyImportTakeThunkInfo(Importer *im, Thunk *t) {
+  const Xla__Gpu__ThunkInfoProto *i = t->thunk_info;
+  /* Anything a #thunky.info cannot give back stays in the residual. */
+  if (!i || i->base.n_unknown_fields || !canonical(i->has_thunk_id, i->thunk_id) ||
+      !canonical(i->has_concurrent_region_id, i->concurrent_region_id) ||
+      (i->profile_annotation && !*i->profile_annotation))
+    return mlirAttributeGetNull();
+  const char *annotation = i->profile_annotation ? i->profile_annotation : "";
+  t->thunk_info = NULL;
+  return thunkyThunkInfoAttrGet(im->ctx, i->thunk_id, str(annotation), i->concurrent_region_id);
+}
+
 /* Attaches what is left of `t` after the op took its fields. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
                                 ProtobufCMessage *impl, const char *implName, bool serialized) {
+  MlirAttribute info = thunkyImportTakeThunkInfo(im, t);
+  if (!mlirAttributeIsNull(info))
+    mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_INFO), info);
   if (impl && thunkyProtoIsEmpty(impl))
     thunkyProtoClearField(&t->base, implName);
   if (thunkyProtoIsEmpty(&t->base))

@@ -59,8 +59,11 @@ static MlirAttribute pathOf(MlirOperation op) {
 static bool flatten(Importer *im, MlirOperation seq) {
   MlirAttribute residual =
       mlirOperationGetDiscardableAttributeByName(seq, str(THUNKY_ATTR_THUNK));
-  MlirNamedAttribute fields[2] = {named(im, "group", i64Attr(im, im->nextGroup++))};
+  MlirAttribute info = mlirOperationGetDiscardableAttributeByName(seq, str(THUNKY_ATTR_INFO));
+  MlirNamedAttribute fields[3] = {named(im, "group", i64Attr(im, im->nextGroup++))};
   intptr_t nFields = 1;
+  if (!mlirAttributeIsNull(info))
+    fields[nFields++] = named(im, "info", info);
   if (!mlirAttributeIsNull(residual))
     fields[nFields++] = named(im, "thunk", residual);
   MlirAttribute group = mlirDictionaryAttrGet(im->ctx, nFields, fields);

@@ -130,6 +130,7 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   /* Sized once the binary is out: the thunk without its cubin is small. */
   MlirAttribute code = mlirAttributeGetNull();
   ok = takeKernelBinary(im, t, &code);
+  MlirAttribute info = ok ? thunkyImportTakeThunkInfo(im, t) : mlirAttributeGetNull();
   size_t packed = protobuf_c_message_get_packed_size(&t->base);
   uint8_t *bytes = malloc(packed + 1);
   if (!ok || !operands || !types || !bytes) {
@@ -149,6 +150,8 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   free(bytes);
   MlirOperation op = thunkyImportEmit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
                                       0, NULL, 5, attrs, 0);
+  if (!mlirAttributeIsNull(info))
+    mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_INFO), info);
   if (!mlirAttributeIsNull(code))
     mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_KERNEL_BINARY), code);
   const ProtobufCFieldDescriptor *kind =

@@ -117,6 +117,25 @@ MLIR_CAPI_EXPORTED MlirType thunkyElementTypeToMlir(MlirContext ctx, int32_t ele
 /* The xla.PrimitiveType of an MLIR builtin type; 0 when it is none. */
 MLIR_CAPI_EXPORTED int32_t thunkyElementTypeFromMlir(MlirType type);
 
+/*--- #thunky.info: what an op says of the thunk it came from -------------*/
+
+/* Discardable attribute on every op import made from a thunk: its
+ * ThunkInfoProto as #thunky.info<id = 5, "annotation">. Export writes the
+ * thunk's thunk_info from it. */
+#define THUNKY_ATTR_INFO "thunky.info"
+
+/* #thunky.info<id = ID, "ANNOTATION", concurrent_region = R>; 0 and an empty
+ * annotation are absent, as in XLA's proto3. The context copies the string. */
+MLIR_CAPI_EXPORTED MlirAttribute thunkyThunkInfoAttrGet(MlirContext ctx, int64_t id,
+                                                        MlirStringRef annotation,
+                                                        int64_t concurrentRegion);
+/* Whether `attr` is a #thunky.info. */
+MLIR_CAPI_EXPORTED bool thunkyAttributeIsAThunkInfo(MlirAttribute attr);
+/* The parts of a #thunky.info (the string borrowed from the context). */
+MLIR_CAPI_EXPORTED int64_t thunkyThunkInfoAttrGetId(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirStringRef thunkyThunkInfoAttrGetAnnotation(MlirAttribute attr);
+MLIR_CAPI_EXPORTED int64_t thunkyThunkInfoAttrGetConcurrentRegion(MlirAttribute attr);
+
 #ifdef __cplusplus
 }
 #endif
