@@ -143,3 +143,55 @@ bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc, const unsigned char
   Reader r = {data, error};
   return checkMessage(&r, desc, 0, size, 0, NULL);
 }
+
+/* Whether an unknown field's stored bytes (all that follows its tag) are
+ * exactly one value of its wire type. */
+static bool unknownFits(const ProtobufCMessageUnknownField *u) {
+  size_t pos = 0;
+  uint64_t length;
+  if (u->tag == 0 || u->tag > 0x1fffffff)
+    return false;
+  switch ((unsigned)u->wire_type) { /* not only the enum's values */
+  case PROTOBUF_C_WIRE_TYPE_VARINT:
+    return thunkyReadVarint(u->data, u->len, &pos, &length) && pos == u->len;
+  case PROTOBUF_C_WIRE_TYPE_64BIT:
+    return u->len == 8;
+  case PROTOBUF_C_WIRE_TYPE_32BIT:
+    return u->len == 4;
+  case PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED:
+    return thunkyReadVarint(u->data, u->len, &pos, &length) && length == u->len - pos;
+  default:
+    return false;
+  }
+}
+
+static bool fits(const ProtobufCMessage *msg, int depth) {
+  if (depth > THUNKY_MAX_NESTING)
+    return false;
+  const ProtobufCMessageDescriptor *desc = msg->descriptor;
+  for (unsigned i = 0; i < desc->n_fields; i++) {
+    const ProtobufCFieldDescriptor *f = &desc->fields[i];
+    if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+      continue;
+    const char *base = (const char *)msg;
+    if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF &&
+        *(const uint32_t *)(base + f->quantifier_offset) != f->id)
+      continue;
+    size_t n = f->label == PROTOBUF_C_LABEL_REPEATED
+                   ? *(const size_t *)(base + f->quantifier_offset)
+                   : 1;
+    const ProtobufCMessage *const *values =
+        f->label == PROTOBUF_C_LABEL_REPEATED
+            ? *(const ProtobufCMessage *const *const *)(base + f->offset)
+            : (const ProtobufCMessage *const *)(base + f->offset);
+    for (size_t j = 0; j < n; j++)
+      if (values[j] && !fits(values[j], depth + 1))
+        return false;
+  }
+  for (unsigned i = 0; i < msg->n_unknown_fields; i++)
+    if (!unknownFits(&msg->unknown_fields[i]))
+      return false;
+  return true;
+}
+
+bool thunkyMessagePacksWell(const ProtobufCMessage *msg) { return fits(msg, 0); }

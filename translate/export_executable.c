@@ -470,13 +470,56 @@ static bool packKept(Exporter *ex, MlirOperation module, const char *name,
   return msg && packChecked(module, msg, out);
 }
 
+/* protobuf-c's packing, handed on in pieces: the long bytes values (the
+ * device code) as they are, the rest gathered into chunks. */
+typedef struct Sink {
+  ProtobufCBuffer base;
+  MlirStringCallback callback;
+  void *userData;
+  size_t used;
+  uint8_t chunk[1 << 16];
+} Sink;
+
+static void flushSink(Sink *s) {
+  if (s->used)
+    s->callback(mlirStringRefCreate((const char *)s->chunk, s->used), s->userData);
+  s->used = 0;
+}
+
+static void appendToSink(ProtobufCBuffer *buffer, size_t length, const uint8_t *data) {
+  Sink *s = (Sink *)buffer;
+  bool whole = length > sizeof s->chunk / 2;
+  if (whole || s->used + length > sizeof s->chunk)
+    flushSink(s);
+  if (whole) {
+    s->callback(mlirStringRefCreate((const char *)data, length), s->userData);
+    return;
+  }
+  memcpy(s->chunk + s->used, data, length);
+  s->used += length;
+}
+
 /* The executable in the layers around it: the golden-file wrapper for a
- * bare executable, else the container layering. */
+ * bare executable, else the container layering; written to `out`, or, for
+ * a bare executable that packs well, streamed to the callback (*streamed
+ * set): packed whole, a real executable's device code would be held twice. */
 static bool writeOuter(Exporter *ex, MlirOperation module, ThunkyLayering layering,
-                       Executable *exe, ThunkyBuffer *out) {
+                       Executable *exe, ThunkyBuffer *out, MlirStringCallback callback,
+                       void *userData, bool *streamed) {
   if (layering == THUNKY_LAYERING_EXECUTABLE) {
     ProtobufCMessage *outer = outerMessage(ex, module, exe);
-    return outer && packChecked(module, outer, out);
+    if (!outer)
+      return false;
+    Sink *sink = thunkyMessagePacksWell(outer) ? malloc(sizeof *sink) : NULL;
+    if (!sink)
+      return packChecked(module, outer, out); /* which says what is wrong */
+    *sink = (Sink){.base = {.append = appendToSink}, .callback = callback,
+                   .userData = userData};
+    protobuf_c_message_pack_to_buffer(outer, &sink->base);
+    flushSink(sink);
+    free(sink);
+    *streamed = true;
+    return true;
   }
   ThunkyBuffer bytes = {0}, options = {0}, metadata = {0};
   ThunkyError why;
@@ -531,8 +574,9 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
     exe->thunks = (Thunk **)thunks.items;
   }
   ThunkyBuffer out = {0};
-  ok = ok && writeOuter(&ex, module, layering, exe, &out);
-  if (ok)
+  bool streamed = false;
+  ok = ok && writeOuter(&ex, module, layering, exe, &out, callback, userData, &streamed);
+  if (ok && !streamed)
     callback(mlirStringRefCreate((const char *)out.data, out.size), userData);
   thunkyBufferDestroy(&out);
   free(ex.argAllocation), free(ex.constants), free(ex.asyncs);

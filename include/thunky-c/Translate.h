@@ -42,8 +42,11 @@ MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutableBorrowing(
     MlirContext ctx, MlirStringRef bytes, MlirStringRef bufferName,
     const ThunkyLimits *limits);
 
-/* Exports `module` and hands the serialized bytes to `callback` in one call,
- * only on success; otherwise reports what is wrong and returns failure. */
+/* Exports `module` and hands the serialized bytes to `callback`, in order,
+ * in one or more calls (a bare executable's device code is handed on as the
+ * module holds it, not copied into one buffer), only once every check has
+ * passed; otherwise reports what is wrong and returns failure without
+ * calling it. */
 MLIR_CAPI_EXPORTED MlirLogicalResult thunkyExportExecutable(
     MlirOperation module, MlirStringCallback callback, void *userData);
 

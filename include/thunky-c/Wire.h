@@ -61,6 +61,12 @@ bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
 bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc, const unsigned char *data,
                      size_t size, ThunkyError *error);
 
+/* Whether protobuf-c's packing of `msg` passes thunkyCheckWire, told from
+ * the message alone: nothing nested deeper than THUNKY_MAX_NESTING, and
+ * every unknown field one well-formed value. Lets a writer stream the
+ * packed bytes out instead of packing them whole to check them first. */
+bool thunkyMessagePacksWell(const ProtobufCMessage *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,10 +9,12 @@
 #include "thunky-c/Riegeli.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
+#include "xla/xla_data.pb-c.h"
 #include "xla/util/split_proto/split_proto.pb-c.h"
 
 #include <brotli/encode.h>
 #include <highwayhash/c_bindings.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,8 +543,60 @@ static void testLayerings(bool full) {
   thunkyBufferDestroy(&bad), thunkyBufferDestroy(&exe), thunkyBufferDestroy(&metadata);
 }
 
+/* thunkyMessagePacksWell agrees with thunkyCheckWire on the packed bytes:
+ * shapes nested around the depth limit, and unknown fields good and bad. */
+static bool packsAndChecks(const ProtobufCMessage *msg) {
+  size_t size = protobuf_c_message_get_packed_size(msg);
+  uint8_t *bytes = malloc(size + 1);
+  protobuf_c_message_pack(msg, bytes);
+  bool ok = thunkyCheckWire(msg->descriptor, bytes, size, NULL);
+  free(bytes);
+  return ok;
+}
+
+static void testPacksWell(void) {
+  int before = failures;
+  enum { DEEPEST = THUNKY_MAX_NESTING + 3 };
+  static Xla__ShapeProto shapes[DEEPEST];
+  static Xla__ShapeProto *inner[DEEPEST];
+  for (int depth = THUNKY_MAX_NESTING - 1; depth < DEEPEST; depth++) {
+    for (int i = 0; i < depth; i++) {
+      xla__shape_proto__init(&shapes[i]);
+      inner[i] = &shapes[i + 1];
+      shapes[i].n_tuple_shapes = 1, shapes[i].tuple_shapes = &inner[i];
+    }
+    xla__shape_proto__init(&shapes[depth]);
+    bool well = thunkyMessagePacksWell(&shapes[0].base), checks = packsAndChecks(&shapes[0].base);
+    CHECK(well == checks && well == (depth <= THUNKY_MAX_NESTING),
+          "nesting %d: packs well %d, wire check %d", depth, well, checks);
+  }
+  uint8_t value[] = {3, 'a', 'b', 'c'}, lying[] = {9, 'a', 'b', 'c'};
+  struct {
+    uint32_t tag;
+    ProtobufCWireType type;
+    const uint8_t *data;
+    size_t len;
+    bool good;
+  } cases[] = {{1000, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, value, 4, true},
+               {1000, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, lying, 4, false},
+               {0, PROTOBUF_C_WIRE_TYPE_VARINT, value, 1, false},
+               {1000, PROTOBUF_C_WIRE_TYPE_32BIT, value, 3, false}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Xla__ShapeProto shape;
+    xla__shape_proto__init(&shape);
+    ProtobufCMessageUnknownField u = {cases[i].tag, cases[i].type, cases[i].len,
+                                      (uint8_t *)(uintptr_t)cases[i].data};
+    shape.base.n_unknown_fields = 1, shape.base.unknown_fields = &u;
+    bool well = thunkyMessagePacksWell(&shape.base), checks = packsAndChecks(&shape.base);
+    CHECK(well == cases[i].good && (!well || checks), "unknown field case %zu: packs well %d, "
+          "wire check %d", i, well, checks);
+  }
+  report("packs well", before);
+}
+
 int main(void) {
   testHighwayHashReferenceValues();
+  testPacksWell();
   testHighwayHashMatchesLibrary();
   testSignature();
   testRoundTrip();
