@@ -30,7 +30,10 @@ config.substitutions.append(("%thunky_plugin", plugin))
 # (not instrumented, and leaking on exit as LLVM tools do) does not load.
 mlir_opt = "mlir-opt"
 if config.asan_runtime:
-    mlir_opt = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 mlir-opt" % config.asan_runtime
+    # allow_user_poisoning=0 as in scripts/test.sh: the plugin's inline
+    # allocator code poisons slabs that libMLIR then uses.
+    mlir_opt = ("env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0 mlir-opt"
+                % config.asan_runtime)
     # The few tests that repeat the same code over whole corpora
     # (`UNSUPPORTED: asan`) run in the plain build only; each path they
     # take runs under ASan in a smaller test that names them.

@@ -48,7 +48,7 @@ run() {
   local regressions="$root/test/Fuzz/regressions/$1"
   mkdir -p "$corpus" "$artifacts" "$regressions"
   local rc=0
-  LD_PRELOAD="$asan_runtime" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+  LD_PRELOAD="$asan_runtime" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:allow_user_poisoning=0 \
     UBSAN_OPTIONS=print_stacktrace=1 "$asan/bin/thunky-fuzz-$t" "$corpus" "$work/seeds/$t" "$regressions" $(dict "$t") \
     -max_total_time="$seconds" -timeout=30 -rss_limit_mb=3072 -max_len=65536 \
     -artifact_prefix="$artifacts" -print_final_stats=1 >"$work/$t.log" 2>&1 || rc=$?
