@@ -32,7 +32,7 @@ static bool is(MlirStringRef name, const char *literal) {
  * shape say what the executable takes and gives. */
 static bool isMetadata(MlirStringRef name) {
   if (is(name, "thunky.kernel_binary") || is(name, THUNKY_KERNEL_BINARIES) ||
-      is(name, "thunky.role") || is(name, "thunky.shape"))
+      is(name, "thunky.role") || is(name, "thunky.shape") || is(name, "thunky.arg_shapes"))
     return false;
   return name.length > 7 && memcmp(name.data, "thunky.", 7) == 0;
 }
@@ -129,8 +129,9 @@ static MlirAttribute without(MlirContext ctx, MlirAttribute dict, const char *na
 static void stripDiscardable(MlirOperation op) {
   MlirStringRef thunkName = mlirStringRefCreateFromCString("thunky.thunk");
   MlirAttribute thunk = mlirOperationGetDiscardableAttributeByName(op, thunkName);
-  /* A launch's rest is serialized (docs/formats.md): kept whole, its
-   * thunk_info too, since a pass reads no wire format. */
+  /* A launch's rest as older imports wrote it is serialized
+   * (docs/formats.md): kept whole, its thunk_info too, since a pass reads
+   * no wire format. */
   if (!needsThunk(op)) {
     thunk = mlirAttributeGetNull();
   } else if (!mlirAttributeIsNull(thunk) && mlirAttributeIsADictionary(thunk)) {

@@ -47,6 +47,10 @@
 /* First-class op: the fields of its ThunkProto that the op does not model
  * (thunk_info, shapes, collective details...). */
 #define THUNKY_ATTR_THUNK "thunky.thunk"
+/* thunky.launch: its args' shapes (and their slices' element types) as an
+ * array of tensor types, one per operand; the encoding of a type holds what
+ * differs from XLA's own form (import_kernels.c, docs/formats.md). */
+#define THUNKY_ATTR_ARG_SHAPES "thunky.arg_shapes"
 /* Op that import took out of a sequential_thunk it had to flatten (an
  * async_start_thunk in it whose async_done_thunk comes after it): the
  * sequentials it was in, outermost first, as an array of dictionaries

@@ -10,6 +10,8 @@
 
 #include "thunky-c/Dialect.h"
 
+#include "mlir-c/BuiltinTypes.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -88,6 +90,110 @@ static bool exportBinary(Exporter *ex, MlirOperation op, StreamExecutor__KernelL
   return true;
 }
 
+/*--- the args' shapes ----------------------------------------------------*/
+
+#define ARG_SHAPES_FORM                                                          \
+  THUNKY_ATTR_ARG_SHAPES " must be an array of one static tensor type per operand, " \
+                         "with an encoding of at most {minor_to_major = array<i64: ...>, " \
+                         "is_dynamic_dimension = array<i1: ...>, untyped_slice}"
+
+static bool isNamed(MlirNamedAttribute a, const char *name) {
+  MlirStringRef s = mlirIdentifierStr(a.name);
+  return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
+}
+
+/* The layout and is_dynamic_dimension of a shape of `rank` dimensions, and
+ * whether its slice is typed, from `encoding` (what differs from XLA's own
+ * form, may be null); false when it is not of that form. */
+static bool encodingToShape(Exporter *ex, MlirAttribute encoding, size_t rank, Xla__ShapeProto *s,
+                            bool *typedSlice) {
+  MlirAttribute order = mlirAttributeGetNull(), dynamic = mlirAttributeGetNull();
+  *typedSlice = true;
+  if (!mlirAttributeIsNull(encoding)) {
+    if (!mlirAttributeIsADictionary(encoding))
+      return false;
+    for (intptr_t i = 0; i < mlirDictionaryAttrGetNumElements(encoding); ++i) {
+      MlirNamedAttribute e = mlirDictionaryAttrGetElement(encoding, i);
+      if (isNamed(e, "minor_to_major") && mlirAttributeIsADenseI64Array(e.attribute))
+        order = e.attribute;
+      else if (isNamed(e, "is_dynamic_dimension") && mlirAttributeIsADenseBoolArray(e.attribute))
+        dynamic = e.attribute;
+      else if (isNamed(e, "untyped_slice") && mlirAttributeIsAUnit(e.attribute))
+        *typedSlice = false;
+      else
+        return false;
+    }
+  }
+  Xla__LayoutProto *l = s->layout = thunkyExportNewMessage(ex, &xla__layout_proto__descriptor);
+  bool *seen = thunkyArenaAlloc(ex->arena, rank + 1);
+  if (!l || !seen || !(l->minor_to_major = thunkyArenaAlloc(ex->arena, (rank + 1) * sizeof(int64_t))))
+    return false;
+  if (!mlirAttributeIsNull(order) && (size_t)mlirDenseArrayGetNumElements(order) != rank)
+    return false;
+  memset(seen, 0, rank + 1);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t m = mlirAttributeIsNull(order) ? (int64_t)(rank - 1 - d)
+                                           : mlirDenseI64ArrayGetElement(order, (intptr_t)d);
+    if (m < 0 || (size_t)m >= rank || seen[m])
+      return false;
+    seen[m] = true;
+    l->minor_to_major[d] = m;
+  }
+  l->n_minor_to_major = rank;
+  l->tail_padding_alignment_in_elements = 1, l->has_tail_padding_alignment_in_elements = 1;
+  size_t nd = mlirAttributeIsNull(dynamic) ? rank : (size_t)mlirDenseArrayGetNumElements(dynamic);
+  if (nd != 0 && nd != rank)
+    return false;
+  s->n_is_dynamic_dimension = nd;
+  s->is_dynamic_dimension = thunkyArenaAlloc(ex->arena, (nd + 1) * sizeof *s->is_dynamic_dimension);
+  if (!s->is_dynamic_dimension)
+    return false;
+  for (size_t d = 0; d < nd; ++d)
+    s->is_dynamic_dimension[d] =
+        !mlirAttributeIsNull(dynamic) && mlirDenseBoolArrayGetElement(dynamic, (intptr_t)d);
+  return true;
+}
+
+/* Arg `i`'s shape and its slice's element type from entry `i` of
+ * THUNKY_ATTR_ARG_SHAPES (`shapes`). */
+static bool exportArgShape(Exporter *ex, MlirOperation op, MlirAttribute shapes, size_t i,
+                           ThunkySlice *slice, Xla__ShapeProto **slot) {
+  if (*slot || slice->has_element_type) {
+    thunkyEmitOpError(op, THUNKY_ATTR_ARG_SHAPES " and " THUNKY_ATTR_THUNK
+                          " both give the shape of arg %zu", i);
+    return false;
+  }
+  MlirAttribute a = mlirArrayAttrGetElement(shapes, (intptr_t)i);
+  MlirType type = mlirAttributeIsAType(a) ? mlirTypeAttrGetValue(a) : (MlirType){NULL};
+  if (mlirTypeIsNull(type) || !mlirTypeIsARankedTensor(type) || !mlirShapedTypeHasStaticShape(type)) {
+    thunkyEmitOpError(op, "arg %zu: " ARG_SHAPES_FORM, i);
+    return false;
+  }
+  if (!thunkyExportShape(ex, op, type, slot))
+    return false;
+  bool typedSlice;
+  if (!encodingToShape(ex, mlirRankedTensorTypeGetEncoding(type),
+                       (size_t)mlirShapedTypeGetRank(type), *slot, &typedSlice)) {
+    thunkyEmitOpError(op, "arg %zu: " ARG_SHAPES_FORM
+                          " (minor_to_major a permutation of the dimensions, one flag per dimension)", i);
+    return false;
+  }
+  slice->has_element_type = typedSlice;
+  slice->element_type = typedSlice ? (*slot)->element_type : 0;
+  return true;
+}
+
+/* The op's THUNKY_ATTR_ARG_SHAPES when it has one for each operand; null
+ * when it has none, and false when it is malformed. */
+static bool argShapes(MlirOperation op, MlirAttribute *out) {
+  *out = discardable(op, THUNKY_ATTR_ARG_SHAPES);
+  if (mlirAttributeIsNull(*out) ||
+      (mlirAttributeIsAArray(*out) &&
+       mlirArrayAttrGetNumElements(*out) == mlirOperationGetNumOperands(op)))
+    return true;
+  return opError(op, ARG_SHAPES_FORM);
+}
+
 Thunk *thunkyExportLaunch(Exporter *ex, MlirOperation op) {
   bool custom = !mlirAttributeIsNull(inherent(op, "binary"));
   ProtobufCMessage *impl;
@@ -110,8 +216,25 @@ Thunk *thunkyExportLaunch(Exporter *ex, MlirOperation op) {
   bool ok;
   if (!custom) {
     Xla__Gpu__KernelThunkProto *k = (void *)impl;
-    if (!exportSlices(ex, op, &k->n_args, &k->args))
+    MlirAttribute shapes;
+    if (!exportSlices(ex, op, &k->n_args, &k->args) || !argShapes(op, &shapes))
       return NULL;
+    if (!mlirAttributeIsNull(shapes) && n) {
+      if (k->n_args_shape) {
+        thunkyEmitOpError(op, THUNKY_ATTR_ARG_SHAPES " and " THUNKY_ATTR_THUNK
+                              " both give the args' shapes");
+        return NULL;
+      }
+      if (!(k->args_shape = thunkyArenaAlloc(ex->arena, n * sizeof *k->args_shape))) {
+        opError(op, "out of memory");
+        return NULL;
+      }
+      memset(k->args_shape, 0, n * sizeof *k->args_shape);
+      k->n_args_shape = n;
+    }
+    for (size_t i = 0; !mlirAttributeIsNull(shapes) && i < n; ++i)
+      if (!exportArgShape(ex, op, shapes, i, k->args[i], &k->args_shape[i]))
+        return NULL;
     k->written = written, k->n_written = n;
     k->kernel_name = name;
     k->shmem_bytes = shmem, k->has_shmem_bytes = shmem != 0;
@@ -130,8 +253,12 @@ Thunk *thunkyExportLaunch(Exporter *ex, MlirOperation op) {
     return t;
   }
   Xla__Gpu__CustomKernelThunkProto *ck = (void *)impl;
-  if (!exportShapedSlices(ex, op, &ck->n_args, &ck->args))
+  MlirAttribute shapes;
+  if (!exportShapedSlices(ex, op, &ck->n_args, &ck->args) || !argShapes(op, &shapes))
     return NULL;
+  for (size_t i = 0; !mlirAttributeIsNull(shapes) && i < n; ++i)
+    if (!exportArgShape(ex, op, shapes, i, ck->args[i]->slice, &ck->args[i]->shape))
+      return NULL;
   ck->written = written, ck->n_written = n;
   Xla__Gpu__CustomKernelProto *c = ck->custom_kernel;
   if (!c && !(c = ck->custom_kernel =

@@ -214,11 +214,127 @@ static void consumeShapedSlices(ProtobufCMessage *owner, const char *field, size
     thunkyProtoClearField(owner, field);
 }
 
-/* What is left of a launch's thunk once the op took its fields (thunk_info,
- * the args' element types and shapes, the packing spec, TMA metadata) is
- * kept serialized: a real executable is mostly launches, and the dozen
- * attributes a dictionary of it takes would cost import and export more
- * than the op itself. */
+/*--- the args' shapes ----------------------------------------------------*/
+
+/* A layout THUNKY_ATTR_ARG_SHAPES gives back: minor_to_major a permutation
+ * (at most 64 dimensions, checked with a bit mask) and the tail padding of
+ * 1 that XLA writes, nothing else. */
+static bool layoutIsCompact(const Xla__LayoutProto *l, size_t rank) {
+  if (!l || l->base.n_unknown_fields || l->n_minor_to_major != rank || rank > 64 || l->n_tiles ||
+      l->has_element_size_in_bits || l->has_memory_space || l->n_dim_level_types ||
+      l->physical_shape || l->has_index_primitive_type || l->has_pointer_primitive_type ||
+      l->n_dim_unique || l->n_dim_ordered || l->has_dynamic_shape_metadata_prefix_bytes ||
+      l->n_split_configs || !l->has_tail_padding_alignment_in_elements ||
+      l->tail_padding_alignment_in_elements != 1)
+    return false;
+  uint64_t seen = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t m = l->minor_to_major[d];
+    if (m < 0 || (size_t)m >= rank || (seen >> m & 1))
+      return false;
+    seen |= UINT64_C(1) << m;
+  }
+  return true;
+}
+
+/* The tensor type of arg shape `s` whose slice has element type `sliceType`
+ * (0: none), when THUNKY_ATTR_ARG_SHAPES gives both back; else null. The
+ * encoding holds what differs from XLA's own form (Shape::ToProto: the
+ * default layout, one is_dynamic_dimension entry per dimension; the slice
+ * typed as its shape). */
+static MlirType compactShape(Importer *im, const Xla__ShapeProto *s, int32_t sliceType) {
+  MlirType none = {NULL};
+  if (!s || s->base.n_unknown_fields || !s->has_element_type || s->n_tuple_shapes ||
+      (sliceType && sliceType != (int32_t)s->element_type) || !layoutIsCompact(s->layout, s->n_dimensions) ||
+      (s->n_is_dynamic_dimension != 0 && s->n_is_dynamic_dimension != s->n_dimensions))
+    return none;
+  MlirType element = thunkyImportElementType(im, s->element_type);
+  /* i1 is PRED, never S1: a type that reads back as another stays out. */
+  if (mlirTypeIsNull(element) || thunkyElementTypeFromMlir(element) != (int32_t)s->element_type)
+    return none;
+  size_t rank = s->n_dimensions;
+  bool descending = true, allStatic = s->n_is_dynamic_dimension == rank;
+  for (size_t d = 0; d < rank; ++d) {
+    if (s->dimensions[d] < 0)
+      return none;
+    descending &= s->layout->minor_to_major[d] == (int64_t)(rank - 1 - d);
+    allStatic &= !(s->n_is_dynamic_dimension && s->is_dynamic_dimension[d]);
+  }
+  MlirNamedAttribute differs[3];
+  intptr_t nd = 0;
+  if (!descending)
+    differs[nd++] = named(im, "minor_to_major",
+                          mlirDenseI64ArrayGet(im->ctx, (intptr_t)rank, s->layout->minor_to_major));
+  if (!allStatic) {
+    int flags[64];
+    for (size_t d = 0; d < s->n_is_dynamic_dimension; ++d)
+      flags[d] = s->is_dynamic_dimension[d] != 0;
+    differs[nd++] = named(im, "is_dynamic_dimension",
+                          mlirDenseBoolArrayGet(im->ctx, (intptr_t)s->n_is_dynamic_dimension, flags));
+  }
+  if (!sliceType)
+    differs[nd++] = named(im, "untyped_slice", mlirUnitAttrGet(im->ctx));
+  MlirAttribute encoding = nd ? mlirDictionaryAttrGet(im->ctx, nd, differs) : mlirAttributeGetNull();
+  return mlirRankedTensorTypeGet((intptr_t)rank, s->dimensions, element, encoding);
+}
+
+/* The args' shapes and their slices' element types as THUNKY_ATTR_ARG_SHAPES
+ * on `op`, taken out of the thunk; nothing taken when one of them does not
+ * fit it (it stays in the residual). `shapes[i]` is a pointer to arg i's
+ * shape slot. */
+static bool takeArgShapes(Importer *im, MlirOperation op, size_t n, ThunkySlice **slices,
+                          Xla__ShapeProto ***shapes) {
+  if (n == 0)
+    return true;
+  MlirAttribute *types = malloc(n * sizeof *types);
+  if (!types)
+    return thunkyImportError(im, "%s", "out of memory");
+  for (size_t i = 0; i < n; ++i) {
+    const ThunkySlice *s = slices[i];
+    MlirType type = compactShape(im, *shapes[i], s->has_element_type ? s->element_type : 0);
+    if (mlirTypeIsNull(type)) {
+      free(types);
+      return true;
+    }
+    types[i] = mlirTypeAttrGet(type);
+  }
+  mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_ARG_SHAPES),
+                                             mlirArrayAttrGet(im->ctx, (intptr_t)n, types));
+  free(types);
+  for (size_t i = 0; i < n; ++i) {
+    slices[i]->has_element_type = 0, slices[i]->element_type = 0;
+    *shapes[i] = NULL;
+  }
+  return true;
+}
+
+/* takeArgShapes for either kind of launch. */
+static bool takeLaunchShapes(Importer *im, MlirOperation op, Thunk *t) {
+  bool custom = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK;
+  Xla__Gpu__KernelThunkProto *k = t->kernel_thunk;
+  Xla__Gpu__CustomKernelThunkProto *ck = t->custom_kernel_thunk;
+  size_t n = custom ? ck->n_args : k->n_args;
+  if (n == 0 || (!custom && k->n_args_shape != n))
+    return true;
+  ThunkySlice **slices = malloc(n * sizeof *slices);
+  Xla__ShapeProto ***shapes = malloc(n * sizeof *shapes);
+  bool ok = slices && shapes;
+  for (size_t i = 0; ok && i < n; ++i) {
+    slices[i] = custom ? ck->args[i]->slice : k->args[i];
+    shapes[i] = custom ? &ck->args[i]->shape : &k->args_shape[i];
+  }
+  ok = ok ? takeArgShapes(im, op, n, slices, shapes)
+          : thunkyImportError(im, "%s", "out of memory");
+  if (ok && !custom && !k->args_shape[0])
+    thunkyProtoClearField(&k->base, "args_shape");
+  free(slices), free(shapes);
+  return ok;
+}
+
+/* What is left of a launch's thunk once the op took its fields and
+ * THUNKY_ATTR_ARG_SHAPES the args' shapes (thunk_info, TMA metadata, the
+ * zeroed outputs, anything the compact form cannot hold) stays as a
+ * dictionary. */
 bool thunkyImportKernel(Importer *im, Thunk *t) {
   bool custom = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK;
   Xla__Gpu__KernelThunkProto *k = custom ? NULL : t->kernel_thunk;
@@ -275,6 +391,8 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
   free(operands), free(written);
   if (!ok)
     return false;
+  if (!takeLaunchShapes(im, op, t))
+    return false;
   if (custom) {
     StreamExecutor__KernelLoaderSpecProto *spec = c->kernel_spec;
     consumeShapedSlices(&ck->base, "args", n, ck->args);
@@ -291,14 +409,14 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
       thunkyProtoClearField(&c->base, fields[f]);
     if (thunkyProtoIsEmpty(&c->base))
       ck->custom_kernel = NULL;
-    return thunkyImportAttachResidual(im, op, t, &ck->base, "custom_kernel_thunk", true);
+    return thunkyImportAttachResidual(im, op, t, &ck->base, "custom_kernel_thunk", false);
   }
   consumeSlices(&k->base, "args", n, k->args);
   static const char *const fields[] = {"written", "kernel_name", "launch_dimensions",
                                        "cluster_dim", "shmem_bytes"};
   for (size_t f = 0; f < sizeof fields / sizeof *fields; ++f)
     thunkyProtoClearField(&k->base, fields[f]);
-  return thunkyImportAttachResidual(im, op, t, &k->base, "kernel_thunk", true);
+  return thunkyImportAttachResidual(im, op, t, &k->base, "kernel_thunk", false);
 }
 
 /*--- matrix multiplications ----------------------------------------------*/

@@ -2,15 +2,13 @@
 thunk_proto of the thunky.call_thunk_proto ops of MODULE decoded as an
 xla.gpu.ThunkProto (protoc's text format), each after a line "thunk_proto
 N:". Lets the fixtures check how import renumbered a thunk's slices over the
-op's operands. With --residuals, the serialized thunky.thunk residuals
-(thunky.launch keeps one) instead.
+op's operands.
 """
 import re
 import subprocess
 import sys
 
 proto_dir, module = sys.argv[1], sys.argv[2]
-field = "thunky\\.thunk" if "--residuals" in sys.argv[3:] else "thunk_proto"
 text = open(module, encoding="utf-8").read()
 
 
@@ -30,7 +28,7 @@ def unescape(s):
     return bytes(out)
 
 
-for n, m in enumerate(re.finditer(field + r' = "((?:[^"\\]|\\.)*)"', text)):
+for n, m in enumerate(re.finditer(r'thunk_proto = "((?:[^"\\]|\\.)*)"', text)):
     decoded = subprocess.run(
         ["protoc", "-I.", "--decode=xla.gpu.ThunkProto",
          "xla/backends/gpu/runtime/thunk.proto"],
