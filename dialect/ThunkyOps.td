@@ -128,14 +128,16 @@ def Thunky_CallThunkProtoOp : Thunky_PropOp<"call_thunk_proto",
     [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Executes a serialized XLA ThunkProto on buffer slices";
   let description = [{
-    `thunk_proto` is a serialized `xla.gpu.ThunkProto` whose buffer slices
-    index into `buffers` instead of the executable's allocations. `asm_text`
+    `thunk_proto` is an `xla.gpu.ThunkProto` whose buffer slices index into
+    `buffers` instead of the executable's allocations: a dictionary with one
+    entry per field present, as import writes it, or serialized in a string,
+    as upstream does. `asm_text`
     and `binary` carry the PTX and cubin its kernels come from. `written`,
     thunky's own, says which buffers the thunk may write (import fills it
     from what the thunk kind writes); without it, it may write them all.
   }];
   let arguments = (ins Variadic<Thunky_Buffer>:$buffers, StrAttr:$kernel_name,
-                       StrAttr:$thunk_proto, StrAttr:$asm_text, StrAttr:$binary,
+                       AnyAttr:$thunk_proto, StrAttr:$asm_text, StrAttr:$binary,
                        OptionalAttr<DenseBoolArrayAttr>:$written);
   let assemblyFormat = "($buffers^ `:` type($buffers))? `name` `=` $kernel_name prop-dict attr-dict";
   let hasVerifier = 1;

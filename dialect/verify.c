@@ -134,8 +134,13 @@ static MlirLogicalResult verifyConstant(MlirOperation op) {
 /*--- kernels and calls ---------------------------------------------------*/
 
 static MlirLogicalResult verifyCallThunkProto(MlirOperation op) {
-  if (getString(op, "thunk_proto").length == 0)
+  MlirAttribute proto = getAttr(op, "thunk_proto");
+  if (!mlirAttributeIsAString(proto) && !mlirAttributeIsADictionary(proto))
+    return FAIL(op, "thunk_proto must be a ThunkProto as a dictionary or serialized in a string");
+  if (mlirAttributeIsAString(proto) && mlirStringAttrGetValue(proto).length == 0)
     return FAIL(op, "thunk_proto is empty; it must hold a serialized ThunkProto");
+  if (mlirAttributeIsADictionary(proto) && mlirDictionaryAttrGetNumElements(proto) == 0)
+    return FAIL(op, "thunk_proto is empty; it must name the thunk's kind");
   MlirAttribute written = getAttr(op, "written");
   intptr_t buffers = mlirOperationGetNumOperands(op);
   if (!mlirAttributeIsNull(written) && mlirDenseArrayGetNumElements(written) != buffers)
