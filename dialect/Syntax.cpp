@@ -5,7 +5,8 @@
 //   `[false, true]`, `f32`); MLIR 22 would print and parse only
 //   `<{name = value : type, ...}>`. The two prop-dict hooks, called from every
 //   op with a prop-dict, print upstream's spelling and parse both.
-// - all_to_all's two operand lists must have the same length.
+// - all_to_all's two operand lists must have the same length, and so must
+//   those of the paired collectives, which print one pair as upstream does.
 // - async_start, whose elided prop-dict would leave a stray space.
 //
 //===----------------------------------------------------------------------===//
@@ -119,6 +120,67 @@ ParseResult mlir::thunky::parseSameCount(
 void mlir::thunky::printSameCount(OpAsmPrinter &p, Operation *,
                                   OperandRange dst, OperandRange) {
   p << dst;
+}
+
+ParseResult mlir::thunky::parsePairs(
+    OpAsmParser &parser, SmallVectorImpl<OpAsmParser::UnresolvedOperand> &src,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &dst) {
+  if (failed(parser.parseOptionalLParen())) {
+    src.emplace_back(), dst.emplace_back();
+    return failure(parser.parseOperand(src.back()) || parser.parseComma() ||
+                   parser.parseOperand(dst.back()));
+  }
+  if (parser.parseOperandList(src) || parser.parseRParen() ||
+      parser.parseComma() || parser.parseLParen())
+    return failure();
+  return failure(parseSameCount(parser, dst, src) || parser.parseRParen());
+}
+
+void mlir::thunky::printPairs(OpAsmPrinter &p, Operation *, OperandRange src,
+                              OperandRange dst) {
+  if (src.size() == 1)
+    p << src << ", " << dst;
+  else
+    p << '(' << src << "), (" << dst << ')';
+}
+
+ParseResult mlir::thunky::parsePairTypes(OpAsmParser &parser,
+                                         SmallVectorImpl<Type> &src,
+                                         SmallVectorImpl<Type> &dst) {
+  auto list = [&](SmallVectorImpl<Type> &types) {
+    return parser.parseCommaSeparatedList(
+        OpAsmParser::Delimiter::Paren,
+        [&]() { return parser.parseType(types.emplace_back()); });
+  };
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (failed(parser.parseOptionalRParen()) &&
+        (parser.parseTypeList(src) || parser.parseRParen()))
+      return failure();
+    return failure(parser.parseComma() || list(dst));
+  }
+  BufferType a, b;
+  if (parser.parseCustomTypeWithFallback(a) || parser.parseComma() ||
+      parser.parseCustomTypeWithFallback(b))
+    return failure();
+  src.push_back(a), dst.push_back(b);
+  return success();
+}
+
+void mlir::thunky::printPairTypes(OpAsmPrinter &p, Operation *, TypeRange src,
+                                  TypeRange dst) {
+  if (src.size() != 1) {
+    p << '(' << src << "), (" << dst << ')';
+    return;
+  }
+  auto printOne = [&](Type t) {
+    if (auto buffer = dyn_cast<BufferType>(t))
+      p.printStrippedAttrOrType(buffer);
+    else
+      p << t;
+  };
+  printOne(src.front());
+  p << ", ";
+  printOne(dst.front());
 }
 
 // %t = thunky.async_start stream = N { ... } <is_communication = true> : !thunky.token

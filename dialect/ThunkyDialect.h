@@ -47,6 +47,17 @@ ParseResult parseSameCount(OpAsmParser &parser,
                            ArrayRef<OpAsmParser::UnresolvedOperand> src);
 void printSameCount(OpAsmPrinter &p, Operation *op, OperandRange dst,
                     OperandRange src);
+/// The buffers of all_reduce, all_gather and reduce_scatter: upstream's
+/// `%src, %dst` for one pair, `(%s0, ...), (%d0, ...)` for more.
+ParseResult parsePairs(OpAsmParser &parser,
+                       SmallVectorImpl<OpAsmParser::UnresolvedOperand> &src,
+                       SmallVectorImpl<OpAsmParser::UnresolvedOperand> &dst);
+void printPairs(OpAsmPrinter &p, Operation *op, OperandRange src, OperandRange dst);
+/// Their types, in the same shape: `<8>, <16>` (stripped, as upstream prints
+/// a single buffer) or `(!thunky.buffer<8>, ...), (...)`.
+ParseResult parsePairTypes(OpAsmParser &parser, SmallVectorImpl<Type> &src,
+                           SmallVectorImpl<Type> &dst);
+void printPairTypes(OpAsmPrinter &p, Operation *op, TypeRange src, TypeRange dst);
 /// Makes diagnostics at an imported op's location ("thunk <id> <annotation>",
 /// a NameLoc) name the thunk in their message (ThunkNames.cpp); the dialect
 /// calls it for every context that loads it.

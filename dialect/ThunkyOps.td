@@ -128,14 +128,16 @@ def Thunky_CallThunkProtoOp : Thunky_PropOp<"call_thunk_proto",
     [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Executes a serialized XLA ThunkProto on buffer slices";
   let description = [{
-    `thunk_proto` is a serialized `xla.gpu.ThunkProto` whose buffer slices
-    index into `buffers` instead of the executable's allocations. `asm_text`
+    `thunk_proto` is an `xla.gpu.ThunkProto` whose buffer slices index into
+    `buffers` instead of the executable's allocations: a dictionary with one
+    entry per field present, as import writes it, or serialized in a string,
+    as upstream does. `asm_text`
     and `binary` carry the PTX and cubin its kernels come from. `written`,
     thunky's own, says which buffers the thunk may write (import fills it
     from what the thunk kind writes); without it, it may write them all.
   }];
   let arguments = (ins Variadic<Thunky_Buffer>:$buffers, StrAttr:$kernel_name,
-                       StrAttr:$thunk_proto, StrAttr:$asm_text, StrAttr:$binary,
+                       AnyAttr:$thunk_proto, StrAttr:$asm_text, StrAttr:$binary,
                        OptionalAttr<DenseBoolArrayAttr>:$written);
   let assemblyFormat = "($buffers^ `:` type($buffers))? `name` `=` $kernel_name prop-dict attr-dict";
   let hasVerifier = 1;
@@ -362,25 +364,35 @@ class Thunky_CollectiveOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Thunky_AllReduceOp : Thunky_CollectiveOp<"all_reduce"> {
+// all_reduce, all_gather and reduce_scatter move one or more source and
+// destination pairs in one thunk, as XLA does. One pair reads as upstream's
+// `%src, %dst <...> : <N>, <M>`; more read as all_to_all's lists,
+// `(%s0, %s1), (%d0, %d1) <...> : (...), (...)`. `element_type` is one type
+// for every pair, or a list with one per pair (XLA's operand_element_type)
+// when they differ.
+class Thunky_PairedCollectiveOp<string mnemonic, dag attrs>
+    : Thunky_CollectiveOp<mnemonic, [SameVariadicOperandSize]> {
+  let arguments = !con((ins Arg<Variadic<Thunky_Buffer>, "", [MemRead]>:$src,
+                            Arg<Variadic<Thunky_Buffer>, "", [MemWrite]>:$dst),
+                       attrs);
+  let assemblyFormat = "custom<Pairs>($src, $dst) prop-dict attr-dict `:` custom<PairTypes>(type($src), type($dst))";
+}
+
+def Thunky_AllReduceOp : Thunky_PairedCollectiveOp<"all_reduce",
+    (ins StrAttr:$reduction_kind, AnyAttr:$element_type,
+         ArrayAttr:$replica_groups, StrAttr:$group_mode)> {
   let summary = "Executes an XLA:GPU AllReduceThunk across participating devices";
-  let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst,
-                       StrAttr:$reduction_kind, TypeAttr:$element_type,
-                       ArrayAttr:$replica_groups, StrAttr:$group_mode);
 }
 
-def Thunky_AllGatherOp : Thunky_CollectiveOp<"all_gather"> {
+def Thunky_AllGatherOp : Thunky_PairedCollectiveOp<"all_gather",
+    (ins AnyAttr:$element_type, ArrayAttr:$replica_groups, StrAttr:$group_mode)> {
   let summary = "Executes an XLA:GPU AllGatherThunk across participating devices";
-  let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst,
-                       TypeAttr:$element_type, ArrayAttr:$replica_groups,
-                       StrAttr:$group_mode);
 }
 
-def Thunky_ReduceScatterOp : Thunky_CollectiveOp<"reduce_scatter"> {
+def Thunky_ReduceScatterOp : Thunky_PairedCollectiveOp<"reduce_scatter",
+    (ins StrAttr:$reduction_kind, AnyAttr:$element_type,
+         ArrayAttr:$replica_groups, StrAttr:$group_mode)> {
   let summary = "Executes an XLA:GPU ReduceScatterThunk across participating devices";
-  let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst,
-                       StrAttr:$reduction_kind, TypeAttr:$element_type,
-                       ArrayAttr:$replica_groups, StrAttr:$group_mode);
 }
 
 def Thunky_AllToAllOp : Thunky_CollectiveOp<"all_to_all", [SameVariadicOperandSize]> {

@@ -112,9 +112,8 @@ void thunkyOpGetOperandEffects(MlirOperation op, intptr_t i, bool *reads, bool *
     return;
   default:
     if (thunkyOpKindIsCollective(kind)) {
-      /* all_to_all lists its sources, then as many destinations. */
-      intptr_t sources =
-          kind == THUNKY_OP_ALL_TO_ALL ? mlirOperationGetNumOperands(op) / 2 : 1;
+      /* Every collective lists its sources, then as many destinations. */
+      intptr_t sources = mlirOperationGetNumOperands(op) / 2;
       *reads = i < sources, *writes = i >= sources;
       return;
     }

@@ -4,6 +4,8 @@
 #include "thunky-c/Dialect.h"
 #include "thunky-c/ElementTypes.h"
 
+#include "mlir-c/BuiltinAttributes.h"
+
 #include <string.h>
 
 const char *thunkyOpKindGetMnemonic(ThunkyOpKind kind) {
@@ -38,6 +40,16 @@ bool thunkyOpKindIsThunk(ThunkyOpKind kind) {
  * every type of a whole number of bytes (PRED takes one). */
 int thunkyCollectiveElementBytes(MlirType type) {
   return (int)thunkyElementBytes(thunkyElementTypeFromMlir(type));
+}
+
+MlirType thunkyCollectivePairElementType(MlirOperation op, intptr_t pair) {
+  MlirAttribute a =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("element_type"));
+  if (!mlirAttributeIsNull(a) && mlirAttributeIsAArray(a))
+    a = pair >= 0 && pair < mlirArrayAttrGetNumElements(a) ? mlirArrayAttrGetElement(a, pair)
+                                                           : mlirAttributeGetNull();
+  return !mlirAttributeIsNull(a) && mlirAttributeIsAType(a) ? mlirTypeAttrGetValue(a)
+                                                            : (MlirType){NULL};
 }
 
 void thunkyEpilogueOperands(MlirStringRef e, bool *bias, bool *aux) {

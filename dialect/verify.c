@@ -15,6 +15,7 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,8 +134,13 @@ static MlirLogicalResult verifyConstant(MlirOperation op) {
 /*--- kernels and calls ---------------------------------------------------*/
 
 static MlirLogicalResult verifyCallThunkProto(MlirOperation op) {
-  if (getString(op, "thunk_proto").length == 0)
+  MlirAttribute proto = getAttr(op, "thunk_proto");
+  if (!mlirAttributeIsAString(proto) && !mlirAttributeIsADictionary(proto))
+    return FAIL(op, "thunk_proto must be a ThunkProto as a dictionary or serialized in a string");
+  if (mlirAttributeIsAString(proto) && mlirStringAttrGetValue(proto).length == 0)
     return FAIL(op, "thunk_proto is empty; it must hold a serialized ThunkProto");
+  if (mlirAttributeIsADictionary(proto) && mlirDictionaryAttrGetNumElements(proto) == 0)
+    return FAIL(op, "thunk_proto is empty; it must name the thunk's kind");
   MlirAttribute written = getAttr(op, "written");
   intptr_t buffers = mlirOperationGetNumOperands(op);
   if (!mlirAttributeIsNull(written) && mlirDenseArrayGetNumElements(written) != buffers)
@@ -384,24 +390,45 @@ static void appendToBuffer(MlirStringRef piece, void *userData) {
   out[used + n] = '\0';
 }
 
-/* Checks element_type and that every buffer holds whole elements; returns
- * the element size through *size. */
+static MlirLogicalResult failUnsupportedType(MlirOperation op, MlirType type) {
+  char text[64] = "";
+  mlirTypePrint(type, appendToBuffer, text);
+  return FAIL(op, "element type %s is not supported by collectives", text);
+}
+
+/* Checks element_type (one type, or a list of one per pair) and that every
+ * buffer holds whole elements of its pair's type; returns the first pair's
+ * element size through *size. Operands are sources, then as many
+ * destinations. */
 static MlirLogicalResult verifyElementType(MlirOperation op, int *size) {
-  MlirType type = mlirTypeAttrGetValue(getAttr(op, "element_type"));
-  *size = thunkyCollectiveElementBytes(type);
-  if (*size == 0) {
-    char text[64] = "";
-    mlirTypePrint(type, appendToBuffer, text);
-    return FAIL(op, "element type %s is not supported by collectives", text);
+  intptr_t n = mlirOperationGetNumOperands(op), pairs = n / 2;
+  if (pairs == 0)
+    return FAIL(op, "needs at least one source and one destination buffer");
+  MlirAttribute attr = getAttr(op, "element_type");
+  if (mlirAttributeIsAArray(attr)) {
+    if (mlirArrayAttrGetNumElements(attr) != pairs)
+      return FAIL(op,
+                  "element_type lists %" PRIdPTR " types for %" PRIdPTR
+                  " source/destination pairs",
+                  mlirArrayAttrGetNumElements(attr), pairs);
+    for (intptr_t i = 0; i < pairs; ++i)
+      if (!mlirAttributeIsAType(mlirArrayAttrGetElement(attr, i)))
+        return FAIL(op, "element_type[%" PRIdPTR "] is not a type", i);
+  } else if (!mlirAttributeIsAType(attr)) {
+    return FAIL(op, "element_type must be a type or a list of one type per pair");
   }
-  intptr_t n = mlirOperationGetNumOperands(op);
   for (intptr_t i = 0; i < n; ++i) {
-    int64_t bytes = operandSize(op, i);
-    if (bytes % *size != 0)
+    MlirType type = thunkyCollectivePairElementType(op, i % pairs);
+    int bytes = thunkyCollectiveElementBytes(type);
+    if (bytes == 0)
+      return failUnsupportedType(op, type);
+    if (i == 0)
+      *size = bytes;
+    if (operandSize(op, i) % bytes != 0)
       return FAIL(op,
                   "buffer %" PRIdPTR " holds %" PRId64
                   " bytes, not a multiple of the %d-byte element type",
-                  i, bytes, *size);
+                  i, operandSize(op, i), bytes);
   }
   return OK;
 }
@@ -427,10 +454,11 @@ static MlirLogicalResult verifyReductionKind(MlirOperation op) {
     return FAIL(op,
                 "unknown reduction_kind '%.*s' (expected sum, prod, min or max)",
                 (int)kind.length, kind.data);
-  MlirType type = mlirTypeAttrGetValue(getAttr(op, "element_type"));
-  if (mlirTypeIsAComplex(type) && (stringIs(kind, "min") || stringIs(kind, "max")))
-    return FAIL(op, "%.*s is not defined for complex elements", (int)kind.length,
-                kind.data);
+  bool ordered = stringIs(kind, "min") || stringIs(kind, "max");
+  for (intptr_t i = 0, pairs = mlirOperationGetNumOperands(op) / 2; ordered && i < pairs; ++i)
+    if (mlirTypeIsAComplex(thunkyCollectivePairElementType(op, i)))
+      return FAIL(op, "%.*s is not defined for complex elements", (int)kind.length,
+                  kind.data);
   return OK;
 }
 
@@ -506,38 +534,46 @@ static MlirLogicalResult verifyAllReduce(MlirOperation op) {
   int64_t group;
   CHECK(verifyCollectiveCommon(op, &elem, &group));
   CHECK(verifyReductionKind(op));
-  return verifyCopy(op);
-}
-
-/* all_gather and reduce_scatter: the big side holds one small side per
- * participant. Only divisibility is required: upstream's own tests gather
- * 64 bytes into 64 with two-member groups, and its importer accepts that. */
-static MlirLogicalResult verifyGatherScatter(MlirOperation op, int64_t small,
-                                             int64_t big) {
-  const char *smallName = thunkyOpGetKind(op) == THUNKY_OP_ALL_GATHER
-                              ? "source"
-                              : "destination";
-  if (small == 0 ? big != 0 : big % small != 0)
-    return FAIL(op,
-                "%s of %" PRId64 " bytes does not divide the %" PRId64
-                "-byte other side",
-                smallName, small, big);
+  intptr_t pairs = mlirOperationGetNumOperands(op) / 2;
+  if (pairs == 1)
+    return verifyCopy(op);
+  for (intptr_t i = 0; i < pairs; ++i)
+    if (operandSize(op, i) != operandSize(op, pairs + i))
+      return FAIL(op,
+                  "source %" PRIdPTR " and destination %" PRIdPTR " sizes differ: %" PRId64
+                  " vs %" PRId64 " bytes",
+                  i, i, operandSize(op, i), operandSize(op, pairs + i));
   return OK;
 }
 
-static MlirLogicalResult verifyAllGather(MlirOperation op) {
+/* all_gather and reduce_scatter: in each pair the big side holds one small
+ * side per participant. Only divisibility is required: upstream's own tests
+ * gather 64 bytes into 64 with two-member groups, and its importer accepts
+ * that. */
+static MlirLogicalResult verifyGatherScatter(MlirOperation op) {
   int elem;
   int64_t group;
   CHECK(verifyCollectiveCommon(op, &elem, &group));
-  return verifyGatherScatter(op, operandSize(op, 0), operandSize(op, 1));
+  bool gather = thunkyOpGetKind(op) == THUNKY_OP_ALL_GATHER;
+  intptr_t pairs = mlirOperationGetNumOperands(op) / 2;
+  for (intptr_t i = 0; i < pairs; ++i) {
+    int64_t small = operandSize(op, gather ? i : pairs + i);
+    int64_t big = operandSize(op, gather ? pairs + i : i);
+    /* One pair reads as upstream's op, so it is not numbered. */
+    char name[48];
+    snprintf(name, sizeof name, pairs == 1 ? "%s" : "%s %" PRIdPTR,
+             gather ? "source" : "destination", i);
+    if (small == 0 ? big != 0 : big % small != 0)
+      return FAIL(op,
+                  "%s of %" PRId64 " bytes does not divide the %" PRId64 "-byte other side",
+                  name, small, big);
+  }
+  return OK;
 }
 
 static MlirLogicalResult verifyReduceScatter(MlirOperation op) {
-  int elem;
-  int64_t group;
-  CHECK(verifyCollectiveCommon(op, &elem, &group));
-  CHECK(verifyReductionKind(op));
-  return verifyGatherScatter(op, operandSize(op, 1), operandSize(op, 0));
+  CHECK(verifyGatherScatter(op));
+  return verifyReductionKind(op);
 }
 
 static MlirLogicalResult verifyAllToAll(MlirOperation op) {
@@ -615,7 +651,7 @@ static MlirLogicalResult verifyCollectivePermute(MlirOperation op) {
 
 /* An NCCL group can only batch communication: collectives (first-class, or
  * kept as call_thunk_proto when the dialect has no op for them, e.g.
- * multi-buffer or send/recv), and copies, which ride along upstream. */
+ * send/recv), and copies, which ride along upstream. */
 static MlirLogicalResult verifyCollectiveGroup(MlirOperation op) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   for (MlirOperation inner = mlirBlockGetFirstOperation(body);
@@ -651,7 +687,7 @@ MlirLogicalResult thunkyVerifyOp(MlirOperation op, ThunkyOpKind kind) {
   case THUNKY_OP_ASYNC_START: return verifyAsyncStart(op);
   case THUNKY_OP_ASYNC_DONE: return verifyAsyncDone(op);
   case THUNKY_OP_ALL_REDUCE: return verifyAllReduce(op);
-  case THUNKY_OP_ALL_GATHER: return verifyAllGather(op);
+  case THUNKY_OP_ALL_GATHER: return verifyGatherScatter(op);
   case THUNKY_OP_REDUCE_SCATTER: return verifyReduceScatter(op);
   case THUNKY_OP_ALL_TO_ALL: return verifyAllToAll(op);
   case THUNKY_OP_COLLECTIVE_PERMUTE: return verifyCollectivePermute(op);

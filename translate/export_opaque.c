@@ -66,8 +66,14 @@ static bool restoreKernelBinary(Exporter *ex, MlirOperation op, Thunk *t) {
                      "cubin or PTX");
 }
 
-Thunk *thunkyExportCallThunkProto(Exporter *ex, MlirOperation op) {
-  MlirStringRef bytes = mlirStringAttrGetValue(inherent(op, "thunk_proto"));
+/* The op's thunk: thunk_proto as a dictionary (import's form), or as the
+ * serialized bytes upstream writes. NULL once reported. */
+static Thunk *thunkOf(Exporter *ex, MlirOperation op) {
+  MlirAttribute proto = inherent(op, "thunk_proto");
+  if (mlirAttributeIsADictionary(proto))
+    return (Thunk *)thunkyAttrToProto(proto, &xla__gpu__thunk_proto__descriptor, ex->arena,
+                                      mlirOperationGetLocation(op), "thunk_proto");
+  MlirStringRef bytes = mlirStringAttrGetValue(proto);
   ThunkyError why;
   if (!thunkyCheckWire(&xla__gpu__thunk_proto__descriptor, (const unsigned char *)bytes.data,
                        bytes.length, &why)) {
@@ -76,11 +82,19 @@ Thunk *thunkyExportCallThunkProto(Exporter *ex, MlirOperation op) {
   }
   Thunk *t = xla__gpu__thunk_proto__unpack(thunkyArenaAllocator(ex->arena),
                                            bytes.length, (const uint8_t *)bytes.data);
+  if (!t)
+    opError(op, "thunk_proto could not be unpacked");
+  return t;
+}
+
+Thunk *thunkyExportCallThunkProto(Exporter *ex, MlirOperation op) {
+  Thunk *t = thunkOf(ex, op);
+  if (!t)
+    return NULL;
   size_t n = (size_t)mlirOperationGetNumOperands(op);
   Place *operands = malloc((n + 1) * sizeof *operands);
-  if (!t || !operands) {
-    free(operands);
-    opError(op, t ? "out of memory" : "thunk_proto could not be unpacked");
+  if (!operands) {
+    opError(op, "out of memory");
     return NULL;
   }
   bool ok = true;

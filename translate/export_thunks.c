@@ -102,10 +102,15 @@ static Thunk *exportCollective(Exporter *ex, MlirOperation op, ThunkyOpKind kind
       (void *)((char *)impl + buffersField->offset);
 
   size_t pairs = (size_t)mlirOperationGetNumOperands(op) / 2;
-  MlirType element = mlirTypeAttrGetValue(inherent(op, "element_type"));
-  int primitive = thunkyElementTypeFromMlir(element);
+  Xla__PrimitiveType *primitives = thunkyArenaAlloc(ex->arena, (pairs + 1) * sizeof *primitives);
+  if (!primitives)
+    return NULL;
+  bool typed = true;
+  for (size_t i = 0; i < pairs; ++i)
+    typed &= (primitives[i] = (Xla__PrimitiveType)thunkyElementTypeFromMlir(
+                  thunkyCollectivePairElementType(op, (intptr_t)i))) != 0;
   int mode = thunkyGroupModeFromName(mlirStringAttrGetValue(inherent(op, "group_mode")));
-  if (!primitive || mode < 0) {
+  if (!typed || mode < 0) {
     opError(op, "element type or group mode has no XLA equivalent");
     return NULL;
   }
@@ -114,12 +119,10 @@ static Thunk *exportCollective(Exporter *ex, MlirOperation op, ThunkyOpKind kind
     return NULL;
   Xla__Gpu__CollectiveConfigProto *c = *config;
   c->n_operand_element_type = pairs;
-  c->operand_element_type = thunkyArenaAlloc(ex->arena, (pairs + 1) * sizeof(int));
-  for (size_t i = 0; c->operand_element_type && i < pairs; ++i)
-    c->operand_element_type[i] = primitive;
+  c->operand_element_type = primitives;
   c->group_mode = mode, c->has_group_mode = mode != 0;
   c->replica_groups = replicaGroups(ex, inherent(op, "replica_groups"), &c->n_replica_groups);
-  if (!c->operand_element_type || !c->replica_groups)
+  if (!c->replica_groups)
     return NULL;
 
   if (*nBuffers != 0 && *nBuffers != pairs) {
@@ -143,7 +146,7 @@ static Thunk *exportCollective(Exporter *ex, MlirOperation op, ThunkyOpKind kind
     /* XLA counts a buffer's source elements; with no metadata to say so,
      * the source's size says it (the verifier checked it holds whole ones). */
     if (fresh) {
-      b->element_count = thunkyValueGetBufferSize(source) / thunkyElementBytes(primitive);
+      b->element_count = thunkyValueGetBufferSize(source) / thunkyElementBytes(primitives[i]);
       b->has_element_count = b->element_count != 0;
     }
   }

@@ -131,23 +131,22 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   MlirAttribute code = mlirAttributeGetNull();
   ok = takeKernelBinary(im, t, &code);
   MlirAttribute info = ok ? thunkyImportTakeThunkInfo(im, t) : mlirAttributeGetNull();
-  size_t packed = protobuf_c_message_get_packed_size(&t->base);
-  uint8_t *bytes = malloc(packed + 1);
-  if (!ok || !operands || !types || !bytes) {
-    free(l.globals), free(l.writes), free(operands), free(types), free(bytes);
+  /* The thunk reads and edits as text, every field of every kind. */
+  MlirAttribute proto =
+      ok ? thunkyProtoToAttr(&im->protoCache, &t->base, NULL) : mlirAttributeGetNull();
+  if (!ok || !operands || !types || mlirAttributeIsNull(proto)) {
+    free(l.globals), free(l.writes), free(operands), free(types);
     return ok && thunkyImportError(im, "%s", "out of memory");
   }
-  protobuf_c_message_pack(&t->base, bytes);
   MlirNamedAttribute attrs[5] = {
       named(im, "kernel_name", mlirStringAttrGet(im->ctx, str(kernelName(t)))),
-      named(im, "thunk_proto", stringAttr(im, (const char *)bytes, packed)),
+      named(im, "thunk_proto", proto),
       /* PTX and cubin stay once on the module (thunky.executable). */
       named(im, "asm_text", stringAttr(im, "", 0)),
       named(im, "binary", stringAttr(im, "", 0)),
       /* What the thunk kind table says of each operand: its effects. */
       named(im, "written", mlirDenseBoolArrayGet(im->ctx, (intptr_t)l.count, l.writes)),
   };
-  free(bytes);
   MlirOperation op = thunkyImportEmit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
                                       0, NULL, 5, attrs, 0);
   if (!mlirAttributeIsNull(info))

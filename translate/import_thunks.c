@@ -81,17 +81,35 @@ static MlirAttribute replicaGroupsAttr(Importer *im,
   return a;
 }
 
-/* The element type of a collective whose config names one type for all of
- * its `n` buffers; a null type when it does not. */
-static MlirType collectiveElementType(Importer *im,
-                                      const Xla__Gpu__CollectiveConfigProto *c,
-                                      size_t n) {
+/* The element_type of a collective with `n` buffers: the one type its
+ * config names for them all, or, where `perPair` allows and they differ, a
+ * list of one per buffer; null when a type is missing or has no MLIR
+ * equivalent collectives take. */
+static MlirAttribute collectiveElementTypes(Importer *im,
+                                           const Xla__Gpu__CollectiveConfigProto *c,
+                                           size_t n, bool perPair) {
   if (!c || c->n_operand_element_type != n || n == 0)
-    return (MlirType){NULL};
+    return mlirAttributeGetNull();
+  bool uniform = true;
   for (size_t i = 1; i < n; ++i)
-    if (c->operand_element_type[i] != c->operand_element_type[0])
-      return (MlirType){NULL};
-  return thunkyImportElementType(im, c->operand_element_type[0]);
+    uniform &= c->operand_element_type[i] == c->operand_element_type[0];
+  if (!uniform && !perPair)
+    return mlirAttributeGetNull();
+  size_t count = uniform ? 1 : n;
+  MlirAttribute *types = malloc(count * sizeof *types);
+  if (!types)
+    return mlirAttributeGetNull();
+  bool ok = true;
+  for (size_t i = 0; i < count && ok; ++i) {
+    MlirType t = thunkyImportElementType(im, c->operand_element_type[i]);
+    ok = !mlirTypeIsNull(t) && thunkyCollectiveElementBytes(t) != 0;
+    types[i] = ok ? mlirTypeAttrGet(t) : mlirAttributeGetNull();
+  }
+  MlirAttribute a = !ok ? mlirAttributeGetNull()
+                    : uniform ? types[0]
+                              : mlirArrayAttrGet(im->ctx, (intptr_t)n, types);
+  free(types);
+  return a;
 }
 
 static bool buffersHaveSlices(size_t n, Xla__Gpu__CollectiveBufferProto **b) {
@@ -133,9 +151,17 @@ static bool describeCollective(Thunk *t, Collective *c) {
   }
 }
 
-/* Whether a collective fits its op: upstream splits multi-buffer thunks
- * into one op each, which would not export back to the same thunk, so
- * those stay opaque; so do types and modes the dialect cannot name. */
+/* all_reduce, all_gather and reduce_scatter take every buffer pair of
+ * their thunk, each with its own element type. (Upstream splits such a
+ * thunk into one op per pair, which would not export back to it.) */
+static bool collectiveIsPaired(const Thunk *t) {
+  return t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_ALL_REDUCE_THUNK ||
+         t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_ALL_GATHER_THUNK ||
+         t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_REDUCE_SCATTER_THUNK;
+}
+
+/* Whether a collective fits its op: a collective_permute of more than one
+ * buffer stays opaque, and so do types and modes the dialect cannot name. */
 static bool collectiveIsFirstClass(Importer *im, Thunk *t) {
   Collective c;
   if (!describeCollective(t, &c) || !c.config ||
@@ -143,11 +169,11 @@ static bool collectiveIsFirstClass(Importer *im, Thunk *t) {
       !thunkyGroupModeName(c.config->group_mode) ||
       (c.reductionKind >= 0 && !thunkyReductionKindName(c.reductionKind)))
     return false;
-  bool allToAll = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_ALL_TO_ALL_THUNK;
-  if (!allToAll && c.numBuffers != 1)
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_PERMUTE_THUNK &&
+      c.numBuffers != 1)
     return false;
-  MlirType element = collectiveElementType(im, c.config, c.numBuffers);
-  return !mlirTypeIsNull(element) && thunkyCollectiveElementBytes(element) != 0;
+  return !mlirAttributeIsNull(
+      collectiveElementTypes(im, c.config, c.numBuffers, collectiveIsPaired(t)));
 }
 
 static bool importCollective(Importer *im, Thunk *t) {
@@ -168,7 +194,7 @@ static bool importCollective(Importer *im, Thunk *t) {
   MlirNamedAttribute attrs[8];
   intptr_t nAttrs = 0;
   attrs[nAttrs++] = named(im, "element_type",
-                          mlirTypeAttrGet(collectiveElementType(im, c.config, n)));
+                          collectiveElementTypes(im, c.config, n, collectiveIsPaired(t)));
   attrs[nAttrs++] = named(im, "group_mode",
                           mlirStringAttrGet(im->ctx, str(thunkyGroupModeName(
                                                          c.config->group_mode))));

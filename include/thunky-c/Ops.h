@@ -79,6 +79,12 @@ MLIR_CAPI_EXPORTED void thunkyEpilogueOperands(MlirStringRef epilogue, bool *bia
  * complex<f32>/complex<f64>; 0 for types collectives do not take. */
 MLIR_CAPI_EXPORTED int thunkyCollectiveElementBytes(MlirType type);
 
+/* The element type of a collective's source/destination pair `pair`: its
+ * element_type, or entry `pair` of it when it is a list (all_reduce,
+ * all_gather and reduce_scatter whose pairs differ); a null type when the
+ * attribute gives none for that pair. */
+MLIR_CAPI_EXPORTED MlirType thunkyCollectivePairElementType(MlirOperation op, intptr_t pair);
+
 #ifdef __cplusplus
 }
 #endif

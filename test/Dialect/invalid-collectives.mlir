@@ -328,3 +328,80 @@ func.func @pair_ids_not_64_bit(%arg0: !thunky.buffer<16>, %arg1: !thunky.buffer<
   thunky.collective_permute %arg0, %arg1 <element_type = f32, source_target_pairs = [[true, false]], group_mode = "cross_replica"> : <16>, <16>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Several source/destination pairs
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @pair_lists_differ(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<16>) {
+  // expected-error @+1 {{expected as many destination buffers as source buffers (2), got 1}}
+  thunky.all_gather (%a, %b), (%c) <element_type = f32, replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>, !thunky.buffer<8>), (!thunky.buffer<16>)
+  return
+}
+
+// -----
+
+func.func @element_types_per_pair_count(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<16>, %d: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.all_gather' op element_type lists 3 types for 2 source/destination pairs}}
+  thunky.all_gather (%a, %b), (%c, %d) <element_type = [ui32, f32, f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>, !thunky.buffer<8>), (!thunky.buffer<16>, !thunky.buffer<16>)
+  return
+}
+
+// -----
+
+func.func @element_types_not_types(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<16>, %d: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.all_gather' op element_type[1] is not a type}}
+  thunky.all_gather (%a, %b), (%c, %d) <element_type = [ui32, "f32"], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>, !thunky.buffer<8>), (!thunky.buffer<16>, !thunky.buffer<16>)
+  return
+}
+
+// -----
+
+func.func @element_type_not_a_type(%a: !thunky.buffer<8>, %c: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.all_gather' op element_type must be a type or a list of one type per pair}}
+  thunky.all_gather %a, %c <element_type = 4, replica_groups = [], group_mode = "cross_replica"> : <8>, <16>
+  return
+}
+
+// -----
+
+// Each pair's buffers hold whole elements of its own type.
+func.func @pair_element_size(%a: !thunky.buffer<8>, %b: !thunky.buffer<6>, %c: !thunky.buffer<16>, %d: !thunky.buffer<12>) {
+  // expected-error @+1 {{'thunky.all_gather' op buffer 1 holds 6 bytes, not a multiple of the 4-byte element type}}
+  thunky.all_gather (%a, %b), (%c, %d) <element_type = [i16, f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>, !thunky.buffer<6>), (!thunky.buffer<16>, !thunky.buffer<12>)
+  return
+}
+
+// -----
+
+func.func @pair_gather_divides(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<16>, %d: !thunky.buffer<12>) {
+  // expected-error @+1 {{'thunky.all_gather' op source 1 of 8 bytes does not divide the 12-byte other side}}
+  thunky.all_gather (%a, %b), (%c, %d) <element_type = f32, replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>, !thunky.buffer<8>), (!thunky.buffer<16>, !thunky.buffer<12>)
+  return
+}
+
+// -----
+
+func.func @pair_reduce_sizes(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<8>, %d: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.all_reduce' op source 1 and destination 1 sizes differ: 8 vs 16 bytes}}
+  thunky.all_reduce (%a, %b), (%c, %d) <reduction_kind = "sum", element_type = f32, replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>, !thunky.buffer<8>), (!thunky.buffer<8>, !thunky.buffer<16>)
+  return
+}
+
+// -----
+
+func.func @pair_complex_max(%a: !thunky.buffer<16>, %b: !thunky.buffer<16>, %c: !thunky.buffer<16>, %d: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.all_reduce' op max is not defined for complex elements}}
+  thunky.all_reduce (%a, %b), (%c, %d) <reduction_kind = "max", element_type = [f32, complex<f32>], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<16>, !thunky.buffer<16>), (!thunky.buffer<16>, !thunky.buffer<16>)
+  return
+}
+
+// -----
+
+func.func @no_pairs() {
+  // expected-error @+1 {{'thunky.reduce_scatter' op needs at least one source and one destination buffer}}
+  thunky.reduce_scatter (), () <reduction_kind = "sum", element_type = f32, replica_groups = [], group_mode = "cross_replica"> : (), ()
+  return
+}

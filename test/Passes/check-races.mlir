@@ -101,3 +101,18 @@ func.func @in_loop(%s: !thunky.buffer<64>, %p: !thunky.buffer<1>) {
   }
   return
 }
+
+// -----
+
+// A collective of several pairs reads every source and writes every
+// destination: reading its second source beside it is no race, writing it is.
+func.func @collective_pairs(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<16>, %d: !thunky.buffer<16>, %o: !thunky.buffer<8>) {
+  // expected-error @+1 {{the region reads bytes [0, 8) of argument 1, which that op writes while the region is in flight}}
+  %t = thunky.async_start stream = 1 {
+    thunky.all_gather (%a, %b), (%c, %d) <element_type = [ui32, f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>, !thunky.buffer<8>), (!thunky.buffer<16>, !thunky.buffer<16>)
+  } : !thunky.token
+  thunky.copy %b, %o : <8>, <8>
+  thunky.memzero %b : <8>
+  thunky.async_done %t : !thunky.token
+  return
+}

@@ -1,8 +1,11 @@
-"""thunk_protos.py PROTO_DIR MODULE [--residuals]: prints, in order, every
+"""thunk_protos.py PROTO_DIR MODULE: prints, in order, every
 thunk_proto of the thunky.call_thunk_proto ops of MODULE decoded as an
 xla.gpu.ThunkProto (protoc's text format), each after a line "thunk_proto
 N:". Lets the fixtures check how import renumbered a thunk's slices over the
-op's operands.
+op's operands. A thunk_proto is either serialized in a string or, as import
+writes it, a dictionary, which is rewritten in protoc's text format and
+encoded by protoc (enum values are the all-capital strings; fields kept as
+"_unknown" or in resources are not supported).
 """
 import re
 import subprocess
@@ -28,10 +31,80 @@ def unescape(s):
     return bytes(out)
 
 
-for n, m in enumerate(re.finditer(r'thunk_proto = "((?:[^"\\]|\\.)*)"', text)):
+TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|array<[^>]*>|[{}\[\],=]|[^\s{}\[\],=]+)')
+
+
+def tokens(text, at):
+    """The tokens of the attribute starting at `at`, up to its end."""
+    out, depth = [], 0
+    while True:
+        m = TOKEN.match(text, at)
+        tok, at = m.group(1), m.end()
+        out.append(tok)
+        depth += tok in "{[" and 1 or tok in "}]" and -1 or 0
+        if depth == 0:
+            return out, at
+
+
+def to_text(toks, i, field, lines):
+    """Writes the value at toks[i] as field `field`; returns the next index."""
+    tok = toks[i]
+    if tok == "{":
+        lines.append("%s {" % field if field else "")
+        i += 1
+        while toks[i] != "}":
+            key = toks[i]
+            if key == "_unknown" or toks[i + 2].startswith("dense_resource"):
+                sys.exit("thunk_protos.py: %s is not supported" % key)
+            i = to_text(toks, i + 2, key, lines)
+            i += toks[i] == ","
+        lines.append("}" if field else "")
+        return i + 1
+    if tok == "[":
+        i += 1
+        while toks[i] != "]":
+            i = to_text(toks, i, field, lines)
+            i += toks[i] == ","
+        return i + 1
+    if tok.startswith("array<"):
+        body = tok[len("array<"):-1]
+        for v in (body.split(":", 1)[1].split(",") if ":" in body else []):
+            lines.append("%s: %s" % (field, v.strip()))
+        return i + 1
+    if tok.startswith('"'):
+        inner = tok[1:-1]
+        if re.fullmatch(r"[A-Z][A-Z0-9_]*", inner):
+            value = inner
+        else:
+            value = '"' + re.sub(r"\\([0-9A-F]{2})", r"\\x\1", inner) + '"'
+        lines.append("%s: %s" % (field, value))
+        return i + 1
+    lines.append("%s: %s" % (field, tok))
+    i += 1
+    if toks[i] == ":":  # a typed integer or float: `1 : i64`
+        i += 2
+    elif toks[i].startswith(":"):
+        i += 1
+    return i
+
+
+def thunk_bytes(m):
+    if m.group(1) is not None:
+        return unescape(m.group(1))
+    toks, _ = tokens(text, m.end() - 1)
+    lines = []
+    to_text(toks, 0, "", lines)
+    return subprocess.run(
+        ["protoc", "-I.", "--encode=xla.gpu.ThunkProto",
+         "xla/backends/gpu/runtime/thunk.proto"],
+        input="\n".join(lines).encode("utf-8"), capture_output=True, cwd=proto_dir,
+        check=True).stdout
+
+
+for n, m in enumerate(re.finditer(r'thunk_proto = (?:"((?:[^"\\]|\\.)*)"|\{)', text)):
     decoded = subprocess.run(
         ["protoc", "-I.", "--decode=xla.gpu.ThunkProto",
          "xla/backends/gpu/runtime/thunk.proto"],
-        input=unescape(m.group(1)), capture_output=True, cwd=proto_dir, check=True)
+        input=thunk_bytes(m), capture_output=True, cwd=proto_dir, check=True)
     sys.stdout.write("thunk_proto %d:\n" % n)
     sys.stdout.write(decoded.stdout.decode("utf-8"))
