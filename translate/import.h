@@ -110,10 +110,11 @@ bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index, size_t n
  * it has the form XLA writes (proto3 presence, no unknown fields); else
  * leaves it in `t` and returns null. */
 MlirAttribute thunkyImportTakeThunkInfo(Importer *im, Thunk *t);
-/* Attaches what is left of `t` after the op took its fields: a dictionary
- * that reads like the message, or (`serialized`) its bytes. */
+/* Attaches what is left of `t` after the op took its fields, as a
+ * dictionary that reads like the message, and its thunk_info as
+ * #thunky.info where that holds it exactly. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
-                                ProtobufCMessage *impl, const char *implName, bool serialized);
+                                ProtobufCMessage *impl, const char *implName);
 /* Kernel launches, GEMMs and device ids (import_kernels.c): whether a thunk
  * of that kind fits its op exactly, and its import. */
 bool thunkyImportKernelFits(const Thunk *t);

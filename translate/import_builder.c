@@ -150,18 +150,6 @@ bool thunkyImportRegion(Importer *im, MlirOperation op, intptr_t index,
   return ok;
 }
 
-/* `msg` serialized, as a StringAttr; null when out of memory. */
-static MlirAttribute packed(Importer *im, const ProtobufCMessage *msg) {
-  size_t size = protobuf_c_message_get_packed_size(msg);
-  uint8_t *bytes = malloc(size + 1);
-  if (!bytes)
-    return mlirAttributeGetNull();
-  protobuf_c_message_pack(msg, bytes);
-  MlirAttribute a = stringAttr(im, (const char *)bytes, size);
-  free(bytes);
-  return a;
-}
-
 /* A field proto3 writes exactly when it is not zero. */
 static bool canonical(protobuf_c_boolean has, int64_t v) { return has == (v != 0); }
 
@@ -179,7 +167,7 @@ MlirAttribute thunkyImportTakeThunkInfo(Importer *im, Thunk *t) {
 
 /* Attaches what is left of `t` after the op took its fields. */
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
-                                ProtobufCMessage *impl, const char *implName, bool serialized) {
+                                ProtobufCMessage *impl, const char *implName) {
   MlirAttribute info = thunkyImportTakeThunkInfo(im, t);
   if (!mlirAttributeIsNull(info))
     mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_INFO), info);
@@ -187,7 +175,7 @@ bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
     thunkyProtoClearField(&t->base, implName);
   if (thunkyProtoIsEmpty(&t->base))
     return true;
-  MlirAttribute kept = serialized ? packed(im, &t->base) : thunkyProtoToAttr(&im->protoCache, &t->base, NULL);
+  MlirAttribute kept = thunkyProtoToAttr(&im->protoCache, &t->base, NULL);
   if (mlirAttributeIsNull(kept))
     return thunkyImportError(im, "%s", "out of memory");
   mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_THUNK), kept);

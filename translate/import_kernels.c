@@ -409,14 +409,14 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
       thunkyProtoClearField(&c->base, fields[f]);
     if (thunkyProtoIsEmpty(&c->base))
       ck->custom_kernel = NULL;
-    return thunkyImportAttachResidual(im, op, t, &ck->base, "custom_kernel_thunk", false);
+    return thunkyImportAttachResidual(im, op, t, &ck->base, "custom_kernel_thunk");
   }
   consumeSlices(&k->base, "args", n, k->args);
   static const char *const fields[] = {"written", "kernel_name", "launch_dimensions",
                                        "cluster_dim", "shmem_bytes"};
   for (size_t f = 0; f < sizeof fields / sizeof *fields; ++f)
     thunkyProtoClearField(&k->base, fields[f]);
-  return thunkyImportAttachResidual(im, op, t, &k->base, "kernel_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &k->base, "kernel_thunk");
 }
 
 /*--- matrix multiplications ----------------------------------------------*/
@@ -448,7 +448,7 @@ bool thunkyImportGemm(Importer *im, Thunk *t) {
   for (intptr_t i = 0; i < n; ++i)
     thunkyImportConsumeSlice(slots[i]);
   thunkyProtoClearField(&g->base, "deterministic");
-  return thunkyImportAttachResidual(im, op, t, &g->base, "gemm_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &g->base, "gemm_thunk");
 }
 
 bool thunkyImportCublasLtMatmul(Importer *im, Thunk *t) {
@@ -488,7 +488,7 @@ bool thunkyImportCublasLtMatmul(Importer *im, Thunk *t) {
   static const char *const fields[] = {"epilogue", "algorithm_idx", "autotune_workspace_size"};
   for (size_t f = 0; f < sizeof fields / sizeof *fields; ++f)
     thunkyProtoClearField(&m->base, fields[f]);
-  return thunkyImportAttachResidual(im, op, t, &m->base, "cublas_lt_matmul_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &m->base, "cublas_lt_matmul_thunk");
 }
 
 /*--- device ids ----------------------------------------------------------*/
@@ -512,5 +512,5 @@ bool thunkyImportDeviceId(Importer *im, Thunk *t) {
                                       1, &dst, 0, NULL, 0, NULL, 0);
   thunkyImportConsumeSlice(slot);
   return thunkyImportAttachResidual(im, op, t, impl,
-                                    replica ? "replica_id_thunk" : "partition_id_thunk", false);
+                                    replica ? "replica_id_thunk" : "partition_id_thunk");
 }

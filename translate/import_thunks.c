@@ -23,7 +23,7 @@ static bool importMemzero(Importer *im, Thunk *t) {
     return m->dest_buffer ? false : thunkyImportError(im, "%s", "memzero_thunk has no dest_buffer");
   MlirOperation op = thunkyImportEmit(im, "thunky.memzero", 1, &dst, 0, NULL, 0, NULL, 0);
   thunkyImportConsumeShapedSlice(&m->dest_buffer);
-  return thunkyImportAttachResidual(im, op, t, &m->base, "memzero_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &m->base, "memzero_thunk");
 }
 
 static bool importMemset(Importer *im, Thunk *t) {
@@ -37,7 +37,7 @@ static bool importMemset(Importer *im, Thunk *t) {
   MlirOperation op = thunkyImportEmit(im, "thunky.memset32", 1, &dst, 0, NULL, 1, &value, 0);
   thunkyImportConsumeSlice(&m->dest_buffer);
   m->has_value = 0;
-  return thunkyImportAttachResidual(im, op, t, &m->base, "memset32bit_value_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &m->base, "memset32bit_value_thunk");
 }
 
 static bool importCopy(Importer *im, Thunk *t) {
@@ -51,7 +51,7 @@ static bool importCopy(Importer *im, Thunk *t) {
   thunkyImportConsumeShapedSlice(&c->destination_buffer);
   c->has_mem_size = 0, c->mem_size = 0; /* the slices' size: export writes it */
   return thunkyImportAttachResidual(im, op, t, &t->device_to_device_copy_thunk->base,
-                                    "device_to_device_copy_thunk", false);
+                                    "device_to_device_copy_thunk");
 }
 
 /* Whether a copy thunk fits thunky.copy (all of one buffer into another of
@@ -248,7 +248,7 @@ static bool importCollective(Importer *im, Thunk *t) {
     thunkyProtoClearField(c.impl, "collective_config");
   if (c.reductionKind >= 0)
     thunkyProtoClearField(c.impl, "reduction_kind");
-  return thunkyImportAttachResidual(im, op, t, c.impl, c.implName, false);
+  return thunkyImportAttachResidual(im, op, t, c.impl, c.implName);
 }
 
 /*--- custom calls --------------------------------------------------------*/
@@ -355,7 +355,7 @@ static bool importCustomCall(Importer *im, Thunk *t) {
   thunkyProtoClearField(&c->base, "target_name");
   thunkyProtoClearField(&c->base, "api_version");
   thunkyProtoClearField(&c->base, "attributes");
-  return thunkyImportAttachResidual(im, op, t, &c->base, "custom_call_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &c->base, "custom_call_thunk");
 }
 
 /*--- control flow and async ----------------------------------------------*/
@@ -366,7 +366,7 @@ static bool importSequential(Importer *im, Thunk *t) {
   if (!thunkyImportRegion(im, op, 0, s->n_thunks, s->thunks))
     return false;
   thunkyProtoClearField(&s->base, "thunks");
-  return thunkyImportAttachResidual(im, op, t, &s->base, "sequential_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &s->base, "sequential_thunk");
 }
 
 static bool importCollectiveGroup(Importer *im, Thunk *t) {
@@ -376,7 +376,7 @@ static bool importCollectiveGroup(Importer *im, Thunk *t) {
   if (!thunkyImportRegion(im, op, 0, g->n_thunks, g->thunks))
     return false;
   thunkyProtoClearField(&g->base, "thunks");
-  return thunkyImportAttachResidual(im, op, t, &g->base, "collective_group_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &g->base, "collective_group_thunk");
 }
 
 static bool importConditional(Importer *im, Thunk *t) {
@@ -401,7 +401,7 @@ static bool importConditional(Importer *im, Thunk *t) {
     plainBranches &= thunkyProtoIsEmpty(&c->branch_thunks[b]->base);
   if (plainBranches)
     thunkyProtoClearField(&c->base, "branch_thunks");
-  return thunkyImportAttachResidual(im, op, t, &c->base, "conditional_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &c->base, "conditional_thunk");
 }
 
 static bool conditionalIsFirstClass(const Thunk *t) {
@@ -422,7 +422,7 @@ static bool importWhile(Importer *im, Thunk *t) {
   thunkyImportConsumeSlice(&w->condition_result_buffer_index);
   thunkyImportConsumeSequence(&w->condition_thunk_sequence);
   thunkyImportConsumeSequence(&w->body_thunk_sequence);
-  return thunkyImportAttachResidual(im, op, t, &w->base, "while_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &w->base, "while_thunk");
 }
 
 static bool whileIsFirstClass(const Thunk *t) {
@@ -456,7 +456,7 @@ static bool importAsyncStart(Importer *im, Thunk *t) {
    * stays in the residual so that export gives back the same number. */
   a->execution_stream_id_case =
       XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID__NOT_SET;
-  return thunkyImportAttachResidual(im, op, t, &a->base, "async_start_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &a->base, "async_start_thunk");
 }
 
 static bool importAsyncDone(Importer *im, Thunk *t) {
@@ -472,7 +472,7 @@ static bool importAsyncDone(Importer *im, Thunk *t) {
   /* The id is the token's: export takes it from the async_start. */
   t->async_done_thunk->has_async_execution_id = 0;
   t->async_done_thunk->async_execution_id = 0;
-  return thunkyImportAttachResidual(im, op, t, &t->async_done_thunk->base, "async_done_thunk", false);
+  return thunkyImportAttachResidual(im, op, t, &t->async_done_thunk->base, "async_done_thunk");
 }
 
 /*--- dispatch ------------------------------------------------------------*/
