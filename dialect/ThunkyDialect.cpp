@@ -3,7 +3,8 @@
 // Registers ops, types, the allocation attribute (AllocationAttr.cpp), the
 // inliner interface and the diagnostic handler
 // that names thunks (ThunkNames.cpp), and forwards every op verifier to C
-// (verify.c). Nothing here decides what is valid.
+// (verify.c). Beyond MLIR's own symbol lookup, nothing here decides what
+// is valid.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,6 +101,15 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (size < 0)
     return emitError() << "buffer size must be >= 0, got " << size;
   return success();
+}
+
+// A custom kernel's code is a thunky.kernel_binary of the module; MLIR's
+// symbol tables find it once per module, not once per launch.
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FlatSymbolRefAttr binary = getBinaryAttr();
+  if (!binary || symbols.lookupNearestSymbolFrom<KernelBinaryOp>(*this, binary))
+    return success();
+  return emitOpError() << "binary " << binary << " is no thunky.kernel_binary of the module";
 }
 
 // Upstream's one canonicalization: a copy of a value onto itself does nothing.

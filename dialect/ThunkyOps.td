@@ -14,6 +14,7 @@
 include "ThunkyBase.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 class Thunky_Op<string mnemonic, list<Trait> traits = []>
     : Op<Thunky_Dialect, mnemonic, traits>;
@@ -164,8 +165,23 @@ def Thunky_PtxKernelOp : Thunky_PropOp<"ptx_kernel"> {
 // and their memory effects say exactly which buffers they read and write.
 //===----------------------------------------------------------------------===//
 
+def Thunky_KernelBinaryOp : Thunky_Op<"kernel_binary",
+    [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "A kernel's compiled code, cubin or PTX, for launches to name";
+  let description = [{
+    The code of a CustomKernelThunk: `cubin` or `ptx`, a string or (as
+    import writes it) a byte resource. Launches name it by symbol
+    (`binary = @name`); one op per distinct binary, each on its own line.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, OptionalAttr<AnyAttr>:$cubin,
+                       OptionalAttr<AnyAttr>:$ptx);
+  let assemblyFormat = "$sym_name (`cubin` `=` $cubin^)? (`ptx` `=` $ptx^)? attr-dict";
+  let hasVerifier = 1;
+}
+
 def Thunky_LaunchOp : Thunky_PropOp<"launch",
-    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Launches a compiled kernel (XLA's KernelThunk or CustomKernelThunk)";
   let description = [{
     Runs `kernel_name` on a `grid` of `block`-sized thread blocks (x, y, z),
@@ -175,15 +191,15 @@ def Thunky_LaunchOp : Thunky_PropOp<"launch",
 
     Without `binary` the kernel comes from the executable's own module (a
     KernelThunk). With it, this is a CustomKernelThunk whose cubin or PTX is
-    the entry of that name in the module's `thunky.kernel_binaries`, so a
-    binary launched a thousand times is held and printed once.
+    the `thunky.kernel_binary` of that name, so a binary launched a thousand
+    times is held and printed once.
   }];
   let arguments = (ins Variadic<Thunky_Buffer>:$buffers, StrAttr:$kernel_name,
                        DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block,
                        DenseBoolArrayAttr:$written,
                        OptionalAttr<DenseI64ArrayAttr>:$cluster,
                        DefaultValuedAttr<I64Attr, "0">:$shmem_bytes,
-                       OptionalAttr<StrAttr>:$binary);
+                       OptionalAttr<FlatSymbolRefAttr>:$binary);
   let assemblyFormat = "$kernel_name `(` ($buffers^ `:` type($buffers))? `)` prop-dict attr-dict";
   let hasVerifier = 1;
 }

@@ -59,6 +59,7 @@ void thunkyOpGetOperandEffects(MlirOperation op, intptr_t i, bool *reads, bool *
   switch (kind) {
   case THUNKY_OP_SLICE_BUFFER:
   case THUNKY_OP_CONSTANT:
+  case THUNKY_OP_KERNEL_BINARY:
   case THUNKY_OP_YIELD:
   case THUNKY_OP_SEQUENTIAL:
   case THUNKY_OP_COLLECTIVE_GROUP:

@@ -33,7 +33,8 @@ bool thunkyOpKindIsCollective(ThunkyOpKind kind) {
 
 bool thunkyOpKindIsThunk(ThunkyOpKind kind) {
   return kind != THUNKY_OP_NONE && kind != THUNKY_OP_SLICE_BUFFER &&
-         kind != THUNKY_OP_CONSTANT && kind != THUNKY_OP_YIELD && kind < THUNKY_OP_COUNT;
+         kind != THUNKY_OP_CONSTANT && kind != THUNKY_OP_KERNEL_BINARY &&
+         kind != THUNKY_OP_YIELD && kind < THUNKY_OP_COUNT;
 }
 
 /* Bytes per element of the types XLA's collectives accept, 0 otherwise:

@@ -182,49 +182,25 @@ static MlirLogicalResult verifyPtxKernel(MlirOperation op) {
   return verifyKernelArguments(op);
 }
 
-/* The entry `name` of the module's kernel binary table, or null. */
-static MlirAttribute kernelBinary(MlirOperation op, MlirStringRef name) {
-  MlirOperation module = op;
-  while (!mlirOperationIsNull(module) &&
-         !stringIs(mlirIdentifierStr(mlirOperationGetName(module)), "builtin.module"))
-    module = mlirOperationGetParentOperation(module);
-  MlirAttribute table = mlirOperationIsNull(module)
-                            ? mlirAttributeGetNull()
-                            : mlirOperationGetDiscardableAttributeByName(
-                                  module, mlirStringRefCreateFromCString(THUNKY_KERNEL_BINARIES));
-  if (mlirAttributeIsNull(table) || !mlirAttributeIsADictionary(table))
-    return mlirAttributeGetNull();
-  return mlirDictionaryAttrGetElementByName(table, name);
-}
-
 static MlirLogicalResult verifyLaunch(MlirOperation op) {
   CHECK(verifyDim3(op, "grid"));
   CHECK(verifyDim3(op, "block"));
   if (!mlirAttributeIsNull(getAttr(op, "cluster")))
     CHECK(verifyDim3(op, "cluster"));
-  CHECK(verifyKernelArguments(op));
-  if (mlirAttributeIsNull(getAttr(op, "binary")))
-    return OK;
-  MlirStringRef name = getString(op, "binary");
-  MlirAttribute entry = kernelBinary(op, name);
-  if (mlirAttributeIsNull(entry))
-    return FAIL(op, "binary '%.*s' is not in the module's " THUNKY_KERNEL_BINARIES,
-                (int)name.length, name.data);
-  MlirAttribute code = mlirAttributeIsADictionary(entry) &&
-                               mlirDictionaryAttrGetNumElements(entry) == 1
-                           ? mlirDictionaryAttrGetElement(entry, 0).attribute
-                           : mlirAttributeGetNull();
-  MlirStringRef kind = mlirAttributeIsNull(code)
-                           ? (MlirStringRef){"", 0}
-                           : mlirIdentifierStr(mlirDictionaryAttrGetElement(entry, 0).name);
-  /* A resource's data is export's to check: a module printed with its
-   * resources elided still reads. */
-  if (mlirAttributeIsNull(code) ||
-      !(mlirAttributeIsAString(code) || mlirAttributeIsADenseResourceElements(code)) ||
-      !(stringIs(kind, "cubin") || stringIs(kind, "ptx")))
-    return FAIL(op, THUNKY_KERNEL_BINARIES " entry '%.*s' must be {cubin = \"...\"} or "
-                    "{ptx = \"...\"}, the code a string or a byte resource",
-                (int)name.length, name.data);
+  return verifyKernelArguments(op);
+}
+
+/* One kind of code, as a string or a byte resource. A resource's data is
+ * export's to check: a module printed with its resources elided still
+ * reads. */
+static MlirLogicalResult verifyKernelBinary(MlirOperation op) {
+  MlirAttribute cubin = getAttr(op, "cubin"), ptx = getAttr(op, "ptx");
+  MlirAttribute code = mlirAttributeIsNull(cubin) ? ptx : cubin;
+  if (mlirAttributeIsNull(cubin) == mlirAttributeIsNull(ptx))
+    return FAIL(op, "needs exactly one of cubin and ptx");
+  if (!mlirAttributeIsAString(code) && !mlirAttributeIsADenseResourceElements(code))
+    return FAIL(op, "its %s must be a string or a byte resource",
+                mlirAttributeIsNull(cubin) ? "ptx" : "cubin");
   return OK;
 }
 
@@ -678,6 +654,7 @@ MlirLogicalResult thunkyVerifyOp(MlirOperation op, ThunkyOpKind kind) {
   case THUNKY_OP_PTX_KERNEL: return verifyPtxKernel(op);
   case THUNKY_OP_CUSTOM_CALL: return verifyCustomCall(op);
   case THUNKY_OP_LAUNCH: return verifyLaunch(op);
+  case THUNKY_OP_KERNEL_BINARY: return verifyKernelBinary(op);
   case THUNKY_OP_GEMM: return verifyGemmConfig(op);
   case THUNKY_OP_CUBLASLT_MATMUL: return verifyCublasLtMatmul(op);
   case THUNKY_OP_REPLICA_ID:

@@ -14,6 +14,7 @@ extern "C" {
   X(MEMSET32, Memset32Op)                                                     \
   X(COPY, CopyOp)                                                             \
   X(CONSTANT, ConstantOp)                                                     \
+  X(KERNEL_BINARY, KernelBinaryOp)                                            \
   X(CALL_THUNK_PROTO, CallThunkProtoOp)                                       \
   X(PTX_KERNEL, PtxKernelOp)                                                  \
   X(CUSTOM_CALL, CustomCallOp)                                                \

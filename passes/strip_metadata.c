@@ -26,12 +26,12 @@ static bool is(MlirStringRef name, const char *literal) {
   return name.length == strlen(literal) && memcmp(name.data, literal, name.length) == 0;
 }
 
-/* A kernel's code (thunky.kernel_binary on a call_thunk_proto, the module's
- * thunky.kernel_binaries) is the program, not metadata: without it the
- * module would export kernels that cannot load. An argument's role and
- * shape say what the executable takes and gives. */
+/* A kernel's code (thunky.kernel_binary on a call_thunk_proto) is the
+ * program, not metadata: without it the module would export kernels that
+ * cannot load. An argument's role and shape say what the executable takes
+ * and gives. */
 static bool isMetadata(MlirStringRef name) {
-  if (is(name, "thunky.kernel_binary") || is(name, THUNKY_KERNEL_BINARIES) ||
+  if (is(name, "thunky.kernel_binary") ||
       is(name, "thunky.role") || is(name, "thunky.shape") || is(name, "thunky.arg_shapes"))
     return false;
   return name.length > 7 && memcmp(name.data, "thunky.", 7) == 0;

@@ -54,7 +54,7 @@ typedef struct Exporter {
   ThunkyHashMap constantOf, asyncOf; /* an op -> its position in constants / asyncs */
   List allocations;
   uint64_t nextAsyncId;
-  MlirAttribute kernelBinaries; /* the module's THUNKY_KERNEL_BINARIES, or null */
+  MlirSymbolTable symbols; /* the module's, for the launches' thunky.kernel_binary */
   /* The sequentials import flattened (THUNKY_ATTR_IN_SEQUENTIAL), by the
    * number of their group; see export_sequential.c. */
   struct ExportGroup *groups;

@@ -551,11 +551,11 @@ MlirLogicalResult thunkyExportExecutable(MlirOperation module, MlirStringCallbac
 MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef layeringName,
                                            MlirStringCallback callback, void *userData) {
   Exporter ex = {.ctx = mlirOperationGetContext(module), .arena = thunkyArenaCreate(),
-                 .nextAsyncId = 1,
-                 .kernelBinaries = mlirOperationGetDiscardableAttributeByName(
-                     module, str(THUNKY_KERNEL_BINARIES))};
-  if (!ex.arena)
-    return thunkyEmitOpError(module, "out of memory");
+                 .nextAsyncId = 1, .symbols = mlirSymbolTableCreate(module)};
+  if (!ex.arena || mlirSymbolTableIsNull(ex.symbols)) {
+    thunkyArenaDestroy(ex.arena);
+    return thunkyEmitOpError(module, "out of memory, or the module is no symbol table");
+  }
   ThunkyLayering layering;
   MlirOperation main = findMain(module);
   bool ok = chooseLayering(module, layeringName, &layering);
@@ -583,5 +583,6 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
   thunkyHashMapDestroy(&ex.constantOf), thunkyHashMapDestroy(&ex.asyncOf);
   free(ex.groups), thunkyHashMapDestroy(&ex.groupOf);
   thunkyArenaDestroy(ex.arena);
+  mlirSymbolTableDestroy(ex.symbols);
   return ok ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
 }

@@ -9,6 +9,7 @@
 #include "proto_attr.h"
 
 #include "thunky-c/Dialect.h"
+#include "thunky-c/Ops.h"
 
 #include "mlir-c/BuiltinTypes.h"
 
@@ -58,22 +59,18 @@ static bool exportShapedSlices(Exporter *ex, MlirOperation op, size_t *count,
   (((out) = thunkyExportNewMessage((ex), &(desc))) &&                                      \
    ((out)->coordinates = thunkyExportDim3((ex), (value))))
 
-/* The cubin or PTX of a custom kernel, from the module's table. */
+/* The cubin or PTX of a custom kernel, from its thunky.kernel_binary. */
 static bool exportBinary(Exporter *ex, MlirOperation op, StreamExecutor__KernelLoaderSpecProto *spec) {
-  MlirAttribute key = inherent(op, "binary");
-  MlirAttribute entry = mlirAttributeIsNull(ex->kernelBinaries) ||
-                                !mlirAttributeIsADictionary(ex->kernelBinaries)
-                            ? mlirAttributeGetNull()
-                            : mlirDictionaryAttrGetElementByName(ex->kernelBinaries,
-                                                                 mlirStringAttrGetValue(key));
-  if (mlirAttributeIsNull(entry) || !mlirAttributeIsADictionary(entry) ||
-      mlirDictionaryAttrGetNumElements(entry) != 1)
-    return opError(op, "its binary is not in the module's " THUNKY_KERNEL_BINARIES);
-  MlirNamedAttribute code = mlirDictionaryAttrGetElement(entry, 0);
-  MlirStringRef kind = mlirIdentifierStr(code.name), bytes;
-  if (!thunkyAttributeGetBytes(code.attribute, &bytes))
+  MlirAttribute symbol = inherent(op, "binary");
+  MlirOperation binary = mlirSymbolTableLookup(ex->symbols, mlirFlatSymbolRefAttrGetValue(symbol));
+  if (mlirOperationIsNull(binary) || thunkyOpGetKind(binary) != THUNKY_OP_KERNEL_BINARY)
+    return opError(op, "its binary is no thunky.kernel_binary of the module");
+  MlirAttribute cubin = inherent(binary, "cubin");
+  MlirAttribute code = mlirAttributeIsNull(cubin) ? inherent(binary, "ptx") : cubin;
+  MlirStringRef bytes;
+  if (!thunkyAttributeGetBytes(code, &bytes))
     return opError(op, "its binary is neither a string nor a byte resource with its data");
-  if (kind.length == 5 && memcmp(kind.data, "cubin", 5) == 0) {
+  if (!mlirAttributeIsNull(cubin)) {
     spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN;
     if (!(spec->cubin = thunkyExportNewMessage(ex, &stream_executor__cuda_cubin_proto__descriptor)))
       return opError(op, "out of memory");

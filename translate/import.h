@@ -31,13 +31,18 @@
 typedef Xla__Gpu__GpuExecutableProto Executable;
 typedef Xla__Gpu__ThunkProto Thunk;
 
-/* The module's thunky.kernel_binaries, built as custom kernels import. */
+/* The module's thunky.kernel_binary ops, gathered as custom kernels import. */
+typedef struct KernelBinary {
+  MlirAttribute name; /* its symbol, unique among them */
+  MlirAttribute code; /* a string or byte resource */
+  bool cubin;         /* else PTX */
+} KernelBinary;
+
 typedef struct KernelBinaries {
-  MlirNamedAttribute *entries; /* key -> {cubin = ...} or {ptx = ...} */
-  MlirAttribute *keys;         /* the same keys as StringAttrs */
+  KernelBinary *items;
   size_t count, capacity;
-  ThunkyHashMap entryOf;  /* an entry's (uniqued) attribute -> its position */
-  ThunkyUniqueNames names; /* the keys given */
+  ThunkyHashMap entryOf;   /* code attribute and kind -> position */
+  ThunkyUniqueNames names; /* the symbols given */
 } KernelBinaries;
 
 typedef struct Importer {
@@ -124,7 +129,7 @@ bool thunkyImportGemm(Importer *im, Thunk *t);
 bool thunkyImportCublasLtMatmul(Importer *im, Thunk *t);
 bool thunkyImportDeviceIdFits(const Thunk *t);
 bool thunkyImportDeviceId(Importer *im, Thunk *t);
-/* Sets the module's thunky.kernel_binaries (when any), then frees them. */
+/* Puts the module's thunky.kernel_binary ops before its first op. */
 void thunkyImportFinishKernelBinaries(Importer *im, MlirOperation module);
 void thunkyImportFreeKernelBinaries(Importer *im);
 

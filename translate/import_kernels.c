@@ -131,49 +131,50 @@ bool thunkyImportMatmulFits(const Thunk *t) {
 
 /*--- kernel binaries -----------------------------------------------------*/
 
-/* The key of `entry` ({cubin = ...} or {ptx = ...}) in the module's table:
- * the kernel's name, or name_N when another binary has the name. Each
- * distinct binary is entered once. Null when out of memory. */
-static MlirAttribute binaryKey(Importer *im, const char *name, MlirAttribute entry) {
+/* The symbol of the thunky.kernel_binary holding `code` (a cubin, else
+ * PTX): the kernel's name, or name_N when another binary has the name.
+ * Each distinct binary is entered once. Null when out of memory. */
+static MlirAttribute binarySymbol(Importer *im, const char *name, MlirAttribute code,
+                                  bool cubin) {
   KernelBinaries *b = &im->binaries;
+  /* Attributes are aligned: the low bit is free for the kind. */
+  uint64_t key = (uint64_t)(uintptr_t)code.ptr | (cubin ? 1 : 0);
   uint32_t at;
-  if (thunkyHashMapGet(&b->entryOf, (uint64_t)(uintptr_t)entry.ptr, &at))
-    return b->keys[at];
+  if (thunkyHashMapGet(&b->entryOf, key, &at))
+    return mlirFlatSymbolRefAttrGet(im->ctx, mlirStringAttrGetValue(b->items[at].name));
   if (b->count == b->capacity) {
     size_t capacity = b->capacity ? 2 * b->capacity : 16;
-    MlirNamedAttribute *entries = realloc(b->entries, capacity * sizeof *entries);
-    if (entries)
-      b->entries = entries;
-    MlirAttribute *keys = realloc(b->keys, capacity * sizeof *keys);
-    if (keys)
-      b->keys = keys;
-    if (!entries || !keys)
+    KernelBinary *items = realloc(b->items, capacity * sizeof *items);
+    if (!items)
       return mlirAttributeGetNull();
-    b->capacity = capacity;
+    b->items = items, b->capacity = capacity;
   }
-  MlirAttribute key = thunkyUniqueName(im->ctx, &b->names, str(name));
-  if (mlirAttributeIsNull(key))
-    return key;
-  b->keys[b->count] = key;
-  b->entries[b->count] =
-      mlirNamedAttributeGet(mlirIdentifierGet(im->ctx, mlirStringAttrGetValue(key)), entry);
-  if (!thunkyHashMapPut(&b->entryOf, (uint64_t)(uintptr_t)entry.ptr, (uint32_t)b->count))
+  MlirAttribute symbol = thunkyUniqueName(im->ctx, &b->names, str(name));
+  if (mlirAttributeIsNull(symbol) || !thunkyHashMapPut(&b->entryOf, key, (uint32_t)b->count))
     return mlirAttributeGetNull();
-  ++b->count;
-  return key;
+  b->items[b->count++] = (KernelBinary){symbol, code, cubin};
+  return mlirFlatSymbolRefAttrGet(im->ctx, mlirStringAttrGetValue(symbol));
 }
 
 void thunkyImportFinishKernelBinaries(Importer *im, MlirOperation module) {
   KernelBinaries *b = &im->binaries;
-  if (b->count)
-    mlirOperationSetDiscardableAttributeByName(
-        module, str(THUNKY_KERNEL_BINARIES),
-        mlirDictionaryAttrGet(im->ctx, (intptr_t)b->count, b->entries));
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  MlirOperation first = mlirBlockGetFirstOperation(body);
+  MlirStringRef symName = str("sym_name"), cubin = str("cubin"), ptx = str("ptx");
+  for (size_t i = 0; i < b->count; ++i) {
+    MlirOperationState state =
+        mlirOperationStateGet(str("thunky.kernel_binary"), mlirOperationGetLocation(module));
+    MlirOperation op = mlirOperationCreate(&state);
+    mlirOperationSetInherentAttributeByName(op, symName, b->items[i].name);
+    mlirOperationSetInherentAttributeByName(op, b->items[i].cubin ? cubin : ptx,
+                                            b->items[i].code);
+    mlirBlockInsertOwnedOperationBefore(body, first, op);
+  }
 }
 
 void thunkyImportFreeKernelBinaries(Importer *im) {
   KernelBinaries *b = &im->binaries;
-  free(b->entries), free(b->keys);
+  free(b->items);
   thunkyHashMapDestroy(&b->entryOf);
   thunkyUniqueNamesDestroy(&b->names);
   *b = (KernelBinaries){0};
@@ -377,13 +378,11 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
     MlirAttribute code =
         cubin ? bytesAttr(im, name, spec->cubin->data.data, spec->cubin->data.len)
               : bytesAttr(im, name, spec->ptx->data.data, spec->ptx->data.len);
-    MlirNamedAttribute kind = named(im, cubin ? "cubin" : "ptx", code);
-    MlirAttribute key = mlirAttributeIsNull(code)
-                            ? code
-                            : binaryKey(im, name, mlirDictionaryAttrGet(im->ctx, 1, &kind));
-    ok = !mlirAttributeIsNull(key) || thunkyImportError(im, "%s", "out of memory");
+    MlirAttribute symbol =
+        mlirAttributeIsNull(code) ? code : binarySymbol(im, name, code, cubin);
+    ok = !mlirAttributeIsNull(symbol) || thunkyImportError(im, "%s", "out of memory");
     if (ok)
-      attrs[na++] = named(im, "binary", key);
+      attrs[na++] = named(im, "binary", symbol);
   }
   MlirOperation op = {NULL};
   if (ok)

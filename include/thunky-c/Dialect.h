@@ -15,11 +15,6 @@
 extern "C" {
 #endif
 
-/* Module attribute: the kernel binaries thunky.launch ops refer to by name
- * (`binary = "k"`), each {cubin = ...} or {ptx = ...}, the code a string or
- * a byte resource (thunkyAttributeGetBytes). */
-#define THUNKY_KERNEL_BINARIES "thunky.kernel_binaries"
-
 /* thunky.call_thunk_proto attribute: the kind of thunk it holds, as
  * ThunkProto's impl field names it ("all_gather_thunk"). Import sets it and
  * export ignores it, so passes know the kind without reading thunk_proto

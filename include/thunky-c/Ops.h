@@ -13,7 +13,8 @@
 extern "C" {
 #endif
 
-/* X(ENUM, CppClass, "mnemonic") for every op of the dialect. */
+/* X(ENUM, CppClass, "mnemonic") for every op of the dialect; new ones go
+ * last, so that the numbers stay. */
 #define THUNKY_FOR_EACH_OP(X)                                                 \
   X(SLICE_BUFFER, SliceBufferOp, "slice_buffer")                              \
   X(MEMZERO, MemzeroOp, "memzero")                                            \
@@ -39,7 +40,8 @@ extern "C" {
   X(REDUCE_SCATTER, ReduceScatterOp, "reduce_scatter")                        \
   X(ALL_TO_ALL, AllToAllOp, "all_to_all")                                     \
   X(COLLECTIVE_PERMUTE, CollectivePermuteOp, "collective_permute")            \
-  X(COLLECTIVE_GROUP, CollectiveGroupOp, "collective_group")
+  X(COLLECTIVE_GROUP, CollectiveGroupOp, "collective_group")                 \
+  X(KERNEL_BINARY, KernelBinaryOp, "kernel_binary")
 
 typedef enum ThunkyOpKind {
   THUNKY_OP_NONE = 0, /* not a thunky op */
@@ -66,7 +68,8 @@ MLIR_CAPI_EXPORTED void thunkyOpGetOperandEffects(MlirOperation op, intptr_t i, 
                                                   bool *writes);
 
 /* Whether an op of `kind` is a thunk of the executable: every thunky op
- * but slice_buffer, constant and yield, which are views, data and syntax. */
+ * but slice_buffer, constant, kernel_binary and yield, which are views,
+ * data, code and syntax. */
 MLIR_CAPI_EXPORTED bool thunkyOpKindIsThunk(ThunkyOpKind kind);
 
 /* Which optional operands a cublaslt_matmul with XLA epilogue `epilogue`

@@ -235,11 +235,9 @@ static MlirStringRef importedBinary(MlirContext ctx, MlirStringRef exe, bool bor
   MlirOperation op = borrow ? thunkyImportExecutableBorrowing(ctx, exe, name, NULL)
                             : thunkyImportExecutable(ctx, exe, name);
   *module = mlirModuleFromOperation(op);
-  MlirAttribute binaries = mlirOperationGetDiscardableAttributeByName(
-      op, mlirStringRefCreateFromCString("thunky.kernel_binaries"));
-  MlirAttribute k = mlirDictionaryAttrGetElementByName(
-      mlirDictionaryAttrGetElementByName(binaries, mlirStringRefCreateFromCString("k")),
-      mlirStringRefCreateFromCString("cubin"));
+  MlirOperation binary = mlirBlockGetFirstOperation(mlirModuleGetBody(*module));
+  MlirAttribute k =
+      mlirOperationGetInherentAttributeByName(binary, mlirStringRefCreateFromCString("cubin"));
   MlirStringRef bytes = {NULL, 0};
   thunkyAttributeGetBytes(k, &bytes);
   return bytes;
@@ -255,11 +253,11 @@ static void testBorrowingImport(void) {
   cubin[2000] = 0;
   char text[4096];
   snprintf(text, sizeof text,
-           "module attributes {thunky.kernel_binaries = {k = {cubin = \"%s\"}}} {\n"
+           "module {\nthunky.kernel_binary @k cubin = \"%s\"\n"
            "func.func @main(%%a: !thunky.buffer<16> {thunky.role = \"parameter 0\"}, "
            "%%b: !thunky.buffer<16> {thunky.role = \"output {}\"}) {\n"
            "  thunky.launch \"k\"(%%a, %%b : !thunky.buffer<16>, !thunky.buffer<16>) "
-           "<grid = [1, 1, 1], block = [32, 1, 1], written = [false, true], binary = \"k\">\n"
+           "<grid = [1, 1, 1], block = [32, 1, 1], written = [false, true], binary = @k>\n"
            "  return\n}\n}\n",
            cubin);
   MlirModule source = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(text));

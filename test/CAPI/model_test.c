@@ -74,8 +74,9 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
 }
 
 static bool readModule(MlirOperation module, Module *m) {
-  MlirOperation main =
-      mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
+  MlirSymbolTable symbols = mlirSymbolTableCreate(module);
+  MlirOperation main = mlirSymbolTableLookup(symbols, str("main"));
+  mlirSymbolTableDestroy(symbols);
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(main, 0));
   MlirAttribute argAttrs = mlirOperationGetAttributeByName(main, str("arg_attrs"));
   m->numArgs = mlirBlockGetNumArguments(entry);

@@ -42,19 +42,40 @@ func.func @launch_negative_shmem(%a: !thunky.buffer<16>) {
 // -----
 
 func.func @launch_binary_missing(%a: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.launch' op binary 'k' is not in the module's thunky.kernel_binaries}}
-  thunky.launch "k"(%a : !thunky.buffer<16>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true], binary = "k">
+  // expected-error @+1 {{'thunky.launch' op binary @k is no thunky.kernel_binary of the module}}
+  thunky.launch "k"(%a : !thunky.buffer<16>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true], binary = @k>
   return
 }
 
 // -----
 
-module attributes {thunky.kernel_binaries = {k = {elf = "x"}}} {
-func.func @launch_binary_malformed(%a: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.launch' op thunky.kernel_binaries entry 'k' must be {cubin = "..."} or {ptx = "..."}}}
-  thunky.launch "k"(%a : !thunky.buffer<16>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true], binary = "k">
+func.func @launch_binary_not_code(%a: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.launch' op binary @launch_binary_not_code is no thunky.kernel_binary of the module}}
+  thunky.launch "k"(%a : !thunky.buffer<16>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true], binary = @launch_binary_not_code>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'thunky.kernel_binary' op needs exactly one of cubin and ptx}}
+thunky.kernel_binary @both cubin = "\7FELF" ptx = ".entry k"
+
+// -----
+
+// expected-error @+1 {{'thunky.kernel_binary' op needs exactly one of cubin and ptx}}
+thunky.kernel_binary @neither
+
+// -----
+
+// expected-error @+1 {{'thunky.kernel_binary' op its cubin must be a string or a byte resource}}
+thunky.kernel_binary @number cubin = 7 : i64
+
+// -----
+
+func.func @kernel_binary_nested() {
+  // expected-error @+1 {{'thunky.kernel_binary' op expects parent op 'builtin.module'}}
+  "thunky.kernel_binary"() <{sym_name = "k", ptx = ".entry k"}> : () -> ()
+  return
 }
 
 // -----

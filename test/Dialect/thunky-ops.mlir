@@ -8,8 +8,11 @@
 // RUN: thunky-opt %s --mlir-print-op-generic | thunky-opt | FileCheck %s
 // RUN: thunky-opt %s -emit-bytecode | thunky-opt | FileCheck %s
 
-// CHECK: module attributes {thunky.kernel_binaries = {k_cubin = {cubin = "\7FELF\02"}, k_ptx = {ptx = ".entry k_ptx"}}}
-module attributes {thunky.kernel_binaries = {k_cubin = {cubin = "\7FELF\02"}, k_ptx = {ptx = ".entry k_ptx"}}} {
+// CHECK: thunky.kernel_binary @k_cubin cubin = "\7FELF\02"
+// CHECK-NEXT: thunky.kernel_binary @k_ptx ptx = ".entry k_ptx"
+module {
+thunky.kernel_binary @k_cubin cubin = "\7FELF\02"
+thunky.kernel_binary @k_ptx ptx = ".entry k_ptx"
 
 // CHECK-LABEL: func.func @launches
 // CHECK-SAME: (%[[A:.*]]: !thunky.buffer<16>, %[[B:.*]]: !thunky.buffer<16>)
@@ -18,10 +21,10 @@ func.func @launches(%a: !thunky.buffer<16>, %b: !thunky.buffer<16>) {
   // is the default and is not printed.
   // CHECK-NEXT: thunky.launch "fusion"(%[[A]], %[[B]] : !thunky.buffer<16>, !thunky.buffer<16>) <grid = [4, 1, 1], block = [128, 1, 1], written = [false, true]>
   thunky.launch "fusion"(%a, %b : !thunky.buffer<16>, !thunky.buffer<16>) <grid = [4, 1, 1], block = [128, 1, 1], written = [false, true], shmem_bytes = 0>
-  // CHECK-NEXT: thunky.launch "k_cubin"(%[[A]] : !thunky.buffer<16>) <grid = [2, 1, 1], block = [32, 2, 1], written = [true], cluster = [2, 1, 1], shmem_bytes = 1024, binary = "k_cubin">
-  thunky.launch "k_cubin"(%a : !thunky.buffer<16>) <grid = [2, 1, 1], block = [32, 2, 1], written = [true], cluster = [2, 1, 1], shmem_bytes = 1024, binary = "k_cubin">
-  // CHECK-NEXT: thunky.launch "k_ptx"() <grid = [1, 1, 1], block = [1, 1, 1], written = [], binary = "k_ptx">
-  thunky.launch "k_ptx"() <grid = [1, 1, 1], block = [1, 1, 1], written = [], binary = "k_ptx">
+  // CHECK-NEXT: thunky.launch "k_cubin"(%[[A]] : !thunky.buffer<16>) <grid = [2, 1, 1], block = [32, 2, 1], written = [true], cluster = [2, 1, 1], shmem_bytes = 1024, binary = @k_cubin>
+  thunky.launch "k_cubin"(%a : !thunky.buffer<16>) <grid = [2, 1, 1], block = [32, 2, 1], written = [true], cluster = [2, 1, 1], shmem_bytes = 1024, binary = @k_cubin>
+  // CHECK-NEXT: thunky.launch "k_ptx"() <grid = [1, 1, 1], block = [1, 1, 1], written = [], binary = @k_ptx>
+  thunky.launch "k_ptx"() <grid = [1, 1, 1], block = [1, 1, 1], written = [], binary = @k_ptx>
   return
 }
 

@@ -16,7 +16,8 @@
 // RUN: sed 's/value = "\\00\\00\\80?"/value = "\\00\\00\\00@"/' %s > %t.bad.mlir
 // RUN: not thunky-run --kernels=fingerprint --ranks 2 %s --compare %t.bad.mlir | FileCheck %s --check-prefix=BAD
 // BAD: different: output 2 (u32[2]) of rank 0 differs first at byte 6 (element 1)
-module attributes {thunky.kernel_binaries = {k_ptx = {ptx = ".entry k_ptx"}}} {
+module {
+  thunky.kernel_binary @k_ptx ptx = ".entry k_ptx"
   func.func @main(%in: !thunky.buffer<64> {thunky.role = "parameter 0", thunky.shape = tensor<16xf32>},
                   %out: !thunky.buffer<64> {thunky.role = "output {0}", thunky.shape = tensor<16xf32>},
                   %gathered: !thunky.buffer<128> {thunky.role = "output {1}", thunky.shape = tensor<32xf32>},
@@ -36,7 +37,7 @@ module attributes {thunky.kernel_binaries = {k_ptx = {ptx = ".entry k_ptx"}}} {
     thunky.partition_id %pid : <4>
     thunky.sequential {
       thunky.launch "k_cubin"(%a, %b : !thunky.buffer<64>, !thunky.buffer<64>) <grid = [1, 1, 1], block = [16, 1, 1], written = [false, true]>
-      thunky.launch "k_ptx"(%b : !thunky.buffer<64>) <grid = [1, 1, 1], block = [16, 1, 1], written = [true], binary = "k_ptx">
+      thunky.launch "k_ptx"(%b : !thunky.buffer<64>) <grid = [1, 1, 1], block = [16, 1, 1], written = [true], binary = @k_ptx>
       thunky.ptx_kernel %a, %b : !thunky.buffer<64>, !thunky.buffer<64> name = "k_inline" <ptx = ".entry k_inline", grid_dim = [1, 1, 1], block_dim = [16, 1, 1], written = [false, true], shmem_bytes = 0>
     }
     thunky.custom_call %a, %b : !thunky.buffer<64>, !thunky.buffer<64> target = "my_target" <num_operands = 1, num_results = 1, backend_config = {count = 7 : i64}, operand_shapes = [tensor<16xf32>], result_shapes = [tensor<16xf32>]>

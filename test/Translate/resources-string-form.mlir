@@ -6,11 +6,12 @@
 // RUN: FileCheck %s < %t.mlir
 // RUN: thunky-translate --export-thunky %t.mlir -o %t.back.pb
 // RUN: cmp %t.pb %t.back.pb
-// CHECK: thunky.kernel_binaries = {{[{]}}k = {{[{]}}cubin = dense_resource<k> : tensor<304xi8>}}}
+// CHECK: thunky.kernel_binary @k cubin = dense_resource<k> : tensor<304xi8>
 // CHECK: k: "0x010000007F454C46
-module attributes {thunky.kernel_binaries = {k = {cubin = "\7FELFabababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab"}}} {
+module {
+  thunky.kernel_binary @k cubin = "\7FELFabababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab"
   func.func @main(%a: !thunky.buffer<16> {thunky.role = "parameter 0"}, %b: !thunky.buffer<16> {thunky.role = "output {}"}) {
-    thunky.launch "k"(%a, %b : !thunky.buffer<16>, !thunky.buffer<16>) <grid = [1, 1, 1], block = [32, 1, 1], written = [false, true], binary = "k">
+    thunky.launch "k"(%a, %b : !thunky.buffer<16>, !thunky.buffer<16>) <grid = [1, 1, 1], block = [32, 1, 1], written = [false, true], binary = @k>
     return
   }
 }
