@@ -34,7 +34,8 @@ static MlirWalkResult annotate(MlirOperation op, void *userData) {
   MlirNamedAttribute fields[2];
   intptr_t n = 0;
   if (computation)
-    fields[n++] = mlirNamedAttributeGet(a->computation, mlirStringAttrGet(a->im->ctx, str(computation)));
+    fields[n++] =
+        mlirNamedAttributeGet(a->computation, mlirStringAttrGet(a->im->ctx, str(computation)));
   fields[n++] = mlirNamedAttributeGet(a->instruction, mlirStringAttrGet(a->im->ctx, str(in->name)));
   mlirOperationSetDiscardableAttributeByName(op, mlirIdentifierStr(a->hlo),
                                              mlirDictionaryAttrGet(a->im->ctx, n, fields));
