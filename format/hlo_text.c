@@ -815,19 +815,6 @@ bool thunkyHloTextPrintModule(FILE *out, const Xla__HloModuleProto *module,
 
 /*--- one launch -------------------------------------------------------------------*/
 
-/* Whether `name` is the instruction's name or its kernel name (every
- * character other than a letter, digit or '_' turned into '_'). */
-static bool namesInstruction(const char *name, const char *instruction) {
-  if (!strcmp(name, instruction))
-    return true;
-  for (; *name && *instruction; name++, instruction++) {
-    char c = isalnum((unsigned char)*instruction) ? *instruction : '_';
-    if (*name != c)
-      return false;
-  }
-  return !*name && !*instruction;
-}
-
 /* How many leading characters `name` shares with the kernel name of
  * `instruction`: the measure of near names in the error. */
 static size_t sharedPrefix(const char *name, const char *instruction) {
@@ -838,29 +825,27 @@ static size_t sharedPrefix(const char *name, const char *instruction) {
   return n;
 }
 
-bool thunkyHloTextPrintLaunch(FILE *out, const Xla__HloModuleProto *module, const char *name,
-                              ThunkyError *error) {
-  Printer p;
-  if (!printerCreate(&p, out, module, error))
-    return false;
+/* The instruction's position in the module, to print from it. */
+static bool positionOf(const Xla__HloModuleProto *module, const Instr *in, size_t *comp,
+                       size_t *index) {
+  for (*comp = 0; *comp < module->n_computations; ++*comp)
+    for (*index = 0; *index < module->computations[*comp]->n_instructions; ++*index)
+      if (module->computations[*comp]->instructions[*index] == in)
+        return true;
+  return false;
+}
+
+/* "; near: a, b, c": the three instructions (of computations that are no
+ * fusion's) whose kernel names share the longest prefix with `name`,
+ * first found first; "" when none shares any. */
+static void nearNames(const Xla__HloModuleProto *module, const char *name, char *out,
+                      size_t size) {
   const Instr *near[3] = {NULL};
   size_t nearLength[3] = {0};
   for (size_t c = 0; c < module->n_computations; c++) {
     const Comp *comp = module->computations[c];
-    if (comp->is_fusion_computation)
-      continue;
-    for (size_t i = 0; i < comp->n_instructions; i++) {
+    for (size_t i = 0; !comp->is_fusion_computation && i < comp->n_instructions; i++) {
       const Instr *in = comp->instructions[i];
-      if (namesInstruction(name, str(in->name))) {
-        putInstruction(&p, c, in);
-        put(&p, "\n\n");
-        size_t count;
-        size_t *order = printOrder(&p, c, i, i + 1, false, &count);
-        for (size_t k = 0; order && k < count; k++)
-          putComputation(&p, order[k]);
-        return finish(&p, order, error);
-      }
-      /* Keep the three longest shared prefixes, first found first. */
       size_t length = sharedPrefix(name, str(in->name));
       for (size_t k = 0; length && k < 3; k++)
         if (!near[k] || length > nearLength[k]) {
@@ -871,10 +856,32 @@ bool thunkyHloTextPrintLaunch(FILE *out, const Xla__HloModuleProto *module, cons
         }
     }
   }
-  printerDestroy(&p);
-  if (!near[0])
-    return thunkyErrorf(error, "no instruction named '%s' in the HLO module", name);
-  return thunkyErrorf(error, "no instruction named '%s' in the HLO module; near: %s%s%s%s%s", name,
-                      str(near[0]->name), near[1] ? ", " : "", near[1] ? str(near[1]->name) : "",
-                      near[2] ? ", " : "", near[2] ? str(near[2]->name) : "");
+  snprintf(out, size, "%s%s%s%s%s%s", near[0] ? "; near: " : "", near[0] ? str(near[0]->name) : "",
+           near[1] ? ", " : "", near[1] ? str(near[1]->name) : "", near[2] ? ", " : "",
+           near[2] ? str(near[2]->name) : "");
+}
+
+bool thunkyHloTextPrintLaunch(FILE *out, const Xla__HloModuleProto *module, const char *name,
+                              ThunkyError *error) {
+  ThunkyHloLaunches *launches = thunkyHloLaunchesCreate(module);
+  if (!launches)
+    return thunkyErrorf(error, "out of memory indexing the HLO module");
+  const Instr *in = thunkyHloLaunchFind(launches, name, strlen(name), NULL);
+  thunkyHloLaunchesDestroy(launches);
+  size_t c, i;
+  if (!in || !positionOf(module, in, &c, &i)) {
+    char near[800];
+    nearNames(module, name, near, sizeof near);
+    return thunkyErrorf(error, "no instruction named '%s' in the HLO module%s", name, near);
+  }
+  Printer p;
+  if (!printerCreate(&p, out, module, error))
+    return false;
+  putInstruction(&p, c, in);
+  put(&p, "\n\n");
+  size_t count;
+  size_t *order = printOrder(&p, c, i, i + 1, false, &count);
+  for (size_t k = 0; order && k < count; k++)
+    putComputation(&p, order[k]);
+  return finish(&p, order, error);
 }

@@ -5,20 +5,29 @@
  * bytes are set, copied, sent through collectives, held in arguments,
  * scratch and constants. A call_thunk_proto of a collective counts as one
  * (thunkyIsCollective), though its bytes are in a proto passes do not
- * read. With json=true the same as one JSON object, for scripts. Changes
- * nothing.
+ * read. Launches that import gave the HLO they run (THUNKY_ATTR_HLO,
+ * thunky-translate --thunky-hlo-names) are listed under the kernels, each
+ * kernel once, with its HLO instruction and computation: the link from a
+ * kernel to the text `thunky-container hlo --launch` prints. With
+ * json=true the same as one JSON object, for scripts. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
 #include "thunk_info.h"
 
+#include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
+#include "thunky-c/HashMap.h"
+#include "thunky-c/Json.h"
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
 
+#include "mlir-c/BuiltinAttributes.h"
+
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 typedef struct Stats {
   int64_t byKind[THUNKY_OP_COUNT];
@@ -26,7 +35,46 @@ typedef struct Stats {
   int64_t bytesSet, bytesCopied, bytesCommunicated;
   int64_t arguments, argumentBytes, scratchBytes;
   int64_t constants, constantBytes;
+  /* Each kernel whose launch carries THUNKY_ATTR_HLO, once, in walk order. */
+  struct KernelHlo {
+    MlirStringRef kernel, instruction, computation;
+  } *hlo;
+  size_t numHlo, hloCapacity;
+  ThunkyHashMap hloSeen; /* a kernel name's (uniqued) data -> listed */
+  bool failed;           /* out of memory */
 } Stats;
+
+static MlirStringRef field(MlirAttribute dict, const char *name) {
+  MlirAttribute a = mlirDictionaryAttrGetElementByName(dict, mlirStringRefCreateFromCString(name));
+  return !mlirAttributeIsNull(a) && mlirAttributeIsAString(a) ? mlirStringAttrGetValue(a)
+                                                              : mlirStringRefCreate("", 0);
+}
+
+/* Lists the HLO of a launch's kernel, the first time the kernel is seen. */
+static void noteHlo(Stats *s, MlirOperation op) {
+  MlirAttribute hlo = mlirOperationGetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString(THUNKY_ATTR_HLO));
+  MlirStringRef kernel = thunkyKernelName(op);
+  uint32_t seen;
+  if (mlirAttributeIsNull(hlo) || !mlirAttributeIsADictionary(hlo) || !kernel.length ||
+      thunkyHashMapGet(&s->hloSeen, (uint64_t)(uintptr_t)kernel.data, &seen))
+    return;
+  if (s->numHlo == s->hloCapacity) {
+    size_t capacity = s->hloCapacity ? 2 * s->hloCapacity : 16;
+    struct KernelHlo *grown = realloc(s->hlo, capacity * sizeof *grown);
+    if (!grown) {
+      s->failed = true;
+      return;
+    }
+    s->hlo = grown, s->hloCapacity = capacity;
+  }
+  if (!thunkyHashMapPut(&s->hloSeen, (uint64_t)(uintptr_t)kernel.data, 1)) {
+    s->failed = true;
+    return;
+  }
+  s->hlo[s->numHlo++] =
+      (struct KernelHlo){kernel, field(hlo, "instruction"), field(hlo, "computation")};
+}
 
 static int64_t operandBytes(MlirOperation op, intptr_t i) {
   return thunkyValueGetBufferSize(mlirOperationGetOperand(op, i));
@@ -53,8 +101,11 @@ static MlirWalkResult count(MlirOperation op, void *userData) {
     ++s->constants;
     s->constantBytes += thunkyValueGetBufferSize(mlirOperationGetResult(op, 0));
     break;
-  case THUNKY_OP_PTX_KERNEL:
   case THUNKY_OP_LAUNCH:
+    noteHlo(s, op);
+    ++s->kernels;
+    break;
+  case THUNKY_OP_PTX_KERNEL:
     ++s->kernels;
     break;
   case THUNKY_OP_CALL_THUNK_PROTO:
@@ -104,13 +155,24 @@ static void printText(const Stats *s) {
   printKinds(s, false);
   fprintf(stderr,
           "  bytes set: %" PRId64 ", copied: %" PRId64 "\n"
-          "  kernels: %" PRId64 "\n"
+          "  kernels: %" PRId64 "\n",
+          s->bytesSet, s->bytesCopied, s->kernels);
+  /* As HLO text names them, so that the line can be searched for in
+   * `thunky-container hlo`'s output. */
+  for (size_t i = 0; i < s->numHlo; ++i) {
+    const struct KernelHlo *k = &s->hlo[i];
+    fprintf(stderr, "    %.*s: %%%.*s", (int)k->kernel.length, k->kernel.data,
+            (int)k->instruction.length, k->instruction.data);
+    if (k->computation.length)
+      fprintf(stderr, ", calls=%%%.*s", (int)k->computation.length, k->computation.data);
+    fputc('\n', stderr);
+  }
+  fprintf(stderr,
           "  collectives: %" PRId64 " (%" PRId64 " bytes sent)\n"
           "  arguments: %" PRId64 " (%" PRId64 " bytes, %" PRId64 " scratch)\n"
           "  constants: %" PRId64 " (%" PRId64 " bytes)\n",
-          s->bytesSet, s->bytesCopied, s->kernels, s->collectives,
-          s->bytesCommunicated, s->arguments, s->argumentBytes, s->scratchBytes,
-          s->constants, s->constantBytes);
+          s->collectives, s->bytesCommunicated, s->arguments, s->argumentBytes,
+          s->scratchBytes, s->constants, s->constantBytes);
 }
 
 /* {"memzero": 1, ...}: the thunks' kinds, or the other ops'. */
@@ -126,6 +188,28 @@ static void jsonKinds(const Stats *s, bool thunks) {
   fputc('}', stderr);
 }
 
+/* JSON: `, "hlo": [{"kernel": ..., "instruction": ..., "computation": ...}]`,
+ * the computation null when there is none; nothing when no launch has it. */
+static void jsonHlo(const Stats *s) {
+  for (size_t i = 0; i < s->numHlo; ++i) {
+    const struct KernelHlo *k = &s->hlo[i];
+    fputs(i ? ", {\"kernel\": \"" : ", \"hlo\": [{\"kernel\": \"", stderr);
+    thunkyJsonWriteString(stderr, k->kernel.data, k->kernel.length);
+    fputs("\", \"instruction\": \"", stderr);
+    thunkyJsonWriteString(stderr, k->instruction.data, k->instruction.length);
+    fputs("\", \"computation\": ", stderr);
+    if (k->computation.length) {
+      fputc('"', stderr);
+      thunkyJsonWriteString(stderr, k->computation.data, k->computation.length);
+      fputs("\"}", stderr);
+    } else {
+      fputs("null}", stderr);
+    }
+  }
+  if (s->numHlo)
+    fputc(']', stderr);
+}
+
 static void printJson(const Stats *s) {
   fputs("{\"thunk_ops\": ", stderr);
   jsonKinds(s, true);
@@ -137,10 +221,12 @@ static void printJson(const Stats *s) {
           ", \"collectives\": %" PRId64 ", \"bytes_communicated\": %" PRId64
           ", \"arguments\": %" PRId64 ", \"argument_bytes\": %" PRId64
           ", \"scratch_bytes\": %" PRId64 ", \"constants\": %" PRId64
-          ", \"constant_bytes\": %" PRId64 "}\n",
+          ", \"constant_bytes\": %" PRId64,
           s->thunks, s->bytesSet, s->bytesCopied, s->kernels, s->collectives,
           s->bytesCommunicated, s->arguments, s->argumentBytes, s->scratchBytes,
           s->constants, s->constantBytes);
+  jsonHlo(s);
+  fputs("}\n", stderr);
 }
 
 enum { OPTION_JSON };
@@ -150,10 +236,16 @@ static void run(MlirOperation root, ThunkyPassState *state) {
   Stats s = {0};
   mlirOperationWalk(root, count, &s, MlirWalkPreOrder);
   mlirOperationWalk(root, countArguments, &s, MlirWalkPreOrder);
-  if (thunkyPassGetOption(state, OPTION_JSON))
+  if (s.failed) {
+    thunkyEmitError(mlirOperationGetLocation(root), "thunky-stats: out of memory");
+    thunkyPassSignalFailure(state);
+  } else if (thunkyPassGetOption(state, OPTION_JSON)) {
     printJson(&s);
-  else
+  } else {
     printText(&s);
+  }
+  free(s.hlo);
+  thunkyHashMapDestroy(&s.hloSeen);
 }
 
 MlirPass thunkyCreateStatsPass(void) {

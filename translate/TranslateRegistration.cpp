@@ -79,6 +79,10 @@ extern "C" void thunkyRegisterTranslations(void) {
   // so import writes itself and offers mlir-opt's --emit-bytecode.
   static llvm::cl::opt<bool> emitBytecode(
       "emit-bytecode", llvm::cl::desc("import-thunky: write MLIR bytecode, not text"));
+  static llvm::cl::opt<bool> importHloNames(
+      "thunky-hlo-names",
+      llvm::cl::desc("import-thunky: give each launch the HLO instruction and computation it "
+                     "runs (thunky.hlo), from the HLO module the executable keeps"));
   static llvm::cl::opt<std::string> maxThunks(
       "thunky-max-thunks",
       llvm::cl::desc("import-thunky: refuse an executable of more thunks (default 16777216)"));
@@ -129,10 +133,11 @@ extern "C" void thunkyRegisterTranslations(void) {
         }
         // The source manager holds the input for as long as the context
         // lives (thunky-translate.cpp), so resources can point into it.
-        OwningOpRef<Operation *> module(unwrap(thunkyImportExecutableBorrowing(
+        OwningOpRef<Operation *> module(unwrap(thunkyImportExecutableWithFlags(
             wrap(context),
             mlirStringRefCreate(buffer->getBufferStart(), buffer->getBufferSize()),
-            wrap(buffer->getBufferIdentifier()), &limits)));
+            wrap(buffer->getBufferIdentifier()), &limits,
+            THUNKY_IMPORT_BORROW | (importHloNames ? THUNKY_IMPORT_HLO_NAMES : 0))));
         // Import verified the module already (thunky-c/Translate.h).
         if (!module)
           return failure();

@@ -141,5 +141,10 @@ bool thunkyImportOpaque(Importer *im, Thunk *t);
  * op that was in one records it in THUNKY_ATTR_IN_SEQUENTIAL); fails,
  * reported, when something other than a sequential is in the way. */
 bool thunkyImportReachToken(Importer *im, MlirValue token, uint64_t id);
+/* Gives every thunky.launch in `main` whose kernel names an instruction of
+ * the executable's HLO module its THUNKY_ATTR_HLO (import_hlo.c); nothing
+ * when the executable keeps no HLO module. False, reported, when out of
+ * memory. */
+bool thunkyImportHloNames(Importer *im, MlirOperation main);
 
 #endif /* THUNKY_TRANSLATE_IMPORT_H */

@@ -361,10 +361,10 @@ MlirOperation thunkyImportExecutable(MlirContext ctx, MlirStringRef bytes,
   return thunkyImportExecutableWithLimits(ctx, bytes, bufferName, NULL);
 }
 
-/* The module of `bytes`; with `borrow`, its resources point into them
- * where they can. */
+/* The module of `bytes`, with what `flags` (ThunkyImportFlag) ask. */
 static MlirOperation import(MlirContext ctx, MlirStringRef bytes, MlirStringRef bufferName,
-                            const ThunkyLimits *limits, bool borrow) {
+                            const ThunkyLimits *limits, unsigned flags) {
+  bool borrow = flags & THUNKY_IMPORT_BORROW;
   thunkyContextLoadDialects(ctx);
   Importer im = {.ctx = ctx, .arena = thunkyArenaCreate(),
                  .limits = limits ? *limits : thunkyLimitsDefault(), .bytes = {.ctx = ctx}};
@@ -409,7 +409,8 @@ static MlirOperation import(MlirContext ctx, MlirStringRef bytes, MlirStringRef 
   ok = ok && !mlirOperationIsNull(main = buildMain(&im));
   if (!mlirOperationIsNull(main))
     mlirBlockAppendOwnedOperation(mlirModuleGetBody(module), main);
-  ok = ok && importBody(&im);
+  ok = ok && importBody(&im) &&
+       (!(flags & THUNKY_IMPORT_HLO_NAMES) || thunkyImportHloNames(&im, main));
   if (ok) {
     Xla__HumanReadableAotExecutable *wrapper = im.model->wrapper;
     /* What the ops and arguments now carry leaves the executable. */
@@ -441,11 +442,17 @@ static MlirOperation import(MlirContext ctx, MlirStringRef bytes, MlirStringRef 
 MlirOperation thunkyImportExecutableWithLimits(MlirContext ctx, MlirStringRef bytes,
                                                MlirStringRef bufferName,
                                                const ThunkyLimits *limits) {
-  return import(ctx, bytes, bufferName, limits, false);
+  return import(ctx, bytes, bufferName, limits, 0);
 }
 
 MlirOperation thunkyImportExecutableBorrowing(MlirContext ctx, MlirStringRef bytes,
                                               MlirStringRef bufferName,
                                               const ThunkyLimits *limits) {
-  return import(ctx, bytes, bufferName, limits, true);
+  return import(ctx, bytes, bufferName, limits, THUNKY_IMPORT_BORROW);
+}
+
+MlirOperation thunkyImportExecutableWithFlags(MlirContext ctx, MlirStringRef bytes,
+                                              MlirStringRef bufferName, const ThunkyLimits *limits,
+                                              unsigned flags) {
+  return import(ctx, bytes, bufferName, limits, flags);
 }

@@ -21,6 +21,14 @@ extern "C" {
  * (thunkyThunkKindIsCollective in thunky-c/Executable.h). */
 #define THUNKY_ATTR_THUNK_KIND "thunky.thunk_kind"
 
+/* thunky.launch attribute: the HLO the launch runs, as
+ * {instruction = "loop_select_fusion", computation = "fused_select"}: the
+ * instruction of the executable's HLO module its kernel is named after and
+ * the computation that instruction calls (absent when it calls none or
+ * several). Import sets it when asked (THUNKY_IMPORT_HLO_NAMES in
+ * thunky-c/Translate.h), export ignores it, thunky-stats lists it. */
+#define THUNKY_ATTR_HLO "thunky.hlo"
+
 /* mlirGetDialectHandle__thunky__(): insert or load the dialect with it. */
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Thunky, thunky);
 

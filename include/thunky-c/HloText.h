@@ -43,6 +43,24 @@ bool thunkyHloTextPrintModule(FILE *out, const Xla__HloModuleProto *module,
 bool thunkyHloTextPrintLaunch(FILE *out, const Xla__HloModuleProto *module, const char *name,
                               ThunkyError *error);
 
+/* The instructions launches can name, hashed once by name (so that finding
+ * every launch of an executable is linear). Borrows the module, which must
+ * outlive it; free with thunkyHloLaunchesDestroy. */
+typedef struct ThunkyHloLaunches ThunkyHloLaunches;
+
+/* Indexes `module`'s instructions; NULL when out of memory. */
+ThunkyHloLaunches *thunkyHloLaunchesCreate(const Xla__HloModuleProto *module);
+void thunkyHloLaunchesDestroy(ThunkyHloLaunches *launches);
+
+/* The instruction that a launch of name[0, length) runs, matched as
+ * thunkyHloTextPrintLaunch matches (its own name first, then its kernel
+ * name), or NULL; with *computation (when `computation` is not NULL) the
+ * name of the one computation it calls ("fused_select" for a fusion), NULL
+ * when it calls none or several. Both borrowed from the module. */
+const Xla__HloInstructionProto *thunkyHloLaunchFind(const ThunkyHloLaunches *launches,
+                                                    const char *name, size_t length,
+                                                    const char **computation);
+
 #ifdef __cplusplus
 }
 #endif

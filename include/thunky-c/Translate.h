@@ -42,6 +42,21 @@ MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutableBorrowing(
     MlirContext ctx, MlirStringRef bytes, MlirStringRef bufferName,
     const ThunkyLimits *limits);
 
+/* What import may add beyond the executable, on request. */
+typedef enum ThunkyImportFlag {
+  /* thunkyImportExecutableBorrowing's resources. */
+  THUNKY_IMPORT_BORROW = 1 << 0,
+  /* Each thunky.launch that runs an instruction of the HLO module the
+   * executable keeps gets THUNKY_ATTR_HLO (thunky-c/Dialect.h). */
+  THUNKY_IMPORT_HLO_NAMES = 1 << 1,
+} ThunkyImportFlag;
+
+/* thunkyImportExecutableWithLimits with `flags`, ThunkyImportFlag values
+ * or'ed together. */
+MLIR_CAPI_EXPORTED MlirOperation thunkyImportExecutableWithFlags(
+    MlirContext ctx, MlirStringRef bytes, MlirStringRef bufferName,
+    const ThunkyLimits *limits, unsigned flags);
+
 /* Exports `module` and hands the serialized bytes to `callback`, in order,
  * in one or more calls (a bare executable's device code is handed on as the
  * module holds it, not copied into one buffer), only once every check has
