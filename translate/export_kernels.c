@@ -113,6 +113,8 @@ static bool exportArgShape(Exporter *ex, MlirOperation op, MlirAttribute shapes,
     thunkyEmitOpError(op, "arg %zu: " ARG_SHAPES_FORM, i);
     return false;
   }
+  if (!thunkyElementTypeFromMlir(mlirShapedTypeGetElementType(type)))
+    return opError(op, "a shape's element type has no XLA equivalent");
   bool untyped;
   if (!(*slot = thunkyShapeFromType(ex->arena, type, &untyped))) {
     thunkyEmitOpError(op, "arg %zu: " ARG_SHAPES_FORM
