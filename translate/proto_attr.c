@@ -1,6 +1,5 @@
 /*===- proto_attr.c - protobuf-c messages <-> MLIR attributes -----------===*/
 #include "proto_attr.h"
-#include "shape_type.h"
 
 #include "thunky-c/Wire.h"
 
@@ -201,12 +200,6 @@ static MlirAttribute scalarToAttr(ThunkyProtoCache *cache,
     for (const ProtobufCMessageDescriptor *const *o = opaque; o && *o; ++o)
       if (sub->descriptor == *o)
         return serializedAttr(cache, resourceName(cache, owner, f->name), sub);
-    if (sub->descriptor == &xla__shape_proto__descriptor) {
-      MlirType type =
-          thunkyShapeToType(ctx, cache->elementTypes, (const Xla__ShapeProto *)sub, false);
-      if (!mlirTypeIsNull(type))
-        return mlirTypeAttrGet(type);
-    }
     return thunkyProtoToAttr(cache, sub, opaque);
   }
   }
@@ -508,12 +501,6 @@ static ProtobufCMessage *buildMessage(Builder *b, MlirAttribute attr,
                                       const char *name) {
   if (mlirAttributeIsAString(attr) || mlirAttributeIsADenseResourceElements(attr))
     return unpackInto(b, attr, desc, name);
-  if (desc == &xla__shape_proto__descriptor && mlirAttributeIsAType(attr)) {
-    Xla__ShapeProto *s = thunkyShapeFromType(b->arena, mlirTypeAttrGetValue(attr), NULL);
-    if (!s)
-      fail(b, "expected a dictionary or " THUNKY_SHAPE_TYPE_FORM, name);
-    return s ? &s->base : NULL;
-  }
   if (!mlirAttributeIsADictionary(attr)) {
     fail(b, "expected a dictionary", name);
     return NULL;
