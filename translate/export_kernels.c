@@ -7,6 +7,7 @@
 #include "export.h"
 
 #include "proto_attr.h"
+#include "shape_type.h"
 
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
@@ -94,63 +95,6 @@ static bool exportBinary(Exporter *ex, MlirOperation op, StreamExecutor__KernelL
                          "with an encoding of at most {minor_to_major = array<i64: ...>, " \
                          "is_dynamic_dimension = array<i1: ...>, untyped_slice}"
 
-static bool isNamed(MlirNamedAttribute a, const char *name) {
-  MlirStringRef s = mlirIdentifierStr(a.name);
-  return s.length == strlen(name) && memcmp(s.data, name, s.length) == 0;
-}
-
-/* The layout and is_dynamic_dimension of a shape of `rank` dimensions, and
- * whether its slice is typed, from `encoding` (what differs from XLA's own
- * form, may be null); false when it is not of that form. */
-static bool encodingToShape(Exporter *ex, MlirAttribute encoding, size_t rank, Xla__ShapeProto *s,
-                            bool *typedSlice) {
-  MlirAttribute order = mlirAttributeGetNull(), dynamic = mlirAttributeGetNull();
-  *typedSlice = true;
-  if (!mlirAttributeIsNull(encoding)) {
-    if (!mlirAttributeIsADictionary(encoding))
-      return false;
-    for (intptr_t i = 0; i < mlirDictionaryAttrGetNumElements(encoding); ++i) {
-      MlirNamedAttribute e = mlirDictionaryAttrGetElement(encoding, i);
-      if (isNamed(e, "minor_to_major") && mlirAttributeIsADenseI64Array(e.attribute))
-        order = e.attribute;
-      else if (isNamed(e, "is_dynamic_dimension") && mlirAttributeIsADenseBoolArray(e.attribute))
-        dynamic = e.attribute;
-      else if (isNamed(e, "untyped_slice") && mlirAttributeIsAUnit(e.attribute))
-        *typedSlice = false;
-      else
-        return false;
-    }
-  }
-  Xla__LayoutProto *l = s->layout = thunkyExportNewMessage(ex, &xla__layout_proto__descriptor);
-  bool *seen = thunkyArenaAlloc(ex->arena, rank + 1);
-  if (!l || !seen || !(l->minor_to_major = thunkyArenaAlloc(ex->arena, (rank + 1) * sizeof(int64_t))))
-    return false;
-  if (!mlirAttributeIsNull(order) && (size_t)mlirDenseArrayGetNumElements(order) != rank)
-    return false;
-  memset(seen, 0, rank + 1);
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t m = mlirAttributeIsNull(order) ? (int64_t)(rank - 1 - d)
-                                           : mlirDenseI64ArrayGetElement(order, (intptr_t)d);
-    if (m < 0 || (size_t)m >= rank || seen[m])
-      return false;
-    seen[m] = true;
-    l->minor_to_major[d] = m;
-  }
-  l->n_minor_to_major = rank;
-  l->tail_padding_alignment_in_elements = 1, l->has_tail_padding_alignment_in_elements = 1;
-  size_t nd = mlirAttributeIsNull(dynamic) ? rank : (size_t)mlirDenseArrayGetNumElements(dynamic);
-  if (nd != 0 && nd != rank)
-    return false;
-  s->n_is_dynamic_dimension = nd;
-  s->is_dynamic_dimension = thunkyArenaAlloc(ex->arena, (nd + 1) * sizeof *s->is_dynamic_dimension);
-  if (!s->is_dynamic_dimension)
-    return false;
-  for (size_t d = 0; d < nd; ++d)
-    s->is_dynamic_dimension[d] =
-        !mlirAttributeIsNull(dynamic) && mlirDenseBoolArrayGetElement(dynamic, (intptr_t)d);
-  return true;
-}
-
 /* Arg `i`'s shape and its slice's element type from entry `i` of
  * THUNKY_ATTR_ARG_SHAPES (`shapes`). */
 static bool exportArgShape(Exporter *ex, MlirOperation op, MlirAttribute shapes, size_t i,
@@ -166,17 +110,16 @@ static bool exportArgShape(Exporter *ex, MlirOperation op, MlirAttribute shapes,
     thunkyEmitOpError(op, "arg %zu: " ARG_SHAPES_FORM, i);
     return false;
   }
-  if (!thunkyExportShape(ex, op, type, slot))
-    return false;
-  bool typedSlice;
-  if (!encodingToShape(ex, mlirRankedTensorTypeGetEncoding(type),
-                       (size_t)mlirShapedTypeGetRank(type), *slot, &typedSlice)) {
+  if (!thunkyElementTypeFromMlir(mlirShapedTypeGetElementType(type)))
+    return opError(op, "a shape's element type has no XLA equivalent");
+  bool untyped;
+  if (!(*slot = thunkyShapeFromType(ex->arena, type, &untyped))) {
     thunkyEmitOpError(op, "arg %zu: " ARG_SHAPES_FORM
                           " (minor_to_major a permutation of the dimensions, one flag per dimension)", i);
     return false;
   }
-  slice->has_element_type = typedSlice;
-  slice->element_type = typedSlice ? (*slot)->element_type : 0;
+  slice->has_element_type = !untyped;
+  slice->element_type = untyped ? 0 : (*slot)->element_type;
   return true;
 }
 

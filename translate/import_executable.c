@@ -14,6 +14,8 @@
 
 #include "thunky-c/Translate.h"
 #include "proto_attr.h"
+#include "shape_type.h"
+#include "signature.h"
 #include "thunky-c/Diagnostics.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
@@ -270,7 +272,12 @@ static MlirOperation buildMain(Importer *im) {
     const Xla__ShapeProto *shape = im->model->allocations[a].shape;
     types[i] = thunkyBufferTypeGet(im->ctx, (int64_t)im->model->allocations[a].size);
     locs[i] = im->fileLoc;
-    MlirType logical = shape ? thunkyImportTensorType(im, shape) : (MlirType){NULL};
+    /* Lossless where it can be, so that export derives the program shape
+     * from it (signature.h); else at least the array. */
+    MlirType logical = shape ? thunkyShapeToType(im->ctx, im->elementTypes, shape, false)
+                             : (MlirType){NULL};
+    if (shape && mlirTypeIsNull(logical))
+      logical = thunkyImportTensorType(im, shape);
     MlirAttribute compact = allocationCompact(im, a, true, logical);
     MlirAttribute allocation = mlirAttributeIsNull(compact) ? allocationDict(im, a) : compact;
     if (mlirAttributeIsNull(allocation)) {
@@ -320,6 +327,73 @@ static bool importBody(Importer *im) {
   im->loc = im->fileLoc;
   thunkyImportEmit(im, "func.return", 0, NULL, 0, NULL, 0, NULL, 0);
   return true;
+}
+
+/*--- what @main's arguments give back -------------------------------------*/
+
+static bool samePacked(const ProtobufCMessage *a, const ProtobufCMessage *b) {
+  size_t size = protobuf_c_message_get_packed_size(a);
+  if (size != protobuf_c_message_get_packed_size(b))
+    return false;
+  uint8_t *x = malloc(2 * size + 1);
+  if (!x)
+    return false;
+  protobuf_c_message_pack(a, x);
+  protobuf_c_message_pack(b, x + size);
+  bool same = memcmp(x, x + size, size) == 0;
+  free(x);
+  return same;
+}
+
+static bool sameOutputs(const Executable *exe, ThunkyOutputEntry *const *made, size_t count) {
+  if (count != exe->n_output_info_map)
+    return false;
+  for (size_t i = 0; i < count; ++i)
+    if (!samePacked(&made[i]->base, &exe->output_info_map[i]->base))
+      return false;
+  return true;
+}
+
+/* Leaves the output_info_map, and the program shape's parameters and
+ * result, out of the executable when export's derivation from @main's
+ * arguments gives them back byte for byte (else they stay as XLA wrote
+ * them, and export keeps them). False only when out of memory. */
+static bool elideSignature(Importer *im, MlirBlock entry) {
+  size_t n = (size_t)mlirBlockGetNumArguments(entry);
+  const Allocation **allocations = calloc(n + 1, sizeof *allocations);
+  ThunkySignatureArg *args = malloc((n + 1) * sizeof *args);
+  bool ok = allocations && args;
+  for (size_t a = 0; ok && a < im->numAllocations; ++a) {
+    MlirValue v = im->allocationValue[a];
+    if (!mlirValueIsNull(v) && mlirValueIsABlockArgument(v))
+      allocations[mlirBlockArgumentGetArgNumber(v)] = im->model->allocations[a].proto;
+  }
+  for (size_t i = 0; ok && i < n; ++i)
+    ok = allocations[i] != NULL;
+  if (ok) {
+    thunkySignatureArgsOf(entry, allocations, n, args);
+    ThunkyOutputEntry **made;
+    size_t count;
+    ok = thunkySignatureOutputs(im->arena, args, n, &made, &count);
+    if (ok && sameOutputs(im->exe, made, count))
+      thunkyProtoClearField(&im->exe->base, "output_info_map");
+  }
+  Xla__ProgramShapeProto *kept = im->exe->program_shape;
+  if (ok && kept) {
+    Xla__ProgramShapeProto left = *kept, rebuilt;
+    left.n_parameters = 0, left.parameters = NULL, left.result = NULL;
+    rebuilt = left;
+    Xla__ProgramShapeProto *into = &rebuilt;
+    const char *why;
+    if (thunkySignatureProgramShape(im->arena, args, n, &into, &why) &&
+        samePacked(&rebuilt.base, &kept->base)) {
+      *kept = left;
+      if (thunkyProtoIsEmpty(&kept->base))
+        im->exe->program_shape = NULL;
+    }
+  }
+  free(allocations), free(args);
+  return ok || thunkyImportError(im, "%s", "out of memory");
 }
 
 static bool setModuleAttr(Importer *im, MlirOperation module, const char *name,
@@ -419,7 +493,8 @@ static MlirOperation import(MlirContext ctx, MlirStringRef bytes, MlirStringRef 
       thunkyProtoClearField(&im.exe->buffer_allocations->base, "values");
     if (wrapper)
       thunkyProtoClearField(&wrapper->base, "gpu_executable");
-    ok = setModuleAttr(&im, moduleOp, THUNKY_ATTR_EXECUTABLE, &im.exe->base) &&
+    ok = elideSignature(&im, mlirRegionGetFirstBlock(mlirOperationGetRegion(main, 0))) &&
+         setModuleAttr(&im, moduleOp, THUNKY_ATTR_EXECUTABLE, &im.exe->base) &&
          (!wrapper || setModuleAttr(&im, moduleOp, THUNKY_ATTR_WRAPPER, &wrapper->base)) &&
          setContainerAttrs(&im, moduleOp, &im.model->container);
     if (ok)

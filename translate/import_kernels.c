@@ -12,6 +12,7 @@
 #include "import.h"
 
 #include "proto_attr.h"
+#include "shape_type.h"
 
 #include "thunky-c/Ops.h"
 
@@ -217,66 +218,13 @@ static void consumeShapedSlices(ProtobufCMessage *owner, const char *field, size
 
 /*--- the args' shapes ----------------------------------------------------*/
 
-/* A layout THUNKY_ATTR_ARG_SHAPES gives back: minor_to_major a permutation
- * (at most 64 dimensions, checked with a bit mask) and the tail padding of
- * 1 that XLA writes, nothing else. */
-static bool layoutIsCompact(const Xla__LayoutProto *l, size_t rank) {
-  if (!l || l->base.n_unknown_fields || l->n_minor_to_major != rank || rank > 64 || l->n_tiles ||
-      l->has_element_size_in_bits || l->has_memory_space || l->n_dim_level_types ||
-      l->physical_shape || l->has_index_primitive_type || l->has_pointer_primitive_type ||
-      l->n_dim_unique || l->n_dim_ordered || l->has_dynamic_shape_metadata_prefix_bytes ||
-      l->n_split_configs || !l->has_tail_padding_alignment_in_elements ||
-      l->tail_padding_alignment_in_elements != 1)
-    return false;
-  uint64_t seen = 0;
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t m = l->minor_to_major[d];
-    if (m < 0 || (size_t)m >= rank || (seen >> m & 1))
-      return false;
-    seen |= UINT64_C(1) << m;
-  }
-  return true;
-}
-
 /* The tensor type of arg shape `s` whose slice has element type `sliceType`
- * (0: none), when THUNKY_ATTR_ARG_SHAPES gives both back; else null. The
- * encoding holds what differs from XLA's own form (Shape::ToProto: the
- * default layout, one is_dynamic_dimension entry per dimension; the slice
- * typed as its shape). */
+ * (0: none), when THUNKY_ATTR_ARG_SHAPES gives both back (shape_type.h; a
+ * typed slice is typed as its shape); else null. */
 static MlirType compactShape(Importer *im, const Xla__ShapeProto *s, int32_t sliceType) {
-  MlirType none = {NULL};
-  if (!s || s->base.n_unknown_fields || !s->has_element_type || s->n_tuple_shapes ||
-      (sliceType && sliceType != (int32_t)s->element_type) || !layoutIsCompact(s->layout, s->n_dimensions) ||
-      (s->n_is_dynamic_dimension != 0 && s->n_is_dynamic_dimension != s->n_dimensions))
-    return none;
-  MlirType element = thunkyImportElementType(im, s->element_type);
-  /* i1 is PRED, never S1: a type that reads back as another stays out. */
-  if (mlirTypeIsNull(element) || thunkyElementTypeFromMlir(element) != (int32_t)s->element_type)
-    return none;
-  size_t rank = s->n_dimensions;
-  bool descending = true, allStatic = s->n_is_dynamic_dimension == rank;
-  for (size_t d = 0; d < rank; ++d) {
-    if (s->dimensions[d] < 0)
-      return none;
-    descending &= s->layout->minor_to_major[d] == (int64_t)(rank - 1 - d);
-    allStatic &= !(s->n_is_dynamic_dimension && s->is_dynamic_dimension[d]);
-  }
-  MlirNamedAttribute differs[3];
-  intptr_t nd = 0;
-  if (!descending)
-    differs[nd++] = named(im, "minor_to_major",
-                          mlirDenseI64ArrayGet(im->ctx, (intptr_t)rank, s->layout->minor_to_major));
-  if (!allStatic) {
-    int flags[64];
-    for (size_t d = 0; d < s->n_is_dynamic_dimension; ++d)
-      flags[d] = s->is_dynamic_dimension[d] != 0;
-    differs[nd++] = named(im, "is_dynamic_dimension",
-                          mlirDenseBoolArrayGet(im->ctx, (intptr_t)s->n_is_dynamic_dimension, flags));
-  }
-  if (!sliceType)
-    differs[nd++] = named(im, "untyped_slice", mlirUnitAttrGet(im->ctx));
-  MlirAttribute encoding = nd ? mlirDictionaryAttrGet(im->ctx, nd, differs) : mlirAttributeGetNull();
-  return mlirRankedTensorTypeGet((intptr_t)rank, s->dimensions, element, encoding);
+  if (!s || (sliceType && sliceType != (int32_t)s->element_type))
+    return (MlirType){NULL};
+  return thunkyShapeToType(im->ctx, im->elementTypes, s, sliceType == 0);
 }
 
 /* The args' shapes and their slices' element types as THUNKY_ATTR_ARG_SHAPES
