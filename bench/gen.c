@@ -311,8 +311,9 @@ static Xla__PrimitiveType either(Rng *r, unsigned percent, Xla__PrimitiveType a,
 
 /*--- shapes and slices -------------------------------------------------------*/
 
-/* An array shape with XLA's default layout: dimensions major to minor, a
- * power-of-two element count split over one to three of them. */
+/* An array shape as XLA writes it (Shape::ToProto: the default layout,
+ * dimensions major to minor, one is_dynamic_dimension flag each), a
+ * power-of-two element count split over one to three dimensions. */
 static Xla__ShapeProto *arrayShape(ThunkyArena *a, Rng *r, Xla__PrimitiveType type, uint64_t elements,
                                    int rank) {
   Xla__ShapeProto *s = newMessage(a, &xla__shape_proto__descriptor);
@@ -331,6 +332,8 @@ static Xla__ShapeProto *arrayShape(ThunkyArena *a, Rng *r, Xla__PrimitiveType ty
   }
   if (rank > 0)
     s->dimensions[rank - 1] = (int64_t)left;
+  s->n_is_dynamic_dimension = (size_t)rank;
+  s->is_dynamic_dimension = zalloc(a, (size_t)(rank + 1) * sizeof *s->is_dynamic_dimension);
   Xla__LayoutProto *l = newMessage(a, &xla__layout_proto__descriptor);
   l->n_minor_to_major = (size_t)rank;
   l->minor_to_major = zalloc(a, (size_t)(rank + 1) * sizeof *l->minor_to_major);
@@ -369,7 +372,7 @@ static Xla__ShapeProto *spanShape(Gen *g, const Span *s) {
 static Xla__ShapedSliceProto *shapedSlice(Gen *g, const Span *s) {
   ThunkyArena *a = g->scratch;
   Xla__ShapedSliceProto *m = newMessage(a, &xla__shaped_slice_proto__descriptor);
-  m->slice = slice(a, s, false);
+  m->slice = slice(a, s, true); /* XLA types the slice as its shape */
   m->shape = spanShape(g, s);
   return m;
 }
