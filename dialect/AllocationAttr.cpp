@@ -1,7 +1,7 @@
 //===- AllocationAttr.cpp - #thunky.allocation syntax ---------*- C++ -*-===//
 //
 // Prints and parses the allocation attribute, e.g.
-//   #thunky.allocation<index = 1, parameter 0, output {0}, tensor<4xf32>,
+//   #thunky.allocation<index = 1, parameter 0 "x", output {0}, tensor<4xf32>,
 //                      live_out, assigned = [8 at 0 + 16 : f32]>
 // (docs/formats.md). What is valid is decided in C (allocation.c), once for
 // the parser, the C constructor and the generic verifier.
@@ -50,12 +50,14 @@ constexpr FlagWord flagWords[] = {
 } // namespace
 
 LogicalResult AllocationAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                     int64_t index, int64_t parameter, uint32_t flags,
+                                     int64_t index, int64_t parameter, StringRef name,
+                                     uint32_t flags,
                                      ArrayRef<int64_t> outputIndex, Type shape, int64_t color,
                                      ArrayRef<int64_t> parameterShapeIndex,
                                      ArrayRef<ThunkyAllocationAssigned> assigned) {
   ThunkyAllocation a = thunkyAllocationEmpty();
   a.index = index, a.parameter = parameter, a.flags = flags, a.color = color;
+  a.name = mlirStringRefCreate(name.data(), name.size());
   a.outputDepth = outputIndex.size();
   std::copy_n(outputIndex.begin(), std::min<size_t>(a.outputDepth, THUNKY_MAX_OUTPUT_DEPTH),
               a.outputIndex);
@@ -81,6 +83,10 @@ void AllocationAttr::print(AsmPrinter &p) const {
     p << sep() << "index = " << getIndex();
   if (getParameter() >= 0)
     p << sep() << "parameter " << getParameter();
+  if (!getName().empty()) {
+    p << ' ';
+    p.printString(getName());
+  }
   if (flags & THUNKY_ALLOCATION_OUTPUT) {
     p << sep() << "output ";
     printIndices(p, getOutputIndex(), '{', '}');
@@ -148,6 +154,7 @@ static ParseResult parseAssigned(AsmParser &parser, ThunkyAllocationAssigned &a)
 
 Attribute AllocationAttr::parse(AsmParser &parser, Type) {
   int64_t index = -1, parameter = -1, color = 0;
+  std::string name;
   uint32_t flags = 0;
   Type shape;
   SmallVector<int64_t> outputIndex, parameterShapeIndex;
@@ -187,7 +194,12 @@ Attribute AllocationAttr::parse(AsmParser &parser, Type) {
     if (word == "parameter") {
       if (parser.parseInteger(parameter))
         return failure();
-      return parameter < 0 ? parser.emitError(at, "parameter number must be >= 0") : success();
+      if (parameter < 0)
+        return parser.emitError(at, "parameter number must be >= 0");
+      SMLoc named = parser.getCurrentLocation();
+      if (succeeded(parser.parseOptionalString(&name)) && name.empty())
+        return parser.emitError(named, "a parameter's name is absent or not empty");
+      return success();
     }
     if (word == "output") {
       flags |= THUNKY_ALLOCATION_OUTPUT;
@@ -211,7 +223,8 @@ Attribute AllocationAttr::parse(AsmParser &parser, Type) {
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater, entry))
     return {};
-  return parser.getChecked<AllocationAttr>(start, parser.getContext(), index, parameter, flags,
+  return parser.getChecked<AllocationAttr>(start, parser.getContext(), index, parameter, name,
+                                           flags,
                                            outputIndex, shape, color, parameterShapeIndex,
                                            assigned);
 }

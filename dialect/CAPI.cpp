@@ -79,7 +79,7 @@ MlirAttribute thunkyAllocationAttrGet(MlirContext ctx, MlirLocation loc,
   }
   // Checked above, in the terms of the C struct; get() skips a second pass.
   return wrap(AllocationAttr::get(
-      unwrap(ctx), a->index, a->parameter, a->flags,
+      unwrap(ctx), a->index, a->parameter, StringRef(a->name.data, a->name.length), a->flags,
       ArrayRef<int64_t>(a->outputIndex, a->outputDepth), unwrap(a->shape), a->color,
       ArrayRef<int64_t>(a->parameterShapeIndex, a->numParameterShapeIndex),
       ArrayRef<ThunkyAllocationAssigned>(a->assigned, a->numAssigned)));
@@ -94,6 +94,7 @@ void thunkyAllocationAttrGetValue(MlirAttribute attr, ThunkyAllocation *out) {
   ArrayRef<int64_t> output = a.getOutputIndex(), shapeIndex = a.getParameterShapeIndex();
   *out = thunkyAllocationEmpty();
   out->index = a.getIndex(), out->parameter = a.getParameter(), out->flags = a.getFlags();
+  out->name = mlirStringRefCreate(a.getName().data(), a.getName().size());
   out->outputDepth = output.size(); // at most THUNKY_MAX_OUTPUT_DEPTH, verified
   std::copy(output.begin(), output.end(), out->outputIndex);
   out->shape = wrap(a.getShape()), out->color = a.getColor();

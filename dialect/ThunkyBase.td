@@ -55,6 +55,7 @@ def Thunky_Allocation : AttrDef<Thunky_Dialect, "Allocation"> {
   let parameters = (ins
     "int64_t":$index,     // -1: not recorded (written by hand, or stripped)
     "int64_t":$parameter, // -1: no entry parameter
+    StringRefParameter<"the parameter's name", "\"\"">:$name,
     "uint32_t":$flags,    // ThunkyAllocationFlag bits
     ArrayRefParameter<"int64_t">:$outputIndex,
     OptionalParameter<"Type">:$shape,

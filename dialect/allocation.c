@@ -15,6 +15,8 @@ const char *thunkyAllocationVerify(const ThunkyAllocation *a) {
     return "index must be >= 0";
   if (a->parameter < -1)
     return "parameter number must be >= 0";
+  if (a->name.length && a->parameter < 0)
+    return "a name is a parameter's";
   if (a->flags & ~(uint32_t)THUNKY_ALLOCATION_FLAGS)
     return "unknown flag bits";
   if ((a->flags & THUNKY_ALLOCATION_SCRATCH) &&

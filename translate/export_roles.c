@@ -170,13 +170,18 @@ bool thunkyExportDeclaredRoles(Exporter *ex, MlirOperation main, Executable *exe
     a->is_thread_local = a->has_is_thread_local = r->threadLocal;
   }
   ok = ok && outputInfoMap(ex, main, exe, roles, fresh, numArgs);
-  if (ok && lacksShapes(exe->program_shape)) {
-    ThunkySignatureArg *sigs = thunkyArenaAlloc(ex->arena, (numArgs + 1) * sizeof *sigs);
-    const char *why = "out of memory";
-    for (size_t i = 0; sigs && i < numArgs; ++i)
-      sigs[i] = roles[i].sig;
-    if (!sigs || !thunkySignatureProgramShape(ex->arena, sigs, numArgs, &exe->program_shape, &why))
-      ok = opError(main, why);
-  }
+  ThunkySignatureArg *sigs = ok ? thunkyArenaAlloc(ex->arena, (numArgs + 1) * sizeof *sigs) : NULL;
+  if (ok && !sigs)
+    return opError(main, "out of memory");
+  for (size_t i = 0; ok && i < numArgs; ++i)
+    sigs[i] = roles[i].sig;
+  const char *why = "out of memory";
+  if (ok && lacksShapes(exe->program_shape) &&
+      !thunkySignatureProgramShape(ex->arena, sigs, numArgs, &exe->program_shape, &why))
+    ok = opError(main, why);
+  /* Kept shapes, names on the arguments. */
+  if (ok && exe->program_shape &&
+      !thunkySignatureParameterNames(ex->arena, sigs, numArgs, exe->program_shape))
+    ok = opError(main, why);
   return ok;
 }

@@ -182,6 +182,14 @@ static MlirAttribute allocationCompact(Importer *im, size_t a, bool argument, Ml
                                              p->assigned[i]->element_type};
   ThunkyAllocation c = thunkyAllocationEmpty();
   c.index = p->index, c.parameter = alloc->parameter, c.shape = shape, c.color = p->color;
+  /* The parameter's name, on the allocation that holds all of it, where
+   * XLA named each parameter (elideSignature takes the names out of the
+   * program shape when they all read back). */
+  const Xla__ProgramShapeProto *ps = im->exe->program_shape;
+  if (argument && alloc->parameter >= 0 && !p->n_parameter_shape_index && ps &&
+      ps->n_parameter_names == ps->n_parameters &&
+      (uint64_t)alloc->parameter < ps->n_parameter_names && ps->parameter_names[alloc->parameter])
+    c.name = str(ps->parameter_names[alloc->parameter]);
   c.flags = (p->is_thread_local ? THUNKY_ALLOCATION_THREAD_LOCAL : 0) |
             (p->maybe_live_out ? THUNKY_ALLOCATION_LIVE_OUT : 0) |
             (p->is_tuple ? THUNKY_ALLOCATION_TUPLE : 0) |
@@ -354,8 +362,8 @@ static bool sameOutputs(const Executable *exe, ThunkyOutputEntry *const *made, s
   return true;
 }
 
-/* Leaves the output_info_map, and the program shape's parameters and
- * result, out of the executable when export's derivation from @main's
+/* Leaves the output_info_map, and the program shape's parameters, their
+ * names and the result, out of the executable when export's derivation from @main's
  * arguments gives them back byte for byte (else they stay as XLA wrote
  * them, and export keeps them). False only when out of memory. */
 static bool elideSignature(Importer *im, MlirBlock entry) {
@@ -382,16 +390,25 @@ static bool elideSignature(Importer *im, MlirBlock entry) {
   if (ok && kept) {
     Xla__ProgramShapeProto left = *kept, rebuilt;
     left.n_parameters = 0, left.parameters = NULL, left.result = NULL;
+    left.n_parameter_names = 0, left.parameter_names = NULL;
     rebuilt = left;
     Xla__ProgramShapeProto *into = &rebuilt;
     const char *why;
     if (thunkySignatureProgramShape(im->arena, args, n, &into, &why) &&
         samePacked(&rebuilt.base, &kept->base)) {
       *kept = left;
-      if (thunkyProtoIsEmpty(&kept->base))
-        im->exe->program_shape = NULL;
     }
   }
+  /* Names where the shapes stay. */
+  if (ok && kept && kept->n_parameter_names) {
+    Xla__ProgramShapeProto named = *kept;
+    named.n_parameter_names = 0, named.parameter_names = NULL;
+    ok = thunkySignatureParameterNames(im->arena, args, n, &named);
+    if (ok && samePacked(&named.base, &kept->base))
+      kept->n_parameter_names = 0, kept->parameter_names = NULL;
+  }
+  if (ok && kept && thunkyProtoIsEmpty(&kept->base))
+    im->exe->program_shape = NULL;
   free(allocations), free(args);
   return ok || thunkyImportError(im, "%s", "out of memory");
 }

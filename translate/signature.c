@@ -24,6 +24,7 @@ ThunkySignatureArg thunkySignatureArgOf(const ThunkyAllocation *a) {
   ThunkySignatureArg s = {.parameter = thunkyAllocationRole(a) == THUNKY_ROLE_NONE || a->parameter >= 0,
                           .output = (a->flags & THUNKY_ALLOCATION_OUTPUT) != 0,
                           .number = a->parameter,
+                          .name = a->name,
                           .depth = a->outputDepth,
                           .shape = a->shape};
   memcpy(s.index, a->outputIndex, sizeof s.index);
@@ -46,6 +47,28 @@ static Xla__ShapeProto *shapeOf(ThunkyArena *arena, MlirType type) {
   if (!mlirTypeIsARankedTensor(type))
     type = mlirRankedTensorTypeGet(0, NULL, type, mlirAttributeGetNull());
   return thunkyShapeFromType(arena, type, NULL);
+}
+
+bool thunkySignatureParameterNames(ThunkyArena *arena, const ThunkySignatureArg *args,
+                                   size_t n, Xla__ProgramShapeProto *ps) {
+  char **names = NULL;
+  for (size_t i = 0; !ps->n_parameter_names && i < n; ++i) {
+    const ThunkySignatureArg *a = &args[i];
+    if (!a->parameter || !a->name.length || a->number < 0 || (uint64_t)a->number >= ps->n_parameters)
+      continue;
+    if (!names) {
+      if (!(names = thunkyArenaAlloc(arena, (ps->n_parameters + 1) * sizeof *names)))
+        return false;
+      for (size_t p = 0; p <= ps->n_parameters; ++p)
+        names[p] = (char *)protobuf_c_empty_string;
+    }
+    if (!(names[a->number] = thunkyArenaCopy(arena, a->name.data, a->name.length + 1)))
+      return false;
+    names[a->number][a->name.length] = 0;
+  }
+  if (names)
+    ps->n_parameter_names = ps->n_parameters, ps->parameter_names = names;
+  return true;
 }
 
 bool thunkySignatureProgramShape(ThunkyArena *arena, const ThunkySignatureArg *args, size_t n,
@@ -91,7 +114,9 @@ bool thunkySignatureProgramShape(ThunkyArena *arena, const ThunkySignatureArg *a
     else
       elements[a->index[0]] = shape;
   }
-  if (!single) {
+  /* No outputs, no result: XLA writes an empty tuple there, which import
+   * then keeps as written. */
+  if (!single && outputs) {
     if (!(result = thunkyArenaAlloc(arena, sizeof *result)))
       return false;
     xla__shape_proto__init(result);
@@ -104,6 +129,8 @@ bool thunkySignatureProgramShape(ThunkyArena *arena, const ThunkySignatureArg *a
     xla__program_shape_proto__init(*ps);
   }
   (*ps)->n_parameters = parameters, (*ps)->parameters = params;
+  if (!thunkySignatureParameterNames(arena, args, n, *ps))
+    return false;
   (*ps)->result = result;
   return true;
 }

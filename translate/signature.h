@@ -24,6 +24,7 @@
 typedef struct ThunkySignatureArg {
   bool parameter, output;
   int64_t number; /* the parameter's number */
+  MlirStringRef name; /* the parameter's name; empty: none */
   size_t depth;   /* of the output's shape index */
   int64_t index[THUNKY_MAX_OUTPUT_DEPTH];
   MlirType shape;     /* the array it holds (shape_type.h); may be null */
@@ -42,13 +43,21 @@ ThunkySignatureArg thunkySignatureArgOf(const ThunkyAllocation *a);
 void thunkySignatureArgsOf(MlirBlock entry, const Xla__BufferAllocationProto *const *allocations,
                            size_t n, ThunkySignatureArg *out);
 
-/* Writes the program shape's parameters and result into *ps (made in
+/* Writes the program shape's parameters (named when any of them has a
+ * name) and result into *ps (made in
  * `arena` when null) when every parameter and output has a shape, the
  * parameters are numbered 0..n-1 once each, and the outputs are one array
- * ({}) or a tuple of arrays {0}..{k-1}; else leaves *ps as it is. False
+ * ({}) or a tuple of arrays {0}..{k-1} (no result without outputs); else
+ * leaves *ps as it is. False
  * only when out of memory or a shape has no XLA form (*why says which). */
 bool thunkySignatureProgramShape(ThunkyArena *arena, const ThunkySignatureArg *args, size_t n,
                                  Xla__ProgramShapeProto **ps, const char **why);
+
+/* XLA names every parameter or none: when `ps` has no names and some
+ * parameter of `args` has one, gives ps->parameters their names ("" for one
+ * without). False only when out of memory. */
+bool thunkySignatureParameterNames(ThunkyArena *arena, const ThunkySignatureArg *args,
+                                   size_t n, Xla__ProgramShapeProto *ps);
 
 /* The output_info_map entry of an output at `depth`/`index` in `allocation`. */
 ThunkyOutputEntry *thunkySignatureOutputEntry(ThunkyArena *arena, size_t depth,

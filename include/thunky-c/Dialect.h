@@ -77,6 +77,8 @@ typedef struct ThunkyAllocationAssigned {
 typedef struct ThunkyAllocation {
   int64_t index;     /* the allocation's index; -1: not recorded */
   int64_t parameter; /* entry parameter number; -1: none */
+  MlirStringRef name; /* the parameter's name (ProgramShapeProto.parameter_names);
+                         borrowed; empty: none */
   uint32_t flags;    /* ThunkyAllocationFlag bits */
   size_t outputDepth;
   int64_t outputIndex[THUNKY_MAX_OUTPUT_DEPTH]; /* with THUNKY_ALLOCATION_OUTPUT */
