@@ -462,7 +462,8 @@ static MlirOperation import(MlirContext ctx, MlirStringRef bytes, MlirStringRef 
   if (borrow)
     im.bytes.borrowBegin = bytes.data, im.bytes.borrowEnd = bytes.data + bytes.length;
   im.protoCache = (ThunkyProtoCache){
-      .ctx = ctx, .bytes = &im.bytes, .resourceNames = resourceNames};
+      .ctx = ctx, .bytes = &im.bytes, .resourceNames = resourceNames,
+      .elementTypes = im.elementTypes};
   im.fileLoc = mlirLocationFileLineColGet(ctx, bufferName, 0, 0);
   im.loc = im.fileLoc;
   MlirOperation result = {NULL};

@@ -1,5 +1,6 @@
 /*===- proto_attr.c - protobuf-c messages <-> MLIR attributes -----------===*/
 #include "proto_attr.h"
+#include "shape_type.h"
 
 #include "thunky-c/Wire.h"
 
@@ -133,7 +134,8 @@ void thunkyProtoCacheDestroy(ThunkyProtoCache *cache) {
   thunkyHashMapDestroy(&cache->namesOf);
   free(cache->names);
   *cache = (ThunkyProtoCache){
-      .ctx = cache->ctx, .bytes = cache->bytes, .resourceNames = cache->resourceNames};
+      .ctx = cache->ctx, .bytes = cache->bytes, .resourceNames = cache->resourceNames,
+      .elementTypes = cache->elementTypes};
 }
 
 static const char *resourceName(const ThunkyProtoCache *cache,
@@ -200,6 +202,12 @@ static MlirAttribute scalarToAttr(ThunkyProtoCache *cache,
     for (const ProtobufCMessageDescriptor *const *o = opaque; o && *o; ++o)
       if (sub->descriptor == *o)
         return serializedAttr(cache, resourceName(cache, owner, f->name), sub);
+    if (sub->descriptor == &xla__shape_proto__descriptor) {
+      MlirType type =
+          thunkyShapeToType(ctx, cache->elementTypes, (const Xla__ShapeProto *)sub, false);
+      if (!mlirTypeIsNull(type))
+        return mlirTypeAttrGet(type);
+    }
     return thunkyProtoToAttr(cache, sub, opaque);
   }
   }
@@ -501,6 +509,12 @@ static ProtobufCMessage *buildMessage(Builder *b, MlirAttribute attr,
                                       const char *name) {
   if (mlirAttributeIsAString(attr) || mlirAttributeIsADenseResourceElements(attr))
     return unpackInto(b, attr, desc, name);
+  if (desc == &xla__shape_proto__descriptor && mlirAttributeIsAType(attr)) {
+    Xla__ShapeProto *s = thunkyShapeFromType(b->arena, mlirTypeAttrGetValue(attr), NULL);
+    if (!s)
+      fail(b, "expected a dictionary or " THUNKY_SHAPE_TYPE_FORM, name);
+    return s ? &s->base : NULL;
+  }
   if (!mlirAttributeIsADictionary(attr)) {
     fail(b, "expected a dictionary", name);
     return NULL;

@@ -12,8 +12,9 @@
  * (an i32 when the schema does not know the value), string/bytes ->
  * StringAttr or, above THUNKY_INLINE_BYTES_MAX, a byte resource
  * (bytes_attr.h), message -> DictionaryAttr (or its serialized bytes, as a
- * string or resource, see thunkyProtoToAttr), repeated -> a dense array for
- * signed integers, bools and floats, an ArrayAttr otherwise.
+ * string or resource, see thunkyProtoToAttr; an xla.ShapeProto the tensor
+ * type of shape_type.h, where that gives it back), repeated -> a dense
+ * array for signed integers, bools and floats, an ArrayAttr otherwise.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_TRANSLATE_PROTO_ATTR_H
@@ -47,6 +48,7 @@ typedef struct ThunkyProtoCache {
   ThunkyBytesPool *bytes;                   /* where long values go */
   const ThunkyResourceName *resourceNames; /* ends with a null message; may be NULL */
   ThunkyHashMap namesOf;  /* a message descriptor -> its first entry in names */
+  MlirType *elementTypes; /* for shapes as tensor types: thunkyShapeToType's cache, or NULL */
   MlirIdentifier *names;  /* per type: its fields in order, then "_unknown" */
   size_t numNames, namesCapacity;
 } ThunkyProtoCache;

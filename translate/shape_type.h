@@ -2,8 +2,8 @@
  *
  * The one mapping between an xla.ShapeProto of an array and a tensor type,
  * used wherever import writes a shape as a type (a launch's
- * thunky.arg_shapes, an argument's #thunky.allocation) and export reads one
- * back. It is lossless: a shape it
+ * thunky.arg_shapes, an argument's #thunky.allocation, any ShapeProto field
+ * of a residual) and export reads one back. It is lossless: a shape it
  * cannot give back exactly has no type, and stays a dictionary.
  *
  *===--------------------------------------------------------------------===*/

@@ -4,7 +4,8 @@ xla.gpu.ThunkProto (protoc's text format), each after a line "thunk_proto
 N:". Lets the fixtures check how import renumbered a thunk's slices over the
 op's operands. A thunk_proto is either serialized in a string or, as import
 writes it, a dictionary, which is rewritten in protoc's text format and
-encoded by protoc (enum values are the all-capital strings; fields kept as
+encoded by protoc (enum values are the all-capital strings; a shape may be
+its tensor type, as translate/shape_type.h maps it; fields kept as
 "_unknown" or in resources are not supported).
 """
 import re
@@ -31,7 +32,50 @@ def unescape(s):
     return bytes(out)
 
 
-TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|array<[^>]*>|[{}\[\],=]|[^\s{}\[\],=]+)')
+TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|tensor<(?:[^<>]|\w+<[^<>]*>)*>|array<[^>]*>'
+                   r'|[{}\[\],=]|[^\s{}\[\],=]+)')
+TENSOR = re.compile(r'tensor<((?:\d+x)*)(\w+(?:<\w+>)?)(?:, \{(.*)\})?>')
+ENCODING = re.compile(r'(\w+) = array<\w+(?:: ([^>]*))?>')
+
+
+def element_type(name):
+    """XLA's name of an MLIR element type: i1 PRED, i8 S8, ui8 U8, f32 F32,
+    complex<f32> C64."""
+    if name == "i1":
+        return "PRED"
+    m = re.fullmatch(r"(u?)i(\d+)", name)
+    if m:
+        return ("U" if m.group(1) else "S") + m.group(2)
+    m = re.fullmatch(r"complex<f(\d+)>", name)
+    if m:
+        return "C%d" % (2 * int(m.group(1)))
+    return name.upper()
+
+
+def shape_text(tok, field, lines):
+    """The ShapeProto of a tensor type: the bare type is XLA's own form
+    (descending minor_to_major, tail padding 1, one is_dynamic_dimension
+    per dimension); the encoding names what differs."""
+    m = TENSOR.fullmatch(tok)
+    if not m:
+        sys.exit("thunk_protos.py: %s is not a shape" % tok)
+    dims = [d for d in m.group(1).split("x") if d]
+    encoding = dict(ENCODING.findall(m.group(3) or ""))
+    order = encoding.get("minor_to_major")
+    order = ([v.strip() for v in order.split(",")] if order is not None
+             else [str(d) for d in reversed(range(len(dims)))])
+    dynamic = encoding.get("is_dynamic_dimension")
+    dynamic = ([v.strip() for v in dynamic.split(",") if v.strip()]
+               if dynamic is not None else ["false"] * len(dims))
+    lines.append("%s {" % field)
+    lines.append("element_type: %s" % element_type(m.group(2)))
+    lines += ["dimensions: %s" % d for d in dims]
+    lines.append("layout {")
+    lines += ["minor_to_major: %s" % d for d in order]
+    lines.append("tail_padding_alignment_in_elements: 1")
+    lines.append("}")
+    lines += ["is_dynamic_dimension: %s" % d for d in dynamic]
+    lines.append("}")
 
 
 def tokens(text, at):
@@ -65,6 +109,9 @@ def to_text(toks, i, field, lines):
         while toks[i] != "]":
             i = to_text(toks, i, field, lines)
             i += toks[i] == ","
+        return i + 1
+    if tok.startswith("tensor<"):
+        shape_text(tok, field, lines)
         return i + 1
     if tok.startswith("array<"):
         body = tok[len("array<"):-1]
