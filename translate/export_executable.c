@@ -319,7 +319,9 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
   return true;
 }
 
-/* Puts each constant op's bytes back into the executable's constant table. */
+/* Puts each constant op's bytes and name back into the executable's
+ * constant table; where import left the table out, it is rebuilt, one entry
+ * per op in op order. */
 static bool exportConstants(Exporter *ex, Executable *exe) {
   size_t added = 0;
   /* The table's entries by allocation (the first of each), and room for one
