@@ -113,9 +113,11 @@ def Thunky_CopyOp : Thunky_Op<"copy"> {
 def Thunky_ConstantOp : Thunky_PropOp<"constant", [Pure]> {
   let summary = "Materializes a constant device buffer initialized with raw bytes";
   let description = [{
-    `value` holds exactly as many bytes as the result buffer.
+    `value` holds exactly as many bytes as the result buffer, as a string or
+    as a byte resource (`dense_resource<NAME> : tensor<Nxi8>`). `name`,
+    thunky's own, is the constant's symbol in XLA's constant table.
   }];
-  let arguments = (ins StrAttr:$value);
+  let arguments = (ins AnyAttr:$value, OptionalAttr<StrAttr>:$name);
   let results = (outs Thunky_Buffer:$result);
   let assemblyFormat = "prop-dict attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -177,6 +177,9 @@ static MlirWalkResult strip(MlirOperation op, void *userData) {
   if (!mlirAttributeIsNull(code))
     mlirOperationSetDiscardableAttributeByName(op, executableName(), code);
   stripArgAttrs(op);
+  /* A constant's symbol only names its entry in XLA's constant table. */
+  if (thunkyOpGetKind(op) == THUNKY_OP_CONSTANT)
+    mlirOperationRemoveAttributeByName(op, mlirStringRefCreateFromCString("name"));
   return MlirWalkResultAdvance;
 }
 

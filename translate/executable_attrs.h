@@ -9,7 +9,8 @@
 #include "proto_attr.h"
 
 /* Module: the GpuExecutableProto less its thunks, allocations and the bytes
- * of constants that became thunky.constant ops. */
+ * of constants that became thunky.constant ops; less the constant table too
+ * when export rebuilds it from those ops byte for byte. */
 #define THUNKY_ATTR_EXECUTABLE "thunky.executable"
 /* Module: the xla.HumanReadableAotExecutable around it, less the executable. */
 #define THUNKY_ATTR_WRAPPER "thunky.wrapper"

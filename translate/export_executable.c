@@ -319,7 +319,9 @@ static bool collectAllocations(Exporter *ex, MlirOperation main, Executable *exe
   return true;
 }
 
-/* Puts each constant op's bytes back into the executable's constant table. */
+/* Puts each constant op's bytes and name back into the executable's
+ * constant table; where import left the table out, it is rebuilt, one entry
+ * per op in op order. */
 static bool exportConstants(Exporter *ex, Executable *exe) {
   size_t added = 0;
   /* The table's entries by allocation (the first of each), and room for one
@@ -339,6 +341,14 @@ static bool exportConstants(Exporter *ex, Executable *exe) {
     MlirOperation op = ex->constants[i].op;
     int64_t index = ex->constants[i].number;
     bool omitted = !mlirAttributeIsNull(discardable(op, THUNKY_ATTR_CONTENT_OMITTED));
+    /* The op's name wins over the table's, as the op's other fields do. */
+    MlirAttribute named = inherent(op, "name");
+    MlirStringRef s = mlirAttributeIsNull(named) ? str("") : mlirStringAttrGetValue(named);
+    char *symbol = mlirAttributeIsNull(named) ? NULL : thunkyArenaString(ex->arena, s.data, s.length);
+    if (!mlirAttributeIsNull(named) && !symbol) {
+      ok = opError(op, "out of memory");
+      break;
+    }
     Xla__Gpu__GpuExecutableProto__ConstantInfoProto *entry = NULL;
     uint32_t k;
     if (thunkyHashMapGet(&entryOf, (uint64_t)index, &k))
@@ -346,27 +356,34 @@ static bool exportConstants(Exporter *ex, Executable *exe) {
     if (!entry) {
       entry = thunkyExportNewMessage(
           ex, &xla__gpu__gpu_executable_proto__constant_info_proto__descriptor);
-      char *name = thunkyArenaAlloc(ex->arena, 32);
+      char *name = symbol ? symbol : thunkyArenaAlloc(ex->arena, 32);
       if (!entry || !name) {
         ok = opError(op, "out of memory");
         break;
       }
-      snprintf(name, 32, "thunky_const_%zu", added++);
+      if (!symbol)
+        snprintf(name, 32, "thunky_const_%zu", added++);
       entry->symbol_name = name;
       entry->allocation_index = index, entry->has_allocation_index = index != 0;
       exe->constants[exe->n_constants++] = entry;
     }
+    if (symbol)
+      entry->symbol_name = symbol;
     if (omitted || entry->content)
       continue;
-    MlirStringRef value = mlirStringAttrGetValue(inherent(op, "value"));
+    MlirStringRef value;
+    if (!thunkyAttributeGetBytes(inherent(op, "value"), &value)) {
+      ok = opError(op, "its value is neither a string nor a byte resource with its data");
+      break;
+    }
     entry->content =
         thunkyExportNewMessage(ex, &xla__gpu__dense_data_intermediate_proto__descriptor);
-    void *copy = thunkyArenaCopy(ex->arena, value.data, value.length);
-    if (!entry->content || !copy) {
+    if (!entry->content) {
       ok = opError(op, "out of memory");
       break;
     }
-    entry->content->data = (ProtobufCBinaryData){value.length, copy};
+    /* The attribute outlives the export: no copy. */
+    entry->content->data = (ProtobufCBinaryData){value.length, (uint8_t *)value.data};
     entry->content->has_data = value.length != 0;
   }
   thunkyHashMapDestroy(&entryOf);

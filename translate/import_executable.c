@@ -214,7 +214,41 @@ static MlirAttribute allocationCompact(Importer *im, size_t a, bool argument, Ml
 
 /*--- constants -----------------------------------------------------------*/
 
-static bool importConstant(Importer *im, const ThunkyExecutableConstant *k) {
+static bool samePacked(const ProtobufCMessage *a, const ProtobufCMessage *b) {
+  size_t size = protobuf_c_message_get_packed_size(a);
+  if (size != protobuf_c_message_get_packed_size(b))
+    return false;
+  uint8_t *x = malloc(2 * size + 1);
+  if (!x)
+    return false;
+  protobuf_c_message_pack(a, x);
+  protobuf_c_message_pack(b, x + size);
+  bool same = memcmp(x, x + size, size) == 0;
+  free(x);
+  return same;
+}
+
+/* Whether export, finding no constant table, writes back entry `c` as it
+ * is from the op made for it (export_executable.c exportConstants). */
+static bool rebuildsEntry(const Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c,
+                          int64_t index, MlirAttribute value, bool omitted) {
+  MlirStringRef bytes;
+  if (!c->symbol_name || !*c->symbol_name || !thunkyAttributeGetBytes(value, &bytes))
+    return false;
+  Xla__Gpu__DenseDataIntermediateProto content = XLA__GPU__DENSE_DATA_INTERMEDIATE_PROTO__INIT;
+  content.data = (ProtobufCBinaryData){bytes.length, (uint8_t *)(uintptr_t)bytes.data};
+  content.has_data = bytes.length != 0;
+  Xla__Gpu__GpuExecutableProto__ConstantInfoProto rebuilt =
+      XLA__GPU__GPU_EXECUTABLE_PROTO__CONSTANT_INFO_PROTO__INIT;
+  rebuilt.symbol_name = c->symbol_name;
+  rebuilt.allocation_index = index, rebuilt.has_allocation_index = index != 0;
+  rebuilt.content = omitted ? NULL : &content;
+  return samePacked(&rebuilt.base, &c->base);
+}
+
+/* The op of constant `k`; *rebuilt stays true while export would write its
+ * table entry back as it is. */
+static bool importConstant(Importer *im, const ThunkyExecutableConstant *k, bool *rebuilt) {
   Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c = k->proto;
   size_t a = k->allocation;
   int64_t size = (int64_t)im->model->allocations[a].size;
@@ -229,26 +263,34 @@ static bool importConstant(Importer *im, const ThunkyExecutableConstant *k) {
                              "constant %s holds %" PRId64 " bytes, more than 1 MiB short of its "
                              "allocation",
                              what, length);
-  char *value = calloc((size_t)size + 1, 1);
-  if (!value)
-    return thunkyImportError(im, "%s", "out of memory");
-  if (length) /* data is NULL for an empty constant */
-    memcpy(value, k->bytes.data, (size_t)length);
+  const char *symbol = c->symbol_name && *c->symbol_name ? c->symbol_name : NULL;
+  const char *resource = symbol ? symbol : "constant";
+  MlirAttribute value;
+  if (length == size) {
+    value = bytesAttr(im, resource, k->bytes.data, (size_t)size);
+  } else {
+    char *padded = calloc((size_t)size + 1, 1);
+    if (!padded)
+      return thunkyImportError(im, "%s", "out of memory");
+    if (length) /* data is NULL for an empty constant */
+      memcpy(padded, k->bytes.data, (size_t)length);
+    value = thunkyBytesAttrTake(&im->bytes, resource, padded, (size_t)size);
+  }
   MlirAttribute allocation = allocationCompact(im, a, false, (MlirType){NULL});
   if (mlirAttributeIsNull(allocation))
     allocation = allocationDict(im, a);
-  if (mlirAttributeIsNull(allocation)) {
-    free(value);
+  if (mlirAttributeIsNull(allocation) || mlirAttributeIsNull(value))
     return thunkyImportError(im, "%s", "out of memory");
-  }
   MlirType type = thunkyBufferTypeGet(im->ctx, size);
-  MlirNamedAttribute attrs[3];
+  MlirNamedAttribute attrs[4];
   intptr_t n = 0;
-  attrs[n++] = named(im, "value", stringAttr(im, value, (size_t)size));
+  attrs[n++] = named(im, "value", value);
+  if (symbol)
+    attrs[n++] = named(im, "name", stringAttr(im, symbol, strlen(symbol)));
   attrs[n++] = named(im, THUNKY_ATTR_ALLOCATION, allocation);
   if (!k->inProto)
     attrs[n++] = named(im, THUNKY_ATTR_CONTENT_OMITTED, mlirUnitAttrGet(im->ctx));
-  free(value);
+  *rebuilt = *rebuilt && rebuildsEntry(c, (int64_t)a, value, !k->inProto);
   MlirOperation op = thunkyImportEmit(im, "thunky.constant", 0, NULL, 1, &type, n, attrs, 0);
   im->allocationValue[a] = mlirOperationGetResult(op, 0);
   /* The bytes live in the op; the proto keeps them only if padding made the
@@ -323,13 +365,25 @@ static MlirOperation buildMain(Importer *im) {
   return mlirOperationCreate(&state);
 }
 
+/* The constant table leaves the executable when export rebuilds every
+ * entry from the ops, in op order, as it is. */
 static bool importBody(Importer *im) {
+  size_t made = 0;
+  bool rebuilt = true;
   for (uint32_t c = 0; c < im->model->numConstants; ++c) {
     const ThunkyExecutableConstant *k = &im->model->constants[c];
     /* Constants of argument allocations stay in the executable's table. */
-    if (mlirValueIsNull(im->allocationValue[k->allocation]) && !importConstant(im, k))
+    if (!mlirValueIsNull(im->allocationValue[k->allocation])) {
+      rebuilt = false;
+      continue;
+    }
+    rebuilt = rebuilt && made < im->exe->n_constants && im->exe->constants[made] == k->proto;
+    ++made;
+    if (!importConstant(im, k, &rebuilt))
       return false;
   }
+  if (rebuilt && made == im->exe->n_constants)
+    thunkyProtoClearField(&im->exe->base, "constants");
   if (!thunkyImportThunks(im, im->exe->n_thunks, im->exe->thunks))
     return false;
   im->loc = im->fileLoc;
@@ -338,20 +392,6 @@ static bool importBody(Importer *im) {
 }
 
 /*--- what @main's arguments give back -------------------------------------*/
-
-static bool samePacked(const ProtobufCMessage *a, const ProtobufCMessage *b) {
-  size_t size = protobuf_c_message_get_packed_size(a);
-  if (size != protobuf_c_message_get_packed_size(b))
-    return false;
-  uint8_t *x = malloc(2 * size + 1);
-  if (!x)
-    return false;
-  protobuf_c_message_pack(a, x);
-  protobuf_c_message_pack(b, x + size);
-  bool same = memcmp(x, x + size, size) == 0;
-  free(x);
-  return same;
-}
 
 static bool sameOutputs(const Executable *exe, ThunkyOutputEntry *const *made, size_t count) {
   if (count != exe->n_output_info_map)

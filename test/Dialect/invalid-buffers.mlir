@@ -69,3 +69,27 @@ func.func @slice_huge(%arg0: !thunky.buffer<16>) {
   %0 = thunky.slice_buffer %arg0 offset = 8 : <16> -> <9223372036854775807>
   return
 }
+
+// -----
+
+func.func @constant_resource_too_short() -> !thunky.buffer<8> {
+  // expected-error @+1 {{'thunky.constant' op value holds 4 bytes but the result buffer has 8}}
+  %0 = thunky.constant <value = dense_resource<blob> : tensor<4xi8>> : <8>
+  return %0 : !thunky.buffer<8>
+}
+
+// -----
+
+func.func @constant_resource_not_bytes() -> !thunky.buffer<8> {
+  // expected-error @+1 {{'thunky.constant' op value must be a string or a byte resource (tensor<Nxi8>)}}
+  %0 = thunky.constant <value = dense_resource<blob> : tensor<2xi32>> : <8>
+  return %0 : !thunky.buffer<8>
+}
+
+// -----
+
+func.func @constant_value_integer() -> !thunky.buffer<8> {
+  // expected-error @+1 {{'thunky.constant' op value must be a string or a byte resource (tensor<Nxi8>)}}
+  %0 = thunky.constant <value = 8 : i64> : <8>
+  return %0 : !thunky.buffer<8>
+}

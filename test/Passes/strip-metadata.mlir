@@ -18,7 +18,7 @@ module attributes {thunky.executable = {module_name = "m", asm_text = "ptx", bin
   func.func @main(%a: !thunky.buffer<4> {thunky.allocation = {index = 0}, thunky.role = "scratch"},
                   %b: !thunky.buffer<4> {thunky.role = "output {}", thunky.shape = tensor<f32>, other.attr}) {
     thunky.memzero %a {thunky.thunk = {thunk_info = {thunk_id = 3}}, other = 2} : <4>
-    %c = thunky.constant <value = "abcd"> {thunky.allocation = {index = 2}, thunky.content_omitted} : <4>
+    %c = thunky.constant <value = "abcd", name = "buffer_for_constant_0"> {thunky.allocation = {index = 2}, thunky.content_omitted} : <4>
     thunky.copy %c, %b : <4>, <4>
     thunky.while %a : <4> cond {
     } body {
