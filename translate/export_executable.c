@@ -571,7 +571,10 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
                  .nextAsyncId = 1, .symbols = mlirSymbolTableCreate(module)};
   if (!ex.arena || mlirSymbolTableIsNull(ex.symbols)) {
     thunkyArenaDestroy(ex.arena);
-    return thunkyEmitOpError(module, "out of memory, or the module is no symbol table");
+    if (!mlirSymbolTableIsNull(ex.symbols))
+      mlirSymbolTableDestroy(ex.symbols);
+    return thunkyEmitOpError(module, "%s", ex.arena ? "export-thunky needs a builtin.module"
+                                                    : "out of memory");
   }
   ThunkyLayering layering;
   MlirOperation main = findMain(module);
