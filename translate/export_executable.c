@@ -383,7 +383,7 @@ static bool exportConstants(Exporter *ex, Executable *exe) {
       break;
     }
     /* The attribute outlives the export: no copy. */
-    entry->content->data = (ProtobufCBinaryData){value.length, (uint8_t *)value.data};
+    entry->content->data = (ProtobufCBinaryData){value.length, (uint8_t *)(uintptr_t)value.data};
     entry->content->has_data = value.length != 0;
   }
   thunkyHashMapDestroy(&entryOf);
