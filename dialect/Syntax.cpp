@@ -37,6 +37,79 @@ Attribute parseStrippedValue(OpAsmParser &parser, StringRef name) {
   return value;
 }
 
+// A dictionary or array longer than this on one line prints one entry per
+// line, nested ones in turn, so that a rich thunk (a GemmConfig, a
+// conditional's branches, an FFI call's attributes) reads as a tree and no
+// line outgrows a screen. MLIR's parser reads both spellings alike.
+constexpr int64_t kFoldWidth = 200;
+
+/// Whether `value` prints in at most `budget` characters, give or take the
+/// escapes of its strings; visits no more than about `budget` attributes, so
+/// that deciding at every level of a deep tree stays linear.
+bool fits(Attribute value, int64_t &budget) {
+  auto spend = [&](int64_t n) { return (budget -= n) >= 0; };
+  if (auto dict = dyn_cast<DictionaryAttr>(value)) {
+    if (!spend(2))
+      return false;
+    for (NamedAttribute entry : dict)
+      if (!spend(entry.getName().size() + 5) || !fits(entry.getValue(), budget))
+        return false;
+    return true;
+  }
+  if (auto array = dyn_cast<ArrayAttr>(value)) {
+    if (!spend(2))
+      return false;
+    for (Attribute element : array)
+      if (!spend(2) || !fits(element, budget))
+        return false;
+    return true;
+  }
+  if (auto string = dyn_cast<StringAttr>(value))
+    return spend(string.size() + 2);
+  if (auto dense = dyn_cast<DenseArrayAttr>(value))
+    return spend(2 * dense.size() + 12);
+  if (auto elements = dyn_cast<ElementsAttr>(value))
+    return spend(2 * elements.getNumElements() + 24);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  value.print(os);
+  return spend(text.size());
+}
+
+void printFolded(OpAsmPrinter &p, Attribute value) {
+  auto dict = dyn_cast<DictionaryAttr>(value);
+  auto array = dyn_cast<ArrayAttr>(value);
+  int64_t budget = kFoldWidth;
+  if ((!dict && !array) || fits(value, budget)) {
+    p.printAttribute(value);
+    return;
+  }
+  p << (dict ? '{' : '[');
+  p.increaseIndent();
+  if (dict) {
+    llvm::interleave(
+        dict, [&](NamedAttribute entry) {
+          p.printNewline();
+          p.printKeywordOrString(entry.getName().getValue());
+          if (!isa<UnitAttr>(entry.getValue())) {
+            p << " = ";
+            printFolded(p, entry.getValue());
+          }
+        },
+        [&] { p << ','; });
+  } else {
+    llvm::interleave(
+        array, [&](Attribute element) {
+          p.printNewline();
+          printFolded(p, element);
+        },
+        [&] { p << ','; });
+  }
+  p.decreaseIndent();
+  p.printNewline();
+  p << (dict ? '}' : ']');
+}
+
 void printStrippedValue(OpAsmPrinter &p, Attribute value) {
   if (auto integer = dyn_cast<IntegerAttr>(value);
       integer && integer.getType().isSignlessInteger(64))
@@ -48,7 +121,7 @@ void printStrippedValue(OpAsmPrinter &p, Attribute value) {
   else if (auto type = dyn_cast<TypeAttr>(value))
     p.printType(type.getValue());
   else
-    p.printAttribute(value);
+    printFolded(p, value);
 }
 } // namespace
 

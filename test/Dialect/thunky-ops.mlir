@@ -31,7 +31,14 @@ func.func @launches(%a: !thunky.buffer<16>, %b: !thunky.buffer<16>) {
 // CHECK-LABEL: func.func @matmuls
 // CHECK-SAME: (%[[L:.*]]: !thunky.buffer<32>, %[[R:.*]]: !thunky.buffer<32>, %[[O:.*]]: !thunky.buffer<16>, %[[W:.*]]: !thunky.buffer<64>, %[[S:.*]]: !thunky.buffer<4>)
 func.func @matmuls(%l: !thunky.buffer<32>, %r: !thunky.buffer<32>, %o: !thunky.buffer<16>, %w: !thunky.buffer<64>, %s: !thunky.buffer<4>) {
-  // CHECK-NEXT: thunky.gemm %[[L]], %[[R]] -> %[[O]] workspace(%[[W]] : !thunky.buffer<64>) : <32>, <32> -> <16> <config = {alpha_real = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, lhs_layout = {num_cols = 4 : i64, num_rows = 2 : i64}, output_layout = {num_cols = 2 : i64, num_rows = 2 : i64}, rhs_layout = {num_cols = 2 : i64, num_rows = 4 : i64}}, deterministic = true>
+  // A property dictionary longer than 200 bytes prints one entry per line.
+  // CHECK-NEXT: thunky.gemm %[[L]], %[[R]] -> %[[O]] workspace(%[[W]] : !thunky.buffer<64>) : <32>, <32> -> <16> <config = {
+  // CHECK-NEXT:   alpha_real = 1.000000e+00 : f64,
+  // CHECK-NEXT:   beta = 0.000000e+00 : f64,
+  // CHECK-NEXT:   lhs_layout = {num_cols = 4 : i64, num_rows = 2 : i64},
+  // CHECK-NEXT:   output_layout = {num_cols = 2 : i64, num_rows = 2 : i64},
+  // CHECK-NEXT:   rhs_layout = {num_cols = 2 : i64, num_rows = 4 : i64}
+  // CHECK-NEXT: }, deterministic = true>
   thunky.gemm %l, %r -> %o workspace(%w : !thunky.buffer<64>) : <32>, <32> -> <16> <config = {lhs_layout = {num_rows = 2 : i64, num_cols = 4 : i64}, rhs_layout = {num_rows = 4 : i64, num_cols = 2 : i64}, output_layout = {num_rows = 2 : i64, num_cols = 2 : i64}, alpha_real = 1.0 : f64, beta = 0.0 : f64}, deterministic = true>
   // CHECK-NEXT: thunky.gemm %[[L]], %[[R]] -> %[[O]] : <32>, <32> -> <16> <config = {lhs_layout = {}, output_layout = {}, rhs_layout = {}}>
   thunky.gemm %l, %r -> %o : <32>, <32> -> <16> <config = {lhs_layout = {}, rhs_layout = {}, output_layout = {}}>

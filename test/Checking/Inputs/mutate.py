@@ -1,14 +1,16 @@
 """mutate.py MODULE.mlir EDIT ARGS... > MUTANT.mlir: a deliberately wrong edit.
 
-The module is one thunky-translate --import-thunky printed, one op a line.
-Edits (REGEX picks the first line it matches, in the whole module):
+The module is one thunky-translate --import-thunky printed: an op starts a
+line, and a long property dictionary continues it over the next lines.
+Edits (REGEX picks the first line it matches, in the whole module; "that op"
+is every line of it, its regions too):
   replace REGEX OLD NEW   in that line, OLD (a regex) becomes NEW, once
   delete REGEX            that op goes
   move-before REGEX TARGET
                           that op (with the slice_buffer lines just above it
                           that define its operands) moves before the line
                           TARGET matches
-  move-after REGEX TARGET that op moves after the line TARGET matches
+  move-after REGEX TARGET that op moves after the op TARGET matches
   swap-branches REGEX [I J]
                           regions I and J (0 and 1) of that thunky.cond swap
 """
@@ -21,6 +23,27 @@ def find(lines, pattern, start=0):
         if re.search(pattern, lines[i]):
             return i
     sys.exit("mutate.py: no line matches %r" % pattern)
+
+
+def op_end(lines, i):
+    """The last line of the op that starts at line i: where its brackets,
+    outside string literals, close again."""
+    depth = 0
+    for k in range(i, len(lines)):
+        quoted = escaped = False
+        for c in lines[k]:
+            if quoted:
+                quoted = escaped or c != '"'
+                escaped = not escaped and c == "\\"
+            elif c == '"':
+                quoted = True
+            elif c in "{[(":
+                depth += 1
+            elif c in "}])":
+                depth -= 1
+        if depth <= 0:
+            return k
+    sys.exit("mutate.py: unbalanced brackets")
 
 
 def operands_above(lines, i):
@@ -68,14 +91,16 @@ def main(argv):
             sys.exit("mutate.py: %r is not in %r" % (args[1], lines[i]))
         lines[i] = new
     elif edit == "delete":
-        del lines[find(lines, args[0])]
+        i = find(lines, args[0])
+        del lines[i:op_end(lines, i) + 1]
     elif edit in ("move-before", "move-after"):
         i = find(lines, args[0])
         first = operands_above(lines, i)
-        op = lines[first:i + 1]
-        del lines[first:i + 1]
+        last = op_end(lines, i)
+        op = lines[first:last + 1]
+        del lines[first:last + 1]
         t = find(lines, args[1])
-        at = t if edit == "move-before" else t + 1
+        at = t if edit == "move-before" else op_end(lines, t) + 1
         lines[at:at] = op
     elif edit == "swap-branches":
         i = find(lines, args[0])
