@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build clang python3
   pkg-config  # scripts/check-install.sh builds against the installed thunky.pc
+  lld  # links thunky-translate against MLIR's and LLVM's static archives
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-c-compiler libprotobuf-c-dev protobuf-compiler
   libsnappy-dev libzstd-dev libbrotli-dev
