@@ -1,7 +1,7 @@
 //===- ThunkyDialect.cpp - thunky dialect registration --------*- C++ -*-===//
 //
 // Registers ops, types, the allocation attribute (AllocationAttr.cpp), the
-// inliner interface and the diagnostic handler
+// inliner and bytecode (Bytecode.cpp) interfaces and the diagnostic handler
 // that names thunks (ThunkNames.cpp), and forwards every op verifier to C
 // (verify.c). Beyond MLIR's own symbol lookup, nothing here decides what
 // is valid.
@@ -55,6 +55,7 @@ void ThunkyDialect::initialize() {
 #include "ThunkyOps.cpp.inc"
       >();
   addInterfaces<ThunkyInlinerInterface>();
+  registerBytecode(this);
   // Before the names: handlers run newest first, so a cut diagnostic
   // already names its thunk.
   registerSourceLineCuts(getContext());

@@ -67,6 +67,10 @@ void registerThunkNames(MLIRContext *context);
 /// Keeps diagnostics from echoing source lines longer than a few hundred
 /// bytes whole (SourceLines.cpp); the dialect calls it for every context.
 void registerSourceLineCuts(MLIRContext *context);
+class ThunkyDialect;
+/// Writes #thunky.info and #thunky.allocation to bytecode as fields, not
+/// text (Bytecode.cpp).
+void registerBytecode(ThunkyDialect *dialect);
 } // namespace mlir::thunky
 
 #include "ThunkyOpsDialect.h.inc"
