@@ -169,16 +169,19 @@ MlirAttribute thunkyImportTakeThunkInfo(Importer *im, Thunk *t) {
 bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
                                 ProtobufCMessage *impl, const char *implName) {
   MlirAttribute info = thunkyImportTakeThunkInfo(im, t);
-  if (!mlirAttributeIsNull(info))
-    mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_INFO), info);
   if (impl && thunkyProtoIsEmpty(impl))
     thunkyProtoClearField(&t->base, implName);
-  if (thunkyProtoIsEmpty(&t->base))
-    return true;
-  MlirAttribute kept = thunkyProtoToAttr(&im->protoCache, &t->base, NULL);
-  if (mlirAttributeIsNull(kept))
-    return thunkyImportError(im, "%s", "out of memory");
-  mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_THUNK), kept);
+  /* The residual first: each setting uniques the op's whole dictionary, and
+   * {thunky.thunk = R} is the same for every thunk of one kind and shape,
+   * where a dictionary holding the thunk's own info is new every time. */
+  if (!thunkyProtoIsEmpty(&t->base)) {
+    MlirAttribute kept = thunkyProtoToAttr(&im->protoCache, &t->base, NULL);
+    if (mlirAttributeIsNull(kept))
+      return thunkyImportError(im, "%s", "out of memory");
+    mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_THUNK), kept);
+  }
+  if (!mlirAttributeIsNull(info))
+    mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_INFO), info);
   return true;
 }
 
