@@ -13,6 +13,9 @@
 
 #include "ThunkyDialect.h"
 
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
 using namespace mlir;
 using namespace mlir::thunky;
 
@@ -37,10 +40,12 @@ Attribute parseStrippedValue(OpAsmParser &parser, StringRef name) {
   return value;
 }
 
-// A dictionary or array longer than this on one line prints one entry per
-// line, nested ones in turn, so that a rich thunk (a GemmConfig, a
-// conditional's branches, an FFI call's attributes) reads as a tree and no
-// line outgrows a screen. MLIR's parser reads both spellings alike.
+// A dictionary, or an array of dictionaries or arrays, longer than this on
+// one line prints one entry per line, nested ones in turn, so that a rich
+// thunk (a GemmConfig, a conditional's branches, an FFI call's attributes)
+// reads as a tree and no line outgrows a screen. An array of scalars stays
+// on its line: one number a line would not read better. MLIR's parser reads
+// both spellings alike.
 constexpr int64_t kFoldWidth = 200;
 
 /// Whether `value` prints in at most `budget` characters, give or take the
@@ -68,6 +73,9 @@ bool fits(Attribute value, int64_t &budget) {
     return spend(string.size() + 2);
   if (auto dense = dyn_cast<DenseArrayAttr>(value))
     return spend(2 * dense.size() + 12);
+  // A handle: `dense_resource<name> : tensor<Nxi8>`, however many bytes.
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+    return spend(resource.getRawHandle().getKey().size() + 40);
   if (auto elements = dyn_cast<ElementsAttr>(value))
     return spend(2 * elements.getNumElements() + 24);
   std::string text;
@@ -79,6 +87,8 @@ bool fits(Attribute value, int64_t &budget) {
 void printFolded(OpAsmPrinter &p, Attribute value) {
   auto dict = dyn_cast<DictionaryAttr>(value);
   auto array = dyn_cast<ArrayAttr>(value);
+  if (array && llvm::none_of(array, llvm::IsaPred<DictionaryAttr, ArrayAttr>))
+    array = nullptr;
   int64_t budget = kFoldWidth;
   if ((!dict && !array) || fits(value, budget)) {
     p.printAttribute(value);
