@@ -15,6 +15,7 @@
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Limits.h"
 #include "thunky-c/Passes.h"
+#include "thunky-c/TextLayout.h"
 #include "thunky-c/Version.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -31,6 +32,7 @@
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +90,31 @@ bool loadPlugins(int &argc, char **argv, mlir::DialectRegistry &registry) {
   argv[argc] = nullptr;
   return true;
 }
+/// What MlirOptMain prints, laid out as thunky-translate lays out an
+/// import (thunky-c/TextLayout.h).
+class LaidOutStream : public llvm::raw_ostream {
+public:
+  explicit LaidOutStream(llvm::raw_ostream &out)
+      : layout(thunkyTextLayoutCreate(THUNKY_TEXT_LINE_LIMIT, sink, &out)) {}
+  ~LaidOutStream() override {
+    flush();
+    thunkyTextLayoutDestroy(layout);
+  }
+  bool laidOut() const { return layout; }
+
+private:
+  static void sink(const char *bytes, size_t size, void *out) {
+    static_cast<llvm::raw_ostream *>(out)->write(bytes, size);
+  }
+  void write_impl(const char *bytes, size_t size) override {
+    thunkyTextLayoutWrite(layout, bytes, size);
+    written += size;
+  }
+  uint64_t current_pos() const override { return written; }
+
+  ThunkyTextLayout *layout;
+  uint64_t written = 0;
+};
 } // namespace
 
 int main(int argc, char **argv) {
@@ -132,8 +159,15 @@ int main(int argc, char **argv) {
     llvm::errs() << why << "\n";
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+  // Bytecode is bytes, not lines.
+  std::optional<LaidOutStream> laidOut;
+  if (!config.shouldEmitBytecode())
+    laidOut.emplace(output->os());
+  llvm::raw_ostream &os =
+      laidOut && laidOut->laidOut() ? static_cast<llvm::raw_ostream &>(*laidOut) : output->os();
+  if (mlir::failed(mlir::MlirOptMain(os, std::move(input), registry, config)))
     return 1;
+  laidOut.reset();
   output->keep();
   return 0;
 }

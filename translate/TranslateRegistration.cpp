@@ -7,6 +7,7 @@
 
 #include "thunky-c/Container.h"
 #include "thunky-c/Dialect.h"
+#include "thunky-c/TextLayout.h"
 #include "thunky-c/Translate.h"
 #include "resource_text.h"
 
@@ -45,20 +46,41 @@ static bool lookupBlob(MlirStringRef name, MlirStringRef *bytes, size_t *alignme
   return true;
 }
 
+static void appendToLayout(MlirStringRef bytes, void *layout) {
+  thunkyTextLayoutWrite(static_cast<ThunkyTextLayout *>(layout), bytes.data, bytes.length);
+}
+
+static void writeToStream(const char *bytes, size_t size, void *stream) {
+  static_cast<llvm::raw_ostream *>(stream)->write(bytes, size);
+}
+
 // The module as text: MLIR prints the ops, thunky the resources
-// (resource_text.h), unless the command line asked MLIR to elide some.
+// (resource_text.h), unless the command line asked MLIR to elide some; a
+// long @main signature one argument a line (thunky-c/TextLayout.h).
 static void printModule(Operation *module, llvm::raw_ostream &output) {
   OpPrintingFlags flags;
   flags.assumeVerified();
-  if (!flags.getLargeResourceStringLimit()) {
-    std::string text;
-    llvm::raw_string_ostream ops(text);
-    module->print(ops, OpPrintingFlags(flags).elideLargeResourceString(0));
-    if (thunkyWriteWithResources(mlirStringRefCreate(text.data(), text.size()), lookupBlob,
-                                 module->getContext(), appendToStream, &output))
-      return;
+  std::string text;
+  llvm::raw_string_ostream ops(text);
+  bool ownTrailer = !flags.getLargeResourceStringLimit();
+  module->print(ops, ownTrailer ? OpPrintingFlags(flags).elideLargeResourceString(0) : flags);
+  ThunkyTextLayout *layout =
+      thunkyTextLayoutCreate(THUNKY_TEXT_LINE_LIMIT, writeToStream, &output);
+  if (!layout) {
+    output << text;
+    return;
   }
-  module->print(output, flags);
+  MlirStringRef printed = mlirStringRefCreate(text.data(), text.size());
+  if (!ownTrailer ||
+      !thunkyWriteWithResources(printed, lookupBlob, module->getContext(), appendToLayout, layout)) {
+    // Without thunky's trailer, or where it failed: MLIR's, in full.
+    if (ownTrailer) {
+      text.clear();
+      module->print(ops, flags);
+    }
+    thunkyTextLayoutWrite(layout, text.data(), text.size());
+  }
+  thunkyTextLayoutDestroy(layout);
 }
 
 extern "C" void thunkyRegisterTranslations(void) {

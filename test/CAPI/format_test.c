@@ -16,11 +16,16 @@
 #include "thunky-c/Reduce.h"
 #include "thunky-c/Riegeli.h"
 #include "thunky-c/Runtime.h"
+#include "thunky-c/TextLayout.h"
 #include "thunky-c/Timeline.h"
 #include "thunky-c/Wire.h"
 
 #include <stdio.h>
 #include <string.h>
+
+static void appendText(const char *bytes, size_t size, void *text) {
+  strncat(text, bytes, size);
+}
 
 int main(int argc, char **argv) {
   /* Element types: one table. */
@@ -177,6 +182,22 @@ int main(int argc, char **argv) {
   thunkyNpyDescribe(again.elementType, again.rank, again.dims, shape, sizeof shape);
   printf("npy %d %d %s\n", saved, loaded, shape);
   // CHECK-NEXT: npy 1 1 u8[8]
+
+  /* Text layout, fed a byte at a time: a long signature folds (the comma in
+   * the string stays), a short one and the line after stay as they are. */
+  static const char module[] = "  func.func @f(%a: i32 {x.s = \"p, q\"}, %b: i32) {\n"
+                               "  func.func @g(%a: i32)\n  return, x\n";
+  char laidOut[256] = "";
+  ThunkyTextLayout *layout = thunkyTextLayoutCreate(40, appendText, laidOut);
+  for (size_t i = 0; layout && module[i]; i++)
+    thunkyTextLayoutWrite(layout, module + i, 1);
+  thunkyTextLayoutDestroy(layout);
+  printf("layout:\n%s", laidOut);
+  // CHECK-NEXT: layout:
+  // CHECK-NEXT: {{^}}  func.func @f(%a: i32 {x.s = "p, q"},
+  // CHECK-NEXT: {{^}}               %b: i32) {
+  // CHECK-NEXT: {{^}}  func.func @g(%a: i32)
+  // CHECK-NEXT: {{^}}  return, x
   thunkyNpyArrayDestroy(&again);
   thunkyPlanDestroy(plan);
   thunkyTimelineDestroy(timeline);
