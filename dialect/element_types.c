@@ -54,6 +54,15 @@ int32_t thunkyElementTypeFromMlir(MlirType type) {
     }
     return THUNKY_TYPE_INVALID;
   }
+  /* The common floats without printing a type: import asks once a shape. */
+  if (mlirTypeIsAF32(type))
+    return THUNKY_TYPE_F32;
+  if (mlirTypeIsABF16(type))
+    return THUNKY_TYPE_BF16;
+  if (mlirTypeIsAF16(type))
+    return THUNKY_TYPE_F16;
+  if (mlirTypeIsAF64(type))
+    return THUNKY_TYPE_F64;
   if (!mlirTypeIsAFloat(type) && !mlirTypeIsAComplex(type))
     return THUNKY_TYPE_INVALID;
   Spelling s = {.length = 0};

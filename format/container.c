@@ -179,9 +179,12 @@ static bool looksLikePlainOptions(ThunkyBytes in) {
   return found;
 }
 
-/* Whether `in` reads as a bare executable or XLA's golden wrapper of one. */
-static bool wellFormedExecutable(ThunkyBytes in) {
-  return thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, NULL) ||
+/* Whether `in` reads as a bare executable or XLA's golden wrapper of one;
+ * which, in c->wireChecked. */
+static bool wellFormedExecutable(ThunkyContainer *c, ThunkyBytes in) {
+  c->wireChecked =
+      thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, NULL);
+  return c->wireChecked ||
          thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, NULL);
 }
 
@@ -214,8 +217,10 @@ bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *li
     /* A bare executable can start like an envelope by chance (its first
      * key read as a length, then bytes that parse as metadata); what comes
      * after then does not read, and the whole reads as an executable. */
-    if (!ok && wellFormedExecutable(in)) {
+    if (!ok && wellFormedExecutable(c, in)) {
+      bool checked = c->wireChecked;
       thunkyContainerDestroy(c);
+      c->wireChecked = checked;
       c->layering = THUNKY_LAYERING_EXECUTABLE;
       c->executable = in;
       ok = true;
@@ -226,7 +231,7 @@ bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *li
   } else {
     c->layering = THUNKY_LAYERING_EXECUTABLE;
     c->executable = in;
-    ok = wellFormedExecutable(in) || notExecutable(in, error);
+    ok = wellFormedExecutable(c, in) || notExecutable(in, error);
   }
   if (!ok)
     thunkyContainerDestroy(c);

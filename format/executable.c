@@ -48,7 +48,8 @@ static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
   /* Strings of a wrapper that was none. */
   internalOf(exe)->strings.size = 0;
   /* Bare bytes that are neither were refused with the container. */
-  if (!thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
+  if (!exe->container.wireChecked &&
+      !thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
                        &asExecutable))
     return thunkyErrorf(error, "not a GpuExecutableProto: %s", asExecutable.message);
   exe->proto = (Xla__Gpu__GpuExecutableProto *)thunkyUnpackSliced(

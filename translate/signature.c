@@ -57,10 +57,11 @@ bool thunkySignatureParameterNames(ThunkyArena *arena, const ThunkySignatureArg 
     if (!a->parameter || !a->name.length || a->number < 0 || (uint64_t)a->number >= ps->n_parameters)
       continue;
     if (!names) {
-      if (!(names = thunkyArenaAlloc(arena, (ps->n_parameters + 1) * sizeof *names)))
+      char *empty = thunkyArenaCopy(arena, "", 1);
+      if (!empty || !(names = thunkyArenaAlloc(arena, (ps->n_parameters + 1) * sizeof *names)))
         return false;
       for (size_t p = 0; p <= ps->n_parameters; ++p)
-        names[p] = (char *)protobuf_c_empty_string;
+        names[p] = empty;
     }
     if (!(names[a->number] = thunkyArenaCopy(arena, a->name.data, a->name.length + 1)))
       return false;

@@ -112,6 +112,10 @@ typedef struct ThunkyContainer {
   size_t optionsRecords, executableRecords; /* riegeli records of split layers */
   ThunkyCompression compression;            /* of the split executable */
   ThunkyBuffer owned[2];  /* what the views above point into, when not the input */
+  /* `executable` passed thunkyCheckWire as a GpuExecutableProto already
+   * (a bare one is told from other bytes that way), so that the importer
+   * need not walk it again. */
+  bool wireChecked;
 } ThunkyContainer;
 
 /* Finds the layers of data[0, size) (which must outlive the container).
