@@ -56,13 +56,23 @@ void thunkyThunkNumbersClear(ThunkyThunkNumbers *numbers) {
   numbers->function = (MlirOperation){NULL};
 }
 
+/* The #thunky.info import fuses into an op's location; null if none. */
+static MlirAttribute locationInfo(MlirLocation loc) {
+  MlirAttribute info =
+      mlirLocationIsAFused(loc) ? mlirLocationFusedGetMetadata(loc) : mlirAttributeGetNull();
+  return !mlirAttributeIsNull(info) && thunkyAttributeIsAThunkInfo(info) ? info
+                                                                         : mlirAttributeGetNull();
+}
+
 MlirStringRef thunkyThunkAnnotation(MlirOperation op) {
   MlirAttribute info = mlirOperationGetDiscardableAttributeByName(
       op, mlirStringRefCreateFromCString(THUNKY_ATTR_INFO));
-  if (!mlirAttributeIsNull(info) && thunkyAttributeIsAThunkInfo(info))
+  MlirLocation loc = mlirOperationGetLocation(op);
+  if (mlirAttributeIsNull(info) || !thunkyAttributeIsAThunkInfo(info))
+    info = locationInfo(loc);
+  if (!mlirAttributeIsNull(info))
     return thunkyThunkInfoAttrGetAnnotation(info);
   /* A module imported before #thunky.info: the name in the location. */
-  MlirLocation loc = mlirOperationGetLocation(op);
   if (!mlirLocationIsAName(loc))
     return mlirStringRefCreate("", 0);
   MlirStringRef s = mlirIdentifierStr(mlirLocationNameGetName(loc));
@@ -86,7 +96,9 @@ void thunkyOpThunkName(MlirOperation op, int64_t number, char *out, size_t size)
 
 void thunkyPrintOpSource(MlirOperation op, MlirStringCallback write, void *userData) {
   MlirLocation loc = mlirOperationGetLocation(op);
-  if (mlirLocationIsAName(loc)) {
+  if (!mlirAttributeIsNull(locationInfo(loc)) && mlirLocationFusedGetNumLocations(loc) == 1) {
+    mlirLocationFusedGetLocations(loc, &loc);
+  } else if (mlirLocationIsAName(loc)) {
     MlirStringRef name = mlirIdentifierStr(mlirLocationNameGetName(loc));
     if (name.length >= 6 && memcmp(name.data, "thunk ", 6) == 0)
       loc = mlirLocationNameGetChildLoc(loc);

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Reports at the current thunk, naming it: a NameLoc's name does not show
- * in a diagnostic, only its file position. */
+/* Reports at the current thunk, naming it: a location's metadata does not
+ * show in a diagnostic, only its file position. */
 bool thunkyImportError(Importer *im, const char *fmt, ...) {
   char message[768];
   va_list args;

@@ -477,13 +477,20 @@ static bool importAsyncDone(Importer *im, Thunk *t) {
 
 /*--- dispatch ------------------------------------------------------------*/
 
-/* Names the thunk `t` in im->thunk and returns the location for its ops. */
+/* Names the thunk `t` in im->thunk and returns the location for its ops:
+ * the input's, fused with the thunk's #thunky.info. Not a NameLoc of
+ * im->thunk: a string holding a '.' is filed by MLIR as naming a dialect
+ * that may load later, a map entry per thunk, a seventh of the import of
+ * 80,000 parameters. */
 static MlirLocation thunkLocation(Importer *im, const Thunk *t) {
   const Xla__Gpu__ThunkInfoProto *info = t->thunk_info;
-  snprintf(im->thunk, sizeof im->thunk, "thunk %" PRId64 "%s%s",
-           info ? info->thunk_id : 0, info && info->profile_annotation ? " " : "",
-           info && info->profile_annotation ? info->profile_annotation : "");
-  return mlirLocationNameGet(im->ctx, str(im->thunk), im->fileLoc);
+  const char *annotation = info && info->profile_annotation ? info->profile_annotation : "";
+  int64_t id = info ? info->thunk_id : 0;
+  snprintf(im->thunk, sizeof im->thunk, "thunk %" PRId64 "%s%s", id, *annotation ? " " : "",
+           annotation);
+  MlirAttribute name =
+      thunkyThunkInfoAttrGet(im->ctx, id, str(annotation), info ? info->concurrent_region_id : 0);
+  return mlirLocationFusedGet(im->ctx, 1, &im->fileLoc, name);
 }
 
 static bool importThunk(Importer *im, Thunk *t) {
