@@ -8,7 +8,8 @@
 // to a translation (the file's own terminator lies past the buffer, so that
 // is every file). Import of a 100 MB executable spent a fifth of its time on
 // that copy and its page faults, so here a buffer is copied only where it
-// really lacks the terminator: a chunk of --split-input-file.
+// really lacks the terminator: a chunk of --split-input-file. It also maps
+// its input in one go and asks for huge pages (prefault, reexecWithHugePages).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,11 +30,10 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <string>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -122,6 +122,7 @@ LogicalResult translate(const cl::list<const Translation *, bool, TranslationPar
   }
   return success();
 }
+
 // LLVM maps a large input file, and every page of it is then a fault when
 // import first touches it: for the kernel binaries, inside the write() that
 // copies them out, where the faults cost three times the copy. One madvise
@@ -135,6 +136,7 @@ void prefault(const llvm::MemoryBuffer &buffer) {
   // Best effort: a kernel older than 5.14 has no MADV_POPULATE_READ.
   (void)madvise(reinterpret_cast<void *>(start), end - start, MADV_POPULATE_READ);
 }
+
 // An import allocates a few hundred megabytes in small pieces, and with
 // 4 KB pages each new page is a fault: a fifth of importing 80,000
 // parameters, and of a 100 MB executable, went to faults. glibc's malloc
