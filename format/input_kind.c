@@ -195,3 +195,27 @@ bool thunkyInputExpectExecutable(const void *data, size_t size, const char *name
     return thunkyErrorf(error, "%s, not an executable", what);
   }
 }
+
+bool thunkyInputExpectModule(const void *data, size_t size, const char *name,
+                             ThunkyError *error) {
+  ThunkyInputKind kind = thunkyInputKindOf(data, size);
+  const char *file = name ? name : "FILE", *what = thunkyInputKindName(kind);
+  char encoded[512];
+  switch (kind) {
+  case THUNKY_INPUT_BINARY:
+    return thunkyErrorf(error,
+                        "%s, not an MLIR module (text or bytecode); if it is an executable, "
+                        "thunky-translate --import-thunky %s makes one",
+                        what, file);
+  case THUNKY_INPUT_TEXTPROTO: {
+    const char *message = thunkyTextprotoMessage(data, size);
+    encodedName(file, encoded, sizeof encoded);
+    return thunkyErrorf(error,
+                        "%s, not an MLIR module; encode it (scripts/encode.sh %s < %s > %s), "
+                        "then thunky-translate --import-thunky %s makes one",
+                        what, message ? message : "MESSAGE", file, encoded, encoded);
+  }
+  default: /* MLIR, or text whose errors MLIR's parser says best */
+    return true;
+  }
+}

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "in_place.h"
+#include "thunky-c/Container.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Limits.h"
 #include "thunky-c/Passes.h"
@@ -32,6 +34,8 @@
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -146,15 +150,25 @@ int main(int argc, char **argv) {
     llvm::errs() << why << "\n";
     return 1;
   }
+  std::string name = input->getBufferIdentifier().str();
+  if (!thunkyInputExpectModule(input->getBufferStart(), input->getBufferSize(), name.c_str(),
+                               &error)) {
+    llvm::errs() << name << ":0:0: error: " << error.message << "\n";
+    return 1;
+  }
   if ((maxNesting.getNumOccurrences() &&
        !thunkyLimitsSet(&limits, "max-nesting", maxNesting.c_str(), &error)) ||
       !thunkyCheckTextNesting(input->getBufferStart(), input->getBufferSize(),
-                              input->getBufferIdentifier().str().c_str(),
-                              limits.maxNesting, "--thunky-max-nesting", &error)) {
+                              name.c_str(), limits.maxNesting, "--thunky-max-nesting", &error)) {
     llvm::errs() << error.message << "\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(outputName, &why);
+  char written[4096];
+  std::unique_ptr<llvm::ToolOutputFile> output;
+  if (!thunkyToolWritePath(inputName.c_str(), outputName.c_str(), written, sizeof written))
+    why = "output file name too long: " + outputName;
+  else
+    output = mlir::openOutputFile(written, &why);
   if (!output) {
     llvm::errs() << why << "\n";
     return 1;
@@ -169,5 +183,10 @@ int main(int argc, char **argv) {
     return 1;
   laidOut.reset();
   output->keep();
+  output.reset(); // closed before it is renamed
+  if (!thunkyToolFinishWrite(written, outputName.c_str())) {
+    llvm::errs() << "cannot replace '" << outputName << "': " << strerror(errno) << "\n";
+    return 1;
+  }
   return 0;
 }

@@ -180,11 +180,15 @@ extern "C" void thunkyRegisterTranslations(void) {
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
         ThunkyLimits limits = thunkyLimitsDefault();
         ThunkyError error;
+        std::string name = buffer->getBufferIdentifier().str();
+        if (!thunkyInputExpectModule(buffer->getBufferStart(), buffer->getBufferSize(),
+                                     name.c_str(), &error))
+          return emitError(FileLineColLoc::get(context, name, 0, 0)) << error.message;
         if ((maxNesting.getNumOccurrences() &&
              !thunkyLimitsSet(&limits, "max-nesting", maxNesting.c_str(), &error)) ||
             !thunkyCheckTextNesting(buffer->getBufferStart(), buffer->getBufferSize(),
-                                    buffer->getBufferIdentifier().str().c_str(),
-                                    limits.maxNesting, "--thunky-max-nesting", &error)) {
+                                    name.c_str(), limits.maxNesting,
+                                    "--thunky-max-nesting", &error)) {
           llvm::errs() << error.message << "\n";
           return failure();
         }

@@ -76,6 +76,11 @@ const char *thunkyTextprotoMessage(const void *data, size_t size);
  * that makes an executable of them (with `name` as the file; NULL: FILE). */
 bool thunkyInputExpectExecutable(const void *data, size_t size, const char *name,
                                  ThunkyError *error);
+/* The same for a tool that reads an MLIR module: false, with a line saying
+ * what the bytes are and the command that makes a module of them, for
+ * binary data that is not MLIR bytecode and for a textproto. */
+bool thunkyInputExpectModule(const void *data, size_t size, const char *name,
+                             ThunkyError *error);
 
 /* The layerings thunky reads and writes, named as on the command line. */
 typedef enum ThunkyLayering {
