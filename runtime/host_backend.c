@@ -184,14 +184,23 @@ static bool resolve(HostState *s, ThunkyError *error) {
 
 /* Refused up front: zeroing allocations past the machine's memory would
  * bring in the OOM killer, not an error. */
-static bool withinMemory(const HostState *s, uint64_t perRank, ThunkyError *error) {
-  uint64_t limit = s->config.maxHostMemory, ranks = s->config.ranks;
-  if (!limit || perRank <= limit / ranks)
+bool thunkyHostMemoryCheck(const ThunkyPlan *plan, const ThunkyRunConfig *config,
+                           ThunkyError *error) {
+  uint64_t perRank, inputs = 0, limit = config->maxHostMemory;
+  uint32_t ranks = config->ranks ? config->ranks : 1;
+  if (!rankBytes(plan, &perRank, error))
+    return false;
+  for (uint32_t i = 0; i < plan->numParameters; i++) {
+    uint64_t size = plan->parameters[i].slice.size;
+    inputs = inputs + size < inputs ? UINT64_MAX : inputs + size;
+  }
+  if (!limit || (perRank <= limit / ranks && inputs <= limit - perRank * ranks))
     return true;
   return thunkyErrorf(error,
-                      "host: %u rank(s) x %llu bytes of allocations is more than the "
-                      "max-host-memory limit (%llu bytes)",
-                      s->config.ranks, (unsigned long long)perRank, (unsigned long long)limit);
+                      "host: %u rank(s) x %llu bytes of allocations and %llu bytes of inputs "
+                      "are more than the max-host-memory limit (%llu bytes)",
+                      ranks, (unsigned long long)perRank, (unsigned long long)inputs,
+                      (unsigned long long)limit);
 }
 
 static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **out,
@@ -206,9 +215,7 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     s->config.ranks = 1;
   if (!s->config.partitions || s->config.ranks % s->config.partitions)
     s->config.partitions = 1;
-  uint64_t perRank;
-  bool ok = rankBytes(plan, &perRank, error) && withinMemory(s, perRank, error) &&
-            resolve(s, error) &&
+  bool ok = thunkyHostMemoryCheck(plan, &s->config, error) && resolve(s, error) &&
             (s->world = thunkyHostWorldCreate(s->config.ranks, s->config.partitions, error)) &&
             (s->ranks = calloc(s->config.ranks, sizeof *s->ranks));
   if (ok && !s->ranks)

@@ -68,7 +68,8 @@ static const char usage[] =
     "  --profile[=N]          print the N thunks that took longest (default 10)\n"
     "  --trace FILE           write a Chrome trace (chrome://tracing, Perfetto)\n"
     "  --max-iterations N     fail a while loop running longer (default 1000000)\n"
-    "  --max-host-memory B    host: refuse allocations of more bytes over all ranks\n"
+    "  --max-host-memory B    host: refuse a run whose allocations over all ranks and\n"
+    "                         inputs are more bytes, before inputs are read or made\n"
     "                         (default half the machine's memory; K, M, G, T suffixes)\n"
     "  --max-thunks N         refuse an executable of more thunks (default 16777216)\n"
     "  --max-allocation-bytes B  refuse a larger buffer allocation (default 1T)\n"
@@ -602,7 +603,10 @@ int main(int argc, char **argv) {
                               "are not a rank below a count");
   if (ok && !(inputs = calloc(plan->numParameters + 1, sizeof *inputs)))
     ok = thunkyErrorf(&error, "out of memory");
-  ok = ok && loadInputs(&o, plan, inputs, &error);
+  /* Before inputs are read or made: random ones for 100 GB of parameters
+   * would take minutes and then the machine's memory. */
+  ok = ok && (backend != &thunkyHostBackend || thunkyHostMemoryCheck(plan, &config, &error)) &&
+       loadInputs(&o, plan, inputs, &error);
   int status = 0;
   if (ok && (o.compare || o.checkAsync)) {
     status = compare(&o, backend, plan, &config, inputs, &error);

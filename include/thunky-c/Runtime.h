@@ -97,7 +97,8 @@ typedef struct ThunkyRunConfig {
   uint32_t ranks;          /* simulated ranks (host) or local GPUs (cuda) */
   uint32_t partitions;     /* of the ranks, how many partitions per replica (1) */
   uint64_t maxIterations;  /* a while loop running longer is an error */
-  uint64_t maxHostMemory;  /* host: most bytes of allocations over all ranks (0: any) */
+  uint64_t maxHostMemory;  /* host: most bytes of allocations over all ranks, and the
+                              inputs (0: any; thunkyHostMemoryCheck) */
   const ThunkyRegistry *registry;
   ThunkyTimeline *timeline; /* NULL: no per-thunk timing */
   /* host: run every thunk it has no implementation of (kernels, custom
@@ -135,6 +136,12 @@ typedef struct ThunkyBackendOps {
 } ThunkyBackendOps;
 
 extern const ThunkyBackendOps thunkyHostBackend;
+/* host: whether a run of `plan` fits in config->maxHostMemory (0: any):
+ * every rank's allocations, and one copy of its inputs, which the caller
+ * holds while it runs. The host backend refuses a run that does not before
+ * it allocates; a caller that makes inputs asks first. False, with why. */
+bool thunkyHostMemoryCheck(const ThunkyPlan *plan, const ThunkyRunConfig *config,
+                           ThunkyError *error);
 extern const ThunkyBackendOps thunkyCudaBackend;
 
 /* cuda: where the backend finds NVIDIA's library `name` ("cuda", "nccl" or
