@@ -228,10 +228,11 @@ int main(int argc, char **argv) {
                                           : !strcmp(a.command, "unpack")  ? unpack
                                           : !strcmp(a.command, "hlo")     ? hlo
                                                                           : pack;
-  ThunkyBuffer in = {0};
-  if (!readFile(a.input, &in))
-    return 1;
+  ThunkyFileBytes in;
+  ThunkyError error;
+  if (!thunkyFileBytesCreate(&in, a.input, &error))
+    return fail("%s", error.message, "");
   int status = run(&a, (ThunkyBytes){in.data, in.size});
-  thunkyBufferDestroy(&in);
+  thunkyFileBytesDestroy(&in);
   return status;
 }

@@ -321,8 +321,8 @@ static bool parseOptions(int argc, char **argv, Options *o) {
 /* An executable in any layering, or a module told by its bytes. */
 static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **plan,
                      ThunkyError *error) {
-  ThunkyBuffer bytes = {0};
-  bool ok = thunkyBufferReadFile(&bytes, path, error);
+  ThunkyFileBytes bytes;
+  bool ok = thunkyFileBytesCreate(&bytes, path, error);
   ThunkyInputKind kind = ok ? thunkyInputKindOf(bytes.data, bytes.size) : THUNKY_INPUT_BINARY;
   if (ok && (kind == THUNKY_INPUT_MLIR_TEXT || kind == THUNKY_INPUT_MLIR_BYTECODE)) {
 #ifdef THUNKY_WITH_MLIR
@@ -330,8 +330,9 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
     ok = thunkyCheckTextNesting((const char *)bytes.data, bytes.size, path, limits->maxNesting,
                                 "--max-nesting", error) &&
          thunkyExportModuleFile(path, limits->maxNesting, &exported, error);
-    thunkyBufferDestroy(&bytes);
-    bytes = exported;
+    thunkyFileBytesDestroy(&bytes);
+    bytes = (ThunkyFileBytes){.data = exported.data ? exported.data : (const uint8_t *)"",
+                              .size = exported.size, .buffer = exported};
 #else
     ok = thunkyErrorf(error,
                       "%s: %s, and this thunky-run was built without MLIR; export the module "
@@ -342,7 +343,7 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
   ok = ok && ((thunkyInputExpectExecutable(bytes.data, bytes.size, path, error) &&
                thunkyPlanCreate(bytes.data, bytes.size, limits, plan, error)) ||
               thunkyErrorContext(error, "%s", path));
-  thunkyBufferDestroy(&bytes);
+  thunkyFileBytesDestroy(&bytes);
   return ok;
 }
 

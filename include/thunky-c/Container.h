@@ -51,6 +51,21 @@ void thunkyBufferDestroy(ThunkyBuffer *buffer);
  * out. */
 bool thunkyBufferReadFile(ThunkyBuffer *buffer, const char *path, ThunkyError *error);
 
+/* A whole file's bytes, read-only: mapped where the file is a regular one
+ * (a 100 MB executable read into fresh memory cost a page fault per 4 KB),
+ * else read into `buffer` (standard input, a pipe). */
+typedef struct ThunkyFileBytes {
+  const uint8_t *data; /* never NULL */
+  size_t size;
+  void *mapping;       /* what thunkyFileBytesDestroy unmaps; NULL when read */
+  ThunkyBuffer buffer; /* what was read, when not mapped */
+} ThunkyFileBytes;
+
+/* Opens `path` ("-": standard input) into `bytes`; false, with an error
+ * naming the file, as thunkyBufferReadFile. */
+bool thunkyFileBytesCreate(ThunkyFileBytes *bytes, const char *path, ThunkyError *error);
+void thunkyFileBytesDestroy(ThunkyFileBytes *bytes);
+
 /* What a file holds, told from its bytes alone, so that every tool names
  * what it was given instead of misreading it as a protobuf. */
 typedef enum ThunkyInputKind {
