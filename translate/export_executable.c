@@ -366,9 +366,9 @@ static bool exportConstants(Exporter *ex, Executable *exe) {
       entry->symbol_name = name;
       entry->allocation_index = index, entry->has_allocation_index = index != 0;
       exe->constants[exe->n_constants++] = entry;
-    }
-    if (symbol)
+    } else if (symbol) {
       entry->symbol_name = symbol;
+    }
     if (omitted || entry->content)
       continue;
     MlirStringRef value;

@@ -220,7 +220,7 @@ static bool samePacked(const ProtobufCMessage *a, const ProtobufCMessage *b) {
     return false;
   uint8_t *x = malloc(2 * size + 1);
   if (!x)
-    return false;
+    return false; /* unknown: the caller keeps the original bytes, which is safe */
   protobuf_c_message_pack(a, x);
   protobuf_c_message_pack(b, x + size);
   bool same = memcmp(x, x + size, size) == 0;
