@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
 #include "thunky-c/Container.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
