@@ -7,9 +7,8 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Riegeli.h"
 
+#include "snappy_compress.h"
 #include "thunky-c/Wire.h"
-
-#include <snappy-c.h>
 
 enum {
   B = THUNKY_RIEGELI_BLOCK_SIZE,
@@ -80,15 +79,8 @@ static bool appendBlob(ThunkyBuffer *chunk, ThunkyCompression compression,
                        const ThunkyBuffer *blob) {
   if (compression == THUNKY_COMPRESSION_NONE)
     return thunkyBufferAppend(chunk, blob->data, blob->size);
-  size_t length = snappy_max_compressed_length(blob->size);
-  if (!thunkyBufferAppendVarint(chunk, blob->size))
-    return false;
-  uint8_t *to = thunkyBufferExtend(chunk, length);
-  if (!to || snappy_compress((const char *)blob->data, blob->size, (char *)to, &length) !=
-                 SNAPPY_OK)
-    return false;
-  chunk->size -= snappy_max_compressed_length(blob->size) - length;
-  return true;
+  return thunkyBufferAppendVarint(chunk, blob->size) &&
+         thunkySnappyCompress(blob->data, blob->size, chunk);
 }
 
 static bool writeSimpleChunk(const ThunkyBytes *records, size_t count,

@@ -75,6 +75,15 @@ PYTHON
     fi
     if ! "$build/bin/thunky-run" --kernels=fingerprint --seed 1 "$exe" --compare "$export" \
         > "$work/log" 2>&1; then
+      # A loop whose counter lives in scratch and is updated in place never
+      # ends under fingerprint kernels (docs/checking.md): such a program is
+      # not decided here, and says so; the GPU check still loads it into JAX.
+      if grep -q "ran past --max-iterations" "$work/log"; then
+        echo "jax-exports: $what: byte-identical round trip; optimized export" \
+          "$(stat -c %s "$export") bytes; UNDECIDED: the fingerprint check cannot follow its loop" \
+          "($(grep -m1 -o "thunk [0-9]* ([^)]*)" "$work/log"))"
+        continue
+      fi
       fail "$what" "the optimized export means something else: $(head -3 "$work/log")"; continue
     fi
     echo "jax-exports: $what: byte-identical round trip; optimized export" \

@@ -7,6 +7,7 @@
 
 #include "thunky-c/Wire.h"
 #include "thunky-c/Riegeli.h"
+#include "snappy_compress.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 #include "xla/xla_data.pb-c.h"
@@ -14,6 +15,7 @@
 
 #include <brotli/encode.h>
 #include <highwayhash/c_bindings.h>
+#include <snappy-c.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,45 @@ static void testHighwayHashMatchesLibrary(void) {
   }
   CHECK(mismatches == 0, "%d of 1101 lengths differ from libhighwayhash", mismatches);
   printf("highwayhash: 1101 lengths match libhighwayhash\n");
+}
+
+/*--- snappy ----------------------------------------------------------------*/
+
+/* The level-2 compressor against libsnappy's decoder: inputs with no
+ * matches, long runs, short and far repeats, every fragment boundary. The
+ * bytes XLA itself wrote are matched by test/Translate/jax-fixtures.test. */
+static void testSnappyCompressor(void) {
+  enum { MAX = 3 * 65536 + 300 };
+  static uint8_t data[MAX], back[MAX];
+  const size_t sizes[] = {0,     1,     14,    15,    16,    17,     100,    4095,
+                          65535, 65536, 65537, 70000, 131072, 131087, MAX};
+  int bad = 0, cases = 0;
+  for (int kind = 0; kind < 5; kind++) {
+    for (size_t i = 0; i < MAX; i++) {
+      uint64_t r = nextRandom();
+      data[i] = kind == 0   ? (uint8_t)r                       /* incompressible */
+                : kind == 1 ? 0                                /* one long run */
+                : kind == 2 ? (uint8_t)(i % 7 < 5 ? i % 13 : r) /* short repeats */
+                : kind == 3 ? (uint8_t)(i < 40000 ? r : data[i - 40000]) /* far */
+                            : (uint8_t)"thunk thunky thunks "[(i * 7 + r % 3) % 20];
+    }
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++, cases++) {
+      ThunkyBuffer out = {0};
+      size_t length = sizeof back;
+      bool ok = thunkySnappyCompress(data, sizes[s], &out) &&
+                snappy_validate_compressed_buffer((const char *)out.data, out.size) == SNAPPY_OK &&
+                snappy_uncompress((const char *)out.data, out.size, (char *)back, &length) ==
+                    SNAPPY_OK &&
+                length == sizes[s] && memcmp(back, data, length) == 0;
+      CHECK(ok, "snappy: kind %d, %zu bytes: does not decode to the input", kind, sizes[s]);
+      bad += !ok;
+      /* A run must shrink to a few bytes per 64-byte copy. */
+      if (kind == 1 && sizes[s] == MAX)
+        CHECK(out.size < MAX / 20, "snappy: a run of %d zeros took %zu bytes", MAX, out.size);
+      thunkyBufferDestroy(&out);
+    }
+  }
+  printf("snappy: %d of %d inputs decode to themselves\n", cases - bad, cases);
 }
 
 /*--- riegeli ---------------------------------------------------------------*/
@@ -598,6 +639,7 @@ int main(void) {
   testHighwayHashReferenceValues();
   testPacksWell();
   testHighwayHashMatchesLibrary();
+  testSnappyCompressor();
   testSignature();
   testRoundTrip();
   testBlockBoundaries();
