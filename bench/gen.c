@@ -60,8 +60,9 @@ static const char usage[] =
     "  --cubin-bytes B  each blob holds B/2..B bytes (default 4096); with train-step,\n"
     "                   each kernel's code in the module's binary too\n"
     "  --ranks R        collectives over replica group {0, ..., R-1} (default 2)\n"
-    "  --profile NAME   the mix: synthetic (the default) or train-step (one training\n"
-    "                   step of a transformer: bench/PROFILES.md)\n"
+    "  --profile NAME   the mix: synthetic (the default), train-step (one training\n"
+    "                   step of a transformer: bench/PROFILES.md) or llama3-8b (the\n"
+    "                   same at Llama 3 8B's sizes: 128+ GB of allocations a rank)\n"
     "  --shape NAME     a crafted executable of N items of one kind instead of the mix:\n"
     "                   reverse-parameters  N 8-byte entry parameters, numbered in reverse\n"
     "                                       of allocation index, a memzero of each\n"
@@ -256,6 +257,12 @@ typedef struct {
   int minLog2Elements, maxLog2Elements; /* of each parameter and output */
   unsigned f32Percent;                  /* parameters and outputs in f32, else bf16 */
   uint64_t bigTempBytes;                /* XLA's preallocated temp */
+  /* A real model's arrays: then the parameters are each of them in each of
+   * the element types, and the outputs their updated copies. */
+  const uint64_t *modelArrays;
+  size_t numModelArrays;
+  const Xla__PrimitiveType *modelTypes;
+  size_t numModelTypes;
 } Profile;
 
 typedef struct {
@@ -897,7 +904,21 @@ static const Share trainStepMix[] = {
     {KIND_COPY, 37},       {KIND_WHILE, 4},       {KIND_CONDITIONAL, 2},
     {KIND_REPLICA_ID, 1}};
 
-enum { PROFILE_SYNTHETIC, PROFILE_TRAIN_STEP, NUM_PROFILES };
+/* llama3-8b: Meta-Llama-3-8B's arrays (hidden 4096, FFN 14336, 32 layers
+ * stacked by the scan, 32 query heads and 8 key-value heads of 128, vocab
+ * 128256), in elements: q, k, v, o, gate, up, down, the two norms, the
+ * embedding, the final norm, the head; 8.03 billion in all. */
+static const uint64_t llama3Arrays[] = {
+    32ull * 4096 * 4096,  32ull * 4096 * 1024,  32ull * 4096 * 1024, 32ull * 4096 * 4096,
+    32ull * 4096 * 14336, 32ull * 4096 * 14336, 32ull * 14336 * 4096, 32ull * 4096,
+    32ull * 4096,         128256ull * 4096,     4096,                4096ull * 128256};
+/* Each array as the bf16 weights the step computes with, and its f32 master
+ * copy and Adam's two f32 moments: 14 bytes a parameter, 112 GB. */
+static const Xla__PrimitiveType llama3Types[] = {
+    XLA__PRIMITIVE_TYPE__BF16, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__F32,
+    XLA__PRIMITIVE_TYPE__F32};
+
+enum { PROFILE_SYNTHETIC, PROFILE_TRAIN_STEP, PROFILE_LLAMA3_8B, NUM_PROFILES };
 
 static const Profile profiles[NUM_PROFILES] = {
     [PROFILE_SYNTHETIC] = {.name = "synthetic", .mix = syntheticMix,
@@ -923,6 +944,22 @@ static const Profile profiles[NUM_PROFILES] = {
                             .maxOutputs = 48, .minConstants = 1, .maxConstants = 4,
                             .thunksPerTemp = 5000, .maxTemps = 32, .minLog2Elements = 10,
                             .maxLog2Elements = 19, .f32Percent = 70, .bigTempBytes = 64 << 20},
+    /* train-step's mix at a real step's sizes, data parallel: every rank
+     * holds the whole model and optimizer state (112 GB), their updated
+     * copies (XLA would alias them to donated parameters) and 16 GiB of
+     * activations; the scan runs the 32 layers. */
+    [PROFILE_LLAMA3_8B] = {.name = "llama3-8b", .mix = trainStepMix,
+                           .mixLength = sizeof trainStepMix / sizeof *trainStepMix,
+                           .maxArgs = 8, .thunksPerKernel = 3, .skewedKernels = true,
+                           .moduleKernels = true, .ownCubinPercent = 1, .maxBody = 160,
+                           .minBody = 32, .minTrips = 32, .maxTrips = 32, .doneLag = 30,
+                           .allReducePercent = 57, .allGatherPercent = 29,
+                           .minConstants = 1, .maxConstants = 4, .thunksPerTemp = 5000,
+                           .maxTemps = 32, .bigTempBytes = 16ull << 30,
+                           .modelArrays = llama3Arrays,
+                           .numModelArrays = sizeof llama3Arrays / sizeof *llama3Arrays,
+                           .modelTypes = llama3Types,
+                           .numModelTypes = sizeof llama3Types / sizeof *llama3Types},
 };
 
 /* A kind drawn from the profile's mix; one that does not fit here (too
@@ -1134,8 +1171,9 @@ static uint32_t addAlloc(Gen *g, AllocKind kind, uint64_t size, Xla__PrimitiveTy
  * allocates too. */
 static void planAllocations(Gen *g, uint64_t thunks) {
   const Profile *p = g->p;
-  uint32_t params = (uint32_t)between(&g->rng, p->minParams, p->maxParams);
-  uint32_t outputs = (uint32_t)between(&g->rng, p->minOutputs, p->maxOutputs);
+  uint32_t model = (uint32_t)(p->numModelArrays * p->numModelTypes);
+  uint32_t params = model ? model : (uint32_t)between(&g->rng, p->minParams, p->maxParams);
+  uint32_t outputs = model ? model : (uint32_t)between(&g->rng, p->minOutputs, p->maxOutputs);
   uint32_t constants = (uint32_t)between(&g->rng, p->minConstants, p->maxConstants);
   uint64_t t = 4 + thunks / p->thunksPerTemp;
   uint32_t temps = (uint32_t)(t > p->maxTemps ? p->maxTemps : t);
@@ -1144,10 +1182,15 @@ static void planAllocations(Gen *g, uint64_t thunks) {
   for (int k = 0; k < NUM_ALLOC_KINDS; k++)
     g->byKind[k] = zalloc(g->keep, total * sizeof **g->byKind);
   for (uint32_t i = 0; i < params + outputs; i++) {
-    Xla__PrimitiveType type =
-        either(&g->rng, p->f32Percent, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
-    uint64_t size = thunkyElementBytes(type)
-                    << between(&g->rng, p->minLog2Elements, p->maxLog2Elements);
+    Xla__PrimitiveType type;
+    uint64_t size;
+    if (model) {
+      type = p->modelTypes[i % model / p->numModelArrays];
+      size = thunkyElementBytes(type) * p->modelArrays[i % model % p->numModelArrays];
+    } else {
+      type = either(&g->rng, p->f32Percent, XLA__PRIMITIVE_TYPE__F32, XLA__PRIMITIVE_TYPE__BF16);
+      size = thunkyElementBytes(type) << between(&g->rng, p->minLog2Elements, p->maxLog2Elements);
+    }
     addAlloc(g, i < params ? ALLOC_PARAMETER : ALLOC_OUTPUT, size, type);
   }
   if (outputs > 1)
@@ -1620,7 +1663,7 @@ static const Profile *parseProfile(const char *s) {
   for (int i = 0; i < NUM_PROFILES; i++)
     if (!strcmp(s, profiles[i].name))
       return &profiles[i];
-  fatal("unknown profile '%s' (synthetic or train-step)", s);
+  fatal("unknown profile '%s' (synthetic, train-step or llama3-8b)", s);
 }
 
 static bool parseArgs(int argc, char **argv, Args *a) {

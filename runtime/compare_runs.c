@@ -39,28 +39,63 @@ static uint64_t outputBytes(const ThunkyPlan *plan) {
   return total;
 }
 
+/* One side's outputs, every output of every rank (rank-major): bytes, or
+ * for a backend without bytes their contents as pieces. */
+typedef struct Outputs {
+  uint8_t *bytes;
+  ThunkyPiece **pieces;
+  size_t *counts;
+  size_t n;
+} Outputs;
+
+static void outputsFree(Outputs *o) {
+  for (size_t i = 0; o->pieces && i < o->n; i++)
+    free(o->pieces[i]);
+  free(o->bytes), free(o->pieces), free(o->counts);
+  *o = (Outputs){0};
+}
+
+static bool readOutputs(const ThunkyBackendOps *backend, void *state, const ThunkyPlan *plan,
+                        uint32_t ranks, Outputs *o, ThunkyError *error) {
+  o->n = (size_t)ranks * plan->numOutputs;
+  if (backend->contents) {
+    o->pieces = calloc(o->n + 1, sizeof *o->pieces);
+    o->counts = calloc(o->n + 1, sizeof *o->counts);
+    if (!o->pieces || !o->counts)
+      return thunkyErrorf(error, "out of memory");
+    for (uint32_t r = 0, k = 0; r < ranks; r++)
+      for (uint32_t i = 0; i < plan->numOutputs; i++, k++)
+        if (!backend->contents(state, r, plan->outputs[i].slice, &o->pieces[k], &o->counts[k],
+                               error))
+          return false;
+    return true;
+  }
+  uint64_t bytes = outputBytes(plan) * ranks;
+  uint8_t *at = o->bytes = malloc(bytes ? bytes : 1);
+  if (!at)
+    return thunkyErrorf(error, "out of memory");
+  for (uint32_t r = 0; r < ranks; r++)
+    for (uint32_t i = 0; i < plan->numOutputs; i++) {
+      if (!backend->read(state, r, plan->outputs[i].slice, at, error))
+        return false;
+      at += plan->outputs[i].slice.size;
+    }
+  return true;
+}
+
 /* Runs one side once; with `trace`, records what each thunk wrote, else
- * reads every output of every rank into *outputs (rank-major). */
+ * reads every output of every rank into *outputs. */
 static bool runSide(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
-                    const ThunkyNpyArray *inputs, ThunkyWriteTrace *trace, uint8_t **outputs,
+                    const ThunkyNpyArray *inputs, ThunkyWriteTrace *trace, Outputs *outputs,
                     ThunkyError *error) {
   ThunkyRunConfig config = side->config;
   config.writeTrace = trace;
   void *state = NULL;
   uint32_t ranks = config.ranks ? config.ranks : 1;
-  uint64_t bytes = outputBytes(side->plan) * ranks;
   bool ok = backend->create(side->plan, &config, &state, error) &&
             thunkyWriteInputs(backend, state, side->plan, ranks, inputs, error) &&
             backend->run(state, error);
-  if (ok && outputs) {
-    uint8_t *at = *outputs = malloc(bytes ? bytes : 1);
-    ok = at || thunkyErrorf(error, "out of memory");
-    for (uint32_t r = 0; ok && r < ranks; r++)
-      for (uint32_t i = 0; ok && i < side->plan->numOutputs; i++) {
-        ok = backend->read(state, r, side->plan->outputs[i].slice, at, error);
-        at += side->plan->outputs[i].slice.size;
-      }
-  }
+  ok = ok && (!outputs || readOutputs(backend, state, side->plan, ranks, outputs, error));
   if (state)
     backend->destroy(state);
   return ok || thunkyErrorContext(error, "%s", side->name);
@@ -135,24 +170,88 @@ static void describeOutput(FILE *out, const ThunkyPlan *plan, uint32_t i) {
   fprintf(out, "output %u (%s)", i, type);
 }
 
-/* The first differing byte of two runs' outputs: 0 none, 1 found. */
-static int firstDifference(const ThunkyPlan *plan, uint32_t ranks, const uint8_t *x,
-                           const uint8_t *y, uint32_t *rank, uint32_t *output,
-                           uint64_t *byte) {
+/* Where two lists of pieces first part: the byte, and the pieces there.
+ * Where both terms' bytes are known, the first byte that differs. */
+static bool piecesDiffer(const ThunkyPiece *x, size_t nx, const ThunkyPiece *y, size_t ny,
+                         uint64_t *byte, const ThunkyPiece **px, const ThunkyPiece **py) {
+  uint64_t at = 0, dx = 0, dy = 0;
+  size_t i = 0, j = 0;
+  while (i < nx && j < ny) {
+    const ThunkyPiece *a = &x[i], *b = &y[j];
+    uint64_t step = a->size - dx < b->size - dy ? a->size - dx : b->size - dy;
+    if (a->term[0] != b->term[0] || a->term[1] != b->term[1] || a->offset + dx != b->offset + dy) {
+      uint8_t u, v;
+      uint64_t k = 0;
+      for (; k < step && thunkyPieceByte(a, a->offset + dx + k, &u) &&
+             thunkyPieceByte(b, b->offset + dy + k, &v) && u == v;
+           k++)
+        ;
+      if (k < step) {
+        *byte = at + k, *px = a, *py = b;
+        return true;
+      }
+    }
+    at += step, dx += step, dy += step;
+    if (dx == a->size)
+      i++, dx = 0;
+    if (dy == b->size)
+      j++, dy = 0;
+  }
+  return false;
+}
+
+/* The first difference of two runs' outputs, rank-major: its rank, output
+ * and byte; false when there is none. */
+static bool firstDifference(const ThunkyPlan *plan, uint32_t ranks, const Outputs *x,
+                            const Outputs *y, uint32_t *rank, uint32_t *output, uint64_t *byte,
+                            const ThunkyPiece **px, const ThunkyPiece **py) {
   uint64_t at = 0;
-  for (uint32_t r = 0; r < ranks; r++)
-    for (uint32_t i = 0; i < plan->numOutputs; i++) {
+  for (uint32_t r = 0, k = 0; r < ranks; r++)
+    for (uint32_t i = 0; i < plan->numOutputs; i++, k++) {
       uint64_t size = plan->outputs[i].slice.size;
-      if (memcmp(x + at, y + at, size)) {
-        uint64_t k = 0;
-        while (x[at + k] == y[at + k])
-          k++;
-        *rank = r, *output = i, *byte = k;
-        return 1;
+      *rank = r, *output = i;
+      if (x->pieces) {
+        if (piecesDiffer(x->pieces[k], x->counts[k], y->pieces[k], y->counts[k], byte, px, py))
+          return true;
+      } else if (memcmp(x->bytes + at, y->bytes + at, size)) {
+        uint64_t b = 0;
+        while (x->bytes[at + b] == y->bytes[at + b])
+          b++;
+        *byte = b;
+        return true;
       }
       at += size;
     }
-  return 0;
+  return false;
+}
+
+/* Where, in output `output` of rank `rank`, the piece holding byte `byte`
+ * begins. */
+static uint64_t pieceStart(const Outputs *o, uint32_t rank, uint32_t output,
+                           const ThunkyPlan *plan, uint64_t byte) {
+  size_t k = (size_t)rank * plan->numOutputs + output;
+  uint64_t start = 0;
+  for (size_t i = 0; i < o->counts[k]; i++) {
+    if (byte < start + o->pieces[k][i].size)
+      return start;
+    start += o->pieces[k][i].size;
+  }
+  return start;
+}
+
+/* Who made a piece's term: a thunk, a parameter, or neither (a fill or a
+ * constant's bytes, there from the start or written by a memset). */
+static void describeOrigin(FILE *out, const ThunkyRunSide *side, const ThunkyPiece *p) {
+  char name[200];
+  if (p->thunk != UINT32_MAX) {
+    thunkyPlanThunkName(side->plan, p->thunk, name, sizeof name);
+    fprintf(out, "a value of %s", name);
+  } else if (p->parameter != UINT32_MAX) {
+    fprintf(out, "parameter %u", p->parameter);
+  } else {
+    fputs("a fill or constant", out);
+  }
+  fprintf(out, " in %s", side->name);
 }
 
 int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
@@ -165,15 +264,16 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
   if (!pa->numOutputs && !pb->numOutputs)
     return thunkyErrorf(error, "%s and %s have no outputs (output_info_map): nothing to compare",
                         a->name, b->name), 2;
-  uint8_t *x = NULL, *y = NULL;
+  Outputs x = {0}, y = {0};
   if (!runSide(backend, a, inputs, NULL, &x, error) ||
       !runSide(backend, b, inputs, NULL, &y, error)) {
-    free(x), free(y);
+    outputsFree(&x), outputsFree(&y);
     return 2;
   }
   int status = 0;
   uint32_t rank = 0, output = 0;
   uint64_t byte = 0;
+  const ThunkyPiece *px = NULL, *py = NULL;
   if (pa->numOutputs != pb->numOutputs) {
     fprintf(out, "different: %s has %u outputs, %s %u\n", a->name, pa->numOutputs, b->name,
             pb->numOutputs);
@@ -185,24 +285,37 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
               pa->outputs[i].slice.size, a->name, pb->outputs[i].slice.size, b->name);
       status = 1;
     }
-  if (!status && firstDifference(pa, ranks, x, y, &rank, &output, &byte)) {
-    uint64_t at = byte;
-    for (uint32_t r = 0; r < rank; r++)
-      at += outputBytes(pa);
-    for (uint32_t i = 0; i < output; i++)
-      at += pa->outputs[i].slice.size;
+  if (!status && firstDifference(pa, ranks, &x, &y, &rank, &output, &byte, &px, &py)) {
     uint32_t width = thunkyElementBytes(pa->outputs[output].elementType);
     fputs("different: ", out);
     describeOutput(out, pa, output);
     fprintf(out, " of rank %u differs first at byte %" PRIu64, rank, byte);
     if (width > 1)
       fprintf(out, " (element %" PRIu64 ")", byte / width);
-    fprintf(out, ": 0x%02x in %s, 0x%02x in %s\n", x[at], a->name, y[at], b->name);
+    uint8_t u, v;
+    if (px && thunkyPieceByte(px, px->offset + byte - pieceStart(&x, rank, output, pa, byte), &u) &&
+        thunkyPieceByte(py, py->offset + byte - pieceStart(&y, rank, output, pa, byte), &v)) {
+      fprintf(out, ": 0x%02x in %s, 0x%02x in %s\n", u, a->name, v, b->name);
+    } else if (px) {
+      fputs(": ", out);
+      describeOrigin(out, a, px);
+      fputs(", ", out);
+      describeOrigin(out, b, py);
+      fputc('\n', out);
+    } else {
+      uint64_t at = byte;
+      for (uint32_t r = 0; r < rank; r++)
+        at += outputBytes(pa);
+      for (uint32_t i = 0; i < output; i++)
+        at += pa->outputs[i].slice.size;
+      fprintf(out, ": 0x%02x in %s, 0x%02x in %s\n", x.bytes[at], a->name, y.bytes[at], b->name);
+    }
     status = 1;
   }
-  free(x), free(y);
+  outputsFree(&x), outputsFree(&y);
   if (status == 0) {
-    fprintf(out, "same: %u output(s) on %u rank(s), bit for bit\n", pa->numOutputs, ranks);
+    fprintf(out, "same: %u output(s) on %u rank(s), %s\n", pa->numOutputs, ranks,
+            backend->contents ? "term for term" : "bit for bit");
     return 0;
   }
   return reportDivergence(backend, a, b, inputs, rank, out, error) ? 1 : 2;

@@ -96,8 +96,9 @@ void thunkyFingerprintFill(uint64_t seed, void *out, size_t size) {
  * constant's, whose contents no correct rewrite changes, and not when they
  * are scratch, which may hold anything before the kernel writes it
  * (pack-scratch shares it; docs/checking.md says what this misses). */
-static bool feedsHash(const ThunkyPlan *plan, const ThunkyPlanThunk *t,
-                      const ThunkyPlanAccess *a) {
+bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access) {
+  const ThunkyPlanThunk *t = &plan->thunks[thunk];
+  const ThunkyPlanAccess *a = &plan->accesses[t->accesses.first + access];
   if (a->access == THUNKY_ACCESS_READ_WRITE && t->writesOnlyWritten) {
     const ThunkyPlanAllocation *al = &plan->allocations[a->slice.allocation];
     return al->parameter >= 0 || al->isOutput || al->isConstant;
@@ -112,7 +113,7 @@ void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *con
   uint64_t h = t->key;
   for (uint32_t i = 0; i < t->accesses.count; i++) {
     ThunkyPlanSlice s = accesses[i].slice;
-    if (feedsHash(plan, t, &accesses[i]))
+    if (thunkyFingerprintReads(plan, thunk, i))
       h = thunkyFingerprintHash(h, memory[s.allocation] + s.offset, s.size);
   }
   /* Each output gets its own stream: the key and its position. */

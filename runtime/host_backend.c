@@ -516,4 +516,4 @@ static bool run(void *opaque, ThunkyError *error) {
   return true;
 }
 
-const ThunkyBackendOps thunkyHostBackend = {"host", create, write, read, run, destroy};
+const ThunkyBackendOps thunkyHostBackend = {"host", create, write, read, run, destroy, NULL};

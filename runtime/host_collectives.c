@@ -236,9 +236,9 @@ typedef struct Call {
 
 /* Buffer i's element type, and its sizes against its element count and
  * against each other as the kind requires. */
-static bool checkBuffer(const Call *call, uint32_t i, ThunkyError *error) {
-  const ThunkyCollective *c = call->collective;
-  const ThunkyCollectiveBuffer *b = &call->plan->collectiveBuffers[c->buffers.first + i];
+static bool checkBuffer(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t groupSize,
+                        uint32_t i, ThunkyError *error) {
+  const ThunkyCollectiveBuffer *b = &plan->collectiveBuffers[c->buffers.first + i];
   const char *type = thunkyElementTypeName(b->elementType);
   uint32_t bytes = thunkyElementBytes(b->elementType);
   if (!bytes)
@@ -250,7 +250,7 @@ static bool checkBuffer(const Call *call, uint32_t i, ThunkyError *error) {
                  c->kind == THUNKY_COLLECTIVE_REDUCE_SCATTER;
   if (reduces && !thunkyElementCanReduce(b->elementType, c->reduction, error))
     return thunkyErrorContext(error, "buffer %u", i);
-  uint64_t src = b->src.size, dst = b->dst.size, size = call->size;
+  uint64_t src = b->src.size, dst = b->dst.size, size = groupSize;
   if (src % bytes || src / bytes != b->elementCount)
     return thunkyErrorf(error, "buffer %u: source is %llu bytes, not %llu %s elements", i,
                         (unsigned long long)src, (unsigned long long)b->elementCount, type);
@@ -271,7 +271,7 @@ static bool checkBuffer(const Call *call, uint32_t i, ThunkyError *error) {
                         (unsigned long long)dst, (unsigned long long)expected);
   /* Without a split dimension, each buffer goes to another rank, which
    * receives it into a buffer of another index. */
-  uint64_t first = call->plan->collectiveBuffers[c->buffers.first].src.size;
+  uint64_t first = plan->collectiveBuffers[c->buffers.first].src.size;
   if (c->kind == THUNKY_COLLECTIVE_ALL_TO_ALL && !c->splitDimension && src != first)
     return thunkyErrorf(error, "buffer %u: %llu bytes, unlike buffer 0's %llu", i,
                         (unsigned long long)src, (unsigned long long)first);
@@ -309,6 +309,21 @@ static bool prepareScratch(Call *call, ThunkyError *error) {
   return true;
 }
 
+bool thunkyCollectiveCheck(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t groupSize,
+                           ThunkyError *error) {
+  if (c->kind == THUNKY_COLLECTIVE_ALL_TO_ALL && !c->splitDimension &&
+      c->buffers.count != groupSize)
+    return thunkyErrorf(error, "%u buffers for a group of %u ranks", c->buffers.count,
+                        groupSize);
+  if (c->kind == THUNKY_COLLECTIVE_BROADCAST && (c->root < 0 || c->root >= groupSize))
+    return thunkyErrorf(error, "root %lld is outside the group of %u ranks",
+                        (long long)c->root, groupSize);
+  for (uint32_t i = 0; i < c->buffers.count; i++)
+    if (!checkBuffer(plan, c, groupSize, i, error))
+      return false;
+  return true;
+}
+
 /* Everything that can go wrong, checked before any rank reads or writes. */
 static bool prepare(Call *call, ThunkyError *error) {
   const ThunkyCollective *c = call->collective;
@@ -325,17 +340,7 @@ static bool prepare(Call *call, ThunkyError *error) {
                                  &call->position, error)) {
     return false;
   }
-  if (c->kind == THUNKY_COLLECTIVE_ALL_TO_ALL && !c->splitDimension &&
-      c->buffers.count != call->size)
-    return thunkyErrorf(error, "%u buffers for a group of %u ranks", c->buffers.count,
-                        call->size);
-  if (c->kind == THUNKY_COLLECTIVE_BROADCAST && (c->root < 0 || c->root >= call->size))
-    return thunkyErrorf(error, "root %lld is outside the group of %u ranks",
-                        (long long)c->root, call->size);
-  for (uint32_t i = 0; i < c->buffers.count; i++)
-    if (!checkBuffer(call, i, error))
-      return false;
-  return prepareScratch(call, error);
+  return thunkyCollectiveCheck(call->plan, c, call->size, error) && prepareScratch(call, error);
 }
 
 /* Every rank must be at the same collective of the same plan. */

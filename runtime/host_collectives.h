@@ -48,6 +48,13 @@ void thunkyHostWorldSetTimeout(ThunkyHostWorld *world, uint32_t milliseconds);
  * on timeout (which aborts it). */
 bool thunkyHostWorldBarrier(ThunkyHostWorld *world, ThunkyError *error);
 
+/* Collective `c` of `plan` against a group of `groupSize` ranks, as XLA
+ * requires it of every backend: element types, each buffer's size against
+ * its element count and the group, an all-to-all's buffer count, a
+ * broadcast's root. Errors name the buffer, not the collective. */
+bool thunkyCollectiveCheck(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t groupSize,
+                           ThunkyError *error);
+
 /* Runs plan->collectives[index] for `rank`, whose allocation base pointers
  * are memory[0 .. plan->numAllocations). Every rank of the world calls this
  * from its own thread, for the same collective of the same plan in the same

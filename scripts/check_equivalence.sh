@@ -7,10 +7,13 @@
 # the module with thunky-check-races and the runtime's --check-async, then
 # runs every rewrite pass alone and thunky-optimize, exports each result
 # and compares it with the original with thunky-run --kernels=fingerprint
-# --compare on 2 and 4 ranks. An input that cannot run on 2 or 4 replicas
-# runs as partitions, or on 1 or 8 ranks (replica groups for another
-# count); one that cannot run at all, or has no outputs to compare, is
-# listed with the reason. A program whose outputs change with what scratch
+# --compare on 2 and 4 ranks, and again with --kernels=symbolic: the two
+# must agree. An input that cannot run on 2 or 4 replicas runs as
+# partitions, or on 1 or 8 ranks (replica groups for another count). One
+# the fingerprint cannot run (a loop it cannot follow, bytes that do not fit
+# in memory) is proved symbolically alone, and its line says why; one that
+# cannot run at all, or has no outputs to compare, is listed with the
+# reason. A program whose outputs change with what scratch
 # holds at the start (it reads scratch bytes nothing wrote, which XLA's
 # programs never do and whose result XLA leaves undefined) does not check
 # the passes that move scratch (pack-scratch, and thunky-optimize, which
@@ -38,15 +41,34 @@ while [ $# -gt 0 ]; do
 done
 
 run() { thunky-run --kernels=fingerprint --seed 1 "$@"; }
+sym() { thunky-run --kernels=symbolic "$@"; }
+# compare A B LABEL OPTIONS...: B against A on both checks (only the
+# symbolic one when $symbolicOnly); a difference, or the two disagreeing,
+# is a failure.
+compare() {
+  local a="$1" b="$2" label="$3"
+  shift 3
+  comparisons=$((comparisons + 1))
+  if [ "$symbolicOnly" = 0 ] && ! run "$@" "$a" --compare "$b" > "$tmp/out" 2>&1; then
+    echo "$name: FAIL: $label: $(head -2 "$tmp/out" | tr '\n' ' ')"; bad=1; return
+  fi
+  symbolic=$((symbolic + 1))
+  if ! sym "$@" "$a" --compare "$b" > "$tmp/out" 2>&1; then
+    echo "$name: FAIL: $label, symbolically$([ "$symbolicOnly" = 0 ] &&
+      echo ", where the fingerprint found them the same"): $(head -2 "$tmp/out" | tr '\n' ' ')"
+    bad=1
+  fi
+}
 # One input, in its own folder under $top; prints its line, and its counts
 # to $top/I.counts.
 check() {
   local i="$1"
   tmp="$top/$i"
   mkdir -p "$tmp"
-  inputsOk=0 skipped=0 noOutputs=0 comparisons=0 raceChecks=0 failures=0
+  inputsOk=0 skipped=0 noOutputs=0 comparisons=0 raceChecks=0 failures=0 symbolic=0 symbolicOnly=0
   checkOne "$i"
-  echo "$inputsOk $skipped $noOutputs $comparisons $raceChecks $failures" > "$top/$i.counts"
+  echo "$inputsOk $skipped $noOutputs $comparisons $raceChecks $failures $symbolic $symbolicOnly" \
+    > "$top/$i.counts"
   rm -rf "$tmp"
 }
 
@@ -69,22 +91,44 @@ checkOne() {
     run --ranks $layout "$tmp/in.pb" > /dev/null 2> "$tmp/why" && ranks+=("$layout")
     [ "$layout" = 2 ] && cp "$tmp/why" "$tmp/why.2"
   done
+  # What the fingerprint cannot run, the symbolic check may: the same
+  # layouts, its contents printed instead of outputs written.
+  symbolicWhy=""
   if [ ${#ranks[@]} -eq 0 ]; then
-    echo "$name: skipped: does not run on the host: $(sed 's/^thunky-run: //' "$tmp/why.2" | head -1)"
-    skipped=$((skipped + 1)); return
+    for layout in "2" "4" "2 --partitions 2" "4 --partitions 4" "1" "8"; do
+      case "$layout" in "2 --partitions 2"|"1") [ ${#ranks[@]} -eq 0 ] || break ;; esac
+      # shellcheck disable=SC2086
+      sym --ranks $layout "$tmp/in.pb" --print > /dev/null 2>&1 && ranks+=("$layout")
+    done
+    if [ ${#ranks[@]} -eq 0 ]; then
+      echo "$name: skipped: does not run on the host: $(sed 's/^thunky-run: //' "$tmp/why.2" | head -1)"
+      skipped=$((skipped + 1)); return
+    fi
+    symbolicOnly=1 symbolicWhy="$(sed 's/^thunky-run: //' "$tmp/why.2" | head -1)"
   fi
-  # shellcheck disable=SC2086
-  mkdir -p "$tmp/zeros" "$tmp/filled"
-  # shellcheck disable=SC2086
-  run --ranks ${ranks[0]} "$tmp/in.pb" -o "$tmp/zeros" > /dev/null 2>&1
-  if [ -z "$(ls -A "$tmp/zeros")" ]; then
-    echo "$name: skipped: no outputs to compare (output_info_map is empty)"
-    noOutputs=$((noOutputs + 1)); rm -rf "$tmp/zeros" "$tmp/filled"; return
-  fi
-  # shellcheck disable=SC2086
-  run --ranks ${ranks[0]} "$tmp/in.pb" --scratch-byte 165 -o "$tmp/filled" > /dev/null 2>&1
   readsUnwritten=0
-  diff -rq "$tmp/zeros" "$tmp/filled" > /dev/null || readsUnwritten=1
+  if [ "$symbolicOnly" = 1 ]; then
+    # shellcheck disable=SC2086
+    sym --ranks ${ranks[0]} "$tmp/in.pb" --print > "$tmp/zeros" 2>&1
+    if ! grep -q '^\(rank 0 \)\?out0' "$tmp/zeros"; then
+      echo "$name: skipped: no outputs to compare (output_info_map is empty)"
+      noOutputs=$((noOutputs + 1)); return
+    fi
+    # shellcheck disable=SC2086
+    sym --ranks ${ranks[0]} "$tmp/in.pb" --scratch-byte 165 --print > "$tmp/filled" 2>&1
+    cmp -s "$tmp/zeros" "$tmp/filled" || readsUnwritten=1
+  else
+    mkdir -p "$tmp/zeros" "$tmp/filled"
+    # shellcheck disable=SC2086
+    run --ranks ${ranks[0]} "$tmp/in.pb" -o "$tmp/zeros" > /dev/null 2>&1
+    if [ -z "$(ls -A "$tmp/zeros")" ]; then
+      echo "$name: skipped: no outputs to compare (output_info_map is empty)"
+      noOutputs=$((noOutputs + 1)); rm -rf "$tmp/zeros" "$tmp/filled"; return
+    fi
+    # shellcheck disable=SC2086
+    run --ranks ${ranks[0]} "$tmp/in.pb" --scratch-byte 165 -o "$tmp/filled" > /dev/null 2>&1
+    diff -rq "$tmp/zeros" "$tmp/filled" > /dev/null || readsUnwritten=1
+  fi
   rm -rf "$tmp/zeros" "$tmp/filled"
   bad=0 checked=0
   raceChecks=$((raceChecks + 1))
@@ -94,8 +138,14 @@ checkOne() {
   for r in "${ranks[@]}"; do
     raceChecks=$((raceChecks + 1))
     # shellcheck disable=SC2086
-    if ! run --ranks $r "$tmp/in.pb" --check-async > "$tmp/out" 2>&1; then
+    if [ "$symbolicOnly" = 0 ] && ! run --ranks $r "$tmp/in.pb" --check-async > "$tmp/out" 2>&1; then
       echo "$name: FAIL: --check-async on $r ranks: $(head -2 "$tmp/out" | tr '\n' ' ')"; bad=1
+    fi
+    symbolic=$((symbolic + 1))
+    # shellcheck disable=SC2086
+    if ! sym --ranks $r "$tmp/in.pb" --check-async > "$tmp/out" 2>&1; then
+      echo "$name: FAIL: --check-async on $r ranks, symbolically: $(head -2 "$tmp/out" | tr '\n' ' ')"
+      bad=1
     fi
   done
   for pass in "${passes[@]}"; do
@@ -110,11 +160,8 @@ checkOne() {
       echo "$name: FAIL: $pass: $(head -1 "$tmp/err")"; bad=1; continue
     fi
     for r in "${ranks[@]}"; do
-      comparisons=$((comparisons + 1))
       # shellcheck disable=SC2086
-      if ! run --ranks $r "$tmp/in.pb" --compare "$tmp/p.pb" > "$tmp/out" 2>&1; then
-        echo "$name: FAIL: $pass on $r ranks: $(head -2 "$tmp/out" | tr '\n' ' ')"; bad=1
-      fi
+      compare "$tmp/in.pb" "$tmp/p.pb" "$pass on $r ranks" --ranks $r
     done
   done
   if [ $bad -eq 0 ]; then
@@ -123,6 +170,7 @@ checkOne() {
     unchecked=""
     [ $readsUnwritten -eq 0 ] ||
       unchecked="; pack-scratch and thunky-optimize not compared: it reads scratch bytes nothing wrote"
+    [ "$symbolicOnly" = 0 ] || unchecked="$unchecked; symbolically only: $symbolicWhy"
     echo "$name: equal after $checked rewrites on ${layouts%, } ranks, race-free$unchecked"
   else
     failures=$((failures + 1))
@@ -134,14 +182,16 @@ for i in "${!inputs[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
 done
 wait
-inputsOk=0 skipped=0 noOutputs=0 comparisons=0 raceChecks=0 failures=0
+inputsOk=0 skipped=0 noOutputs=0 comparisons=0 raceChecks=0 failures=0 symbolic=0 onlySymbolic=0
 for i in "${!inputs[@]}"; do
   cat "$top/$i.out"
-  read -r a b c d e f < "$top/$i.counts"
+  read -r a b c d e f g h < "$top/$i.counts"
   inputsOk=$((inputsOk + a)) skipped=$((skipped + b)) noOutputs=$((noOutputs + c))
   comparisons=$((comparisons + d)) raceChecks=$((raceChecks + e)) failures=$((failures + f))
+  symbolic=$((symbolic + g)) onlySymbolic=$((onlySymbolic + h))
 done
-echo "equivalence: ${#inputs[@]} inputs: $inputsOk proved, $skipped cannot run on the host," \
-     "$noOutputs have no outputs, $failures failed; $comparisons comparisons and $raceChecks race" \
-     "checks"
+echo "equivalence: ${#inputs[@]} inputs: $inputsOk proved ($onlySymbolic symbolically only)," \
+     "$skipped cannot run on the host, $noOutputs have no outputs, $failures failed;" \
+     "$comparisons comparisons and $raceChecks race checks; $symbolic symbolic checks, each" \
+     "agreeing with the fingerprint where it ran"
 [ $failures -eq 0 ]

@@ -83,6 +83,8 @@ echo "== 7. check that optimizing kept the meaning: the original and the optimiz
 echo "   on 2 ranks with the same random inputs, every kernel a fingerprint of what it reads"
 "$build/bin/thunky-run" --kernels=fingerprint --ranks 2 --seed 7 "$work/jax.bin" \
   --compare "$work/optimized.bin"
+echo "-- the same on symbols instead of bytes: any size, no inputs (docs/checking.md)"
+"$build/bin/thunky-run" --kernels=symbolic --ranks 2 "$work/jax.bin" --compare "$work/optimized.bin"
 "$build/bin/thunky-opt" --thunky-check-races "$work/jax.mlir" -o /dev/null
 echo "-- and no async region races (thunky-check-races); now a wrong edit: the kernel's operands swapped"
 sed 's/launch "scale_fusion"(%arg0, %arg1 /launch "scale_fusion"(%arg1, %arg0 /' "$work/jax.mlir" > "$work/wrong.mlir"
@@ -90,9 +92,11 @@ if cmp -s "$work/jax.mlir" "$work/wrong.mlir"; then
   echo "demo: the edit found no launch to change" >&2
   exit 1
 fi
-if "$build/bin/thunky-run" --kernels=fingerprint --ranks 2 --seed 7 "$work/jax.bin" \
-     --compare "$work/wrong.mlir"; then
-  echo "demo: the wrong edit compared equal" >&2
-  exit 1
-fi
+for kernels in fingerprint symbolic; do
+  if "$build/bin/thunky-run" --kernels=$kernels --ranks 2 "$work/jax.bin" \
+       --compare "$work/wrong.mlir"; then
+    echo "demo: the wrong edit compared equal ($kernels)" >&2
+    exit 1
+  fi
+done
 echo "== done"

@@ -63,6 +63,49 @@ void thunkyPrintOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray 
     }
 }
 
+bool thunkyPrintContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendOps *backend,
+                         void *state, uint32_t ranks, ThunkyError *error) {
+  for (uint32_t r = 0; r < ranks; r++)
+    for (uint32_t i = 0; i < plan->numOutputs; i++) {
+      const ThunkyPlanArray *o = &plan->outputs[i];
+      ThunkyPiece *pieces;
+      size_t count;
+      if (!backend->contents(state, r, o->slice, &pieces, &count, error))
+        return false;
+      char type[128], name[200];
+      int64_t bytes[1] = {(int64_t)o->slice.size};
+      if (o->elementType)
+        thunkyNpyDescribe(o->elementType, o->rank, o->dims, type, sizeof type);
+      else
+        thunkyNpyDescribe(0, 1, bytes, type, sizeof type);
+      fprintf(out,
+              ranks > 1 ? "rank %u out%u: %s, %zu piece%s\n" : "%.0u" "out%u: %s, %zu piece%s\n",
+              r, i, type, count, count == 1 ? "" : "s");
+      uint64_t at = 0;
+      for (size_t k = 0; k < count; k++) {
+        if (k < SHOWN) {
+          fprintf(out, "  bytes [%" PRIu64 ", %" PRIu64 "): term %016" PRIx64 "%016" PRIx64
+                       " from byte %" PRIu64 ", ",
+                  at, at + pieces[k].size, pieces[k].term[1], pieces[k].term[0],
+                  pieces[k].offset);
+          if (pieces[k].thunk != UINT32_MAX) {
+            thunkyPlanThunkName(plan, pieces[k].thunk, name, sizeof name);
+            fprintf(out, "made by %s\n", name);
+          } else if (pieces[k].parameter != UINT32_MAX) {
+            fprintf(out, "parameter %u\n", pieces[k].parameter);
+          } else {
+            fputs("a fill or constant\n", out);
+          }
+        }
+        at += pieces[k].size;
+      }
+      if (count > SHOWN)
+        fprintf(out, "  ... and %zu more\n", count - SHOWN);
+      free(pieces);
+    }
+  return true;
+}
+
 typedef struct {
   uint32_t thunk;
   uint64_t totalNs, calls;

@@ -4,6 +4,7 @@
 
 #include "thunky-c/Npy.h"
 #include "thunky-c/Plan.h"
+#include "thunky-c/Runtime.h"
 #include "thunky-c/Timeline.h"
 
 #include <stdio.h>
@@ -11,6 +12,10 @@
 /* Each output of each rank: its type and its first elements. */
 void thunkyPrintOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray *outputs,
                         uint32_t ranks);
+/* Each output of each rank of a run without bytes (symbolic): the pieces
+ * it holds, and who made each. */
+bool thunkyPrintContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendOps *backend,
+                         void *state, uint32_t ranks, ThunkyError *error);
 /* The `top` thunks with the most time, with call counts and shares. */
 void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
                         uint32_t top);

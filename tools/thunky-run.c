@@ -43,10 +43,14 @@ static const char usage[] =
     "  --seed N               no .npy inputs: seeded random bytes for each parameter\n"
     "                         (fingerprint runs without inputs: as with --seed 1)\n"
     "                         (f32/f64 in [-1, 1), pred 0 or 1)\n"
-    "  --kernels=registered|fingerprint\n"
+    "  --kernels=registered|fingerprint|symbolic\n"
     "                         host: what runs a thunk with no host implementation: an\n"
     "                         error (registered, the default), or a keyed hash of what it\n"
-    "                         reads (fingerprint: docs/checking.md)\n"
+    "                         reads (fingerprint: docs/checking.md); symbolic: the\n"
+    "                         fingerprint's model on terms, not bytes, for --compare,\n"
+    "                         --check-async and --print, at any size, without inputs\n"
+    "                         (--compare on fingerprints takes it when the bytes do not\n"
+    "                         fit --max-host-memory)\n"
     "  --compare OTHER        run OTHER (an executable or module) on the same inputs and\n"
     "                         compare every output of every rank bit for bit; exit 0 same,\n"
     "                         1 different (naming the output and the first divergent\n"
@@ -92,7 +96,7 @@ typedef struct {
   uint32_t ranks, partitions, repeat, profileTop, timeout;
   uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
-  bool print, profile, cudaGraph, fingerprint, hasSeed, checkAsync, asyncAtDone;
+  bool print, profile, cudaGraph, fingerprint, symbolic, hasSeed, checkAsync, asyncAtDone;
   uint8_t scratchByte;
   const char *hostOnly, *cudaOnly; /* an option given that applies to one backend */
 } Options;
@@ -252,9 +256,11 @@ static bool takeOption(Options *o, const char *a, const char *value) {
       return bad("--schedule: '%s' is not a schedule (start or done)", value);
     o->asyncAtDone = !strcmp(value, "done"), o->hostOnly = a;
   } else if (!strcmp(a, "--kernels")) {
-    if (strcmp(value, "registered") && strcmp(value, "fingerprint"))
-      return bad("--kernels: '%s' is not a kind of run (registered or fingerprint)", value);
-    o->fingerprint = !strcmp(value, "fingerprint"), o->hostOnly = "--kernels";
+    if (strcmp(value, "registered") && strcmp(value, "fingerprint") && strcmp(value, "symbolic"))
+      return bad("--kernels: '%s' is not a kind of run (registered, fingerprint or symbolic)",
+                 value);
+    o->symbolic = !strcmp(value, "symbolic");
+    o->fingerprint = o->symbolic || !strcmp(value, "fingerprint"), o->hostOnly = "--kernels";
   } else if (!strcmp(a, "--profile")) {
     if (value && !countOption(a, value, 1, 100000, &n))
       return false;
@@ -569,12 +575,25 @@ int main(int argc, char **argv) {
   }
   if (!parseOptions(argc, argv, &o))
     return 2;
+  if (o.symbolic && (o.numInputs || o.hasSeed))
+    return fail("--kernels=symbolic: every parameter is a symbol, so a run takes no inputs "
+                "and no --seed"), 2;
+  if (o.symbolic && !o.compare && !o.checkAsync && !o.print)
+    return fail("--kernels=symbolic holds no bytes: use it with --compare, --check-async or "
+                "--print"), 2;
+  if (o.symbolic && (o.repeat > 1 || o.profile || o.trace || o.outputDir))
+    return fail("--kernels=symbolic does not take --repeat, --profile, --trace or -o"), 2;
+  /* A fingerprint comparison without inputs given may go symbolic when the
+   * bytes do not fit (below); with inputs it runs on them or not at all. */
+  bool mayGoSymbolic = (o.compare || o.checkAsync) && o.fingerprint && !o.symbolic &&
+                       !o.numInputs && !o.hasSeed && !strcmp(o.backend, "host");
   /* A comparison needs inputs, the same random ones on both sides; a
    * fingerprint run follows dataflow, for which any inputs do. */
-  if ((o.compare || o.checkAsync || o.fingerprint) && !o.numInputs && !o.hasSeed)
+  if ((o.compare || o.checkAsync || o.fingerprint) && !o.symbolic && !o.numInputs && !o.hasSeed)
     o.hasSeed = true, o.seed = 1;
-  const ThunkyBackendOps *backend =
-      !strcmp(o.backend, "host") ? &thunkyHostBackend : &thunkyCudaBackend;
+  const ThunkyBackendOps *backend = o.symbolic                   ? &thunkySymbolicBackend
+                                    : !strcmp(o.backend, "host") ? &thunkyHostBackend
+                                                                 : &thunkyCudaBackend;
   /* A comparison's errors exit 2, so that 1 always means "different". */
   int failed = o.compare || o.checkAsync ? 2 : 1;
   if (o.compare && o.checkAsync)
@@ -606,8 +625,13 @@ int main(int argc, char **argv) {
     ok = thunkyErrorf(&error, "out of memory");
   /* Before inputs are read or made: random ones for 100 GB of parameters
    * would take minutes and then the machine's memory. */
+  if (ok && mayGoSymbolic && !thunkyHostMemoryCheck(plan, &config, &error)) {
+    fprintf(stderr, "thunky-run: %s: comparing on symbols instead (--kernels=symbolic)\n",
+            error.message);
+    backend = &thunkySymbolicBackend, o.symbolic = true;
+  }
   ok = ok && (backend != &thunkyHostBackend || thunkyHostMemoryCheck(plan, &config, &error)) &&
-       loadInputs(&o, plan, inputs, &error);
+       (o.symbolic || loadInputs(&o, plan, inputs, &error));
   int status = 0;
   if (ok && (o.compare || o.checkAsync)) {
     status = compare(&o, backend, plan, &config, inputs, &error);
@@ -616,13 +640,15 @@ int main(int argc, char **argv) {
     ok = ok && backend->create(plan, &config, &state, &error) &&
          thunkyWriteInputs(backend, state, plan, o.ranks, inputs, &error) &&
          runRepeatedly(&o, backend, state, &error);
-    if (ok) {
+    if (ok && o.symbolic) {
+      ok = thunkyPrintContents(stdout, plan, backend, state, o.ranks, &error);
+    } else if (ok) {
       outputs = calloc((size_t)o.ranks * plan->numOutputs + 1, sizeof *outputs);
       ok = outputs ? readOutputs(&o, plan, backend, state, outputs, &error)
                    : thunkyErrorf(&error, "out of memory");
     }
     ok = ok && (!o.outputDir || writeOutputs(&o, plan, outputs, &error));
-    if (ok && o.print)
+    if (ok && o.print && !o.symbolic)
       thunkyPrintOutputs(stdout, plan, outputs, o.ranks);
     if (ok && o.profile)
       thunkyPrintProfile(stdout, plan, timeline, o.profileTop);

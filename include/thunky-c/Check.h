@@ -36,6 +36,12 @@ uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size);
  * thunk writes one; a wider one gets any bytes. */
 void thunkyFingerprintFill(uint64_t seed, void *out, size_t size);
 
+/* Whether access `access` (0 .. count - 1) of thunk `thunk` feeds its
+ * fingerprint: what it reads, but not a kernel's written scratch, which
+ * holds whatever was there before (fingerprint.c). Symbolic runs share the
+ * rule. */
+bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access);
+
 /* Runs thunk `thunk` of `plan` as an uninterpreted function on one rank's
  * memory (allocation bases). Bytes it only writes never feed the hash; a
  * kernel's written arguments do when they are no scratch (fingerprint.c). */
@@ -45,6 +51,26 @@ void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *con
  * when it writes none. */
 bool thunkyChecksumWrites(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
                           uint64_t *checksum);
+
+/* A piece of what a symbolic run (thunkySymbolicBackend) holds: bytes
+ * [offset, offset + size) of a term, named by a 128-bit hash of how it was
+ * made (docs/checking.md). Equal piece lists are equal bytes under any
+ * reading of the terms. */
+typedef struct ThunkyPiece {
+  uint64_t term[2];
+  uint64_t offset, size;
+  uint32_t thunk;     /* the thunk whose run made the term; UINT32_MAX: none */
+  uint32_t parameter; /* a parameter's own bytes: its number; UINT32_MAX: not one */
+  /* A term whose bytes are known: byte i of a fill is fill[i % period]
+   * (period 1 or 4); of a constant, bytes[i] (zeros past bytesSize; the
+   * bytes are the plan's). Neither (period 0, bytes NULL): not known. */
+  uint8_t fill[4], period;
+  const uint8_t *bytes;
+  uint64_t bytesSize;
+} ThunkyPiece;
+
+/* Byte `at` of piece p's term into *byte, when the term's bytes are known. */
+bool thunkyPieceByte(const ThunkyPiece *p, uint64_t at, uint8_t *byte);
 
 /*--- write traces ------------------------------------------------------------*/
 

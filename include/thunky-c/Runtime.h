@@ -133,6 +133,10 @@ typedef struct ThunkyBackendOps {
   /* Runs the entry list once on every rank and waits for it. */
   bool (*run)(void *state, ThunkyError *error);
   void (*destroy)(void *state);
+  /* Optional, for a backend without bytes (symbolic): what `slice` of rank
+   * `rank` holds, as *count pieces in *pieces, an array the caller frees. */
+  bool (*contents)(void *state, uint32_t rank, ThunkyPlanSlice slice, ThunkyPiece **pieces,
+                   size_t *count, ThunkyError *error);
 } ThunkyBackendOps;
 
 extern const ThunkyBackendOps thunkyHostBackend;
@@ -143,6 +147,14 @@ extern const ThunkyBackendOps thunkyHostBackend;
 bool thunkyHostMemoryCheck(const ThunkyPlan *plan, const ThunkyRunConfig *config,
                            ThunkyError *error);
 extern const ThunkyBackendOps thunkyCudaBackend;
+/* A run on symbols rather than bytes (docs/checking.md): each allocation of
+ * each rank maps byte ranges to terms, every thunk the host cannot run is
+ * an uninterpreted function of what it reads, as in a fingerprint run, and
+ * a loop or conditional whose predicate a thunk computes is taken as a
+ * function. Its cost grows with thunks and pieces, not bytes: no memory is
+ * allocated for allocations, and inputs are ignored (every parameter is a
+ * symbol). `read` fails; `contents` gives what a slice holds. */
+extern const ThunkyBackendOps thunkySymbolicBackend;
 
 /* cuda: where the backend finds NVIDIA's library `name` ("cuda", "nccl" or
  * "cublasLt"), by the search docs/runtime.md describes (the loader's path,

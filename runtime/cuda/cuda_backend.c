@@ -584,4 +584,4 @@ static void destroy(void *opaque) {
 }
 
 const ThunkyBackendOps thunkyCudaBackend = {"cuda",    create, writeSlice,
-                                            readSlice, run,    destroy};
+                                            readSlice, run,    destroy, NULL};

@@ -1,0 +1,944 @@
+/*===- symbolic.c - running a plan on terms instead of bytes -------------===*
+ *
+ * The fingerprint's model without its bytes (docs/checking.md). A
+ * fingerprint run fills what a thunk writes from a hash of what it reads;
+ * here the written bytes are a term named by that same hash, and contents
+ * are lists of pieces of terms (symbolic_memory.h), so a run costs what its
+ * thunks and pieces cost, whatever the size of its allocations.
+ *
+ * Ranks run in lockstep, one command at a time on every rank: a collective
+ * then has every member's contents at hand. Control flow stays the same on
+ * every rank, since a branch or loop whose predicate is not one known
+ * value on every rank is taken as a function (below) rather than run.
+ *
+ * A loop or conditional taken as a function. The bytes it may write are
+ * cut into atoms; each atom is given a formal term, named by the rank, the
+ * atom's contents before and its place among atoms of equal contents. The
+ * body (or each branch) runs once on the formals, and the contents it
+ * leaves, keyed by name, make a digest of it as a function of its state;
+ * each atom then holds a term of that digest and its name. Two loops with
+ * one digest compute the same function on the same state, so their atoms
+ * agree wherever their names do; a name is only where the atom stands, so
+ * a rewrite that moves buffers (pack-scratch) gives the same digest.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "host_collectives.h"
+#include "replica_groups.h"
+#include "symbolic_memory.h"
+#include "thunky-c/Executable.h"
+#include "thunky-c/HashMap.h"
+#include "thunky-c/Runtime.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tags that keep terms of different origins apart. */
+enum {
+  TAG_THUNK = 1, TAG_PARAMETER, TAG_CONSTANT, TAG_FILL4, TAG_REDUCE, TAG_FORMAL, TAG_LOOP,
+  TAG_CONDITIONAL, TAG_RESULT, TAG_WRITES,
+};
+
+/* A loop with a known trip count runs its body this many times before the
+ * rest is taken as a function (unless it reaches a fixed point first), and
+ * loops inside loops so long as the runs they multiply stay within the
+ * budget: a body runs at most UNROLL_BUDGET times however deep the loops
+ * nest, so the cost stays linear in the thunks. */
+enum { UNROLLED = 256, UNROLL_BUDGET = 4096 };
+
+typedef struct Atom {
+  uint32_t allocation;
+  uint64_t start, size;
+  uint32_t order; /* the first write, in program order, that covers it */
+} Atom;
+
+typedef struct Atoms {
+  Atom *items;
+  uint32_t count;
+} Atoms;
+
+typedef struct State {
+  const ThunkyPlan *plan;
+  ThunkyRunConfig config;
+  uint32_t ranks, partitions;
+  SymMemory *memory;
+  bool *inFlight, *ranEarly;
+  uint32_t *pending, numPending;
+  ThunkyHashMap atomsIndex; /* command -> atoms[]: each its own allocation, since a
+                               nested loop's are made while an outer one's are in use */
+  Atoms **atoms;
+  uint32_t numAtoms;
+  uint32_t *members;
+  uint8_t *seen;
+  SymPieces *results; /* a collective's, per rank and buffer */
+  size_t numResults;
+  SymPieces scratch;
+  uint64_t runs; /* how many times the enclosing loops run what is running now */
+  ThunkyError *error;
+} State;
+
+static uint32_t mapOf(const State *s, uint32_t rank, uint32_t allocation) {
+  return rank * s->plan->numAllocations + allocation;
+}
+
+static SymHash digest(const State *s, uint32_t rank, ThunkyPlanSlice slice) {
+  return symDigest(s->memory, mapOf(s, rank, slice.allocation), slice.offset, slice.size);
+}
+
+static bool outOfMemory(State *s) { return thunkyErrorf(s->error, "symbolic: out of memory"); }
+
+static bool fail(State *s, const ThunkyCommand *c, const char *format, ...) {
+  char name[200], message[512];
+  thunkyPlanThunkName(s->plan, c->thunk, name, sizeof name);
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  return thunkyErrorf(s->error, "symbolic: %s: %s", name, message);
+}
+
+static bool writeOne(State *s, uint32_t rank, ThunkyPlanSlice slice, uint32_t term,
+                     uint64_t offset) {
+  if (term == UINT32_MAX)
+    return outOfMemory(s);
+  SymPiece p = {term, offset, slice.size};
+  return !slice.size ||
+         symWrite(s->memory, mapOf(s, rank, slice.allocation), slice.offset, &p, 1) ||
+         outOfMemory(s);
+}
+
+static uint32_t unknown(State *s, SymHash h, uint32_t thunk, uint32_t parameter) {
+  return symTerm(s->memory, (SymTerm){h, SYM_UNKNOWN, 0, NULL, 0, thunk, parameter});
+}
+
+/* The word `value` repeated; a fill of one byte when its bytes agree. */
+static uint32_t fill4(State *s, uint32_t value) {
+  if (value == (value & 0xff) * 0x01010101u)
+    return symFill(s->memory, (uint8_t)value);
+  SymHash h = symHashStart(TAG_FILL4);
+  symHashAdd(&h, value);
+  return symTerm(s->memory, (SymTerm){h, SYM_FILL4, value, NULL, 0, UINT32_MAX, UINT32_MAX});
+}
+
+/*--- the first state --------------------------------------------------------*/
+
+static uint32_t constantTerm(State *s, ThunkyBytes bytes) {
+  bool same = true;
+  for (size_t i = 1; i < bytes.size && same; i++)
+    same = bytes.data[i] == bytes.data[0];
+  if (same)
+    return symFill(s->memory, bytes.data[0]);
+  SymHash h = symHashStart(TAG_CONSTANT);
+  symHashAdd(&h, thunkyFingerprintHash(1, bytes.data, bytes.size));
+  symHashAdd(&h, thunkyFingerprintHash(2, bytes.data, bytes.size));
+  symHashAdd(&h, bytes.size);
+  return symTerm(s->memory,
+                 (SymTerm){h, SYM_BYTES, 0, bytes.data, bytes.size, UINT32_MAX, UINT32_MAX});
+}
+
+/* As the host backend starts: zeros, scratch as the scratch byte, the
+ * constants' bytes; every parameter is a leaf term of its number. */
+static bool initialize(State *s) {
+  const ThunkyPlan *p = s->plan;
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    for (uint32_t a = 0; a < p->numAllocations; a++) {
+      const ThunkyPlanAllocation *al = &p->allocations[a];
+      ThunkyPlanSlice whole = {a, 0, al->size};
+      bool scratch = al->parameter < 0 && !al->isConstant && !al->isOutput;
+      if (!writeOne(s, r, whole, symFill(s->memory, scratch ? s->config.scratchByte : 0), 0))
+        return false;
+      uint64_t known = al->constant.size < al->size ? al->constant.size : al->size;
+      ThunkyPlanSlice head = {a, 0, known};
+      if (known && !writeOne(s, r, head, constantTerm(s, al->constant), 0))
+        return false;
+    }
+    for (uint32_t i = 0; i < p->numParameters; i++) {
+      SymHash h = symHashStart(TAG_PARAMETER);
+      symHashAdd(&h, i);
+      symHashAdd(&h, p->parameters[i].slice.size);
+      if (!writeOne(s, r, p->parameters[i].slice, unknown(s, h, UINT32_MAX, i), 0))
+        return false;
+    }
+  }
+  return true;
+}
+
+/*--- thunks -----------------------------------------------------------------*/
+
+/* A thunk the host cannot run: each buffer it writes becomes the term of
+ * its key, the contents it reads (by the fingerprint's rule) and the
+ * output's place among its writes. */
+static bool runUninterpreted(State *s, const ThunkyCommand *c) {
+  const ThunkyPlan *p = s->plan;
+  const ThunkyPlanThunk *t = &p->thunks[c->thunk];
+  const ThunkyPlanAccess *accesses = t->accesses.count ? &p->accesses[t->accesses.first] : NULL;
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    SymHash h = symHashStart(TAG_THUNK);
+    symHashAdd(&h, t->key);
+    for (uint32_t i = 0; i < t->accesses.count; i++)
+      if (thunkyFingerprintReads(p, c->thunk, i))
+        symHashAddHash(&h, digest(s, r, accesses[i].slice));
+    uint64_t position = 0;
+    for (uint32_t i = 0; i < t->accesses.count; i++) {
+      if (!(accesses[i].access & THUNKY_ACCESS_WRITE))
+        continue;
+      SymHash out = h;
+      symHashAdd(&out, ++position);
+      symHashAdd(&out, accesses[i].slice.size);
+      if (!writeOne(s, r, accesses[i].slice, unknown(s, out, c->thunk, UINT32_MAX), 0))
+        return false;
+    }
+  }
+  return true;
+}
+
+static bool copyPieces(State *s, uint32_t rank, ThunkyPlanSlice src, uint64_t at, uint64_t size,
+                       SymPieces *out) {
+  return symRead(s->memory, mapOf(s, rank, src.allocation), src.offset + at, size, out) ||
+         outOfMemory(s);
+}
+
+static bool writePieces(State *s, uint32_t rank, ThunkyPlanSlice dst, const SymPieces *pieces) {
+  return !dst.size ||
+         symWrite(s->memory, mapOf(s, rank, dst.allocation), dst.offset, pieces->items,
+                  pieces->count) ||
+         outOfMemory(s);
+}
+
+static bool runCopy(State *s, const ThunkyCommand *c) {
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    s->scratch.count = 0;
+    if (!copyPieces(s, r, c->copy.src, 0, c->copy.dst.size, &s->scratch) ||
+        !writePieces(s, r, c->copy.dst, &s->scratch))
+      return false;
+  }
+  return true;
+}
+
+/*--- collectives ------------------------------------------------------------*/
+
+/* Bytes [at, at + size) of what the members' sources reduce to: a term of
+ * their contents in group order. One member, or members that agree under
+ * min or max, reduce to their own contents, as the host's bytes do. */
+static bool reduced(State *s, const ThunkyCommand *c, const ThunkyCollective *col,
+                    const ThunkyCollectiveBuffer *b, uint32_t size, uint64_t at,
+                    uint64_t bytes, SymPieces *out) {
+  SymHash h = symHashStart(TAG_REDUCE), first = digest(s, s->members[0], b->src);
+  bool agree = true;
+  symHashAdd(&h, col->reduction);
+  symHashAdd(&h, (uint64_t)(uint32_t)b->elementType);
+  for (uint32_t m = 0; m < size; m++) {
+    SymHash d = digest(s, s->members[m], b->src);
+    agree &= d.lo == first.lo && d.hi == first.hi;
+    symHashAddHash(&h, d);
+  }
+  if (size == 1 || (agree && (col->reduction == THUNKY_REDUCE_MIN ||
+                              col->reduction == THUNKY_REDUCE_MAX)))
+    return copyPieces(s, s->members[0], b->src, at, bytes, out);
+  uint32_t term = unknown(s, h, c->thunk, UINT32_MAX);
+  return (term != UINT32_MAX && symPiecesAdd(out, (SymPiece){term, at, bytes})) ||
+         outOfMemory(s);
+}
+
+/* What buffer i of `col` leaves in rank `rank`'s destination, as
+ * host_collectives.c computes it, into `out`. */
+static bool collectiveBuffer(State *s, const ThunkyCommand *c, const ThunkyCollective *col,
+                             uint32_t i, uint32_t size, uint32_t position, uint32_t source,
+                             SymPieces *out) {
+  const ThunkyCollectiveBuffer *buffers = &s->plan->collectiveBuffers[col->buffers.first];
+  const ThunkyCollectiveBuffer *b = &buffers[i];
+  uint64_t src = b->src.size, dst = b->dst.size;
+  switch ((ThunkyCollectiveKind)col->kind) {
+  case THUNKY_COLLECTIVE_ALL_REDUCE:
+    return reduced(s, c, col, b, size, 0, src, out);
+  case THUNKY_COLLECTIVE_REDUCE_SCATTER:
+    return reduced(s, c, col, b, size, position * dst, dst, out);
+  case THUNKY_COLLECTIVE_ALL_GATHER:
+    for (uint32_t m = 0; m < size; m++)
+      if (!copyPieces(s, s->members[m], b->src, 0, src, out))
+        return false;
+    return true;
+  case THUNKY_COLLECTIVE_ALL_TO_ALL:
+    if (col->splitDimension) {
+      uint64_t chunk = src / size;
+      for (uint32_t m = 0; m < size; m++)
+        if (!copyPieces(s, s->members[m], b->src, position * chunk, chunk, out))
+          return false;
+      return true;
+    }
+    return copyPieces(s, s->members[i], buffers[position].src, 0, dst, out);
+  case THUNKY_COLLECTIVE_PERMUTE:
+    if (source == THUNKY_NO_RANK) {
+      uint32_t zeros = symFill(s->memory, 0);
+      return (zeros != UINT32_MAX && symPiecesAdd(out, (SymPiece){zeros, 0, dst})) ||
+             outOfMemory(s);
+    }
+    return copyPieces(s, source, b->src, 0, dst, out);
+  case THUNKY_COLLECTIVE_BROADCAST:
+    return copyPieces(s, s->members[col->root], b->src, 0, dst, out);
+  }
+  return fail(s, c, "unknown collective kind %u", col->kind);
+}
+
+/* Every rank's results first, then every rank's writes: a destination may
+ * be a source, of this rank or another. */
+static bool runCollective(State *s, const ThunkyCommand *c) {
+  const ThunkyCollective *col = &s->plan->collectives[c->collective.collective];
+  uint32_t n = col->buffers.count;
+  size_t need = (size_t)s->ranks * n;
+  if (need > s->numResults) {
+    SymPieces *grown = realloc(s->results, need * sizeof *grown);
+    if (!grown)
+      return outOfMemory(s);
+    memset(grown + s->numResults, 0, (need - s->numResults) * sizeof *grown);
+    s->results = grown, s->numResults = need;
+  }
+  ThunkyError why = {{0}};
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    uint32_t size = 1, position = 0, source = THUNKY_NO_RANK;
+    bool ok = col->kind == THUNKY_COLLECTIVE_PERMUTE
+                  ? thunkyPermuteSource(s->plan, col, s->ranks, s->partitions, r, &source, &why)
+                  : thunkyReplicaGroup(s->plan, col, s->ranks, s->partitions, r, s->members,
+                                       s->seen, &size, &position, &why);
+    if (!ok || !thunkyCollectiveCheck(s->plan, col, size, &why))
+      return fail(s, c, "rank %u: %s", r, why.message);
+    for (uint32_t i = 0; i < n; i++) {
+      s->results[r * n + i].count = 0;
+      if (!collectiveBuffer(s, c, col, i, size, position, source, &s->results[r * n + i]))
+        return false;
+    }
+  }
+  const ThunkyCollectiveBuffer *buffers = &s->plan->collectiveBuffers[col->buffers.first];
+  for (uint32_t r = 0; r < s->ranks; r++)
+    for (uint32_t i = 0; i < n; i++)
+      if (!writePieces(s, r, buffers[i].dst, &s->results[r * n + i]))
+        return false;
+  return true;
+}
+
+/*--- loops and conditionals taken as functions ------------------------------*/
+
+typedef struct Write {
+  uint32_t allocation;
+  uint64_t start, end;
+  uint32_t order;
+} Write;
+
+typedef struct Writes {
+  Write *items;
+  size_t count, capacity;
+} Writes;
+
+/* Every slice a thunk of list `list` (and of the lists inside it) writes. */
+static bool collectWrites(const ThunkyPlan *p, uint32_t list, Writes *out) {
+  ThunkyRange range = p->lists[list];
+  for (uint32_t k = 0; k < range.count; k++) {
+    const ThunkyCommand *c = &p->commands[range.first + k];
+    const ThunkyPlanThunk *t = &p->thunks[c->thunk];
+    for (uint32_t i = 0; i < t->accesses.count; i++) {
+      const ThunkyPlanAccess *a = &p->accesses[t->accesses.first + i];
+      if (!(a->access & THUNKY_ACCESS_WRITE) || !a->slice.size)
+        continue;
+      if (out->count == out->capacity) {
+        size_t capacity = out->capacity ? 2 * out->capacity : 64;
+        Write *grown = realloc(out->items, capacity * sizeof *grown);
+        if (!grown)
+          return false;
+        out->items = grown, out->capacity = capacity;
+      }
+      out->items[out->count] = (Write){a->slice.allocation, a->slice.offset,
+                                       a->slice.offset + a->slice.size, (uint32_t)out->count};
+      out->count++;
+    }
+    bool ok = true;
+    switch ((ThunkyCommandKind)c->kind) {
+    case THUNKY_CMD_WHILE:
+      ok = collectWrites(p, c->loop.condition, out) && collectWrites(p, c->loop.body, out);
+      break;
+    case THUNKY_CMD_CONDITIONAL:
+      for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++)
+        ok = collectWrites(p, (uint32_t)p->ids[c->conditional.branches.first + b], out);
+      break;
+    case THUNKY_CMD_ASYNC_START:
+      ok = collectWrites(p, c->asyncStart.list, out);
+      break;
+    case THUNKY_CMD_COLLECTIVE_GROUP:
+      ok = collectWrites(p, c->group.list, out);
+      break;
+    default:
+      break;
+    }
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+static int byStart(const void *x, const void *y) {
+  const Write *a = x, *b = y;
+  if (a->allocation != b->allocation)
+    return a->allocation < b->allocation ? -1 : 1;
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int byValue(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* A min-heap of the writes covering the point a sweep is at, by order. */
+static void heapPush(Write *heap, size_t *n, Write w) {
+  size_t i = (*n)++;
+  for (; i && heap[(i - 1) / 2].order > w.order; i = (i - 1) / 2)
+    heap[i] = heap[(i - 1) / 2];
+  heap[i] = w;
+}
+
+static void heapPop(Write *heap, size_t *n) {
+  Write w = heap[--*n];
+  size_t i = 0;
+  for (;;) {
+    size_t child = 2 * i + 1;
+    if (child >= *n)
+      break;
+    if (child + 1 < *n && heap[child + 1].order < heap[child].order)
+      child++;
+    if (heap[child].order >= w.order)
+      break;
+    heap[i] = heap[child];
+    i = child;
+  }
+  heap[i] = w;
+}
+
+/* The writes cut at each other's ends into atoms, each with the order of
+ * the first write over it: a sweep, O(n log n) for n writes however they
+ * overlap. */
+static bool makeAtoms(Writes *w, Atoms *out) {
+  qsort(w->items, w->count, sizeof *w->items, byStart);
+  Write *heap = malloc((w->count + 1) * sizeof *heap);
+  uint64_t *points = malloc((2 * w->count + 1) * sizeof *points);
+  out->items = malloc((2 * w->count + 1) * sizeof *out->items);
+  bool ok = heap && points && out->items;
+  out->count = 0;
+  for (size_t i = 0; ok && i < w->count;) {
+    size_t j = i, n = 0, h = 0;
+    for (; j < w->count && w->items[j].allocation == w->items[i].allocation; j++)
+      points[n++] = w->items[j].start, points[n++] = w->items[j].end;
+    qsort(points, n, sizeof *points, byValue);
+    for (size_t k = 0, next = i; k + 1 < n; k++) {
+      if (points[k] == points[k + 1])
+        continue;
+      while (next < j && w->items[next].start <= points[k])
+        heapPush(heap, &h, w->items[next++]);
+      while (h && heap[0].end <= points[k])
+        heapPop(heap, &h);
+      if (h)
+        out->items[out->count++] =
+            (Atom){w->items[i].allocation, points[k], points[k + 1] - points[k], heap[0].order};
+    }
+    i = j;
+  }
+  free(heap), free(points);
+  return ok;
+}
+
+/* The atoms of loop or conditional `c`, computed once. */
+static const Atoms *atomsOf(State *s, const ThunkyCommand *c) {
+  uint32_t index = (uint32_t)(c - s->plan->commands), found;
+  if (thunkyHashMapGet(&s->atomsIndex, index, &found))
+    return s->atoms[found];
+  Writes w = {0};
+  bool ok = true;
+  if (c->kind == THUNKY_CMD_WHILE) {
+    ok = collectWrites(s->plan, c->loop.condition, &w) && collectWrites(s->plan, c->loop.body, &w);
+  } else {
+    for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++)
+      ok = collectWrites(s->plan, (uint32_t)s->plan->ids[c->conditional.branches.first + b], &w);
+  }
+  Atoms *atoms = calloc(1, sizeof *atoms);
+  Atoms **grown = ok && atoms ? realloc(s->atoms, (s->numAtoms + 1) * sizeof *grown) : NULL;
+  if (grown)
+    s->atoms = grown;
+  ok = grown && makeAtoms(&w, atoms) && thunkyHashMapPut(&s->atomsIndex, index, s->numAtoms);
+  free(w.items);
+  if (!ok) {
+    if (atoms)
+      free(atoms->items);
+    free(atoms);
+    return NULL;
+  }
+  s->atoms[s->numAtoms++] = atoms;
+  return atoms;
+}
+
+static SymHash atomDigest(const State *s, uint32_t rank, const Atom *a) {
+  return digest(s, rank, (ThunkyPlanSlice){a->allocation, a->start, a->size});
+}
+
+typedef struct Named {
+  SymHash key;
+  uint32_t order, atom;
+} Named;
+
+static int byKey(const void *x, const void *y) {
+  const Named *a = x, *b = y;
+  if (a->key.hi != b->key.hi)
+    return a->key.hi < b->key.hi ? -1 : 1;
+  if (a->key.lo != b->key.lo)
+    return a->key.lo < b->key.lo ? -1 : 1;
+  return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static bool writeFormals(State *s, const ThunkyCommand *c, const Atoms *atoms,
+                         const SymHash *names) {
+  for (uint32_t r = 0; r < s->ranks; r++)
+    for (uint32_t i = 0; i < atoms->count; i++) {
+      const Atom *a = &atoms->items[i];
+      uint32_t term = unknown(s, names[(size_t)r * atoms->count + i], c->thunk, UINT32_MAX);
+      if (!writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size}, term, 0))
+        return false;
+    }
+  return true;
+}
+
+/* Names each atom of each rank by its contents and its place among atoms
+ * of the same contents, into names[rank * count + atom], and puts the
+ * formals in place. */
+static bool formalize(State *s, const ThunkyCommand *c, const Atoms *atoms, SymHash *names,
+                      Named *work) {
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    for (uint32_t i = 0; i < atoms->count; i++)
+      work[i] = (Named){atomDigest(s, r, &atoms->items[i]), atoms->items[i].order, i};
+    qsort(work, atoms->count, sizeof *work, byKey);
+    for (uint32_t i = 0, same = 0; i < atoms->count; i++) {
+      same = i && work[i].key.lo == work[i - 1].key.lo && work[i].key.hi == work[i - 1].key.hi
+                 ? same + 1
+                 : 0;
+      SymHash h = symHashStart(TAG_FORMAL);
+      symHashAdd(&h, r);
+      symHashAddHash(&h, work[i].key);
+      symHashAdd(&h, same);
+      names[(size_t)r * atoms->count + work[i].atom] = h;
+    }
+  }
+  return writeFormals(s, c, atoms, names);
+}
+
+/* What every atom holds now, keyed by name, into the function's digest. */
+static void absorbState(const State *s, const Atoms *atoms, const SymHash *names, Named *work,
+                        SymHash *function) {
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    for (uint32_t i = 0; i < atoms->count; i++)
+      work[i] = (Named){names[(size_t)r * atoms->count + i], 0, i};
+    qsort(work, atoms->count, sizeof *work, byKey);
+    symHashAdd(function, r);
+    for (uint32_t i = 0; i < atoms->count; i++) {
+      symHashAddHash(function, work[i].key);
+      symHashAddHash(function, atomDigest(s, r, &atoms->items[work[i].atom]));
+    }
+  }
+}
+
+/* Each atom gets the term of the function's digest and its name. */
+static bool release(State *s, const ThunkyCommand *c, const Atoms *atoms, const SymHash *names,
+                    SymHash function) {
+  for (uint32_t r = 0; r < s->ranks; r++)
+    for (uint32_t i = 0; i < atoms->count; i++) {
+      SymHash h = function;
+      symHashAdd(&h, TAG_RESULT);
+      symHashAddHash(&h, names[(size_t)r * atoms->count + i]);
+      const Atom *a = &atoms->items[i];
+      if (!writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size},
+                    unknown(s, h, c->thunk, UINT32_MAX), 0))
+        return false;
+    }
+  return true;
+}
+
+static bool runList(State *s, uint32_t list);
+
+/* Loop `c` from here as a function: `count` more runs of its body when
+ * known, else (count < 0) as long as the predicate, which the condition
+ * list has just written, says so. */
+static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
+  const Atoms *atoms = atomsOf(s, c);
+  if (!atoms)
+    return outOfMemory(s);
+  SymHash function = symHashStart(TAG_LOOP);
+  symHashAdd(&function, s->plan->thunks[c->thunk].key);
+  symHashAdd(&function, (uint64_t)count);
+  for (uint32_t r = 0; count < 0 && r < s->ranks; r++)
+    symHashAddHash(&function, digest(s, r, c->loop.predicate));
+  size_t n = (size_t)s->ranks * atoms->count;
+  SymHash *names = malloc((n + 1) * sizeof *names);
+  Named *work = malloc((atoms->count + 1) * sizeof *work);
+  bool ok = (names && work) || outOfMemory(s);
+  ok = ok && formalize(s, c, atoms, names, work) && runList(s, c->loop.body) &&
+       (count >= 0 || runList(s, c->loop.condition));
+  if (ok) {
+    absorbState(s, atoms, names, work, &function);
+    ok = release(s, c, atoms, names, function);
+  }
+  free(names), free(work);
+  return ok;
+}
+
+static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
+  const Atoms *atoms = atomsOf(s, c);
+  if (!atoms)
+    return outOfMemory(s);
+  SymHash function = symHashStart(TAG_CONDITIONAL);
+  symHashAdd(&function, s->plan->thunks[c->thunk].key);
+  for (uint32_t r = 0; r < s->ranks; r++)
+    symHashAddHash(&function, digest(s, r, c->conditional.index));
+  size_t n = (size_t)s->ranks * atoms->count;
+  SymHash *names = malloc((n + 1) * sizeof *names);
+  Named *work = malloc((atoms->count + 1) * sizeof *work);
+  bool ok = (names && work) || outOfMemory(s);
+  ok = ok && formalize(s, c, atoms, names, work);
+  for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++) {
+    ok = (b == 0 || writeFormals(s, c, atoms, names)) &&
+         runList(s, (uint32_t)s->plan->ids[c->conditional.branches.first + b]);
+    if (ok) {
+      symHashAdd(&function, b);
+      absorbState(s, atoms, names, work, &function);
+    }
+  }
+  ok = ok && release(s, c, atoms, names, function);
+  free(names), free(work);
+  return ok;
+}
+
+/*--- control flow -----------------------------------------------------------*/
+
+/* The branch every rank takes, when each knows its index and all agree;
+ * UINT32_MAX otherwise. */
+static uint32_t knownBranch(State *s, const ThunkyCommand *c) {
+  uint32_t n = c->conditional.branches.count, chosen = UINT32_MAX;
+  ThunkyPlanSlice index = c->conditional.index;
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    uint8_t bytes[4] = {0};
+    uint32_t branch;
+    if (!symConcrete(s->memory, mapOf(s, r, index.allocation), index.offset,
+                     index.size == 1 ? 1 : 4, bytes))
+      return UINT32_MAX;
+    if (index.size == 1) {
+      branch = bytes[0] ? 0 : 1;
+    } else {
+      int32_t i;
+      memcpy(&i, bytes, 4);
+      branch = i >= 0 && (uint32_t)i < n ? (uint32_t)i : n - 1; /* XLA: the last */
+    }
+    if (r && branch != chosen)
+      return UINT32_MAX;
+    chosen = branch;
+  }
+  return chosen;
+}
+
+static bool runConditional(State *s, const ThunkyCommand *c) {
+  if (c->conditional.index.size == 1 && c->conditional.branches.count != 2)
+    return fail(s, c, "a pred selects between 2 branches, not %u", c->conditional.branches.count);
+  uint32_t branch = knownBranch(s, c);
+  if (branch == UINT32_MAX)
+    return conditionalAsFunction(s, c);
+  return runList(s, (uint32_t)s->plan->ids[c->conditional.branches.first + branch]);
+}
+
+/* 1 when every rank's predicate is a known true, 0 a known false, -1 when
+ * one is not known or they disagree. */
+static int knownPredicate(State *s, const ThunkyCommand *c) {
+  int value = -1;
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    uint8_t byte;
+    ThunkyPlanSlice p = c->loop.predicate;
+    if (!symConcrete(s->memory, mapOf(s, r, p.allocation), p.offset, 1, &byte))
+      return -1;
+    if (r && (byte != 0) != value)
+      return -1;
+    value = byte != 0;
+  }
+  return value;
+}
+
+/* The state of a loop's atoms on every rank: the same before and after a
+ * run of its body means every later run changes nothing. */
+static SymHash loopState(State *s, const Atoms *atoms) {
+  SymHash h = symHashStart(TAG_LOOP);
+  for (uint32_t r = 0; r < s->ranks; r++)
+    for (uint32_t i = 0; i < atoms->count; i++)
+      symHashAddHash(&h, atomDigest(s, r, &atoms->items[i]));
+  return h;
+}
+
+/* As XLA's WhileThunk: a known trip count runs the body that many times
+ * and never the condition; otherwise the condition, then the body while the
+ * predicate holds. */
+static bool runWhile(State *s, const ThunkyCommand *c) {
+  int64_t trips = c->loop.tripCount;
+  if (trips >= 0) {
+    const Atoms *atoms = atomsOf(s, c);
+    if (!atoms)
+      return outOfMemory(s);
+    int64_t unrolled = trips < UNROLLED ? trips : UNROLLED;
+    if (trips > 1 && s->runs * (uint64_t)unrolled > UNROLL_BUDGET)
+      unrolled = 0;
+    uint64_t outer = s->runs;
+    s->runs *= unrolled > 1 ? (uint64_t)unrolled : 1;
+    bool ok = true, fixed = false;
+    int64_t i = 0;
+    for (; ok && !fixed && i < unrolled; i++) {
+      SymHash before = loopState(s, atoms);
+      ok = runList(s, c->loop.body);
+      SymHash after = loopState(s, atoms);
+      fixed = before.lo == after.lo && before.hi == after.hi;
+    }
+    s->runs = outer;
+    return ok && (fixed || i == trips || loopAsFunction(s, c, trips - i));
+  }
+  uint64_t limit = s->config.maxIterations;
+  for (uint64_t i = 0;; i++) {
+    if (!runList(s, c->loop.condition))
+      return false;
+    int known = knownPredicate(s, c);
+    if (known < 0)
+      return loopAsFunction(s, c, -1);
+    if (!known)
+      return true;
+    if (limit && i >= limit)
+      return fail(s, c, "the loop ran past --max-iterations (%llu)", (unsigned long long)limit);
+    if (!runList(s, c->loop.body))
+      return false;
+  }
+}
+
+static bool runAsyncDone(State *s, const ThunkyCommand *c) {
+  uint32_t slot = c->asyncDone.slot;
+  if (!s->inFlight[slot])
+    return fail(s, c, "async done without an async start in flight");
+  s->inFlight[slot] = false;
+  if (!s->config.asyncAtDone)
+    return true;
+  if (s->ranEarly[slot]) {
+    s->ranEarly[slot] = false;
+    return true;
+  }
+  /* As late as it may run; regions that started after it and are still in
+   * flight may legally run before it, and do, latest first (as the host
+   * backend does). */
+  while (s->numPending) {
+    const ThunkyCommand *start = &s->plan->commands[s->pending[--s->numPending]];
+    bool mine = start->asyncStart.slot == slot;
+    s->ranEarly[start->asyncStart.slot] = !mine;
+    if (!runList(s, start->asyncStart.list))
+      return false;
+    if (mine)
+      return true;
+  }
+  return fail(s, c, "async done whose start is not pending");
+}
+
+static bool runCommand(State *s, const ThunkyCommand *c) {
+  switch ((ThunkyCommandKind)c->kind) {
+  case THUNKY_CMD_MEMZERO:
+    for (uint32_t r = 0; r < s->ranks; r++)
+      if (!writeOne(s, r, c->memzero.dst, symFill(s->memory, 0), 0))
+        return false;
+    return true;
+  case THUNKY_CMD_MEMSET32:
+    for (uint32_t r = 0; r < s->ranks; r++)
+      if (!writeOne(s, r, c->memset32.dst, fill4(s, c->memset32.value), 0))
+        return false;
+    return true;
+  case THUNKY_CMD_COPY:
+    return runCopy(s, c);
+  case THUNKY_CMD_KERNEL:
+  case THUNKY_CMD_CUSTOM_CALL:
+  case THUNKY_CMD_GEMM:
+  case THUNKY_CMD_OPAQUE:
+    return runUninterpreted(s, c);
+  case THUNKY_CMD_CONDITIONAL:
+    return runConditional(s, c);
+  case THUNKY_CMD_WHILE:
+    return runWhile(s, c);
+  case THUNKY_CMD_ASYNC_START:
+    if (s->inFlight[c->asyncStart.slot])
+      return fail(s, c, "async start while the same execution id is still in flight");
+    s->inFlight[c->asyncStart.slot] = true;
+    if (s->config.asyncAtDone) {
+      s->pending[s->numPending++] = (uint32_t)(c - s->plan->commands);
+      return true;
+    }
+    return runList(s, c->asyncStart.list);
+  case THUNKY_CMD_ASYNC_DONE:
+    return runAsyncDone(s, c);
+  case THUNKY_CMD_COLLECTIVE:
+    return runCollective(s, c);
+  case THUNKY_CMD_COLLECTIVE_GROUP:
+    return runList(s, c->group.list);
+  case THUNKY_CMD_REPLICA_ID:
+  case THUNKY_CMD_PARTITION_ID:
+    for (uint32_t r = 0; r < s->ranks; r++) {
+      uint32_t id = c->kind == THUNKY_CMD_REPLICA_ID ? r / s->partitions : r % s->partitions;
+      if (!writeOne(s, r, c->id.dst, fill4(s, id), 0))
+        return false;
+    }
+    return true;
+  case THUNKY_CMD_COUNT:
+    break;
+  }
+  return fail(s, c, "unknown command kind %u", c->kind);
+}
+
+/* A write trace's checksum of what thunk `thunk` wrote on `rank`: the
+ * digests of its written slices. */
+static bool writesChecksum(const State *s, uint32_t rank, uint32_t thunk, uint64_t *checksum) {
+  const ThunkyPlanThunk *t = &s->plan->thunks[thunk];
+  SymHash h = symHashStart(TAG_WRITES);
+  bool writes = false;
+  for (uint32_t i = 0; i < t->accesses.count; i++) {
+    const ThunkyPlanAccess *a = &s->plan->accesses[t->accesses.first + i];
+    if (a->access & THUNKY_ACCESS_WRITE) {
+      symHashAddHash(&h, digest(s, rank, a->slice));
+      writes = true;
+    }
+  }
+  *checksum = h.lo;
+  return writes;
+}
+
+static bool runList(State *s, uint32_t list) {
+  ThunkyRange range = s->plan->lists[list];
+  ThunkyWriteTrace *trace = s->config.writeTrace;
+  for (uint32_t i = 0; i < range.count; i++) {
+    const ThunkyCommand *c = &s->plan->commands[range.first + i];
+    if (!runCommand(s, c))
+      return false;
+    uint64_t checksum;
+    for (uint32_t r = 0; trace && r < s->ranks; r++)
+      if (writesChecksum(s, r, c->thunk, &checksum))
+        thunkyWriteTraceAdd(trace, r, (ThunkyWriteEvent){c->thunk, checksum});
+  }
+  return true;
+}
+
+/*--- the backend ------------------------------------------------------------*/
+
+static void destroy(void *opaque) {
+  State *s = opaque;
+  if (!s)
+    return;
+  symMemoryDestroy(s->memory);
+  free(s->inFlight), free(s->ranEarly), free(s->pending), free(s->members), free(s->seen);
+  for (uint32_t i = 0; i < s->numAtoms; i++)
+    free(s->atoms[i]->items), free(s->atoms[i]);
+  free(s->atoms);
+  thunkyHashMapDestroy(&s->atomsIndex);
+  for (size_t i = 0; i < s->numResults; i++)
+    symPiecesFree(&s->results[i]);
+  free(s->results);
+  symPiecesFree(&s->scratch);
+  free(s);
+}
+
+static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **out,
+                   ThunkyError *error) {
+  uint32_t ranks = config->ranks ? config->ranks : 1;
+  uint32_t partitions = config->partitions ? config->partitions : 1;
+  if (ranks % partitions)
+    return thunkyErrorf(error, "symbolic: %u ranks are not a multiple of %u partitions", ranks,
+                        partitions);
+  if ((uint64_t)ranks * plan->numAllocations >= UINT32_MAX)
+    return thunkyErrorf(error, "symbolic: %u ranks of %u allocations are too many maps", ranks,
+                        plan->numAllocations);
+  State *s = calloc(1, sizeof *s);
+  bool ok = s != NULL;
+  if (ok) {
+    *s = (State){.plan = plan, .config = *config, .ranks = ranks, .partitions = partitions,
+                 .error = error};
+    s->memory = symMemoryCreate(ranks * plan->numAllocations);
+    s->inFlight = calloc(plan->numAsyncSlots + 1, sizeof *s->inFlight);
+    s->ranEarly = calloc(plan->numAsyncSlots + 1, sizeof *s->ranEarly);
+    s->pending = calloc(plan->numAsyncSlots + 1, sizeof *s->pending);
+    s->members = calloc(ranks + 1, sizeof *s->members);
+    s->seen = calloc(ranks + 1, sizeof *s->seen);
+    ok = s->memory && s->inFlight && s->ranEarly && s->pending && s->members && s->seen;
+  }
+  if (!ok) {
+    destroy(s);
+    return thunkyErrorf(error, "symbolic: out of memory");
+  }
+  if (!initialize(s)) {
+    destroy(s);
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
+/* Every parameter is a symbol: the bytes given are not looked at. */
+static bool write(void *state, uint32_t rank, ThunkyPlanSlice slice, const void *data,
+                  ThunkyError *error) {
+  (void)state, (void)rank, (void)slice, (void)data, (void)error;
+  return true;
+}
+
+static bool read(void *state, uint32_t rank, ThunkyPlanSlice slice, void *out,
+                 ThunkyError *error) {
+  (void)state, (void)rank, (void)slice, (void)out;
+  return thunkyErrorf(error, "symbolic: a symbolic run holds no bytes; compare it (--compare, "
+                             "--check-async) or print its contents (--print)");
+}
+
+static bool run(void *opaque, ThunkyError *error) {
+  State *s = opaque;
+  s->error = error;
+  s->numPending = 0;
+  s->runs = 1;
+  if (!runList(s, 0))
+    return false;
+  for (uint32_t i = 0; i < s->plan->numAsyncSlots; i++)
+    if (s->inFlight[i])
+      return thunkyErrorf(error, "symbolic: an async region was started and never done");
+  return true;
+}
+
+static bool contents(void *opaque, uint32_t rank, ThunkyPlanSlice slice, ThunkyPiece **pieces,
+                     size_t *count, ThunkyError *error) {
+  State *s = opaque;
+  s->scratch.count = 0;
+  *pieces = NULL, *count = 0;
+  if (!symRead(s->memory, mapOf(s, rank, slice.allocation), slice.offset, slice.size,
+               &s->scratch) ||
+      !(*pieces = malloc((s->scratch.count + 1) * sizeof **pieces)))
+    return thunkyErrorf(error, "symbolic: out of memory");
+  for (size_t i = 0; i < s->scratch.count; i++) {
+    SymPiece p = s->scratch.items[i];
+    const SymTerm *t = symTermGet(s->memory, p.term);
+    ThunkyPiece *out = &(*pieces)[i];
+    *out = (ThunkyPiece){{t->hash.lo, t->hash.hi}, p.offset, p.size, t->thunk, t->parameter,
+                         {0}, 0, NULL, 0};
+    if (t->kind == SYM_FILL1 || t->kind == SYM_FILL4) {
+      uint32_t word = t->kind == SYM_FILL1 ? t->value * 0x01010101u : t->value;
+      memcpy(out->fill, &word, 4);
+      out->period = t->kind == SYM_FILL1 ? 1 : 4;
+    } else if (t->kind == SYM_BYTES) {
+      out->bytes = t->bytes, out->bytesSize = t->size;
+    }
+  }
+  *count = s->scratch.count;
+  return true;
+}
+
+bool thunkyPieceByte(const ThunkyPiece *p, uint64_t at, uint8_t *byte) {
+  if (p->period)
+    *byte = p->fill[at % p->period];
+  else if (p->bytes)
+    *byte = at < p->bytesSize ? p->bytes[at] : 0;
+  return p->period || p->bytes;
+}
+
+const ThunkyBackendOps thunkySymbolicBackend = {"symbolic", create, write, read,
+                                                run,        destroy, contents};
