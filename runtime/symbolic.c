@@ -567,7 +567,6 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
   if (!atoms)
     return outOfMemory(s);
   SymHash function = symHashStart(TAG_LOOP);
-  symHashAdd(&function, s->plan->thunks[c->thunk].key);
   symHashAdd(&function, (uint64_t)count);
   for (uint32_t r = 0; count < 0 && r < s->ranks; r++)
     symHashAddHash(&function, digest(s, r, c->loop.predicate));
@@ -590,7 +589,6 @@ static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
   if (!atoms)
     return outOfMemory(s);
   SymHash function = symHashStart(TAG_CONDITIONAL);
-  symHashAdd(&function, s->plan->thunks[c->thunk].key);
   for (uint32_t r = 0; r < s->ranks; r++)
     symHashAddHash(&function, digest(s, r, c->conditional.index));
   size_t n = (size_t)s->ranks * atoms->count;
