@@ -82,7 +82,7 @@ static uint32_t mapOf(const State *s, uint32_t rank, uint32_t allocation) {
   return rank * s->plan->numAllocations + allocation;
 }
 
-static SymHash digest(const State *s, uint32_t rank, ThunkyPlanSlice slice) {
+static SymHash digest(State *s, uint32_t rank, ThunkyPlanSlice slice) {
   return symDigest(s->memory, mapOf(s, rank, slice.allocation), slice.offset, slice.size);
 }
 
@@ -109,7 +109,7 @@ static bool writeOne(State *s, uint32_t rank, ThunkyPlanSlice slice, uint32_t te
 }
 
 static uint32_t unknown(State *s, SymHash h, uint32_t thunk, uint32_t parameter) {
-  return symTerm(s->memory, (SymTerm){h, SYM_UNKNOWN, 0, NULL, 0, thunk, parameter});
+  return symTerm(s->memory, (SymTerm){h, SYM_UNKNOWN, 0, NULL, 0, thunk, parameter, false});
 }
 
 /* The word `value` repeated; a fill of one byte when its bytes agree. */
@@ -118,7 +118,8 @@ static uint32_t fill4(State *s, uint32_t value) {
     return symFill(s->memory, (uint8_t)value);
   SymHash h = symHashStart(TAG_FILL4);
   symHashAdd(&h, value);
-  return symTerm(s->memory, (SymTerm){h, SYM_FILL4, value, NULL, 0, UINT32_MAX, UINT32_MAX});
+  return symTerm(s->memory,
+                 (SymTerm){h, SYM_FILL4, value, NULL, 0, UINT32_MAX, UINT32_MAX, false});
 }
 
 /*--- the first state --------------------------------------------------------*/
@@ -134,7 +135,7 @@ static uint32_t constantTerm(State *s, ThunkyBytes bytes) {
   symHashAdd(&h, thunkyFingerprintHash(2, bytes.data, bytes.size));
   symHashAdd(&h, bytes.size);
   return symTerm(s->memory,
-                 (SymTerm){h, SYM_BYTES, 0, bytes.data, bytes.size, UINT32_MAX, UINT32_MAX});
+                 (SymTerm){h, SYM_BYTES, 0, bytes.data, bytes.size, UINT32_MAX, UINT32_MAX, false});
 }
 
 /* As the host backend starts: zeros, scratch as the scratch byte, the
@@ -473,7 +474,7 @@ static const Atoms *atomsOf(State *s, const ThunkyCommand *c) {
   return atoms;
 }
 
-static SymHash atomDigest(const State *s, uint32_t rank, const Atom *a) {
+static SymHash atomDigest(State *s, uint32_t rank, const Atom *a) {
   return digest(s, rank, (ThunkyPlanSlice){a->allocation, a->start, a->size});
 }
 
@@ -491,28 +492,80 @@ static int byKey(const void *x, const void *y) {
   return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static bool writeFormals(State *s, const ThunkyCommand *c, const Atoms *atoms,
-                         const SymHash *names) {
+/* What a loop or conditional taken as a function works with: each atom of
+ * each rank (index rank * count + atom) has a name and a formal term. */
+typedef struct Formals {
+  const Atoms *atoms;
+  SymHash *names;
+  uint32_t *terms;
+  Named *work;
+} Formals;
+
+static void formalsFree(Formals *f) {
+  free(f->names), free(f->terms), free(f->work);
+}
+
+/* Puts every formal in place, none of them read yet. */
+static bool writeFormals(State *s, const Formals *f) {
+  const Atoms *atoms = f->atoms;
   for (uint32_t r = 0; r < s->ranks; r++)
     for (uint32_t i = 0; i < atoms->count; i++) {
       const Atom *a = &atoms->items[i];
-      uint32_t term = unknown(s, names[(size_t)r * atoms->count + i], c->thunk, UINT32_MAX);
+      uint32_t term = f->terms[(size_t)r * atoms->count + i];
+      symTermGet(s->memory, term)->read = false;
       if (!writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size}, term, 0))
         return false;
     }
   return true;
 }
 
-/* Names each atom of each rank by its contents and its place among atoms
- * of the same contents, into names[rank * count + atom], and puts the
- * formals in place. */
-static bool formalize(State *s, const ThunkyCommand *c, const Atoms *atoms, SymHash *names,
-                      Named *work) {
+/* Where an atom stands, as no correct rewrite changes it: in a parameter
+ * or an output, its number and offset; scratch has none (0), since a
+ * rewrite may move it anywhere. */
+static uint64_t place(const State *s, const Atom *a, uint64_t *offset) {
+  const ThunkyPlan *p = s->plan;
+  const ThunkyPlanAllocation *al = &p->allocations[a->allocation];
+  *offset = a->start;
+  if (al->parameter >= 0)
+    return (UINT64_C(1) << 32) | (uint64_t)al->parameter;
+  for (uint32_t i = 0; al->isOutput && i < p->numOutputs; i++)
+    if (p->outputs[i].slice.allocation == a->allocation)
+      return (UINT64_C(2) << 32) | i;
+  return 0;
+}
+
+/* Names each atom of each rank by its contents and where it stands: in a
+ * parameter or output, by their number and offset; in scratch, by its place
+ * among scratch atoms of the same contents (by the first write over it).
+ * Makes its formal and puts it in place. */
+static bool formalize(State *s, const ThunkyCommand *c, const Atoms *atoms, Formals *f) {
+  size_t n = (size_t)s->ranks * atoms->count;
+  *f = (Formals){atoms, malloc((n + 1) * sizeof *f->names), malloc((n + 1) * sizeof *f->terms),
+                 malloc((atoms->count + 1) * sizeof *f->work)};
+  if (!f->names || !f->terms || !f->work)
+    return outOfMemory(s);
+  Named *work = f->work;
   for (uint32_t r = 0; r < s->ranks; r++) {
-    for (uint32_t i = 0; i < atoms->count; i++)
-      work[i] = (Named){atomDigest(s, r, &atoms->items[i]), atoms->items[i].order, i};
-    qsort(work, atoms->count, sizeof *work, byKey);
-    for (uint32_t i = 0, same = 0; i < atoms->count; i++) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < atoms->count; i++) {
+      uint64_t offset, where = place(s, &atoms->items[i], &offset);
+      SymHash key = atomDigest(s, r, &atoms->items[i]);
+      if (!where) { /* scratch: numbered below */
+        work[n++] = (Named){key, atoms->items[i].order, i};
+        continue;
+      }
+      SymHash h = symHashStart(TAG_FORMAL);
+      symHashAdd(&h, r);
+      symHashAddHash(&h, key);
+      symHashAdd(&h, where);
+      symHashAdd(&h, offset);
+      size_t k = (size_t)r * atoms->count + i;
+      f->names[k] = h;
+      if ((f->terms[k] = unknown(s, h, c->thunk, UINT32_MAX)) == UINT32_MAX)
+        return outOfMemory(s);
+    }
+    qsort(work, n, sizeof *work, byKey);
+    for (uint32_t i = 0, same = 0; i < n; i++) {
       same = i && work[i].key.lo == work[i - 1].key.lo && work[i].key.hi == work[i - 1].key.hi
                  ? same + 1
                  : 0;
@@ -520,48 +573,45 @@ static bool formalize(State *s, const ThunkyCommand *c, const Atoms *atoms, SymH
       symHashAdd(&h, r);
       symHashAddHash(&h, work[i].key);
       symHashAdd(&h, same);
-      names[(size_t)r * atoms->count + work[i].atom] = h;
+      size_t k = (size_t)r * atoms->count + work[i].atom;
+      f->names[k] = h;
+      if ((f->terms[k] = unknown(s, h, c->thunk, UINT32_MAX)) == UINT32_MAX)
+        return outOfMemory(s);
     }
   }
-  return writeFormals(s, c, atoms, names);
+  return writeFormals(s, f);
 }
 
-/* What every atom holds now, keyed by name, into the function's digest. */
-static void absorbState(const State *s, const Atoms *atoms, const SymHash *names, Named *work,
-                        SymHash *function) {
+/* The loop's state function: what every carried atom (one whose formal the
+ * run read) holds now, keyed by name, into `function`; carried[k] says
+ * which. An atom written before it is read (a temporary, an output
+ * overwritten each time) is left out, so that one a rewrite removes (a copy
+ * elided) does not change the function. */
+static void absorbCarried(State *s, const Formals *f, bool *carried, SymHash *function) {
+  const Atoms *atoms = f->atoms;
   for (uint32_t r = 0; r < s->ranks; r++) {
-    for (uint32_t i = 0; i < atoms->count; i++)
-      work[i] = (Named){names[(size_t)r * atoms->count + i], 0, i};
-    qsort(work, atoms->count, sizeof *work, byKey);
-    symHashAdd(function, r);
+    uint32_t n = 0;
     for (uint32_t i = 0; i < atoms->count; i++) {
-      symHashAddHash(function, work[i].key);
-      symHashAddHash(function, atomDigest(s, r, &atoms->items[work[i].atom]));
+      size_t k = (size_t)r * atoms->count + i;
+      if ((carried[k] = symTermGet(s->memory, f->terms[k])->read))
+        f->work[n++] = (Named){f->names[k], 0, i};
+    }
+    qsort(f->work, n, sizeof *f->work, byKey);
+    symHashAdd(function, r);
+    for (uint32_t i = 0; i < n; i++) {
+      symHashAddHash(function, f->work[i].key);
+      symHashAddHash(function, atomDigest(s, r, &atoms->items[f->work[i].atom]));
     }
   }
-}
-
-/* Each atom gets the term of the function's digest and its name. */
-static bool release(State *s, const ThunkyCommand *c, const Atoms *atoms, const SymHash *names,
-                    SymHash function) {
-  for (uint32_t r = 0; r < s->ranks; r++)
-    for (uint32_t i = 0; i < atoms->count; i++) {
-      SymHash h = function;
-      symHashAdd(&h, TAG_RESULT);
-      symHashAddHash(&h, names[(size_t)r * atoms->count + i]);
-      const Atom *a = &atoms->items[i];
-      if (!writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size},
-                    unknown(s, h, c->thunk, UINT32_MAX), 0))
-        return false;
-    }
-  return true;
 }
 
 static bool runList(State *s, uint32_t list);
 
 /* Loop `c` from here as a function: `count` more runs of its body when
  * known, else (count < 0) as long as the predicate, which the condition
- * list has just written, says so. */
+ * list has just written, says so. A carried atom ends as a term of the
+ * state function and its name; any other as a term of the function, its
+ * name and what the last run left in it, as a function of the state. */
 static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
   const Atoms *atoms = atomsOf(s, c);
   if (!atoms)
@@ -570,42 +620,66 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
   symHashAdd(&function, (uint64_t)count);
   for (uint32_t r = 0; count < 0 && r < s->ranks; r++)
     symHashAddHash(&function, digest(s, r, c->loop.predicate));
-  size_t n = (size_t)s->ranks * atoms->count;
-  SymHash *names = malloc((n + 1) * sizeof *names);
-  Named *work = malloc((atoms->count + 1) * sizeof *work);
-  bool ok = (names && work) || outOfMemory(s);
-  ok = ok && formalize(s, c, atoms, names, work) && runList(s, c->loop.body) &&
-       (count >= 0 || runList(s, c->loop.condition));
+  Formals f = {0};
+  bool *carried = calloc((size_t)s->ranks * atoms->count + 1, sizeof *carried);
+  bool ok = (carried || outOfMemory(s)) && formalize(s, c, atoms, &f) &&
+            runList(s, c->loop.body) && (count >= 0 || runList(s, c->loop.condition));
   if (ok) {
-    absorbState(s, atoms, names, work, &function);
-    ok = release(s, c, atoms, names, function);
+    absorbCarried(s, &f, carried, &function);
+    for (uint32_t r = 0; count < 0 && r < s->ranks; r++)
+      symHashAddHash(&function, digest(s, r, c->loop.predicate));
   }
-  free(names), free(work);
+  for (uint32_t r = 0; ok && r < s->ranks; r++)
+    for (uint32_t i = 0; ok && i < atoms->count; i++) {
+      size_t k = (size_t)r * atoms->count + i;
+      const Atom *a = &atoms->items[i];
+      SymHash h = function;
+      symHashAdd(&h, TAG_RESULT);
+      symHashAddHash(&h, f.names[k]);
+      if (!carried[k])
+        symHashAddHash(&h, atomDigest(s, r, a));
+      ok = writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size},
+                    unknown(s, h, c->thunk, UINT32_MAX), 0);
+    }
+  formalsFree(&f);
+  free(carried);
   return ok;
 }
 
+/* Conditional `c` as a function: each atom ends as a term of every rank's
+ * index, its name, and what each branch, run from the formals, left in it. */
 static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
   const Atoms *atoms = atomsOf(s, c);
   if (!atoms)
     return outOfMemory(s);
-  SymHash function = symHashStart(TAG_CONDITIONAL);
+  SymHash index = symHashStart(TAG_CONDITIONAL);
   for (uint32_t r = 0; r < s->ranks; r++)
-    symHashAddHash(&function, digest(s, r, c->conditional.index));
+    symHashAddHash(&index, digest(s, r, c->conditional.index));
   size_t n = (size_t)s->ranks * atoms->count;
-  SymHash *names = malloc((n + 1) * sizeof *names);
-  Named *work = malloc((atoms->count + 1) * sizeof *work);
-  bool ok = (names && work) || outOfMemory(s);
-  ok = ok && formalize(s, c, atoms, names, work);
-  for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++) {
-    ok = (b == 0 || writeFormals(s, c, atoms, names)) &&
-         runList(s, (uint32_t)s->plan->ids[c->conditional.branches.first + b]);
-    if (ok) {
-      symHashAdd(&function, b);
-      absorbState(s, atoms, names, work, &function);
-    }
+  uint32_t branches = c->conditional.branches.count;
+  Formals f = {0};
+  SymHash *results = malloc((n + 1) * sizeof *results);
+  bool ok = (results || outOfMemory(s)) && formalize(s, c, atoms, &f);
+  for (size_t k = 0; ok && k < n; k++) {
+    results[k] = index;
+    symHashAddHash(&results[k], f.names[k]);
   }
-  ok = ok && release(s, c, atoms, names, function);
-  free(names), free(work);
+  for (uint32_t b = 0; ok && b < branches; b++) {
+    ok = (b == 0 || writeFormals(s, &f)) &&
+         runList(s, (uint32_t)s->plan->ids[c->conditional.branches.first + b]);
+    for (uint32_t r = 0; ok && r < s->ranks; r++)
+      for (uint32_t i = 0; i < atoms->count; i++)
+        symHashAddHash(&results[(size_t)r * atoms->count + i],
+                       atomDigest(s, r, &atoms->items[i]));
+  }
+  for (uint32_t r = 0; ok && r < s->ranks; r++)
+    for (uint32_t i = 0; ok && i < atoms->count; i++) {
+      const Atom *a = &atoms->items[i];
+      ok = writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size},
+                    unknown(s, results[(size_t)r * atoms->count + i], c->thunk, UINT32_MAX), 0);
+    }
+  formalsFree(&f);
+  free(results);
   return ok;
 }
 
@@ -792,7 +866,7 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
 
 /* A write trace's checksum of what thunk `thunk` wrote on `rank`: the
  * digests of its written slices. */
-static bool writesChecksum(const State *s, uint32_t rank, uint32_t thunk, uint64_t *checksum) {
+static bool writesChecksum(State *s, uint32_t rank, uint32_t thunk, uint64_t *checksum) {
   const ThunkyPlanThunk *t = &s->plan->thunks[thunk];
   SymHash h = symHashStart(TAG_WRITES);
   bool writes = false;

@@ -113,12 +113,12 @@ uint32_t symTerm(SymMemory *m, SymTerm term) {
   return m->numTerms++;
 }
 
-const SymTerm *symTermGet(const SymMemory *m, uint32_t term) { return &m->terms[term]; }
+SymTerm *symTermGet(SymMemory *m, uint32_t term) { return &m->terms[term]; }
 
 uint32_t symFill(SymMemory *m, uint8_t byte) {
   SymHash h = symHashStart(SYM_FILL1);
   symHashAdd(&h, byte);
-  return symTerm(m, (SymTerm){h, SYM_FILL1, byte, NULL, 0, UINT32_MAX, UINT32_MAX});
+  return symTerm(m, (SymTerm){h, SYM_FILL1, byte, NULL, 0, UINT32_MAX, UINT32_MAX, false});
 }
 
 /* Where a piece of `term` starting at `offset` is: a fill's bytes repeat. */
@@ -287,12 +287,14 @@ bool symWrite(SymMemory *m, uint32_t map, uint64_t at, const SymPiece *pieces, s
   return ok;
 }
 
-/* Calls visit on each piece of [at, end) of tree t, clipped, in order. */
+/* Calls visit on each piece of [at, end) of tree t, clipped, in order,
+ * marking each piece's term read. */
 typedef bool (*Visit)(const SymMemory *m, SymPiece piece, void *context);
-static bool walk(const SymMemory *m, uint32_t t, uint64_t at, uint64_t end, Visit visit,
+static bool walk(SymMemory *m, uint32_t t, uint64_t at, uint64_t end, Visit visit,
                  void *context) {
   while (t) {
     const Node *n = &m->nodes[t];
+    m->terms[n->term].read |= at < n->start + n->size && n->start < end;
     if (at < n->start && !walk(m, n->left, at, end, visit, context))
       return false;
     uint64_t from = at > n->start ? at : n->start;
@@ -313,7 +315,7 @@ static bool add(const SymMemory *m, SymPiece piece, void *list) {
   return symPiecesAdd(list, piece);
 }
 
-bool symRead(const SymMemory *m, uint32_t map, uint64_t at, uint64_t size, SymPieces *out) {
+bool symRead(SymMemory *m, uint32_t map, uint64_t at, uint64_t size, SymPieces *out) {
   return walk(m, m->roots[map], at, at + size, add, out);
 }
 
@@ -324,7 +326,7 @@ static bool absorb(const SymMemory *m, SymPiece piece, void *hash) {
   return true;
 }
 
-SymHash symDigest(const SymMemory *m, uint32_t map, uint64_t at, uint64_t size) {
+SymHash symDigest(SymMemory *m, uint32_t map, uint64_t at, uint64_t size) {
   SymHash h = symHashStart(size);
   walk(m, m->roots[map], at, at + size, absorb, &h);
   return h;
@@ -357,7 +359,7 @@ static bool known(const SymMemory *m, SymPiece piece, void *context) {
   return true;
 }
 
-bool symConcrete(const SymMemory *m, uint32_t map, uint64_t at, uint64_t size, uint8_t *out) {
+bool symConcrete(SymMemory *m, uint32_t map, uint64_t at, uint64_t size, uint8_t *out) {
   Known k = {out};
   return walk(m, m->roots[map], at, at + size, known, &k);
 }

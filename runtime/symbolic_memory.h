@@ -44,6 +44,7 @@ typedef struct SymTerm {
   uint64_t size;    /* SYM_BYTES: how many are known */
   uint32_t thunk;   /* the thunk that made it, for messages; UINT32_MAX: none */
   uint32_t parameter; /* a parameter's leaf: its number; UINT32_MAX: none */
+  bool read;        /* set by every read, digest or concrete read of a piece of it */
 } SymTerm;
 
 /* Bytes [offset, offset + size) of term `term`. */
@@ -69,7 +70,7 @@ void symMemoryDestroy(SymMemory *memory);
 /* The term of hash `term.hash`, interned: a second call with the same hash
  * returns the first one's index. UINT32_MAX when out of memory. */
 uint32_t symTerm(SymMemory *memory, SymTerm term);
-const SymTerm *symTermGet(const SymMemory *memory, uint32_t term);
+SymTerm *symTermGet(SymMemory *memory, uint32_t term);
 /* A fill of `byte`, interned. */
 uint32_t symFill(SymMemory *memory, uint8_t byte);
 
@@ -80,14 +81,13 @@ bool symWrite(SymMemory *memory, uint32_t map, uint64_t at, const SymPiece *piec
 /* Appends the pieces of bytes [at, at + size) of map `map` to `out`;
  * false when out of memory. Bytes never written are no piece: maps start
  * with one written over every allocation. */
-bool symRead(const SymMemory *memory, uint32_t map, uint64_t at, uint64_t size, SymPieces *out);
+bool symRead(SymMemory *memory, uint32_t map, uint64_t at, uint64_t size, SymPieces *out);
 /* A digest of bytes [at, at + size) of map `map`: equal contents, equal
  * digests. */
-SymHash symDigest(const SymMemory *memory, uint32_t map, uint64_t at, uint64_t size);
+SymHash symDigest(SymMemory *memory, uint32_t map, uint64_t at, uint64_t size);
 /* Bytes [at, at + size) into out when every one is known (fills and
  * constants); false otherwise. */
-bool symConcrete(const SymMemory *memory, uint32_t map, uint64_t at, uint64_t size,
-                 uint8_t *out);
+bool symConcrete(SymMemory *memory, uint32_t map, uint64_t at, uint64_t size, uint8_t *out);
 /* Pieces held by all maps. */
 size_t symMemoryPieces(const SymMemory *memory);
 
