@@ -102,4 +102,9 @@ FUZZ_SECONDS="${FUZZ_SECONDS:-10}" FUZZ_PARALLEL=2 "$root/scripts/fuzz.sh" || st
 
 cd "$build"
 ctest --output-on-failure || status=1
+# What the equivalence tests proved, each comparison and race check made
+# with fingerprints and again symbolically (test/Passes/equivalence-*.test).
+for summary in "$build"/test/Passes/Output/equivalence-*.test.tmp.summary; do
+  [ -f "$summary" ] && echo "$(basename "$summary" .test.tmp.summary): $(grep '^equivalence:' "$summary")"
+done
 exit $status
