@@ -11,6 +11,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Runtime.h"
+#include "async_schedule.h"
 #include "registry.h"
 #include "host_collectives.h"
 #include "thunky-c/HostGemm.h"
@@ -34,11 +35,7 @@ typedef struct {
   void **params;       /* per plan param: its argument's memory, or its constant */
   uint64_t *paramSizes; /* per plan param: the argument's size, or the constant's */
   ThunkyError why;     /* what a kernel or custom call said went wrong */
-  bool *inFlight;      /* per async slot */
-  /* asyncAtDone: the async starts whose regions have not run, in start
-   * order (at most one per slot), and the slots whose region ran early. */
-  uint32_t *pending, numPending;
-  bool *ranEarly;
+  ThunkyAsyncSchedule async;
   ThunkyError error;
   bool failed;
 } Rank;
@@ -57,9 +54,9 @@ static void destroy(void *opaque) {
     return;
   for (uint32_t r = 0; s->ranks && r < s->config.ranks; r++) {
     free(s->ranks[r].block), free(s->ranks[r].memory);
-    free(s->ranks[r].pointers), free(s->ranks[r].sizes), free(s->ranks[r].inFlight);
+    free(s->ranks[r].pointers), free(s->ranks[r].sizes);
+    thunkyAsyncScheduleFree(&s->ranks[r].async);
     free(s->ranks[r].params), free(s->ranks[r].paramSizes);
-    free(s->ranks[r].pending), free(s->ranks[r].ranEarly);
   }
   free(s->ranks), free(s->kernels), free(s->calls);
   if (s->world)
@@ -106,11 +103,9 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   r->sizes = calloc(p->numSlices + 1, sizeof *r->sizes);
   r->params = calloc(p->numParams + 1, sizeof *r->params);
   r->paramSizes = calloc(p->numParams + 1, sizeof *r->paramSizes);
-  r->inFlight = calloc(p->numAsyncSlots + 1, sizeof *r->inFlight);
-  r->pending = calloc(p->numAsyncSlots + 1, sizeof *r->pending);
-  r->ranEarly = calloc(p->numAsyncSlots + 1, sizeof *r->ranEarly);
+  bool async = thunkyAsyncScheduleInit(&r->async, p->numAsyncSlots, s->config.asyncAtDone);
   if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->params || !r->paramSizes ||
-      !r->inFlight || !r->pending || !r->ranEarly)
+      !async)
     return thunkyErrorf(error, "host: out of memory for %llu bytes of allocations",
                         (unsigned long long)total);
   memset(r->block, 0, (size_t)total);
@@ -265,6 +260,11 @@ static bool read(void *opaque, uint32_t rank, ThunkyPlanSlice slice, void *out,
 
 static bool runList(Rank *r, uint32_t list, uint32_t stream);
 
+/* An async region, on its own stream id in traces. */
+static bool runRegion(void *rank, const ThunkyCommand *start) {
+  return runList(rank, start->asyncStart.list, start->asyncStart.stream + 1);
+}
+
 static bool fail(Rank *r, const ThunkyCommand *c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static bool fail(Rank *r, const ThunkyCommand *c, const char *fmt, ...) {
@@ -387,36 +387,12 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   case THUNKY_CMD_WHILE:
     return runWhile(r, c, stream);
   case THUNKY_CMD_ASYNC_START:
-    if (r->inFlight[c->asyncStart.slot])
-      return fail(r, c, "async start while the same execution id is still in flight");
-    r->inFlight[c->asyncStart.slot] = true;
-    if (s->config.asyncAtDone) {
-      r->pending[r->numPending++] = (uint32_t)(c - s->plan->commands);
-      return true;
-    }
-    return runList(r, c->asyncStart.list, c->asyncStart.stream + 1);
   case THUNKY_CMD_ASYNC_DONE: {
-    uint32_t slot = c->asyncDone.slot;
-    if (!r->inFlight[slot])
-      return fail(r, c, "async done without an async start in flight");
-    r->inFlight[slot] = false;
-    if (!s->config.asyncAtDone)
-      return true;
-    if (r->ranEarly[slot]) {
-      r->ranEarly[slot] = false;
-      return true;
-    }
-    /* As late as it may run; regions that started after it and are still
-     * in flight may legally run before it, and do, latest first. */
-    for (;;) {
-      const ThunkyCommand *start = &s->plan->commands[r->pending[--r->numPending]];
-      bool mine = start->asyncStart.slot == slot;
-      r->ranEarly[start->asyncStart.slot] = !mine;
-      if (!runList(r, start->asyncStart.list, start->asyncStart.stream + 1))
-        return false;
-      if (mine)
-        return true;
-    }
+    const char *why = NULL;
+    bool ok = c->kind == THUNKY_CMD_ASYNC_START
+                  ? thunkyAsyncStart(&r->async, s->plan, c, runRegion, r, &why)
+                  : thunkyAsyncDone(&r->async, s->plan, c, runRegion, r, &why);
+    return ok || (why && fail(r, c, "%s", why));
   }
   case THUNKY_CMD_OPAQUE:
     return fingerprint(r, c); /* resolve refused it outside fingerprint runs */
@@ -468,14 +444,10 @@ static bool runList(Rank *r, uint32_t list, uint32_t stream) {
 static void *runRank(void *opaque) {
   Rank *r = opaque;
   r->failed = !runList(r, 0, 0);
-  for (uint32_t i = 0; !r->failed && i < r->state->plan->numAsyncSlots; i++)
-    if (r->inFlight[i]) {
-      r->failed = true;
-      thunkyErrorf(&r->error, "rank %u: an async region was started and never done", r->rank);
-    }
-  memset(r->inFlight, 0, r->state->plan->numAsyncSlots * sizeof *r->inFlight);
-  memset(r->ranEarly, 0, r->state->plan->numAsyncSlots * sizeof *r->ranEarly);
-  r->numPending = 0;
+  if (!thunkyAsyncScheduleFinish(&r->async) && !r->failed) {
+    r->failed = true;
+    thunkyErrorf(&r->error, "rank %u: an async region was started and never done", r->rank);
+  }
   /* Peers waiting at a collective for this rank must not wait forever. */
   if (r->failed)
     thunkyHostWorldAbort(r->state->world, r->rank);

@@ -22,6 +22,7 @@
  * a rewrite that moves buffers (pack-scratch) gives the same digest.
  *
  *===--------------------------------------------------------------------===*/
+#include "async_schedule.h"
 #include "host_collectives.h"
 #include "replica_groups.h"
 #include "symbolic_memory.h"
@@ -63,8 +64,7 @@ typedef struct State {
   ThunkyRunConfig config;
   uint32_t ranks, partitions;
   SymMemory *memory;
-  bool *inFlight, *ranEarly;
-  uint32_t *pending, numPending;
+  ThunkyAsyncSchedule async;
   ThunkyHashMap atomsIndex; /* command -> atoms[]: each its own allocation, since a
                                nested loop's are made while an outer one's are in use */
   Atoms **atoms;
@@ -786,30 +786,8 @@ static bool runWhile(State *s, const ThunkyCommand *c) {
   }
 }
 
-static bool runAsyncDone(State *s, const ThunkyCommand *c) {
-  uint32_t slot = c->asyncDone.slot;
-  if (!s->inFlight[slot])
-    return fail(s, c, "async done without an async start in flight");
-  s->inFlight[slot] = false;
-  if (!s->config.asyncAtDone)
-    return true;
-  if (s->ranEarly[slot]) {
-    s->ranEarly[slot] = false;
-    return true;
-  }
-  /* As late as it may run; regions that started after it and are still in
-   * flight may legally run before it, and do, latest first (as the host
-   * backend does). */
-  while (s->numPending) {
-    const ThunkyCommand *start = &s->plan->commands[s->pending[--s->numPending]];
-    bool mine = start->asyncStart.slot == slot;
-    s->ranEarly[start->asyncStart.slot] = !mine;
-    if (!runList(s, start->asyncStart.list))
-      return false;
-    if (mine)
-      return true;
-  }
-  return fail(s, c, "async done whose start is not pending");
+static bool runRegion(void *s, const ThunkyCommand *start) {
+  return runList(s, start->asyncStart.list);
 }
 
 static bool runCommand(State *s, const ThunkyCommand *c) {
@@ -836,16 +814,13 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
   case THUNKY_CMD_WHILE:
     return runWhile(s, c);
   case THUNKY_CMD_ASYNC_START:
-    if (s->inFlight[c->asyncStart.slot])
-      return fail(s, c, "async start while the same execution id is still in flight");
-    s->inFlight[c->asyncStart.slot] = true;
-    if (s->config.asyncAtDone) {
-      s->pending[s->numPending++] = (uint32_t)(c - s->plan->commands);
-      return true;
-    }
-    return runList(s, c->asyncStart.list);
-  case THUNKY_CMD_ASYNC_DONE:
-    return runAsyncDone(s, c);
+  case THUNKY_CMD_ASYNC_DONE: {
+    const char *why = NULL;
+    bool ok = c->kind == THUNKY_CMD_ASYNC_START
+                  ? thunkyAsyncStart(&s->async, s->plan, c, runRegion, s, &why)
+                  : thunkyAsyncDone(&s->async, s->plan, c, runRegion, s, &why);
+    return ok || (why && fail(s, c, "%s", why));
+  }
   case THUNKY_CMD_COLLECTIVE:
     return runCollective(s, c);
   case THUNKY_CMD_COLLECTIVE_GROUP:
@@ -903,7 +878,8 @@ static void destroy(void *opaque) {
   if (!s)
     return;
   symMemoryDestroy(s->memory);
-  free(s->inFlight), free(s->ranEarly), free(s->pending), free(s->members), free(s->seen);
+  thunkyAsyncScheduleFree(&s->async);
+  free(s->members), free(s->seen);
   for (uint32_t i = 0; i < s->numAtoms; i++)
     free(s->atoms[i]->items), free(s->atoms[i]);
   free(s->atoms);
@@ -931,12 +907,10 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     *s = (State){.plan = plan, .config = *config, .ranks = ranks, .partitions = partitions,
                  .error = error};
     s->memory = symMemoryCreate(ranks * plan->numAllocations);
-    s->inFlight = calloc(plan->numAsyncSlots + 1, sizeof *s->inFlight);
-    s->ranEarly = calloc(plan->numAsyncSlots + 1, sizeof *s->ranEarly);
-    s->pending = calloc(plan->numAsyncSlots + 1, sizeof *s->pending);
+    bool async = thunkyAsyncScheduleInit(&s->async, plan->numAsyncSlots, config->asyncAtDone);
     s->members = calloc(ranks + 1, sizeof *s->members);
     s->seen = calloc(ranks + 1, sizeof *s->seen);
-    ok = s->memory && s->inFlight && s->ranEarly && s->pending && s->members && s->seen;
+    ok = s->memory && async && s->members && s->seen;
   }
   if (!ok) {
     destroy(s);
@@ -967,14 +941,11 @@ static bool read(void *state, uint32_t rank, ThunkyPlanSlice slice, void *out,
 static bool run(void *opaque, ThunkyError *error) {
   State *s = opaque;
   s->error = error;
-  s->numPending = 0;
   s->runs = 1;
-  if (!runList(s, 0))
-    return false;
-  for (uint32_t i = 0; i < s->plan->numAsyncSlots; i++)
-    if (s->inFlight[i])
-      return thunkyErrorf(error, "symbolic: an async region was started and never done");
-  return true;
+  bool ok = runList(s, 0);
+  if (!thunkyAsyncScheduleFinish(&s->async) && ok)
+    return thunkyErrorf(error, "symbolic: an async region was started and never done");
+  return ok;
 }
 
 static bool contents(void *opaque, uint32_t rank, ThunkyPlanSlice slice, ThunkyPiece **pieces,

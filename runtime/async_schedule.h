@@ -1,0 +1,44 @@
+/*===- async_schedule.h - when async regions run -------------------------===*
+ *
+ * An async region may run at any time between its start and its done, on
+ * another stream. A run takes one of two legal schedules: every region at
+ * its start, or every region as late as it may, at its done, where regions
+ * that started after it and are still in flight run first, latest first.
+ * Comparing the two (--check-async) shows a race. The host backend and the
+ * symbolic run follow the schedule through this one implementation.
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_RUNTIME_ASYNC_SCHEDULE_H
+#define THUNKY_RUNTIME_ASYNC_SCHEDULE_H
+
+#include "thunky-c/Plan.h"
+
+typedef struct ThunkyAsyncSchedule {
+  bool atDone;
+  uint32_t slots;                /* the plan's async execution ids */
+  bool *inFlight, *ranEarly;     /* per slot */
+  uint32_t *pending, numPending; /* start commands whose regions wait (at done) */
+} ThunkyAsyncSchedule;
+
+/* A schedule of `slots` slots, regions at their done when `atDone`; false
+ * when out of memory. Free with thunkyAsyncScheduleFree. */
+bool thunkyAsyncScheduleInit(ThunkyAsyncSchedule *s, uint32_t slots, bool atDone);
+void thunkyAsyncScheduleFree(ThunkyAsyncSchedule *s);
+
+/* Runs region `start` (an async start command), on the caller's terms. */
+typedef bool (*ThunkyRunRegion)(void *context, const ThunkyCommand *start);
+
+/* At async start `c`: runs its region now, or defers it to its done. False
+ * when the region fails, or with *why when the start is misused (its id in
+ * flight). */
+bool thunkyAsyncStart(ThunkyAsyncSchedule *s, const ThunkyPlan *plan, const ThunkyCommand *c,
+                      ThunkyRunRegion run, void *context, const char **why);
+/* At async done `c`: runs the regions due now, in order. False when one
+ * fails, or with *why when the done is misused (no start in flight). */
+bool thunkyAsyncDone(ThunkyAsyncSchedule *s, const ThunkyPlan *plan, const ThunkyCommand *c,
+                     ThunkyRunRegion run, void *context, const char **why);
+/* After a run: whether every region started was done; the schedule is
+ * ready for another run either way. */
+bool thunkyAsyncScheduleFinish(ThunkyAsyncSchedule *s);
+
+#endif /* THUNKY_RUNTIME_ASYNC_SCHEDULE_H */
