@@ -5,7 +5,9 @@
  * again on the same inputs: every output must be the same bit for bit, and
  * a module with no race must not gain one. A program whose outputs depend
  * on scratch it never wrote is skipped: it has no meaning to keep. Any difference aborts, with the
- * report of thunky-run --compare. One rank (no rendezvous to wait for when
+ * report of thunky-run --compare. The symbolic check (--kernels=symbolic)
+ * runs too: on whatever plans it must agree with itself, and where the
+ * fingerprint finds the optimized program the same, so must it. One rank (no rendezvous to wait for when
  * a fuzzed program's ranks diverge) and small limits keep an input cheap.
  *
  *===--------------------------------------------------------------------===*/
@@ -72,6 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int same = ok && sink ? thunkyCompareRuns(&thunkyHostBackend, &a, &a, inputs, sink, &error) : 2;
   if (same == 1)
     fail("a fingerprint run differs from itself", NULL, (MlirOperation){NULL});
+  if (ok && sink && thunkyCompareRuns(&thunkySymbolicBackend, &a, &a, inputs, sink, &error) == 1)
+    fail("a symbolic run differs from itself", NULL, (MlirOperation){NULL});
   /* A program that reads scratch it never wrote means nothing on a GPU,
    * and passes may give that scratch to other values: not comparable. */
   ThunkyRunSide dirty = a;
@@ -99,6 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (status == 2)
       fail("the optimized executable fails where the original runs", &error, module);
+    if (thunkyCompareRuns(&thunkySymbolicBackend, &a, &b, inputs, sink, &error) == 1) {
+      thunkyCompareRuns(&thunkySymbolicBackend, &a, &b, inputs, stderr, &error);
+      fail("the symbolic check finds a difference the fingerprint does not (above)", NULL, module);
+    }
     thunkyBufferDestroy(&bytes);
     mlirOperationDestroy(module);
   }
