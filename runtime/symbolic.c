@@ -310,10 +310,11 @@ static bool runCollective(State *s, const ThunkyCommand *c) {
         return false;
     }
   }
-  const ThunkyCollectiveBuffer *buffers = &s->plan->collectiveBuffers[col->buffers.first];
+  /* Indexed, not offset: a plan without collective buffers has a NULL array. */
   for (uint32_t r = 0; r < s->ranks; r++)
     for (uint32_t i = 0; i < n; i++)
-      if (!writePieces(s, r, buffers[i].dst, &s->results[r * n + i]))
+      if (!writePieces(s, r, s->plan->collectiveBuffers[col->buffers.first + i].dst,
+                       &s->results[r * n + i]))
         return false;
   return true;
 }
