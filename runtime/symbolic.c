@@ -418,7 +418,8 @@ static void heapPop(Write *heap, size_t *n) {
  * the first write over it: a sweep, O(n log n) for n writes however they
  * overlap. */
 static bool makeAtoms(Writes *w, Atoms *out) {
-  qsort(w->items, w->count, sizeof *w->items, byStart);
+  if (w->count) /* a loop that writes nothing has no array to sort */
+    qsort(w->items, w->count, sizeof *w->items, byStart);
   Write *heap = malloc((w->count + 1) * sizeof *heap);
   uint64_t *points = malloc((2 * w->count + 1) * sizeof *points);
   out->items = malloc((2 * w->count + 1) * sizeof *out->items);
