@@ -512,7 +512,8 @@ static void appendToSink(ProtobufCBuffer *buffer, size_t length, const uint8_t *
     s->callback(mlirStringRefCreate((const char *)data, length), s->userData);
     return;
   }
-  memcpy(s->chunk + s->used, data, length);
+  if (length) /* protobuf-c passes empty bytes fields with no data */
+    memcpy(s->chunk + s->used, data, length);
   s->used += length;
 }
 
