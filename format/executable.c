@@ -188,6 +188,17 @@ static bool readOutputs(ThunkyExecutable *exe, ThunkyError *error) {
                                                             : NULL;
   for (size_t i = 0; i < n; i++) {
     const OutputEntry *e = sorted[i];
+    /* A map: XLA writes each shape index once, and an export could not say
+     * which of two entries was meant. */
+    if (i && compareOutputs(&sorted[i - 1], &sorted[i]) == 0) {
+      char index[64] = "{";
+      size_t used = 1, count = e->shape_index ? e->shape_index->n_indexes : 0;
+      for (size_t k = 0; k < count && used < sizeof index - 24; k++)
+        used += (size_t)snprintf(index + used, sizeof index - used, "%s%" PRId64, k ? ", " : "",
+                                 e->shape_index->indexes[k]);
+      snprintf(index + used, sizeof index - used, "%s}", used < sizeof index - 24 ? "" : ", ...");
+      return thunkyErrorf(error, "output_info_map names shape index %s twice", index);
+    }
     /* An absent index reads as XLA reads it: allocation 0. */
     int64_t a = e->output_info ? e->output_info->allocation_index : 0;
     if (a < 0 || (uint64_t)a >= exe->numAllocations)
