@@ -589,13 +589,14 @@ static bool formalize(State *s, const ThunkyCommand *c, const Atoms *atoms, Form
  * which. An atom written before it is read (a temporary, an output
  * overwritten each time) is left out, so that one a rewrite removes (a copy
  * elided) does not change the function. */
-static void absorbCarried(State *s, const Formals *f, bool *carried, SymHash *function) {
+static void absorbCarried(State *s, const Formals *f, bool *carried, const bool *invariant,
+                          SymHash *function) {
   const Atoms *atoms = f->atoms;
   for (uint32_t r = 0; r < s->ranks; r++) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < atoms->count; i++) {
       size_t k = (size_t)r * atoms->count + i;
-      if ((carried[k] = symTermGet(s->memory, f->terms[k])->read))
+      if ((carried[k] = !invariant[k] && symTermGet(s->memory, f->terms[k])->read))
         f->work[n++] = (Named){f->names[k], 0, i};
     }
     qsort(f->work, n, sizeof *f->work, byKey);
@@ -622,34 +623,78 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
   symHashAdd(&function, (uint64_t)count);
   for (uint32_t r = 0; count < 0 && r < s->ranks; r++)
     symHashAddHash(&function, digest(s, r, c->loop.predicate));
+  size_t n = (size_t)s->ranks * atoms->count;
   Formals f = {0};
-  bool *carried = calloc((size_t)s->ranks * atoms->count + 1, sizeof *carried);
-  bool ok = (carried || outOfMemory(s)) && formalize(s, c, atoms, &f) &&
-            runList(s, c->loop.body) && (count >= 0 || runList(s, c->loop.condition));
+  bool *carried = calloc(n + 1, sizeof *carried), *invariant = calloc(n + 1, sizeof *invariant);
+  size_t *saved = malloc((n + 1) * sizeof *saved);
+  SymPieces before = {0};
+  bool ok = (carried && invariant && saved) || outOfMemory(s);
+  for (size_t k = 0; ok && k < n; k++) {
+    const Atom *a = &atoms->items[k % atoms->count];
+    saved[k] = before.count;
+    ok = copyPieces(s, (uint32_t)(k / atoms->count),
+                    (ThunkyPlanSlice){a->allocation, a->start, a->size}, 0, a->size, &before);
+  }
+  ok = ok && formalize(s, c, atoms, &f);
+  /* An atom the run leaves holding its own formal (untouched, or copied
+   * onto itself) is invariant: the run is done again with it holding what
+   * it holds, so that a rewrite that drops such a copy keeps the function. */
+  for (int pass = 0; ok && pass < 2; pass++) {
+    ok = runList(s, c->loop.body) && (count >= 0 || runList(s, c->loop.condition));
+    bool more = false;
+    for (size_t k = 0; ok && pass == 0 && k < n; k++) {
+      SymPieces now = {0};
+      const Atom *a = &atoms->items[k % atoms->count];
+      ok = copyPieces(s, (uint32_t)(k / atoms->count),
+                      (ThunkyPlanSlice){a->allocation, a->start, a->size}, 0, a->size, &now);
+      invariant[k] = ok && now.count == 1 && now.items[0].term == f.terms[k] &&
+                     now.items[0].offset == 0;
+      more |= invariant[k];
+      symPiecesFree(&now);
+    }
+    if (!ok || !more)
+      break;
+    for (size_t k = 0; ok && k < n; k++) {
+      const Atom *a = &atoms->items[k % atoms->count];
+      size_t end = k + 1 < n ? saved[k + 1] : before.count;
+      ok = invariant[k]
+               ? symWrite(s->memory, mapOf(s, (uint32_t)(k / atoms->count), a->allocation),
+                          a->start, before.items + saved[k], end - saved[k]) ||
+                     outOfMemory(s)
+               : writeOne(s, (uint32_t)(k / atoms->count),
+                          (ThunkyPlanSlice){a->allocation, a->start, a->size}, f.terms[k], 0);
+      symTermGet(s->memory, f.terms[k])->read = false;
+    }
+  }
   if (ok) {
-    absorbCarried(s, &f, carried, &function);
+    absorbCarried(s, &f, carried, invariant, &function);
     for (uint32_t r = 0; count < 0 && r < s->ranks; r++)
       symHashAddHash(&function, digest(s, r, c->loop.predicate));
   }
-  for (uint32_t r = 0; ok && r < s->ranks; r++)
-    for (uint32_t i = 0; ok && i < atoms->count; i++) {
-      size_t k = (size_t)r * atoms->count + i;
-      const Atom *a = &atoms->items[i];
-      SymHash h = function;
-      symHashAdd(&h, TAG_RESULT);
-      symHashAddHash(&h, f.names[k]);
-      if (!carried[k])
-        symHashAddHash(&h, atomDigest(s, r, a));
-      ok = writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size},
-                    unknown(s, h, c->thunk, UINT32_MAX), 0);
-    }
+  for (size_t k = 0; ok && k < n; k++) {
+    if (invariant[k])
+      continue; /* it holds what it held */
+    const Atom *a = &atoms->items[k % atoms->count];
+    SymHash h = function;
+    symHashAdd(&h, TAG_RESULT);
+    symHashAddHash(&h, f.names[k]);
+    if (!carried[k])
+      symHashAddHash(&h, atomDigest(s, (uint32_t)(k / atoms->count), a));
+    ok = writeOne(s, (uint32_t)(k / atoms->count),
+                  (ThunkyPlanSlice){a->allocation, a->start, a->size},
+                  unknown(s, h, c->thunk, UINT32_MAX), 0);
+  }
   formalsFree(&f);
-  free(carried);
+  symPiecesFree(&before);
+  free(carried), free(invariant), free(saved);
   return ok;
 }
 
-/* Conditional `c` as a function: each atom ends as a term of every rank's
- * index, its name, and what each branch, run from the formals, left in it. */
+/* Conditional `c` as a function. It runs once, so each branch runs from
+ * the state itself (restored between branches), not from formals: a branch
+ * that only rewrites what is there (a self-copy a pass removes) changes
+ * nothing. An atom every branch leaves the same keeps what they left; any
+ * other ends as a term of every rank's index and what each branch left. */
 static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
   const Atoms *atoms = atomsOf(s, c);
   if (!atoms)
@@ -658,30 +703,42 @@ static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
   for (uint32_t r = 0; r < s->ranks; r++)
     symHashAddHash(&index, digest(s, r, c->conditional.index));
   size_t n = (size_t)s->ranks * atoms->count;
-  uint32_t branches = c->conditional.branches.count;
-  Formals f = {0};
-  SymHash *results = malloc((n + 1) * sizeof *results);
-  bool ok = (results || outOfMemory(s)) && formalize(s, c, atoms, &f);
+  SymHash *results = malloc((n + 1) * sizeof *results), *first = malloc((n + 1) * sizeof *first);
+  size_t *saved = malloc((n + 1) * sizeof *saved); /* where atom k's pieces start */
+  bool *same = malloc((n + 1) * sizeof *same);
+  SymPieces before = {0};
+  bool ok = (results && first && saved && same) || outOfMemory(s);
   for (size_t k = 0; ok && k < n; k++) {
-    results[k] = index;
-    symHashAddHash(&results[k], f.names[k]);
+    const Atom *a = &atoms->items[k % atoms->count];
+    saved[k] = before.count;
+    ok = copyPieces(s, (uint32_t)(k / atoms->count),
+                    (ThunkyPlanSlice){a->allocation, a->start, a->size}, 0, a->size, &before);
   }
-  for (uint32_t b = 0; ok && b < branches; b++) {
-    ok = (b == 0 || writeFormals(s, &f)) &&
-         runList(s, (uint32_t)s->plan->ids[c->conditional.branches.first + b]);
-    for (uint32_t r = 0; ok && r < s->ranks; r++)
-      for (uint32_t i = 0; i < atoms->count; i++)
-        symHashAddHash(&results[(size_t)r * atoms->count + i],
-                       atomDigest(s, r, &atoms->items[i]));
-  }
-  for (uint32_t r = 0; ok && r < s->ranks; r++)
-    for (uint32_t i = 0; ok && i < atoms->count; i++) {
-      const Atom *a = &atoms->items[i];
-      ok = writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size},
-                    unknown(s, results[(size_t)r * atoms->count + i], c->thunk, UINT32_MAX), 0);
+  for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++) {
+    for (size_t k = 0; ok && b && k < n; k++) {
+      const Atom *a = &atoms->items[k % atoms->count];
+      size_t end = k + 1 < n ? saved[k + 1] : before.count;
+      ok = symWrite(s->memory, mapOf(s, (uint32_t)(k / atoms->count), a->allocation), a->start,
+                    before.items + saved[k], end - saved[k]) ||
+           outOfMemory(s);
     }
-  formalsFree(&f);
-  free(results);
+    ok = ok && runList(s, (uint32_t)s->plan->ids[c->conditional.branches.first + b]);
+    for (size_t k = 0; ok && k < n; k++) {
+      SymHash d = atomDigest(s, (uint32_t)(k / atoms->count), &atoms->items[k % atoms->count]);
+      if (!b)
+        results[k] = index, first[k] = d, same[k] = true;
+      same[k] &= d.lo == first[k].lo && d.hi == first[k].hi;
+      symHashAddHash(&results[k], d);
+    }
+  }
+  for (size_t k = 0; ok && k < n; k++) {
+    const Atom *a = &atoms->items[k % atoms->count];
+    ok = same[k] || writeOne(s, (uint32_t)(k / atoms->count),
+                             (ThunkyPlanSlice){a->allocation, a->start, a->size},
+                             unknown(s, results[k], c->thunk, UINT32_MAX), 0);
+  }
+  symPiecesFree(&before);
+  free(results), free(first), free(saved), free(same);
   return ok;
 }
 
