@@ -476,8 +476,46 @@ static const Atoms *atomsOf(State *s, const ThunkyCommand *c) {
   return atoms;
 }
 
+static ThunkyPlanSlice atomSlice(const Atom *a) {
+  return (ThunkyPlanSlice){a->allocation, a->start, a->size};
+}
+
 static SymHash atomDigest(State *s, uint32_t rank, const Atom *a) {
-  return digest(s, rank, (ThunkyPlanSlice){a->allocation, a->start, a->size});
+  return digest(s, rank, atomSlice(a));
+}
+
+/* What every atom of every rank (k = rank * count + atom) held, to put
+ * back between runs of a loop's body or a conditional's branches. */
+typedef struct Saved {
+  SymPieces pieces;
+  size_t *start; /* atom k's pieces are pieces[start[k], start[k + 1]) */
+} Saved;
+
+static bool saveAtoms(State *s, const Atoms *atoms, Saved *saved) {
+  size_t n = (size_t)s->ranks * atoms->count;
+  *saved = (Saved){{0}, malloc((n + 1) * sizeof *saved->start)};
+  if (!saved->start)
+    return outOfMemory(s);
+  for (size_t k = 0; k < n; k++) {
+    saved->start[k] = saved->pieces.count;
+    if (!copyPieces(s, (uint32_t)(k / atoms->count), atomSlice(&atoms->items[k % atoms->count]),
+                    0, atoms->items[k % atoms->count].size, &saved->pieces))
+      return false;
+  }
+  saved->start[n] = saved->pieces.count;
+  return true;
+}
+
+static bool restoreAtom(State *s, const Atoms *atoms, const Saved *saved, size_t k) {
+  const Atom *a = &atoms->items[k % atoms->count];
+  return symWrite(s->memory, mapOf(s, (uint32_t)(k / atoms->count), a->allocation), a->start,
+                  saved->pieces.items + saved->start[k], saved->start[k + 1] - saved->start[k]) ||
+         outOfMemory(s);
+}
+
+static void savedFree(Saved *saved) {
+  symPiecesFree(&saved->pieces);
+  free(saved->start);
 }
 
 typedef struct Named {
@@ -515,7 +553,7 @@ static bool writeFormals(State *s, const Formals *f) {
       const Atom *a = &atoms->items[i];
       uint32_t term = f->terms[(size_t)r * atoms->count + i];
       symTermGet(s->memory, term)->read = false;
-      if (!writeOne(s, r, (ThunkyPlanSlice){a->allocation, a->start, a->size}, term, 0))
+      if (!writeOne(s, r, atomSlice(a), term, 0))
         return false;
     }
   return true;
@@ -626,16 +664,9 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
   size_t n = (size_t)s->ranks * atoms->count;
   Formals f = {0};
   bool *carried = calloc(n + 1, sizeof *carried), *invariant = calloc(n + 1, sizeof *invariant);
-  size_t *saved = malloc((n + 1) * sizeof *saved);
-  SymPieces before = {0};
-  bool ok = (carried && invariant && saved) || outOfMemory(s);
-  for (size_t k = 0; ok && k < n; k++) {
-    const Atom *a = &atoms->items[k % atoms->count];
-    saved[k] = before.count;
-    ok = copyPieces(s, (uint32_t)(k / atoms->count),
-                    (ThunkyPlanSlice){a->allocation, a->start, a->size}, 0, a->size, &before);
-  }
-  ok = ok && formalize(s, c, atoms, &f);
+  Saved before = {0};
+  bool ok = ((carried && invariant) || outOfMemory(s)) && saveAtoms(s, atoms, &before) &&
+            formalize(s, c, atoms, &f);
   /* An atom the run leaves holding its own formal (untouched, or copied
    * onto itself) is invariant: the run is done again with it holding what
    * it holds, so that a rewrite that drops such a copy keeps the function. */
@@ -645,8 +676,7 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
     for (size_t k = 0; ok && pass == 0 && k < n; k++) {
       SymPieces now = {0};
       const Atom *a = &atoms->items[k % atoms->count];
-      ok = copyPieces(s, (uint32_t)(k / atoms->count),
-                      (ThunkyPlanSlice){a->allocation, a->start, a->size}, 0, a->size, &now);
+      ok = copyPieces(s, (uint32_t)(k / atoms->count), atomSlice(a), 0, a->size, &now);
       invariant[k] = ok && now.count == 1 && now.items[0].term == f.terms[k] &&
                      now.items[0].offset == 0;
       more |= invariant[k];
@@ -655,14 +685,9 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
     if (!ok || !more)
       break;
     for (size_t k = 0; ok && k < n; k++) {
-      const Atom *a = &atoms->items[k % atoms->count];
-      size_t end = k + 1 < n ? saved[k + 1] : before.count;
-      ok = invariant[k]
-               ? symWrite(s->memory, mapOf(s, (uint32_t)(k / atoms->count), a->allocation),
-                          a->start, before.items + saved[k], end - saved[k]) ||
-                     outOfMemory(s)
-               : writeOne(s, (uint32_t)(k / atoms->count),
-                          (ThunkyPlanSlice){a->allocation, a->start, a->size}, f.terms[k], 0);
+      ok = invariant[k] ? restoreAtom(s, atoms, &before, k)
+                        : writeOne(s, (uint32_t)(k / atoms->count),
+                                   atomSlice(&atoms->items[k % atoms->count]), f.terms[k], 0);
       symTermGet(s->memory, f.terms[k])->read = false;
     }
   }
@@ -681,12 +706,12 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
     if (!carried[k])
       symHashAddHash(&h, atomDigest(s, (uint32_t)(k / atoms->count), a));
     ok = writeOne(s, (uint32_t)(k / atoms->count),
-                  (ThunkyPlanSlice){a->allocation, a->start, a->size},
+                  atomSlice(a),
                   unknown(s, h, c->thunk, UINT32_MAX), 0);
   }
   formalsFree(&f);
-  symPiecesFree(&before);
-  free(carried), free(invariant), free(saved);
+  savedFree(&before);
+  free(carried), free(invariant);
   return ok;
 }
 
@@ -704,24 +729,12 @@ static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
     symHashAddHash(&index, digest(s, r, c->conditional.index));
   size_t n = (size_t)s->ranks * atoms->count;
   SymHash *results = malloc((n + 1) * sizeof *results), *first = malloc((n + 1) * sizeof *first);
-  size_t *saved = malloc((n + 1) * sizeof *saved); /* where atom k's pieces start */
   bool *same = malloc((n + 1) * sizeof *same);
-  SymPieces before = {0};
-  bool ok = (results && first && saved && same) || outOfMemory(s);
-  for (size_t k = 0; ok && k < n; k++) {
-    const Atom *a = &atoms->items[k % atoms->count];
-    saved[k] = before.count;
-    ok = copyPieces(s, (uint32_t)(k / atoms->count),
-                    (ThunkyPlanSlice){a->allocation, a->start, a->size}, 0, a->size, &before);
-  }
+  Saved before = {0};
+  bool ok = ((results && first && same) || outOfMemory(s)) && saveAtoms(s, atoms, &before);
   for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++) {
-    for (size_t k = 0; ok && b && k < n; k++) {
-      const Atom *a = &atoms->items[k % atoms->count];
-      size_t end = k + 1 < n ? saved[k + 1] : before.count;
-      ok = symWrite(s->memory, mapOf(s, (uint32_t)(k / atoms->count), a->allocation), a->start,
-                    before.items + saved[k], end - saved[k]) ||
-           outOfMemory(s);
-    }
+    for (size_t k = 0; ok && b && k < n; k++)
+      ok = restoreAtom(s, atoms, &before, k);
     ok = ok && runList(s, (uint32_t)s->plan->ids[c->conditional.branches.first + b]);
     for (size_t k = 0; ok && k < n; k++) {
       SymHash d = atomDigest(s, (uint32_t)(k / atoms->count), &atoms->items[k % atoms->count]);
@@ -731,14 +744,12 @@ static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
       symHashAddHash(&results[k], d);
     }
   }
-  for (size_t k = 0; ok && k < n; k++) {
-    const Atom *a = &atoms->items[k % atoms->count];
+  for (size_t k = 0; ok && k < n; k++)
     ok = same[k] || writeOne(s, (uint32_t)(k / atoms->count),
-                             (ThunkyPlanSlice){a->allocation, a->start, a->size},
+                             atomSlice(&atoms->items[k % atoms->count]),
                              unknown(s, results[k], c->thunk, UINT32_MAX), 0);
-  }
-  symPiecesFree(&before);
-  free(results), free(first), free(saved), free(same);
+  savedFree(&before);
+  free(results), free(first), free(same);
   return ok;
 }
 
