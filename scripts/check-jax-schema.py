@@ -769,6 +769,11 @@ class Report:
         self.differences = []
         self.stand_ins = []
         self.notes = []
+        # Upstream types that fields missing from the schema use, and that
+        # the schema does not define: their definitions go into the report,
+        # since the running jaxlib may be the only place they can be read.
+        self.needed_types = set()
+        self.definitions = []
 
 
 def is_reserved(message, number):
@@ -785,6 +790,8 @@ def compare_message(report, name, upstream, ours):
                 if is_reserved(ours, number) else ""
             report.differences.append("missing in schema: %s %s%s" % (
                 where, describe_field(theirs), reserved))
+            if theirs.type[0] != "scalar":
+                report.needed_types.add(theirs.type[1])
             continue
         compare_field(report, where, theirs, mine)
     for number in sorted(set(ours.fields) - set(upstream.fields)):
@@ -856,7 +863,43 @@ def compare_schemas(found, ours, schema_files):
     compare_definitions(report, upstream, ours)
     add_other_copies(report, found, ours)
     add_coverage_notes(report, upstream, ours, found, schema_files)
+    report.definitions = upstream_definitions(report.needed_types, upstream,
+                                              ours)
     return report
+
+
+def upstream_definitions(names, upstream, ours):
+    """The upstream definitions, as .proto text, of the given types and of
+    every type they use that the schema lacks, so that a missing field can
+    be added from the report alone."""
+    lines, seen = [], set()
+    pending = sorted(n for n in names if n not in ours.type_names())
+    while pending:
+        name = pending.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in upstream.enums:
+            enum = upstream.enums[name]
+            lines.append("enum %s {  // %s" % (name, enum.file))
+            lines += ["  %s = %d;" % (value, number)
+                      for number, value in sorted(enum.values.items())]
+        elif name in upstream.messages:
+            message = upstream.messages[name]
+            lines.append("message %s {  // %s" % (name, message.file))
+            for number in sorted(message.fields):
+                field = message.fields[number]
+                lines.append("  %s = %d;" % (describe_field(field), number))
+                used = field.type[1]
+                if field.type[0] != "scalar" and used not in ours.type_names():
+                    pending.append(used)
+            lines += ["  reserved %d to %d;" % r
+                      for r in message.reserved_ranges]
+        else:
+            lines.append("// %s: no upstream definition found" % name)
+            continue
+        lines.append("}")
+    return lines
 
 
 def add_other_copies(report, found, ours):
@@ -874,6 +917,7 @@ def add_other_copies(report, found, ours):
             schema_from_descriptor(copy, fdp)
             extra = Report()
             compare_definitions(extra, copy, ours)
+            report.needed_types |= extra.needed_types
             for kept, new in ((report.differences, extra.differences),
                               (report.stand_ins, extra.stand_ins),
                               (report.notes, extra.notes)):
@@ -958,6 +1002,10 @@ def format_report(schema_dir, paths, found, schema_files, report):
         lines.append("")
         lines.append("%s: %d" % (title, len(items)))
         lines += ["  " + item for item in items]
+    if report.definitions:
+        lines.append("")
+        lines.append("Upstream definitions of the types the missing fields use:")
+        lines += ["  " + line for line in report.definitions]
     return "\n".join(lines) + "\n"
 
 

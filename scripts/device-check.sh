@@ -22,7 +22,12 @@
 #      (build-runtime/jax-exports/, scripts/jax-exports.sh), loaded back
 #      into JAX (scripts/reload-jax-exports.py): their outputs must be the
 #      fixtures' bit for bit.
-#   4. Timing: the cases of 1 and 2 again, 100 runs each, while the budget
+#   4. What JAX users hold (scripts/make-jax-containers.py): a compilation
+#      cache, an XLA dump, serialize() pickles of the fixture programs, and
+#      executables for 8 absent GPUs through JAX's deviceless AOT path, with
+#      command buffers on and off; what thunky-container info says of each.
+#      They come back as OUT/jax-containers.tar.gz.
+#   5. Timing: the cases of 1 and 2 again, 100 runs each, while the budget
 #      lasts. Every case runs once first, so a slow case costs timings only.
 #
 # The device machine takes one command of at most 10 minutes and hands back
@@ -74,6 +79,11 @@ finish() {
     tar -czf "$out/jax-fixtures.tar.gz" -C "$jax" .
     bytes="$(stat -c %s "$out/jax-fixtures.tar.gz")"
     [ "$bytes" -lt 5000000 ] || { note "- FAIL: jax-fixtures.tar.gz is $bytes bytes (5 MB at most)"; status=1; }
+  fi
+  if [ -f "$work/containers/manifest.json" ]; then
+    tar -czf "$out/jax-containers.tar.gz" -C "$work/containers" --exclude=dump-all .
+    bytes="$(stat -c %s "$out/jax-containers.tar.gz")"
+    [ "$bytes" -lt 5000000 ] || { note "- FAIL: jax-containers.tar.gz is $bytes bytes (5 MB at most)"; status=1; }
   fi
   pack_logs
   files="$(find "$out" -type f | wc -l)"
@@ -241,6 +251,22 @@ for set in "${sets[@]}"; do
       --fixtures "$set" --exports "$exports" --report "$report"
   fi
 done
+
+note ""
+note "## What JAX users hold: a compilation cache, an XLA dump, serialize() pickles, deviceless AOT executables"
+containers="$work/containers"
+if [ $dry = 1 ]; then
+  note "- skipped: making caches, dumps, pickles and AOT executables needs JAX on a GPU"
+else
+  step jax-containers 240 python3 "$root/scripts/make-jax-containers.py" "$containers" --part-seconds 100
+  [ -f "$containers/manifest.json" ] && quote jax-containers
+  # What thunky makes of each today; the files themselves come back in
+  # jax-containers.tar.gz.
+  while read -r file; do
+    note "  - ${file#"$containers"/}: $(timeout 20 "$container" info "$file" < /dev/null 2>&1 | head -1)"
+  done < <(find "$containers/cache" "$containers/dump" "$containers/pickle" "$containers/aot" \
+             -type f ! -name '*.txt' ! -name '*.trees.pickle' 2>/dev/null | sort | head -60)
+fi
 
 note ""
 note "## Timings (100 runs each, while the budget lasts)"
