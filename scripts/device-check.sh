@@ -80,7 +80,7 @@ finish() {
     bytes="$(stat -c %s "$out/jax-fixtures.tar.gz")"
     [ "$bytes" -lt 5000000 ] || { note "- FAIL: jax-fixtures.tar.gz is $bytes bytes (5 MB at most)"; status=1; }
   fi
-  if [ -f "$work/containers/manifest.json" ]; then
+  if [ -d "$work/containers" ]; then
     tar -czf "$out/jax-containers.tar.gz" -C "$work/containers" --exclude=dump-all .
     bytes="$(stat -c %s "$out/jax-containers.tar.gz")"
     [ "$bytes" -lt 5000000 ] || { note "- FAIL: jax-containers.tar.gz is $bytes bytes (5 MB at most)"; status=1; }
@@ -265,7 +265,8 @@ else
   while read -r file; do
     note "  - ${file#"$containers"/}: $(timeout 20 "$container" info "$file" < /dev/null 2>&1 | head -1)"
   done < <(find "$containers/cache" "$containers/dump" "$containers/pickle" "$containers/aot" \
-             -type f ! -name '*.txt' ! -name '*.trees.pickle' 2>/dev/null | sort | head -60)
+             -maxdepth 1 -type f \( -name '*-cache' -o -name '*gpu_executable*' \
+             -o -name '*[a-z].pickle' -o -name '*.exe' \) ! -name '*.trees.pickle' 2>/dev/null | sort | head -60)
 fi
 
 note ""

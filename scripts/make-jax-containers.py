@@ -125,10 +125,10 @@ def part_dump(out):
     dump = os.path.join(out, "dump-all")
     jax, np = import_jax()
     configure_jax(jax)
-    report = {"programs": []}
+    report = {"compiled": []}
     for program in PROGRAMS:
         compile_program(jax, np, program, SEED)
-        report["programs"].append(program.name)
+        report["compiled"].append(program.name)
     kept = os.path.join(out, "dump")
     os.makedirs(kept, exist_ok=True)
     listing = files_under(dump)
@@ -429,6 +429,13 @@ def run_in_process(name, args, env):
     return result
 
 
+def failed_part(result):
+    """Whether a part failed as a whole or for any of its programs."""
+    programs = result.get("programs")
+    return "error" in result or (isinstance(programs, dict) and any(
+        isinstance(p, dict) and "error" in p for p in programs.values()))
+
+
 def drive(args):
     os.makedirs(args.out, exist_ok=True)
     manifest = {"parts": {}}
@@ -444,21 +451,20 @@ def drive(args):
                 "--xla_gpu_experimental_dump_gpu_executable=true", "")
             result = dict(run_in_process(name, args, env),
                           with_executable_dump_flag=result["error"])
-        if "error" in result and env.get("JAX_PLATFORMS") == "cpu":
+        if failed_part(result) and env.get("JAX_PLATFORMS") == "cpu":
             # Where the deviceless path needs the GPU platform loaded, the
             # same compile from a GPU process still targets absent GPUs.
             del env["JAX_PLATFORMS"]
             result = dict(run_in_process(name, args, env),
-                          under_jax_platforms_cpu=result["error"])
+                          under_jax_platforms_cpu=result)
         result["seconds"] = round(time.time() - started, 1)
-        failed |= "error" in result or any(
-            "error" in p for p in result.get("programs", {}).values()
-            if isinstance(p, dict))
+        failed |= failed_part(result)
         manifest["parts"][name] = result
+        # Written after every part, so that a run cut short keeps the rest.
+        with open(os.path.join(args.out, "manifest.json"), "w") as f:
+            json.dump(manifest, f, indent=1, sort_keys=True, default=repr)
         print("%s: %s (%.0f s)" % (name, "FAIL" if "error" in result else "done",
                                    result["seconds"]), flush=True)
-    with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=1, sort_keys=True)
     return EXIT_FAILED if failed else EXIT_OK
 
 
