@@ -188,8 +188,12 @@ bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
       fputs(" ", f);
       thunkyJsonWriteString(f, (const char *)name.data, name.size);
     }
-    fprintf(f, "\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}", e->rank,
-            e->stream, e->beginNs / 1e3, (e->endNs - e->beginNs) / 1e3);
+    /* XLA's thunk id lets the schedule model match a rewritten program's
+     * thunks to these measurements (thunky-run --backend model --measured). */
+    fprintf(f, "\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,"
+               "\"args\":{\"thunk\":%u,\"thunk_id\":%lld}}",
+            e->rank, e->stream, e->beginNs / 1e3, (e->endNs - e->beginNs) / 1e3, e->thunk,
+            e->thunk < plan->numThunks ? (long long)plan->thunks[e->thunk].id : 0LL);
   }
   fputs("\n]}\n", f);
   bool ok = !ferror(f);

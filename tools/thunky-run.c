@@ -18,8 +18,10 @@
 #include "thunky-c/Container.h"
 #include "thunky-c/Npy.h"
 #include "thunky-c/Plan.h"
+#include "thunky-c/Schedule.h"
 #include "thunky-c/Version.h"
 #include "run_report.h"
+#include "schedule_report.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -55,14 +57,25 @@ static const char usage[] =
     "                         compare every output of every rank bit for bit; exit 0 same,\n"
     "                         1 different (naming the output and the first divergent\n"
     "                         thunk), 2 error; without inputs, as with --seed 1\n"
+    "                         (model: predict OTHER too, and print the difference)\n"
     "  --check-async          host: run every async region at its start, then at its done, and\n"
     "                         compare as --compare does (a race shows as a difference)\n"
     "  --schedule start|done  host: when an async region runs (start, the default)\n"
     "  --scratch-byte N       host: fill scratch allocations with byte N (0-255) before\n"
     "                         running, not zeros: outputs that change read scratch\n"
     "                         bytes nothing wrote\n"
-    "  --backend host|cuda    where to run (host: the reference backend); an option\n"
-    "                         for the other backend is refused\n"
+    "  --backend host|cuda|model\n"
+    "                         where to run (host: the reference backend); model: no\n"
+    "                         run, a prediction of where a step's time goes on a GPU\n"
+    "                         (docs/schedule.md); an option for another backend is refused\n"
+    "  --device FILE          model: the GPU, as `key = value` lines (default an H200)\n"
+    "  --measured TRACE       model: thunk durations from a --trace of a cuda run, of this\n"
+    "                         program or the one it was rewritten from (by XLA thunk id)\n"
+    "  --loop-trips N         model: iterations of a while loop with no known trip count (1)\n"
+    "  --branch N             model: the branch every conditional takes (default: its\n"
+    "                         costliest)\n"
+    "  --json FILE            model: the prediction as JSON\n"
+    "  --svg FILE             model: the predicted timeline as an SVG picture\n"
     "  --ranks N              ranks: simulated (host) or GPUs (cuda); default 1\n"
     "  --partitions N         of the ranks, partitions per replica; default 1\n"
     "  --library LIB.so       host kernels and custom calls to register (repeatable)\n"
@@ -91,6 +104,9 @@ static const char usage[] =
 
 typedef struct {
   const char *executable, *backend, *outputDir, *trace, *ncclId, *compare;
+  const char *device, *measured, *json, *svg;
+  uint64_t loopTrips;
+  int64_t branch;
   const char *inputs[256], *libraries[32];
   int numInputs, numLibraries;
   uint32_t ranks, partitions, repeat, profileTop, timeout;
@@ -98,7 +114,8 @@ typedef struct {
   ThunkyLimits limits;
   bool print, profile, cudaGraph, fingerprint, symbolic, hasSeed, checkAsync, asyncAtDone;
   uint8_t scratchByte;
-  const char *hostOnly, *cudaOnly; /* an option given that applies to one backend */
+  const char *hostOnly, *cudaOnly, *modelOnly; /* an option that applies to one backend */
+  const char *runOnly; /* an option for a run (inputs, outputs), which a model has not */
 } Options;
 
 static void vreport(const char *fmt, va_list args) {
@@ -149,7 +166,8 @@ static const char *const valueOptions[] = {
     "--backend", "--ranks", "--partitions", "--repeat", "--max-iterations",
     "--max-host-memory", "--max-thunks", "--max-allocation-bytes", "--max-allocations",
     "--max-decoded-bytes", "--max-nesting", "--library", "-o", "--trace", "--nccl-id",
-    "--compare", "--seed", "--scratch-byte", "--schedule", "--kernels", "--timeout", NULL};
+    "--compare", "--seed", "--scratch-byte", "--schedule", "--kernels", "--timeout",
+    "--device", "--measured", "--loop-trips", "--branch", "--json", "--svg", NULL};
 static const char *const flagOptions[] = {"--print", "--cuda-graph", "--check-async",
                                           "--profile", "--help", "--version", NULL};
 
@@ -208,14 +226,31 @@ static bool takeOption(Options *o, const char *a, const char *value) {
   uint64_t n;
   ThunkyError why;
   if (!strcmp(a, "--backend")) {
-    if (strcmp(value, "host") && strcmp(value, "cuda"))
-      return bad("--backend: '%s' is not a backend (host or cuda)", value);
+    if (strcmp(value, "host") && strcmp(value, "cuda") && strcmp(value, "model"))
+      return bad("--backend: '%s' is not a backend (host, cuda or model)", value);
     o->backend = value;
+  } else if (!strcmp(a, "--device") || !strcmp(a, "--measured") || !strcmp(a, "--json") ||
+             !strcmp(a, "--svg")) {
+    *(!strcmp(a, "--device")     ? &o->device
+      : !strcmp(a, "--measured") ? &o->measured
+      : !strcmp(a, "--json")     ? &o->json
+                                 : &o->svg) = value;
+    o->modelOnly = a;
+  } else if (!strcmp(a, "--loop-trips")) {
+    if (!countOption(a, value, 1, UINT32_MAX, &o->loopTrips))
+      return false;
+    o->modelOnly = a;
+  } else if (!strcmp(a, "--branch")) {
+    if (!countOption(a, value, 0, UINT32_MAX, &n))
+      return false;
+    o->branch = (int64_t)n, o->modelOnly = a;
   } else if (!strcmp(a, "--ranks") || !strcmp(a, "--partitions") || !strcmp(a, "--repeat")) {
     if (!countOption(a, value, 1, strcmp(a, "--repeat") ? 4096 : UINT32_MAX, &n))
       return false;
     *(!strcmp(a, "--ranks") ? &o->ranks : !strcmp(a, "--partitions") ? &o->partitions
                                                                      : &o->repeat) = (uint32_t)n;
+    if (!strcmp(a, "--repeat"))
+      o->runOnly = a;
   } else if (!strcmp(a, "--max-iterations")) {
     if (!countOption(a, value, 0, UINT64_MAX, &o->maxIterations))
       return false;
@@ -232,7 +267,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
       return bad("--library: at most 32 libraries; '%s' is one more", value);
     o->libraries[o->numLibraries++] = value;
   } else if (!strcmp(a, "-o")) {
-    o->outputDir = value;
+    o->outputDir = value, o->runOnly = a;
   } else if (!strcmp(a, "--trace")) {
     o->trace = value;
   } else if (!strcmp(a, "--timeout")) {
@@ -246,7 +281,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
   } else if (!strcmp(a, "--seed")) {
     if (!countOption(a, value, 0, UINT64_MAX, &o->seed))
       return false;
-    o->hasSeed = true;
+    o->hasSeed = true, o->runOnly = a;
   } else if (!strcmp(a, "--scratch-byte")) {
     if (!countOption(a, value, 0, 255, &n))
       return false;
@@ -266,7 +301,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
       return false;
     o->profile = true, o->profileTop = value ? (uint32_t)n : o->profileTop;
   } else if (!strcmp(a, "--print")) {
-    o->print = true;
+    o->print = true, o->runOnly = a;
   } else if (!strcmp(a, "--cuda-graph")) {
     o->cudaGraph = true, o->cudaOnly = a;
   } else if (!strcmp(a, "--check-async")) {
@@ -277,7 +312,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
 
 static bool parseOptions(int argc, char **argv, Options *o) {
   *o = (Options){.backend = "host", .ranks = 1, .partitions = 1, .repeat = 1,
-                 .profileTop = 10, .maxIterations = 1000000, .timeout = 300,
+                 .profileTop = 10, .maxIterations = 1000000, .timeout = 300, .branch = -1,
                  .maxHostMemory = defaultHostMemory(), .limits = thunkyLimitsDefault()};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -311,12 +346,19 @@ static bool parseOptions(int argc, char **argv, Options *o) {
   }
   if (!o->executable)
     return bad("no EXECUTABLE given (--help shows the usage)");
-  bool host = !strcmp(o->backend, "host");
-  if (host && o->cudaOnly)
-    return bad("%s applies to --backend cuda only, and this run is on host", o->cudaOnly);
+  bool host = !strcmp(o->backend, "host"), model = !strcmp(o->backend, "model");
+  if (strcmp(o->backend, "cuda") && o->cudaOnly)
+    return bad("%s applies to --backend cuda only, and this run is on %s", o->cudaOnly,
+               o->backend);
   if (!host && o->hostOnly)
     return bad("%s applies to --backend host only, and this run is on %s", o->hostOnly,
                o->backend);
+  if (!model && o->modelOnly)
+    return bad("%s applies to --backend model only, and this run is on %s", o->modelOnly,
+               o->backend);
+  if (model && (o->runOnly || o->numInputs))
+    return bad("%s: --backend model runs nothing, so it takes no inputs, --seed, -o, "
+               "--print or --repeat", o->runOnly ? o->runOnly : o->inputs[0]);
   if (o->ranks % o->partitions)
     return bad("--ranks %u cannot be split into --partitions of %u (a divisor of the ranks)",
                o->ranks, o->partitions);
@@ -547,6 +589,59 @@ static int compare(const Options *o, const ThunkyBackendOps *backend, const Thun
   return status;
 }
 
+/* The schedule of one program, on the model's terms. */
+static bool predictOne(const Options *o, const char *path, const ThunkyDeviceModel *device,
+                       ThunkyPlan **plan, ThunkySchedule **schedule, ThunkyError *error) {
+  if (!loadPlan(path, &o->limits, plan, error))
+    return false;
+  double *measured = NULL;
+  uint32_t matched = 0;
+  if (o->measured) {
+    if (!(measured = malloc(((*plan)->numThunks + 1) * sizeof *measured)))
+      return thunkyErrorf(error, "out of memory");
+    if (!thunkyMeasuredDurationsRead(o->measured, *plan, measured, &matched, error)) {
+      free(measured);
+      return false;
+    }
+    if (!matched)
+      fprintf(stderr, "thunky-run: %s: no thunk of %s is in it; every duration is modelled\n",
+              o->measured, path);
+  }
+  ThunkyScheduleOptions options = {.device = device, .measuredNs = measured,
+                                   .ranks = o->ranks, .loopTrips = o->loopTrips,
+                                   .branch = o->branch};
+  bool ok = thunkyScheduleCreate(*plan, &options, schedule, error) ||
+            thunkyErrorContext(error, "%s", path);
+  free(measured);
+  return ok;
+}
+
+/* --backend model: a prediction, no run. */
+static int predict(const Options *o) {
+  ThunkyError error = {{0}};
+  ThunkyDeviceModel device = thunkyDeviceModelH200();
+  ThunkyPlan *plan = NULL, *other = NULL;
+  ThunkySchedule *schedule = NULL, *otherSchedule = NULL;
+  bool ok = (!o->device || thunkyDeviceModelRead(o->device, &device, &error)) &&
+            predictOne(o, o->executable, &device, &plan, &schedule, &error) &&
+            (!o->compare || predictOne(o, o->compare, &device, &other, &otherSchedule, &error));
+  if (ok && o->compare)
+    thunkyPrintScheduleComparison(stdout, o->executable, plan, schedule, o->compare, other,
+                                  otherSchedule);
+  else if (ok)
+    thunkyPrintSchedule(stdout, plan, schedule, &device, o->profile ? o->profileTop : 5);
+  ok = ok && (!o->json || thunkyWriteScheduleJson(o->json, plan, schedule, &device, &error)) &&
+       (!o->svg || thunkyWriteScheduleSvg(o->svg, plan, schedule, &error)) &&
+       (!o->trace || thunkyWriteScheduleTrace(o->trace, plan, schedule, &error));
+  if (!ok)
+    fail("%s", error.message);
+  thunkyScheduleDestroy(schedule);
+  thunkyScheduleDestroy(otherSchedule);
+  thunkyPlanDestroy(plan);
+  thunkyPlanDestroy(other);
+  return ok ? 0 : 2;
+}
+
 int main(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; i++) {
@@ -575,6 +670,8 @@ int main(int argc, char **argv) {
   }
   if (!parseOptions(argc, argv, &o))
     return 2;
+  if (!strcmp(o.backend, "model"))
+    return predict(&o);
   if (o.symbolic && (o.numInputs || o.hasSeed))
     return fail("--kernels=symbolic: every parameter is a symbol, so a run takes no inputs "
                 "and no --seed"), 2;

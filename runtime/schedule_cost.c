@@ -1,0 +1,228 @@
+/*===- schedule_cost.c - how long one operation takes, modelled -----------===*
+ *
+ * A roofline per operation: the bytes it moves over the memory's bandwidth,
+ * or the arithmetic a GEMM does over the peak for its types, whichever is
+ * longer, and never less than the shortest operation the device runs.
+ * Collectives take alpha-beta costs for the ring algorithms NCCL uses on one
+ * node. docs/schedule.md gives every figure and assumption with its source.
+ *
+ *===--------------------------------------------------------------------===*/
+#include "thunky-c/Schedule.h"
+
+#include "thunky-c/ElementTypes.h"
+#include "thunky-c/Executable.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+ThunkyDeviceModel thunkyDeviceModelH200(void) {
+  ThunkyDeviceModel d = {
+      .name = "H200 SXM",
+      .memoryBytesPerSecond = 4.8e12,
+      .hostLinkBytesPerSecond = 64e9,     /* PCIe Gen5 x16, one direction */
+      .interconnectBytesPerSecond = 450e9, /* NVLink: 900 GB/s both ways */
+      .interconnectLatencyNs = 1000,
+      .launchNs = 2500,
+      .kernelMinNs = 1500,
+  };
+  d.flopsPerSecond[THUNKY_FLOPS_F64] = 67e12;
+  d.flopsPerSecond[THUNKY_FLOPS_F32] = 67e12;
+  d.flopsPerSecond[THUNKY_FLOPS_TF32] = 494.5e12;
+  d.flopsPerSecond[THUNKY_FLOPS_F16] = 989.5e12;
+  d.flopsPerSecond[THUNKY_FLOPS_F8] = 1979e12;
+  return d;
+}
+
+typedef struct {
+  const char *key;
+  size_t offset;
+} DeviceKey;
+
+#define FIELD(f) offsetof(ThunkyDeviceModel, f)
+static const DeviceKey deviceKeys[] = {
+    {"memory_bandwidth", FIELD(memoryBytesPerSecond)},
+    {"host_link_bandwidth", FIELD(hostLinkBytesPerSecond)},
+    {"interconnect_bandwidth", FIELD(interconnectBytesPerSecond)},
+    {"interconnect_latency_ns", FIELD(interconnectLatencyNs)},
+    {"f64_flops", FIELD(flopsPerSecond[THUNKY_FLOPS_F64])},
+    {"f32_flops", FIELD(flopsPerSecond[THUNKY_FLOPS_F32])},
+    {"tf32_flops", FIELD(flopsPerSecond[THUNKY_FLOPS_TF32])},
+    {"f16_flops", FIELD(flopsPerSecond[THUNKY_FLOPS_F16])},
+    {"f8_flops", FIELD(flopsPerSecond[THUNKY_FLOPS_F8])},
+    {"launch_ns", FIELD(launchNs)},
+    {"kernel_min_ns", FIELD(kernelMinNs)},
+};
+#undef FIELD
+
+static char *trim(char *s) {
+  while (*s == ' ' || *s == '\t')
+    s++;
+  char *end = s + strlen(s);
+  while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
+    *--end = 0;
+  return s;
+}
+
+static bool readDeviceLine(char *text, ThunkyDeviceModel *d, const char *path, unsigned line,
+                           ThunkyError *error) {
+  char *hash = strchr(text, '#');
+  if (hash)
+    *hash = 0;
+  char *s = trim(text);
+  if (!*s)
+    return true;
+  char *equals = strchr(s, '=');
+  if (!equals)
+    return thunkyErrorf(error, "%s:%u: expected 'key = value', got '%.60s'", path, line, s);
+  *equals = 0;
+  char *key = trim(s), *value = trim(equals + 1);
+  if (!strcmp(key, "name")) {
+    snprintf(d->name, sizeof d->name, "%s", value);
+    return true;
+  }
+  for (size_t i = 0; i < sizeof deviceKeys / sizeof *deviceKeys; i++) {
+    if (strcmp(key, deviceKeys[i].key))
+      continue;
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    /* Zero latency or launch time is a legitimate idealization; a zero rate
+     * would divide by zero. */
+    bool isTime = strstr(key, "_ns") != NULL;
+    if (end == value || *end || errno || !isfinite(v) || v < 0 || (!isTime && v == 0))
+      return thunkyErrorf(error, "%s:%u: %s: '%s' is not a %s number", path, line, key, value,
+                          isTime ? "non-negative" : "positive");
+    *(double *)((char *)d + deviceKeys[i].offset) = v;
+    return true;
+  }
+  return thunkyErrorf(error, "%s:%u: unknown key '%s' (docs/schedule.md lists the keys)", path,
+                      line, key);
+}
+
+bool thunkyDeviceModelRead(const char *path, ThunkyDeviceModel *d, ThunkyError *error) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return thunkyErrorf(error, "cannot read device description %s: %s", path, strerror(errno));
+  *d = thunkyDeviceModelH200();
+  char text[512];
+  unsigned line = 0;
+  bool ok = true;
+  while (ok && fgets(text, sizeof text, f)) {
+    line++;
+    if (!strchr(text, '\n') && !feof(f))
+      ok = thunkyErrorf(error, "%s:%u: line longer than %zu bytes", path, line, sizeof text - 2);
+    else
+      ok = readDeviceLine(text, d, path, line, error);
+  }
+  fclose(f);
+  return ok;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* Bytes moved: a slice read and written is moved twice. */
+static double accessedBytes(const ThunkyPlan *plan, uint32_t thunk) {
+  double bytes = 0;
+  ThunkyRange r = plan->thunks[thunk].accesses;
+  for (uint32_t k = r.first; k < r.first + r.count; k++)
+    bytes += (double)plan->accesses[k].slice.size *
+             (plan->accesses[k].access == THUNKY_ACCESS_READ_WRITE ? 2 : 1);
+  return bytes;
+}
+
+static double onMemory(double bytes, const ThunkyDeviceModel *d) {
+  return bytes / d->memoryBytesPerSecond * 1e9;
+}
+
+static ThunkyFlopsKind gemmFlopsKind(const ThunkyPlanGemm *g) {
+  switch (g->compute) {
+  case THUNKY_GEMM_COMPUTE_F64:
+    return THUNKY_FLOPS_F64;
+  case THUNKY_GEMM_COMPUTE_F32:
+    return THUNKY_FLOPS_F32;
+  case THUNKY_GEMM_COMPUTE_TF32_AS_F32:
+    return THUNKY_FLOPS_TF32;
+  default:
+    break;
+  }
+  uint32_t bits = thunkyElementBits(g->lhsType);
+  return bits && bits <= 8 ? THUNKY_FLOPS_F8 : THUNKY_FLOPS_F16;
+}
+
+static double gemmNs(const ThunkyPlan *plan, const ThunkyPlanGemm *g, uint32_t thunk,
+                     const ThunkyDeviceModel *d) {
+  const ThunkyMatrixLayout *lhs = &g->lhsLayout, *out = &g->outLayout;
+  /* k is the lhs dimension that is not the output's rows. */
+  double m = (double)out->rows, n = (double)out->cols;
+  double k = (double)(lhs->transposed ? lhs->rows : lhs->cols);
+  double flops = 2.0 * m * n * k * (double)(out->batch ? out->batch : 1);
+  if (thunkyElementKind(g->outType) == THUNKY_KIND_COMPLEX)
+    flops *= 4; /* a complex multiply-add is four real ones */
+  double compute = flops / d->flopsPerSecond[gemmFlopsKind(g)] * 1e9;
+  double memory = onMemory(accessedBytes(plan, thunk), d);
+  return compute > memory ? compute : memory;
+}
+
+static uint32_t groupSize(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks) {
+  if (!c->groups.count)
+    return ranks ? ranks : 1;
+  return plan->groups[c->groups.first].count;
+}
+
+/* Ring algorithms over n ranks, each holding `bytes` (its input). */
+static double collectiveNs(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
+                           const ThunkyDeviceModel *d) {
+  double bytes = 0;
+  for (uint32_t b = c->buffers.first; b < c->buffers.first + c->buffers.count; b++)
+    bytes += (double)plan->collectiveBuffers[b].src.size;
+  double n = c->kind == THUNKY_COLLECTIVE_PERMUTE ? 2 : groupSize(plan, c, ranks);
+  if (n <= 1)
+    return onMemory(2 * bytes, d); /* a copy from input to output */
+  double bw = d->interconnectBytesPerSecond / 1e9, lat = d->interconnectLatencyNs;
+  switch (c->kind) {
+  case THUNKY_COLLECTIVE_ALL_REDUCE: /* reduce-scatter, then all-gather */
+    return 2 * (n - 1) / n * bytes / bw + 2 * (n - 1) * lat;
+  case THUNKY_COLLECTIVE_ALL_GATHER: /* each rank receives every other input */
+    return (n - 1) * bytes / bw + (n - 1) * lat;
+  case THUNKY_COLLECTIVE_REDUCE_SCATTER:
+  case THUNKY_COLLECTIVE_ALL_TO_ALL:
+    return (n - 1) / n * bytes / bw + (n - 1) * lat;
+  case THUNKY_COLLECTIVE_BROADCAST: /* pipelined along the ring */
+    return bytes / bw + (n - 1) * lat;
+  default: /* permute: one send and one receive */
+    return bytes / bw + lat;
+  }
+}
+
+double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
+                             const ThunkyDeviceModel *d, uint32_t ranks) {
+  const ThunkyCommand *c = &plan->commands[command];
+  double ns;
+  switch (c->kind) {
+  case THUNKY_CMD_MEMZERO:
+    ns = onMemory((double)c->memzero.dst.size, d);
+    break;
+  case THUNKY_CMD_MEMSET32:
+    ns = onMemory((double)c->memset32.dst.size, d);
+    break;
+  case THUNKY_CMD_COPY:
+    ns = c->copy.direction == THUNKY_COPY_DEVICE_TO_DEVICE
+             ? onMemory(2.0 * (double)c->copy.dst.size, d)
+             : (double)c->copy.dst.size / d->hostLinkBytesPerSecond * 1e9;
+    break;
+  case THUNKY_CMD_GEMM:
+    ns = gemmNs(plan, &plan->gemms[c->gemm.gemm], c->thunk, d);
+    break;
+  case THUNKY_CMD_COLLECTIVE:
+    ns = collectiveNs(plan, &plan->collectives[c->collective.collective], ranks, d);
+    break;
+  default: /* kernels, custom calls, ids and opaque thunks: memory bound */
+    ns = onMemory(accessedBytes(plan, c->thunk), d);
+    break;
+  }
+  return ns > d->kernelMinNs ? ns : d->kernelMinNs;
+}

@@ -1,0 +1,359 @@
+/*===- schedule_report.c - what thunky-run --backend model prints ---------===*/
+#include "schedule_report.h"
+
+#include "run_report.h"
+#include "thunky-c/Json.h"
+#include "thunky-c/Timeline.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double us(uint64_t ns) { return (double)ns / 1e3; }
+
+static double share(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void laneName(const ThunkySchedule *s, uint32_t lane, char *out, size_t size) {
+  if (!lane)
+    snprintf(out, size, "main stream");
+  else
+    snprintf(out, size, "%s stream %lld", s->laneCommunication[lane] ? "communication" : "computation",
+             (long long)s->laneStreams[lane]);
+}
+
+typedef struct {
+  uint32_t thunk;
+  uint64_t ns;
+} ThunkTotal;
+
+static int byTotalDescending(const void *a, const void *b) {
+  const ThunkTotal *x = a, *y = b;
+  return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : (x->thunk > y->thunk) - (x->thunk < y->thunk);
+}
+
+static int eventByLengthDescending(const void *a, const void *b) {
+  const ThunkyScheduleEvent *x = a, *y = b;
+  uint64_t dx = x->endNs - x->beginNs, dy = y->endNs - y->beginNs;
+  return dx != dy ? (dx < dy ? 1 : -1) : (x->beginNs > y->beginNs) - (x->beginNs < y->beginNs);
+}
+
+static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+                              uint32_t top) {
+  if (s->eventsDropped || !s->criticalPathLength) {
+    fprintf(out, "critical path: not traced (%s)\n",
+            s->eventsDropped ? "more operations than events kept" : "nothing ran");
+    return;
+  }
+  ThunkyScheduleEvent *path = malloc(s->criticalPathLength * sizeof *path);
+  if (!path)
+    return;
+  uint64_t busy = 0;
+  for (size_t i = 0; i < s->criticalPathLength; i++) {
+    path[i] = s->events[s->criticalPath[i]];
+    busy += path[i].endNs - path[i].beginNs;
+  }
+  fprintf(out, "critical path: %zu operations, %.3f us of device time (%.1f%% of the step; "
+               "the rest is issue and waits); the longest:\n",
+          s->criticalPathLength, us(busy), share(busy, s->stepNs));
+  qsort(path, s->criticalPathLength, sizeof *path, eventByLengthDescending);
+  for (size_t i = 0; i < s->criticalPathLength && i < top; i++) {
+    char name[160], lane[40];
+    thunkyPlanThunkName(plan, path[i].thunk, name, sizeof name);
+    laneName(s, path[i].lane, lane, sizeof lane);
+    fprintf(out, "  %-56.56s %10.3f us  at %10.3f us on %s\n", name,
+            us(path[i].endNs - path[i].beginNs), us(path[i].beginNs), lane);
+  }
+  free(path);
+}
+
+static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+                           uint32_t top) {
+  ThunkTotal *totals = malloc((plan->numThunks + 1) * sizeof *totals);
+  if (!totals)
+    return;
+  uint64_t all = 0;
+  size_t n = 0;
+  for (uint32_t t = 0; t < plan->numThunks; t++)
+    if (s->thunkRuns[t]) {
+      totals[n++] = (ThunkTotal){t, s->thunkNs[t]};
+      all += s->thunkNs[t];
+    }
+  qsort(totals, n, sizeof *totals, byTotalDescending);
+  fprintf(out, "device time: %.3f us over %zu thunks; the most:\n", us(all), n);
+  for (size_t i = 0; i < n && i < top; i++) {
+    char name[160];
+    uint32_t t = totals[i].thunk;
+    thunkyPlanThunkName(plan, t, name, sizeof name);
+    fprintf(out, "  %-56.56s %10.3f us  %6.1f%%  %llu run(s), %s\n", name, us(totals[i].ns),
+            share(totals[i].ns, all), (unsigned long long)s->thunkRuns[t],
+            s->thunkSource[t] == THUNKY_DURATION_MEASURED ? "measured" : "modelled");
+  }
+  free(totals);
+}
+
+void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+                         const ThunkyDeviceModel *device, uint32_t top) {
+  uint32_t measured = 0, ran = 0;
+  for (uint32_t t = 0; t < plan->numThunks; t++)
+    if (s->thunkRuns[t])
+      ran++, measured += s->thunkSource[t] == THUNKY_DURATION_MEASURED;
+  fprintf(out, "predicted step: %.3f us on %s (%u thunks ran: %u measured, %u modelled)\n",
+          us(s->stepNs), device->name, ran, measured, ran - measured);
+  fprintf(out, "host: issued %llu operations, the last at %.3f us\n",
+          (unsigned long long)s->issued, us(s->hostNs));
+  fprintf(out, "streams:\n");
+  for (uint32_t l = 0; l < s->numLanes; l++) {
+    char lane[40];
+    laneName(s, l, lane, sizeof lane);
+    fprintf(out, "  %-26s busy %12.3f us  %5.1f%%\n", lane, us(s->laneBusyNs[l]),
+            share(s->laneBusyNs[l], s->stepNs));
+  }
+  fprintf(out, "async regions: %zu\n", s->numWindows);
+  for (size_t i = 0; i < s->numWindows; i++) {
+    const ThunkyAsyncWindow *w = &s->windows[i];
+    char name[160], lane[40];
+    thunkyPlanThunkName(plan, w->thunk, name, sizeof name);
+    laneName(s, w->lane, lane, sizeof lane);
+    fprintf(out, "  %s on %s%s: ran %llu time(s); own %.3f us, window %.3f us beside %llu "
+                 "operation(s), exposed %.3f us\n",
+            name, lane, w->communication ? ", communication" : "", (unsigned long long)w->runs,
+            us(w->ownNs), us(w->windowNs), (unsigned long long)w->besideOps, us(w->exposedNs));
+  }
+  fprintf(out, "exposed communication: %.3f us (%.1f%% of the step)\n",
+          us(s->exposedCommunicationNs), share(s->exposedCommunicationNs, s->stepNs));
+  printCriticalPath(out, plan, s, top);
+  printTopThunks(out, plan, s, top);
+  if (s->assumedLoops)
+    fprintf(out, "assumed: %llu while loop run(s) with no known trip count took --loop-trips "
+                 "iterations\n", (unsigned long long)s->assumedLoops);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static bool finish(FILE *f, const char *partial, const char *path, ThunkyError *error) {
+  bool ok = !ferror(f);
+  ok = fclose(f) == 0 && ok && rename(partial, path) == 0;
+  if (!ok) {
+    remove(partial);
+    return thunkyErrorf(error, "cannot write %s: %s", path, strerror(errno));
+  }
+  return true;
+}
+
+static FILE *start(const char *path, char *partial, size_t size, ThunkyError *error) {
+  snprintf(partial, size, "%s.partial", path);
+  FILE *f = fopen(partial, "w");
+  if (!f)
+    thunkyErrorf(error, "cannot write %s: %s", path, strerror(errno));
+  return f;
+}
+
+static void jsonName(FILE *f, const ThunkyPlan *plan, uint32_t thunk) {
+  char name[160];
+  thunkyPlanThunkName(plan, thunk, name, sizeof name);
+  fputc('"', f);
+  thunkyJsonWriteString(f, name, strlen(name));
+  fputc('"', f);
+}
+
+bool thunkyWriteScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
+                             const ThunkyDeviceModel *device, ThunkyError *error) {
+  char partial[4096];
+  FILE *f = start(path, partial, sizeof partial, error);
+  if (!f)
+    return false;
+  fputs("{\"device\":\"", f);
+  thunkyJsonWriteString(f, device->name, strlen(device->name));
+  fprintf(f, "\",\n\"step_ns\":%llu,\n\"host_ns\":%llu,\n\"issued\":%llu,\n"
+             "\"exposed_communication_ns\":%llu,\n\"assumed_loops\":%llu,\n\"lanes\":[",
+          (unsigned long long)s->stepNs, (unsigned long long)s->hostNs,
+          (unsigned long long)s->issued, (unsigned long long)s->exposedCommunicationNs,
+          (unsigned long long)s->assumedLoops);
+  for (uint32_t l = 0; l < s->numLanes; l++)
+    fprintf(f, "%s\n {\"lane\":%u,\"stream\":%lld,\"communication\":%s,\"busy_ns\":%llu}",
+            l ? "," : "", l, (long long)s->laneStreams[l],
+            s->laneCommunication[l] ? "true" : "false", (unsigned long long)s->laneBusyNs[l]);
+  fputs("],\n\"async_regions\":[", f);
+  for (size_t i = 0; i < s->numWindows; i++) {
+    const ThunkyAsyncWindow *w = &s->windows[i];
+    fprintf(f, "%s\n {\"thunk\":%u,\"name\":", i ? "," : "", w->thunk);
+    jsonName(f, plan, w->thunk);
+    fprintf(f, ",\"lane\":%u,\"communication\":%s,\"runs\":%llu,\"own_ns\":%llu,"
+               "\"span_ns\":%llu,\"window_ns\":%llu,\"beside\":%llu,\"exposed_ns\":%llu}",
+            w->lane, w->communication ? "true" : "false", (unsigned long long)w->runs,
+            (unsigned long long)w->ownNs, (unsigned long long)w->spanNs,
+            (unsigned long long)w->windowNs, (unsigned long long)w->besideOps,
+            (unsigned long long)w->exposedNs);
+  }
+  fputs("],\n\"critical_path\":[", f);
+  for (size_t i = s->criticalPathLength; i-- > 0;) {
+    const ThunkyScheduleEvent *e = &s->events[s->criticalPath[i]];
+    fprintf(f, "%s\n {\"thunk\":%u,\"name\":", i + 1 == s->criticalPathLength ? "" : ",",
+            e->thunk);
+    jsonName(f, plan, e->thunk);
+    fprintf(f, ",\"lane\":%u,\"begin_ns\":%llu,\"end_ns\":%llu}", e->lane,
+            (unsigned long long)e->beginNs, (unsigned long long)e->endNs);
+  }
+  fputs("],\n\"thunks\":[", f);
+  bool first = true;
+  for (uint32_t t = 0; t < plan->numThunks; t++) {
+    if (!s->thunkRuns[t])
+      continue;
+    fprintf(f, "%s\n {\"thunk\":%u,\"name\":", first ? "" : ",", t);
+    jsonName(f, plan, t);
+    fprintf(f, ",\"kind\":\"%s\",\"ns\":%llu,\"runs\":%llu,\"source\":\"%s\"}", plan->thunks[t].kind,
+            (unsigned long long)s->thunkNs[t], (unsigned long long)s->thunkRuns[t],
+            s->thunkSource[t] == THUNKY_DURATION_MEASURED ? "measured" : "model");
+    first = false;
+  }
+  fputs("]}\n", f);
+  return finish(f, partial, path, error);
+}
+
+bool thunkyWriteScheduleTrace(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
+                              ThunkyError *error) {
+  ThunkyTimeline *timeline = thunkyTimelineCreate();
+  bool ok = timeline != NULL;
+  for (size_t i = 0; ok && i < s->numEvents; i++) {
+    const ThunkyScheduleEvent *e = &s->events[i];
+    ok = thunkyTimelineAdd(timeline, (ThunkyTraceEvent){.thunk = e->thunk, .stream = e->lane,
+                                                        .beginNs = e->beginNs,
+                                                        .endNs = e->endNs});
+  }
+  ok = ok ? thunkyWriteTrace(path, plan, timeline, error)
+          : thunkyErrorf(error, "out of memory writing %s", path);
+  thunkyTimelineDestroy(timeline);
+  return ok;
+}
+
+/* Colours by what an operation does, so that a picture reads at a glance. */
+static const char *colourOf(const char *kind) {
+  if (strstr(kind, "all_") || strstr(kind, "reduce_scatter") || strstr(kind, "collective") ||
+      strstr(kind, "send") || strstr(kind, "recv"))
+    return "#d95f02";
+  if (strstr(kind, "gemm") || strstr(kind, "matmul") || strstr(kind, "conv"))
+    return "#1b9e77";
+  if (strstr(kind, "copy") || strstr(kind, "mem"))
+    return "#7570b3";
+  return "#4a90d9";
+}
+
+static void writeXmlText(FILE *f, const char *text) {
+  for (const char *c = text; *c; c++) {
+    if (*c == '<')
+      fputs("&lt;", f);
+    else if (*c == '>')
+      fputs("&gt;", f);
+    else if (*c == '&')
+      fputs("&amp;", f);
+    else
+      fputc(*c, f);
+  }
+}
+
+bool thunkyWriteScheduleSvg(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
+                            ThunkyError *error) {
+  enum { WIDTH = 1600, LANE = 28, LEFT = 110, TOP = 30 };
+  char partial[4096];
+  FILE *f = start(path, partial, sizeof partial, error);
+  if (!f)
+    return false;
+  double scale = s->stepNs ? (double)(WIDTH - LEFT - 10) / (double)s->stepNs : 0;
+  unsigned height = TOP + s->numLanes * LANE + 20;
+  fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
+             "font-family=\"sans-serif\" font-size=\"12\">\n",
+          WIDTH, height);
+  fprintf(f, "<text x=\"4\" y=\"18\">predicted step %.3f us; %zu operations shown%s</text>\n",
+          us(s->stepNs), s->numEvents, s->eventsDropped ? " (more ran)" : "");
+  for (uint32_t l = 0; l < s->numLanes; l++) {
+    char lane[40];
+    laneName(s, l, lane, sizeof lane);
+    fprintf(f, "<text x=\"4\" y=\"%u\">%s</text>\n", TOP + l * LANE + 18, lane);
+  }
+  for (size_t i = 0; i < s->numEvents; i++) {
+    const ThunkyScheduleEvent *e = &s->events[i];
+    double x = LEFT + (double)e->beginNs * scale, w = (double)(e->endNs - e->beginNs) * scale;
+    char name[160];
+    thunkyPlanThunkName(plan, e->thunk, name, sizeof name);
+    fprintf(f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
+            x, TOP + e->lane * LANE + 4, w < 0.5 ? 0.5 : w, LANE - 8,
+            colourOf(plan->thunks[e->thunk].kind));
+    writeXmlText(f, name);
+    fprintf(f, ": %.3f us</title></rect>\n", us(e->endNs - e->beginNs));
+  }
+  fputs("</svg>\n", f);
+  return finish(f, partial, path, error);
+}
+
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+  const char *kind;
+  uint64_t a, b;
+} KindTotal;
+
+static void addKind(KindTotal *kinds, size_t *n, const char *kind, uint64_t ns, bool second) {
+  size_t i = 0;
+  while (i < *n && strcmp(kinds[i].kind, kind))
+    i++;
+  if (i == *n)
+    kinds[(*n)++] = (KindTotal){.kind = kind};
+  *(second ? &kinds[i].b : &kinds[i].a) += ns;
+}
+
+static bool sameOperation(const ThunkyPlan *pa, const ThunkyScheduleEvent *a,
+                          const ThunkyPlan *pb, const ThunkyScheduleEvent *b) {
+  const ThunkyPlanThunk *x = &pa->thunks[a->thunk], *y = &pb->thunks[b->thunk];
+  return !strcmp(x->kind, y->kind) && x->annotation.size == y->annotation.size &&
+         !memcmp(x->annotation.data, y->annotation.data, x->annotation.size) &&
+         a->endNs - a->beginNs == b->endNs - b->beginNs && a->lane == b->lane;
+}
+
+void thunkyPrintScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
+                                   const ThunkySchedule *a, const char *nameB,
+                                   const ThunkyPlan *planB, const ThunkySchedule *b) {
+  double delta = (double)b->stepNs - (double)a->stepNs;
+  fprintf(out, "predicted step: %.3f us (%s), %.3f us (%s): %+.3f us, %.3fx\n", us(a->stepNs),
+          nameA, us(b->stepNs), nameB, delta / 1e3,
+          a->stepNs ? (double)b->stepNs / (double)a->stepNs : 0.0);
+  fprintf(out, "exposed communication: %.3f us, %.3f us: %+.3f us\n",
+          us(a->exposedCommunicationNs), us(b->exposedCommunicationNs),
+          ((double)b->exposedCommunicationNs - (double)a->exposedCommunicationNs) / 1e3);
+  fprintf(out, "operations issued: %llu, %llu\n", (unsigned long long)a->issued,
+          (unsigned long long)b->issued);
+  /* Thunk kinds are a short list (the ThunkProto fields). */
+  KindTotal kinds[128];
+  size_t n = 0;
+  for (int side = 0; side < 2; side++) {
+    const ThunkyPlan *plan = side ? planB : planA;
+    const ThunkySchedule *s = side ? b : a;
+    for (uint32_t t = 0; t < plan->numThunks; t++)
+      if (s->thunkRuns[t] && n < 128)
+        addKind(kinds, &n, plan->thunks[t].kind, s->thunkNs[t], side);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (kinds[i].a != kinds[i].b)
+      fprintf(out, "  %-32s %12.3f us -> %12.3f us\n", kinds[i].kind, us(kinds[i].a),
+              us(kinds[i].b));
+  size_t i = 0, common = a->numEvents < b->numEvents ? a->numEvents : b->numEvents;
+  while (i < common && sameOperation(planA, &a->events[i], planB, &b->events[i]))
+    i++;
+  if (i == a->numEvents && i == b->numEvents) {
+    fprintf(out, "the schedules issue the same operations for the same times\n");
+    return;
+  }
+  fprintf(out, "the schedules part at operation %zu:\n", i);
+  for (int side = 0; side < 2; side++) {
+    const ThunkyPlan *plan = side ? planB : planA;
+    const ThunkySchedule *s = side ? b : a;
+    for (size_t k = i; k < s->numEvents && k < i + 5; k++) {
+      char name[160];
+      thunkyPlanThunkName(plan, s->events[k].thunk, name, sizeof name);
+      fprintf(out, "  %c %-56.56s %10.3f us at %10.3f us, lane %u\n", side ? '+' : '-', name,
+              us(s->events[k].endNs - s->events[k].beginNs), us(s->events[k].beginNs),
+              s->events[k].lane);
+    }
+  }
+}
