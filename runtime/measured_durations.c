@@ -158,6 +158,9 @@ static bool integer(Json *j, int64_t *out) {
 }
 
 static bool eventArgs(Json *j, TraceEvent *e) {
+  space(j);
+  if (j->p < j->end && *j->p != '{')
+    return value(j, 2); /* not ours: any JSON */
   if (!expect(j, '{'))
     return false;
   space(j);
