@@ -16,5 +16,7 @@ void thunkyRegisterPasses(void) {
   thunkyRegisterPass(thunkyCreateStatsPass);
   thunkyRegisterPass(thunkyCreateMemoryReportPass);
   thunkyRegisterPass(thunkyCreateCheckRacesPass);
+  thunkyRegisterPass(thunkyCreateRemoveRedundantAsyncPass);
+  thunkyRegisterPass(thunkyCreateExpandAsyncScopePass);
   thunkyRegisterPass(thunkyCreateOptimizePass);
 }

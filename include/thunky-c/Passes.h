@@ -55,6 +55,16 @@ MLIR_CAPI_EXPORTED MlirPass thunkyCreateMemoryReportPass(void);
  * bytes an op beside it writes, or writes bytes such an op reads. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateCheckRacesPass(void);
 
+/* thunky-remove-redundant-async: inlines each async region whose
+ * async_done directly follows its async_start (XLA's
+ * RemoveRedundantAsyncThunkPass). */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateRemoveRedundantAsyncPass(void);
+
+/* thunky-expand-async-scope: moves each async_start up and each async_done
+ * down past the ops they do not conflict with (XLA's
+ * ExpandAsyncScopeThunkPass); option max-pairs bounds the work. */
+MLIR_CAPI_EXPORTED MlirPass thunkyCreateExpandAsyncScopePass(void);
+
 /* thunky-strip-metadata: removes the thunky.* attributes that import keeps
  * so that export can rebuild the executable. */
 MLIR_CAPI_EXPORTED MlirPass thunkyCreateStripMetadataPass(void);
