@@ -24,7 +24,7 @@ scripts="$(cd "$(dirname "$0")" && pwd)"
 top="$(mktemp -d)"
 trap 'rm -rf "$top"' EXIT
 passes=(thunky-flatten-sequential thunky-fold-slices thunky-elide-copies thunky-pack-scratch
-        thunky-optimize)
+        thunky-remove-redundant-async thunky-expand-async-scope thunky-optimize)
 message=xla.gpu.GpuExecutableProto parallel=1
 inputs=() messages=()
 while [ $# -gt 0 ]; do

@@ -93,6 +93,43 @@ static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedu
   free(totals);
 }
 
+static int windowByExposureDescending(const void *a, const void *b) {
+  const ThunkyAsyncWindow *x = *(const ThunkyAsyncWindow *const *)a;
+  const ThunkyAsyncWindow *y = *(const ThunkyAsyncWindow *const *)b;
+  return x->exposedNs != y->exposedNs ? (x->exposedNs < y->exposedNs ? 1 : -1)
+                                      : (x->thunk > y->thunk) - (x->thunk < y->thunk);
+}
+
+/* The async regions that hide least first: what a pass author looks for. */
+static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+                         uint32_t top) {
+  const ThunkyAsyncWindow **sorted = malloc((s->numWindows + 1) * sizeof *sorted);
+  if (!sorted)
+    return;
+  size_t exposed = 0;
+  for (size_t i = 0; i < s->numWindows; i++) {
+    sorted[i] = &s->windows[i];
+    exposed += s->windows[i].exposedNs != 0;
+  }
+  qsort(sorted, s->numWindows, sizeof *sorted, windowByExposureDescending);
+  fprintf(out, "async regions: %zu, %zu of them exposed%s\n", s->numWindows, exposed,
+          s->numWindows ? "; the most exposed:" : "");
+  for (size_t i = 0; i < s->numWindows && i < top; i++) {
+    const ThunkyAsyncWindow *w = sorted[i];
+    char name[160], lane[40];
+    thunkyPlanThunkName(plan, w->thunk, name, sizeof name);
+    laneName(s, w->lane, lane, sizeof lane);
+    fprintf(out, "  %s on %s%s: ran %llu time(s); own %.3f us, window %.3f us beside %llu "
+                 "operation(s), exposed %.3f us\n",
+            name, lane, w->communication ? ", communication" : "", (unsigned long long)w->runs,
+            us(w->ownNs), us(w->windowNs), (unsigned long long)w->besideOps, us(w->exposedNs));
+  }
+  if (s->numWindows > top)
+    fprintf(out, "  ... and %zu more (--profile=N shows N; --json has all)\n",
+            s->numWindows - top);
+  free(sorted);
+}
+
 void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                          const ThunkyDeviceModel *device, uint32_t top) {
   uint32_t measured = 0, ran = 0;
@@ -110,17 +147,7 @@ void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
     fprintf(out, "  %-26s busy %12.3f us  %5.1f%%\n", lane, us(s->laneBusyNs[l]),
             share(s->laneBusyNs[l], s->stepNs));
   }
-  fprintf(out, "async regions: %zu\n", s->numWindows);
-  for (size_t i = 0; i < s->numWindows; i++) {
-    const ThunkyAsyncWindow *w = &s->windows[i];
-    char name[160], lane[40];
-    thunkyPlanThunkName(plan, w->thunk, name, sizeof name);
-    laneName(s, w->lane, lane, sizeof lane);
-    fprintf(out, "  %s on %s%s: ran %llu time(s); own %.3f us, window %.3f us beside %llu "
-                 "operation(s), exposed %.3f us\n",
-            name, lane, w->communication ? ", communication" : "", (unsigned long long)w->runs,
-            us(w->ownNs), us(w->windowNs), (unsigned long long)w->besideOps, us(w->exposedNs));
-  }
+  printWindows(out, plan, s, top);
   fprintf(out, "exposed communication: %.3f us (%.1f%% of the step)\n",
           us(s->exposedCommunicationNs), share(s->exposedCommunicationNs, s->stepNs));
   printCriticalPath(out, plan, s, top);
