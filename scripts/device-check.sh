@@ -29,6 +29,11 @@
 #      They come back as OUT/jax-containers.tar.gz.
 #   5. Timing: the cases of 1 and 2 again, 100 runs each, while the budget
 #      lasts. Every case runs once first, so a slow case costs timings only.
+#   6. The schedule model (thunky-run --backend model): each eager case with
+#      every thunk timed; the step predicted from those durations against
+#      the measured one, and the device model's durations against the
+#      measured ones, kind by kind (scripts/schedule_errors.py); the traces
+#      come back as OUT/schedule-traces.tar.gz.
 #
 # The device machine takes one command of at most 10 minutes and hands back
 # at most 8 files, so nothing here may hang or spill: every step runs under
@@ -84,6 +89,9 @@ finish() {
     tar -czf "$out/jax-containers.tar.gz" -C "$work/containers" --exclude=dump-all .
     bytes="$(stat -c %s "$out/jax-containers.tar.gz")"
     [ "$bytes" -lt 5000000 ] || { note "- FAIL: jax-containers.tar.gz is $bytes bytes (5 MB at most)"; status=1; }
+  fi
+  if [ -d "$work/traces" ]; then
+    tar -czf "$out/schedule-traces.tar.gz" -C "$work/traces" .
   fi
   pack_logs
   files="$(find "$out" -type f | wc -l)"
@@ -171,7 +179,7 @@ python3 "$root/test/Runtime/Inputs/npy.py" write "$work/in.npy" f32 4 1 2 3 4
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/a.npy" f32 2,3 1 2 3 4 5 6
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/b.npy" f32 3,2 7 8 9 10 11 12
 cases=()
-declare -A case_args case_world case_tolerance
+declare -A case_args case_exe case_world case_tolerance
 for fixture in memops ids gemm all-reduce-one-rank; do
   args=() world=(--ranks 1 --partitions 1) tolerance=() same=bit-for-bit
   case "$fixture" in
@@ -193,6 +201,7 @@ for fixture in memops ids gemm all-reduce-one-rank; do
         "$work/$fixture.host" "$work/$fixture.$mode"
     cases+=("$fixture-$mode")
     case_args["$fixture-$mode"]="$(printf '%q ' "${flags[@]}" "$exe" "${args[@]}")"
+    case_exe["$fixture-$mode"]="$exe"
   done
 done
 
@@ -228,6 +237,7 @@ PYTHON
     fi
     cases+=("$name-cuda")
     case_args["$name-cuda"]="$(printf '%q ' "${flags[@]}" "$jax/$exe" "${inputs[@]/#/$jax/}")"
+    case_exe["$name-cuda"]="$jax/$exe"
     note "    JAX's own time: $(timeout 20 python3 -c 'import json,sys; print(next(p.get("jax_time") for p in json.load(open(sys.argv[1]))["programs"] if p["name"] == sys.argv[2]))' "$jax/manifest.json" "$name")"
   done < "$work/programs.tsv"
 fi
@@ -269,6 +279,16 @@ else
              -o -name '*[a-z].pickle' -o -name '*.exe' \) ! -name '*.trees.pickle' 2>/dev/null | sort | head -60)
 fi
 
+# The real-shaped step the containers part made runs, and is timed, too.
+if [ -f "$containers/step/mlp-step.exe" ]; then
+  flags=(--backend cuda --max-iterations 100000 --timeout 45 --seed 1)
+  export THUNKY_CUDA_SIM_EXECUTABLE="$containers/step/mlp-step.exe"
+  step mlp-step-cuda 60 "$run" "${flags[@]}" "$containers/step/mlp-step.exe" &&
+    cases+=(mlp-step-cuda) &&
+    case_args[mlp-step-cuda]="$(printf '%q ' "${flags[@]}" "$containers/step/mlp-step.exe")" &&
+    case_exe[mlp-step-cuda]="$containers/step/mlp-step.exe"
+fi
+
 note ""
 note "## Timings (100 runs each, while the budget lasts)"
 for c in "${cases[@]}"; do
@@ -276,4 +296,25 @@ for c in "${cases[@]}"; do
   eval "flags=(${case_args[$c]})"
   step "$c-timing" 60 "$run" --repeat 100 "${flags[@]}" && note "    $(timing "$c-timing")"
 done
+
+note ""
+note "## The schedule model against the GPU (docs/schedule.md)"
+# Each eager case again with every thunk timed (--trace); the model then
+# predicts the step from those durations, and from its own: the first
+# against the measured step (from the timings above) tests the replay, the
+# second the device model, kind by kind (scripts/schedule_errors.py).
+traces="$work/traces"
+mkdir -p "$traces"
+for c in "${cases[@]}"; do
+  case "$c" in *-graph) continue ;; esac
+  [ -f "$logs/$c-timing.log" ] || continue
+  [ $((budget - SECONDS - reserve)) -ge 20 ] || { note "- skipped: the remaining schedule checks (budget)"; break; }
+  eval "flags=(${case_args[$c]})"
+  step "$c-trace" 60 "$run" --repeat 20 --trace "$traces/$c.trace.json" "${flags[@]}" &&
+    step "$c-predicted" 30 "$run" --backend model --measured "$traces/$c.trace.json" \
+      "${case_exe[$c]}" --json "$traces/$c.measured.json" &&
+    step "$c-modelled" 30 "$run" --backend model "${case_exe[$c]}" --json "$traces/$c.model.json" &&
+    cp "$logs/$c-timing.log" "$traces/$c.timing.log"
+done
+step schedule-errors 30 python3 "$root/scripts/schedule_errors.py" "$traces" && quote schedule-errors
 exit

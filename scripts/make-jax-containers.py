@@ -17,6 +17,10 @@ from the fixture programs (scripts/jax_programs.py), under OUT:
   pickle/      NAME.pickle, jax.experimental.serialize_executable.serialize's
                payload; NAME.trees.pickle, its in and out trees;
                NAME.pickle.txt, pickletools' disassembly of the payload.
+  step/        mlp-step.exe, one training step of a small MLP whose layers
+               run under lax.scan (a while loop), for the schedule model to
+               be measured against (thunky-run --backend model); step.json
+               holds JAX's own time for it.
   aot/         executables for GPUs that are not there, through JAX's
                deviceless path (jax_platforms=cpu and
                topologies.get_topology_desc(platform="cuda", target_config=,
@@ -50,7 +54,7 @@ from jax_programs import (PROGRAMS, compile_program, configure_jax, import_jax,
 from jaxlib_info import EXIT_FAILED, EXIT_OK, EnvironmentProblem, report_problem
 
 SEED = 0
-PARTS = ("cache", "dump", "pickle", "target", "aot", "aot-no-command-buffer")
+PARTS = ("cache", "dump", "pickle", "target", "aot", "aot-no-command-buffer", "step")
 AOT_DEVICES = 8
 
 
@@ -376,6 +380,49 @@ def part_aot(out, name):
     return report
 
 
+def part_step(out):
+    """A step with real shapes on the one GPU: tens of kernels and GEMMs,
+    and a loop, so that a timeline has something to say."""
+    jax, np = import_jax()
+    import jax.numpy as jnp
+    folder = os.path.join(out, "step")
+    os.makedirs(folder, exist_ok=True)
+    layers, width, batch = 4, 512, 256
+
+    def loss(weights, x):
+        def layer(h, w):
+            return jnp.tanh(h @ w), None
+        h, _ = jax.lax.scan(layer, x, weights)
+        return jnp.mean(h ** 2)
+
+    def step(weights, x):
+        value, grads = jax.value_and_grad(loss)(weights, x)
+        return weights - 0.01 * grads, value
+
+    rng = np.random.RandomState(SEED)
+    args = [rng.standard_normal((layers, width, width)).astype(np.float32) / np.sqrt(width),
+            rng.standard_normal((batch, width)).astype(np.float32)]
+    compiled = jax.jit(step).lower(*args).compile()
+    blob, method = serialize_compiled(compiled)
+    with open(os.path.join(folder, "mlp-step.exe"), "wb") as f:
+        f.write(blob)
+    device_args = [jax.device_put(a) for a in args]
+    for _ in range(10):
+        jax.block_until_ready(compiled(*device_args))
+    times = []
+    for _ in range(100):
+        began = time.perf_counter()
+        jax.block_until_ready(compiled(*device_args))
+        times.append((time.perf_counter() - began) * 1e6)
+    times.sort()
+    report = {"size": len(blob), "serialized_with": method,
+              "jax_median_us": times[len(times) // 2], "jax_min_us": times[0],
+              "shapes": {"layers": layers, "width": width, "batch": batch}}
+    with open(os.path.join(folder, "step.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    return report
+
+
 def run_part(name, out):
     if name == "cache":
         return part_cache(out)
@@ -385,6 +432,8 @@ def run_part(name, out):
         return part_pickle(out)
     if name == "target":
         return part_target(out)
+    if name == "step":
+        return part_step(out)
     return part_aot(out, name)
 
 
