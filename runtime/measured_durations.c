@@ -299,7 +299,7 @@ static bool trace(Json *j, const ThunkyPlan *plan, const IdEntry *ids, size_t nu
 }
 
 bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
-                                 uint32_t *matched, ThunkyError *error) {
+                                 uint64_t *runs, uint32_t *matched, ThunkyError *error) {
   ThunkyFileBytes bytes;
   if (!thunkyFileBytesCreate(&bytes, path, error))
     return false;
@@ -327,6 +327,7 @@ bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, doubl
   *matched = 0;
   for (uint32_t t = 0; ok && t < plan->numThunks; t++) {
     ns[t] = count[t] ? sum[t] / (double)count[t] : -1;
+    runs[t] = count[t];
     *matched += count[t] != 0;
   }
   free(sum);

@@ -26,8 +26,11 @@ ThunkyDeviceModel thunkyDeviceModelH200(void) {
       .hostLinkBytesPerSecond = 64e9,     /* PCIe Gen5 x16, one direction */
       .interconnectBytesPerSecond = 450e9, /* NVLink: 900 GB/s both ways */
       .interconnectLatencyNs = 1000,
-      .launchNs = 2500,
-      .kernelMinNs = 1500,
+      /* Fitted to the steps the 2026-12-04 device check measured
+       * (docs/schedule.md): no datasheet gives them. */
+      .launchNs = 4000,
+      .kernelMinNs = 2000,
+      .syncNs = 6000,
   };
   d.flopsPerSecond[THUNKY_FLOPS_F64] = 67e12;
   d.flopsPerSecond[THUNKY_FLOPS_F32] = 67e12;
@@ -55,6 +58,7 @@ static const DeviceKey deviceKeys[] = {
     {"f8_flops", FIELD(flopsPerSecond[THUNKY_FLOPS_F8])},
     {"launch_ns", FIELD(launchNs)},
     {"kernel_min_ns", FIELD(kernelMinNs)},
+    {"sync_ns", FIELD(syncNs)},
 };
 #undef FIELD
 

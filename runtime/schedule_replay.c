@@ -42,6 +42,7 @@ typedef struct {
   ThunkyDeviceModel device;
   uint32_t ranks;
   uint64_t loopTrips, maxIssued;
+  const uint64_t *measuredRuns;
   int64_t branch;
   size_t maxEvents, eventCapacity;
   ThunkySchedule *s;
@@ -104,6 +105,9 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
   if (!keepEvent(r, e, &index))
     return false;
   r->ready[lane] = (Time){end, index};
+  /* The next operation the host issues waits for this one's issue: a step
+   * the host cannot issue fast enough has its launches on the path. */
+  r->host.cause = index;
   r->laneIssued[lane]++;
   r->laneBusy[lane] += ns;
   s->thunkNs[c->thunk] += (uint64_t)llround(ns);
@@ -114,8 +118,10 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
     w->last = w->any ? later(w->last, end) : end;
     w->own += ns, w->any = true;
   }
-  if (c->kind == THUNKY_CMD_COLLECTIVE && !r->numIssuing)
+  if (c->kind == THUNKY_CMD_COLLECTIVE && !r->numIssuing) {
     r->exposed += ns; /* nothing runs beside a collective on its own stream */
+    s->thunkExposedNs[c->thunk] += (uint64_t)llround(ns);
+  }
   return true;
 }
 
@@ -153,8 +159,10 @@ static void asyncDone(Replay *r, uint32_t command, uint32_t lane) {
   if (slot->end > r->ready[lane].at) {
     double waited = slot->end - r->ready[lane].at;
     w->exposedNs += (uint64_t)llround(waited);
-    if (w->communication)
+    if (w->communication) {
       r->exposed += waited;
+      r->s->thunkExposedNs[w->thunk] += (uint64_t)llround(waited);
+    }
     r->ready[lane] = (Time){slot->end, slot->cause};
   }
   slot->inFlight = false;
@@ -164,6 +172,7 @@ static void asyncDone(Replay *r, uint32_t command, uint32_t lane) {
 static void hostWaits(Replay *r, uint32_t lane) {
   if (r->ready[lane].at > r->host.at)
     r->host = r->ready[lane];
+  r->host.at += r->device.syncNs;
 }
 
 static uint32_t costliestBranch(const Replay *r, const ThunkyCommand *c) {
@@ -173,6 +182,16 @@ static uint32_t costliestBranch(const Replay *r, const ThunkyCommand *c) {
         r->listWork[r->plan->ids[c->conditional.branches.first + best]])
       best = b;
   return best;
+}
+
+/* Conditions per run of the loop in the measurement (trips + 1), or 0. */
+static uint64_t measuredTrips(const Replay *r, const ThunkyCommand *c) {
+  ThunkyRange condition = r->plan->lists[c->loop.condition];
+  if (!r->measuredRuns || !condition.count || !r->measuredRuns[c->thunk])
+    return 0;
+  uint64_t loops = r->measuredRuns[c->thunk];
+  uint64_t conditions = r->measuredRuns[r->plan->commands[condition.first].thunk];
+  return (conditions + loops / 2) / loops;
 }
 
 static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
@@ -200,7 +219,11 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
   case THUNKY_CMD_WHILE: {
     bool known = c->loop.tripCount >= 0;
     uint64_t trips = known ? (uint64_t)c->loop.tripCount : r->loopTrips;
-    r->s->assumedLoops += !known;
+    uint64_t seen = known ? 0 : measuredTrips(r, c);
+    if (seen)
+      trips = seen - 1, r->s->measuredLoops++;
+    else
+      r->s->assumedLoops += !known;
     for (uint64_t i = 0; i <= trips; i++) {
       if (!issueList(r, c->loop.condition, lane))
         return false;
@@ -309,6 +332,7 @@ static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
   s->thunkNs = calloc(thunks, sizeof *s->thunkNs);
   s->thunkRuns = calloc(thunks, sizeof *s->thunkRuns);
   s->thunkSource = calloc(thunks, sizeof *s->thunkSource);
+  s->thunkExposedNs = calloc(thunks, sizeof *s->thunkExposedNs);
   s->windows = calloc(starts + 1, sizeof *s->windows);
   r->commandNs = malloc(commands * sizeof *r->commandNs);
   r->startLane = calloc(commands, sizeof *r->startLane);
@@ -316,7 +340,8 @@ static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
   r->listWork = calloc(plan->numLists + 1, sizeof *r->listWork);
   r->slots = calloc(plan->numAsyncSlots + 1, sizeof *r->slots);
   r->issuing = calloc(plan->maxDepth + 2, sizeof *r->issuing);
-  if (!s->laneStreams || !s->thunkNs || !s->thunkRuns || !s->thunkSource || !s->windows ||
+  if (!s->laneStreams || !s->thunkNs || !s->thunkRuns || !s->thunkSource ||
+      !s->thunkExposedNs || !s->windows ||
       !r->commandNs || !r->startLane || !r->windowOfThunk || !r->listWork || !r->slots ||
       !r->issuing)
     return thunkyErrorf(r->error, "out of memory for the schedule");
@@ -400,7 +425,7 @@ bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *o
   Replay r = {.plan = plan, .s = s, .error = error,
               .device = o->device ? *o->device : thunkyDeviceModelH200(),
               .ranks = o->ranks ? o->ranks : 1, .loopTrips = o->loopTrips ? o->loopTrips : 1,
-              .branch = o->branch, .maxEvents = o->maxEvents ? o->maxEvents : (size_t)1 << 22,
+              .branch = o->branch, .measuredRuns = o->measuredRuns, .maxEvents = o->maxEvents ? o->maxEvents : (size_t)1 << 22,
               .maxIssued = o->maxIssued ? o->maxIssued : (uint64_t)1 << 32};
   bool ok = s ? prepare(&r, o) : thunkyErrorf(error, "out of memory for the schedule");
   ok = ok && (!plan->numLists || issueList(&r, 0, 0));
@@ -410,6 +435,7 @@ bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *o
       step = later(step, r.ready[l].at);
       s->laneBusyNs[l] = (uint64_t)llround(r.laneBusy[l]);
     }
+    step += r.device.syncNs; /* the host waits for the step to end */
     s->stepNs = (uint64_t)llround(step);
     s->hostNs = (uint64_t)llround(r.host.at);
     s->exposedCommunicationNs = (uint64_t)llround(r.exposed);
@@ -442,6 +468,7 @@ void thunkyScheduleDestroy(ThunkySchedule *s) {
   free(s->thunkNs);
   free(s->thunkRuns);
   free(s->thunkSource);
+  free(s->thunkExposedNs);
   free(s->windows);
   free(s->criticalPath);
   free(s);

@@ -107,4 +107,7 @@ ctest --output-on-failure || status=1
 for summary in "$build"/test/Passes/Output/equivalence-*.test.tmp.summary; do
   [ -f "$summary" ] && echo "$(basename "$summary" .test.tmp.summary): $(grep '^equivalence:' "$summary")"
 done
+# What the schedule model predicts of the async passes and of a real JAX
+# step (test/Schedule/*.test).
+cat "$build"/test/Schedule/Output/*.test.tmp.summary 2>/dev/null
 exit $status

@@ -130,6 +130,33 @@ static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
   free(sorted);
 }
 
+/* The collectives and communication regions whose time nothing hid. */
+static void printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+                         uint32_t top) {
+  ThunkTotal *exposed = malloc((plan->numThunks + 1) * sizeof *exposed);
+  if (!exposed)
+    return;
+  size_t n = 0;
+  for (uint32_t t = 0; t < plan->numThunks; t++)
+    if (s->thunkExposedNs[t])
+      exposed[n++] = (ThunkTotal){t, s->thunkExposedNs[t]};
+  qsort(exposed, n, sizeof *exposed, byTotalDescending);
+  fprintf(out, "exposed communication: %.3f us (%.1f%% of the step)%s\n",
+          us(s->exposedCommunicationNs), share(s->exposedCommunicationNs, s->stepNs),
+          n ? ", from:" : "");
+  for (size_t i = 0; i < n && i < top; i++) {
+    char name[160];
+    thunkyPlanThunkName(plan, exposed[i].thunk, name, sizeof name);
+    fprintf(out, "  %-56.56s %10.3f us exposed, %s\n", name, us(exposed[i].ns),
+            strcmp(plan->thunks[exposed[i].thunk].kind, "async_start_thunk")
+                ? "outside any async region"
+                : "not hidden by its async window");
+  }
+  if (n > top)
+    fprintf(out, "  ... and %zu more\n", n - top);
+  free(exposed);
+}
+
 void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                          const ThunkyDeviceModel *device, uint32_t top) {
   uint32_t measured = 0, ran = 0;
@@ -148,10 +175,12 @@ void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
             share(s->laneBusyNs[l], s->stepNs));
   }
   printWindows(out, plan, s, top);
-  fprintf(out, "exposed communication: %.3f us (%.1f%% of the step)\n",
-          us(s->exposedCommunicationNs), share(s->exposedCommunicationNs, s->stepNs));
+  printExposed(out, plan, s, top);
   printCriticalPath(out, plan, s, top);
   printTopThunks(out, plan, s, top);
+  if (s->measuredLoops)
+    fprintf(out, "measured: %llu while loop run(s) with no known trip count ran as often as "
+                 "in the measurement\n", (unsigned long long)s->measuredLoops);
   if (s->assumedLoops)
     fprintf(out, "assumed: %llu while loop run(s) with no known trip count took --loop-trips "
                  "iterations\n", (unsigned long long)s->assumedLoops);
@@ -194,10 +223,11 @@ bool thunkyWriteScheduleJson(const char *path, const ThunkyPlan *plan, const Thu
   fputs("{\"device\":\"", f);
   thunkyJsonWriteString(f, device->name, strlen(device->name));
   fprintf(f, "\",\n\"step_ns\":%llu,\n\"host_ns\":%llu,\n\"issued\":%llu,\n"
-             "\"exposed_communication_ns\":%llu,\n\"assumed_loops\":%llu,\n\"lanes\":[",
+             "\"exposed_communication_ns\":%llu,\n\"assumed_loops\":%llu,\n\"measured_loops\":%llu,\n"
+             "\"lanes\":[",
           (unsigned long long)s->stepNs, (unsigned long long)s->hostNs,
           (unsigned long long)s->issued, (unsigned long long)s->exposedCommunicationNs,
-          (unsigned long long)s->assumedLoops);
+          (unsigned long long)s->assumedLoops, (unsigned long long)s->measuredLoops);
   for (uint32_t l = 0; l < s->numLanes; l++)
     fprintf(f, "%s\n {\"lane\":%u,\"stream\":%lld,\"communication\":%s,\"busy_ns\":%llu}",
             l ? "," : "", l, (long long)s->laneStreams[l],
@@ -230,9 +260,13 @@ bool thunkyWriteScheduleJson(const char *path, const ThunkyPlan *plan, const Thu
       continue;
     fprintf(f, "%s\n {\"thunk\":%u,\"name\":", first ? "" : ",", t);
     jsonName(f, plan, t);
-    fprintf(f, ",\"kind\":\"%s\",\"ns\":%llu,\"runs\":%llu,\"source\":\"%s\"}", plan->thunks[t].kind,
-            (unsigned long long)s->thunkNs[t], (unsigned long long)s->thunkRuns[t],
+    fprintf(f, ",\"kind\":\"%s\",\"ns\":%llu,\"runs\":%llu,\"source\":\"%s\"",
+            plan->thunks[t].kind, (unsigned long long)s->thunkNs[t],
+            (unsigned long long)s->thunkRuns[t],
             s->thunkSource[t] == THUNKY_DURATION_MEASURED ? "measured" : "model");
+    if (s->thunkExposedNs[t])
+      fprintf(f, ",\"exposed_ns\":%llu", (unsigned long long)s->thunkExposedNs[t]);
+    fputc('}', f);
     first = false;
   }
   fputs("]}\n", f);

@@ -595,24 +595,30 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
   if (!loadPlan(path, &o->limits, plan, error))
     return false;
   double *measured = NULL;
+  uint64_t *runs = NULL;
   uint32_t matched = 0;
   if (o->measured) {
-    if (!(measured = malloc(((*plan)->numThunks + 1) * sizeof *measured)))
-      return thunkyErrorf(error, "out of memory");
-    if (!thunkyMeasuredDurationsRead(o->measured, *plan, measured, &matched, error)) {
+    measured = malloc(((*plan)->numThunks + 1) * sizeof *measured);
+    runs = malloc(((*plan)->numThunks + 1) * sizeof *runs);
+    bool ok = measured && runs
+                  ? thunkyMeasuredDurationsRead(o->measured, *plan, measured, runs, &matched, error)
+                  : thunkyErrorf(error, "out of memory");
+    if (!ok) {
       free(measured);
+      free(runs);
       return false;
     }
     if (!matched)
       fprintf(stderr, "thunky-run: %s: no thunk of %s is in it; every duration is modelled\n",
               o->measured, path);
   }
-  ThunkyScheduleOptions options = {.device = device, .measuredNs = measured,
+  ThunkyScheduleOptions options = {.device = device, .measuredNs = measured, .measuredRuns = runs,
                                    .ranks = o->ranks, .loopTrips = o->loopTrips,
                                    .branch = o->branch};
   bool ok = thunkyScheduleCreate(*plan, &options, schedule, error) ||
             thunkyErrorContext(error, "%s", path);
   free(measured);
+  free(runs);
   return ok;
 }
 

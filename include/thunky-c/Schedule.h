@@ -46,6 +46,8 @@ typedef struct ThunkyDeviceModel {
   double flopsPerSecond[THUNKY_FLOPS_KINDS]; /* dense peaks */
   double launchNs;    /* host time to issue one operation */
   double kernelMinNs; /* the least time any operation takes on the device */
+  double syncNs;      /* the host reading a value back and waiting for it: at a
+                         loop's predicate, a conditional's index, a step's end */
 } ThunkyDeviceModel;
 
 /* The default device: an H200 SXM, from NVIDIA's datasheet
@@ -67,6 +69,10 @@ typedef struct ThunkyScheduleOptions {
   /* Per plan thunk, its measured duration in ns, or a negative number
    * where there is none; NULL: every thunk is modelled. */
   const double *measuredNs;
+  /* Per plan thunk, how often the measurement saw it run (NULL: unknown):
+   * a while loop with no known trip count then runs as often per run of
+   * the loop as its condition's first thunk did. */
+  const uint64_t *measuredRuns;
   uint32_t ranks;        /* the world, for collectives over all ranks (1) */
   uint64_t loopTrips;    /* a while loop with no known trip count runs this often (1) */
   int64_t branch;        /* a conditional runs this branch; -1: its costliest */
@@ -110,11 +116,16 @@ typedef struct ThunkySchedule {
   uint64_t *thunkNs;        /* per plan thunk, the sum of its durations */
   uint64_t *thunkRuns;      /* per plan thunk, how often it ran */
   uint8_t *thunkSource;     /* per plan thunk, ThunkyDurationSource */
+  /* per plan thunk, the communication time it left exposed: a collective
+   * outside any async region its whole time, a communication region's
+   * start what its done waited */
+  uint64_t *thunkExposedNs;
   ThunkyAsyncWindow *windows; /* one per async start thunk that ran */
   size_t numWindows;
   uint64_t exposedCommunicationNs; /* waits for communication regions, and
                                       collectives outside any region */
   uint64_t assumedLoops;    /* while loops run loopTrips times, for want of a count */
+  uint64_t measuredLoops;   /* while loops run as often as the measurement saw */
   uint64_t extrapolatedIterations; /* loop iterations added, not replayed */
   uint32_t *criticalPath;   /* event indices, from the last back to the first */
   size_t criticalPathLength;
@@ -135,10 +146,11 @@ double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
  * (on --backend cuda, of this program or another): the mean duration of
  * each thunk, matched by XLA's thunk id, or by thunk number when a thunk
  * has no id. Writes plan->numThunks entries to `ns` (negative: not
- * measured) and the number matched to *matched. False, with the file and
+ * measured) and to `runs` (how many events each had), and the number of
+ * thunks matched to *matched. False, with the file and
  * the place, when the trace is not such a file. */
 bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
-                                 uint32_t *matched, ThunkyError *error);
+                                 uint64_t *runs, uint32_t *matched, ThunkyError *error);
 
 #ifdef __cplusplus
 }
