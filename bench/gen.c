@@ -285,6 +285,7 @@ typedef struct {
   uint64_t nextAsyncId;
   uint64_t stats[NUM_STATS];
   int maxDepth;
+  int enclosingInFlight; /* async regions in flight in the sequences around this one */
   FILE *out;
   uint8_t *packed; /* one top-level thunk on the wire */
   size_t packedCapacity;
@@ -976,8 +977,15 @@ static Kind pickKind(Gen *g, int depth, int64_t avail, int pending) {
   bool nests = k == KIND_ASYNC_COLLECTIVE || k == KIND_WHILE || k == KIND_CONDITIONAL;
   if (nests && (depth >= MAX_DEPTH || avail < leastThunks(k)))
     return KIND_KERNEL;
-  if (k == KIND_ASYNC_COLLECTIVE && pending == MAX_PENDING)
-    return KIND_COLLECTIVE;
+  /* Collectives in flight together each get an async stream of their own,
+   * as XLA emits them (openxla/xla#40520): none runs synchronously beside
+   * a region in flight here or around this sequence. */
+  bool inFlight = pending || g->enclosingInFlight;
+  if (k == KIND_COLLECTIVE && inFlight)
+    k = KIND_ASYNC_COLLECTIVE;
+  if (k == KIND_ASYNC_COLLECTIVE &&
+      (pending == MAX_PENDING || depth >= MAX_DEPTH || avail < leastThunks(k)))
+    return inFlight ? KIND_KERNEL : KIND_COLLECTIVE;
   return k;
 }
 
@@ -1035,9 +1043,10 @@ static Thunk *conditionalThunk(Gen *g, int depth, int64_t avail, int64_t *used) 
   return t;
 }
 
-/* An async region on the communication stream holding `inner`; its done
- * comes later in the same sequence. */
-static Thunk *asyncRegion(Gen *g, const char *name, uint64_t id, Thunk *inner) {
+/* An async region on communication stream `stream` holding `inner`; its
+ * done comes later in the same sequence. */
+static Thunk *asyncRegion(Gen *g, const char *name, uint64_t id, uint64_t stream,
+                          Thunk *inner) {
   ThunkyArena *a = g->scratch;
   Thunk *t = newThunk(g, STAT_ASYNC_START, name);
   Xla__Gpu__AsyncStartThunkProto *s =
@@ -1045,7 +1054,7 @@ static Thunk *asyncRegion(Gen *g, const char *name, uint64_t id, Thunk *inner) {
   setU64(&s->has_async_execution_id, &s->async_execution_id, id);
   s->execution_stream_id_case =
       XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
-  s->communication_stream_id = 1;
+  s->communication_stream_id = stream;
   Xla__Gpu__ThunkSequenceProto *region =
       newMessage(a, &xla__gpu__thunk_sequence_proto__descriptor);
   region->n_thunks = 1;
@@ -1057,8 +1066,11 @@ static Thunk *asyncRegion(Gen *g, const char *name, uint64_t id, Thunk *inner) {
   return t;
 }
 
+/* Collectives in flight together each run on a communication stream of
+ * their own, as XLA emits them (openxla/xla#40520): the slot's. */
 static Thunk *asyncStart(Gen *g, CollectiveKind kind, uint64_t id, int slot) {
-  Thunk *t = asyncRegion(g, printName(g->scratch, "%s-start", collectiveNames[kind]), id, NULL);
+  Thunk *t = asyncRegion(g, printName(g->scratch, "%s-start", collectiveNames[kind]), id,
+                         1 + (uint64_t)slot, NULL);
   t->async_start_thunk->thunks->thunks[0] = collectiveThunk(g, kind, slot);
   return t;
 }
@@ -1141,7 +1153,10 @@ static void fill(Gen *g, Sink *sink, int depth, int64_t budget) {
       left -= 2, emitted++; /* the start and its collective; the done is owed */
       continue;
     }
-    put(g, sink, makeThunk(g, k, depth, avail, &used));
+    g->enclosingInFlight += numPending; /* what a loop or branch body runs beside */
+    Thunk *made = makeThunk(g, k, depth, avail, &used);
+    g->enclosingInFlight -= numPending;
+    put(g, sink, made);
     left -= used, emitted++;
   }
 }
@@ -1468,7 +1483,7 @@ static Thunk *memzeroAt(Gen *g, uint32_t alloc, uint64_t offset) {
 
 /* An async region on the communication stream holding one memzero. */
 static Thunk *asyncMemzero(Gen *g, uint64_t id, uint32_t alloc, uint64_t offset) {
-  Thunk *t = asyncRegion(g, "memzero-start", id, NULL);
+  Thunk *t = asyncRegion(g, "memzero-start", id, 1, NULL);
   t->async_start_thunk->thunks->thunks[0] = memzeroAt(g, alloc, offset);
   return t;
 }

@@ -130,6 +130,64 @@ static void checkOp(Check *c, MlirOperation start, const ThunkyOpAccesses *regio
   thunkyAccessesClear(&theirs);
 }
 
+/* Whether `op` is or holds a collective; with `ownStreamsApart`, leaving
+ * out those in async regions nested in it, which run on streams of their
+ * own. */
+static bool holdsCollective(MlirOperation op, bool ownStreamsApart) {
+  if (thunkyOpKindIsCollective(thunkyOpGetKind(op)))
+    return true;
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+           o = mlirOperationGetNextInBlock(o))
+        if (!(ownStreamsApart && thunkyOpGetKind(o) == THUNKY_OP_ASYNC_START) &&
+            holdsCollective(o, ownStreamsApart))
+          return true;
+  return false;
+}
+
+/* The execution stream an async_start runs its region on. */
+static bool sameStream(MlirOperation a, MlirOperation b) {
+  MlirStringRef names[2] = {mlirStringRefCreateFromCString("stream_id"),
+                            mlirStringRefCreateFromCString("is_communication")};
+  for (int i = 0; i < 2; i++) {
+    MlirAttribute x = mlirOperationGetAttributeByName(a, names[i]);
+    MlirAttribute y = mlirOperationGetAttributeByName(b, names[i]);
+    if (mlirAttributeIsNull(x) != mlirAttributeIsNull(y) ||
+        (!mlirAttributeIsNull(x) && !mlirAttributeEqual(x, y)))
+      return false;
+  }
+  return true;
+}
+
+/* XLA's runtime rule for collectives in flight together (openxla/xla#40520):
+ * each runs on an async stream of its own, or they may deadlock. A
+ * collective issued beside a region that holds one breaks it; a second
+ * such region on the same stream waits for the first, overlapping nothing. */
+static void checkCollectives(Check *c, MlirOperation start, MlirOperation op) {
+  char where[512], thunk[160];
+  ThunkyOpKind kind = thunkyOpGetKind(op);
+  bool beside = kind != THUNKY_OP_ASYNC_START && kind != THUNKY_OP_ASYNC_DONE &&
+                holdsCollective(op, true);
+  bool sharing = kind == THUNKY_OP_ASYNC_START && sameStream(start, op) &&
+                 holdsCollective(op, false);
+  if (!beside && !sharing)
+    return;
+  locationText(op, where, sizeof where);
+  thunkyOpThunkName(op, thunkyThunkNumberOf(&c->numbers, op), thunk, sizeof thunk);
+  if (beside)
+    thunkyEmitOpWarning(start, "collectives in flight together: %s at %s runs a collective "
+                               "beside this region's, not on an async stream of its own "
+                               "(XLA's runtime runs each on its own: openxla/xla#40520)",
+                        thunk, where);
+  else
+    thunkyEmitOpWarning(start, "collectives in flight together on one stream: %s at %s "
+                               "starts another region of collectives on this region's "
+                               "stream, where it waits for this one (openxla/xla#40520)",
+                        thunk, where);
+}
+
 static void checkStart(Check *c, MlirOperation start) {
   ThunkyOpAccesses region = {0};
   thunkyCollectAccesses(start, &region);
@@ -137,13 +195,25 @@ static void checkStart(Check *c, MlirOperation start) {
     thunkyEmitOpError(start, "thunky-check-races: out of memory");
     c->failed = true;
   }
+  bool collective = holdsCollective(start, false);
+  /* XLA orders thunks at run time only through buffers and resources
+   * (openxla/xla#40667); a collective's are its communicator's. */
+  if (!region.count && !collective)
+    thunkyEmitOpWarning(start, "the region touches no bytes and holds no collective: nothing "
+                               "orders it against the ops beside it (XLA orders thunks only "
+                               "through buffers and resources: openxla/xla#40667)");
   MlirOperation done = doneOf(start);
   for (MlirOperation op = mlirOperationGetNextInBlock(start);
-       region.count && !region.outOfMemory && c->budget >= 0 && !mlirOperationIsNull(op) &&
+       !region.outOfMemory && c->budget >= 0 && !mlirOperationIsNull(op) &&
        !(!mlirOperationIsNull(done) && mlirOperationEqual(op, done));
-       op = mlirOperationGetNextInBlock(op))
-    if (!doneOfEarlier(op, start))
+       op = mlirOperationGetNextInBlock(op)) {
+    if (doneOfEarlier(op, start))
+      continue;
+    if (collective)
+      checkCollectives(c, start, op);
+    if (region.count)
       checkOp(c, start, &region, op);
+  }
   thunkyAccessesClear(&region);
 }
 

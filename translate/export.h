@@ -52,6 +52,7 @@ typedef struct Exporter {
   Holder *constants, *asyncs;
   size_t numConstants, numAsyncs, asyncCapacity;
   ThunkyHashMap constantOf, asyncOf; /* an op -> its position in constants / asyncs */
+  ThunkyHashMap startsInFlight; /* an async execution id -> 1 from its start to its done */
   List allocations;
   uint64_t nextAsyncId;
   MlirSymbolTable symbols; /* the module's, for the launches' thunky.kernel_binary */

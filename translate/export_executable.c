@@ -602,6 +602,7 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
   thunkyBufferDestroy(&out);
   free(ex.argAllocation), free(ex.constants), free(ex.asyncs);
   thunkyHashMapDestroy(&ex.constantOf), thunkyHashMapDestroy(&ex.asyncOf);
+  thunkyHashMapDestroy(&ex.startsInFlight);
   free(ex.groups), thunkyHashMapDestroy(&ex.groupOf);
   thunkyArenaDestroy(ex.arena);
   mlirSymbolTableDestroy(ex.symbols);

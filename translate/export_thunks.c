@@ -8,6 +8,8 @@
 #include "thunky-c/ElementTypes.h"
 #include "thunky-c/Ops.h"
 #include "mlir-c/BuiltinTypes.h"
+#include "thunky-c/Diagnostics.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,7 +275,18 @@ static Thunk *exportAsyncStart(Exporter *ex, MlirOperation op) {
       return NULL;
     ex->asyncs = grown, ex->asyncCapacity = capacity;
   }
-  if (!thunkyHashMapPut(&ex->asyncOf, (uint64_t)(uintptr_t)op.ptr, (uint32_t)ex->numAsyncs))
+  /* XLA keeps one open start/done scope per execution: a second start
+   * before the first's done is refused at run time (openxla/xla#40432). */
+  uint32_t open = 0;
+  if (thunkyHashMapGet(&ex->startsInFlight, a->async_execution_id, &open) && open) {
+    thunkyEmitOpError(op, "starts async execution %" PRIu64 " while an earlier start of it "
+                          "is in flight (its async_done comes later); XLA refuses "
+                          "start-start-done-done on one execution (openxla/xla#40432)",
+                      (uint64_t)a->async_execution_id);
+    return NULL;
+  }
+  if (!thunkyHashMapPut(&ex->asyncOf, (uint64_t)(uintptr_t)op.ptr, (uint32_t)ex->numAsyncs) ||
+      !thunkyHashMapPut(&ex->startsInFlight, a->async_execution_id, 1))
     return NULL;
   ex->asyncs[ex->numAsyncs++] = (Holder){op, (int64_t)a->async_execution_id};
   return thunkyExportSequence(ex, op, 0, &a->thunks) ? t : NULL;
@@ -290,7 +303,7 @@ static Thunk *exportAsyncDone(Exporter *ex, MlirOperation op) {
   if (thunkyHashMapGet(&ex->asyncOf, (uint64_t)(uintptr_t)start.ptr, &i)) {
     d->async_execution_id = (uint64_t)ex->asyncs[i].number;
     d->has_async_execution_id = d->async_execution_id != 0;
-    return t;
+    return thunkyHashMapPut(&ex->startsInFlight, d->async_execution_id, 0) ? t : NULL;
   }
   opError(op, "waits for an async_start that comes later");
   return NULL;

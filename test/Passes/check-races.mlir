@@ -116,3 +116,56 @@ func.func @collective_pairs(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !t
   thunky.async_done %t : !thunky.token
   return
 }
+
+// -----
+
+// XLA's async rules (openxla/xla#40520): collectives in flight together
+// each run on an async stream of their own. A collective beside a region of
+// collectives breaks it.
+func.func @collective_beside(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<8>, %d: !thunky.buffer<8>) {
+  // expected-warning @+1 {{collectives in flight together: thunk 2 at}}
+  %t = thunky.async_start stream = 1 {
+    thunky.all_reduce (%a), (%b) <reduction_kind = "sum", element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<8>)
+  } <{is_communication = true}> : !thunky.token
+  thunky.all_reduce (%c), (%d) <reduction_kind = "sum", element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<8>)
+  thunky.async_done %t : !thunky.token
+  return
+}
+
+// -----
+
+// Two regions of collectives on one stream: the second waits for the first.
+// On two streams they are in flight together as XLA means them to be.
+func.func @collectives_one_stream(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<8>, %d: !thunky.buffer<8>) {
+  // expected-warning @+1 {{collectives in flight together on one stream: thunk 2 at}}
+  %t = thunky.async_start stream = 1 {
+    thunky.all_reduce (%a), (%b) <reduction_kind = "sum", element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<8>)
+  } <{is_communication = true}> : !thunky.token
+  %u = thunky.async_start stream = 1 {
+    thunky.all_reduce (%c), (%d) <reduction_kind = "sum", element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<8>)
+  } <{is_communication = true}> : !thunky.token
+  thunky.async_done %t : !thunky.token
+  thunky.async_done %u : !thunky.token
+  %v = thunky.async_start stream = 1 {
+    thunky.all_reduce (%a), (%b) <reduction_kind = "sum", element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<8>)
+  } <{is_communication = true}> : !thunky.token
+  %w = thunky.async_start stream = 2 {
+    thunky.all_reduce (%c), (%d) <reduction_kind = "sum", element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<8>)
+  } <{is_communication = true}> : !thunky.token
+  thunky.async_done %v : !thunky.token
+  thunky.async_done %w : !thunky.token
+  return
+}
+
+// -----
+
+// XLA orders thunks at run time only through buffers and resources
+// (openxla/xla#40667): a region that touches no bytes and holds no
+// collective is ordered by nothing.
+func.func @ordered_by_nothing() {
+  // expected-warning @+1 {{the region touches no bytes and holds no collective: nothing orders it against the ops beside it}}
+  %t = thunky.async_start stream = 1 {
+  } : !thunky.token
+  thunky.async_done %t : !thunky.token
+  return
+}
