@@ -32,7 +32,7 @@ static bool readAllocations(Builder *b) {
   for (uint32_t i = 0; i < m->numConstants; i++) {
     const ThunkyExecutableConstant *c = &m->constants[i];
     ThunkyPlanAllocation *a = &p->allocations[c->allocation];
-    if (!thunkyPlanKeepBytes(b, c->bytes.data, c->bytes.size, &a->constant) ||
+    if (!thunkyPlanKeepBytes(b, c->bytes.data, b->replayOnly ? 0 : c->bytes.size, &a->constant) ||
         !thunkyPlanKeepString(b, c->proto->symbol_name, &a->symbol))
       return false;
     a->isConstant = true;
@@ -98,15 +98,15 @@ static bool readArrays(Builder *b) {
 #define VEC(field, counter) \
   (Vec) { (void **)&plan->field, &plan->counter, 0, sizeof *plan->field }
 
-bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **out,
-                      ThunkyError *error) {
+static bool create(const void *data, size_t size, const ThunkyLimits *limits, bool replayOnly,
+                   ThunkyPlan **out, ThunkyError *error) {
   *out = NULL;
   ThunkyExecutable *model;
   if (!thunkyExecutableCreate(data, size, limits, &model, error))
     return false;
   ThunkyPlan *plan = calloc(1, sizeof *plan);
   Builder b = {.plan = plan, .model = model, .exe = model->proto, .error = error,
-               .moduleBinary = UINT32_MAX};
+               .moduleBinary = UINT32_MAX, .replayOnly = replayOnly};
   bool ok = plan != NULL || thunkyErrorf(error, "out of memory");
   if (ok) {
     b.commands = VEC(commands, numCommands);
@@ -151,6 +151,16 @@ bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits,
   if (ok)
     *out = plan;
   return ok;
+}
+
+bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **out,
+                      ThunkyError *error) {
+  return create(data, size, limits, false, out, error);
+}
+
+bool thunkyPlanCreateForReplay(const void *data, size_t size, const ThunkyLimits *limits,
+                               ThunkyPlan **out, ThunkyError *error) {
+  return create(data, size, limits, true, out, error);
 }
 
 void thunkyPlanDestroy(ThunkyPlan *plan) {

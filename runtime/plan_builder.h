@@ -50,6 +50,7 @@ typedef struct {
   uint32_t currentThunk;
   uint64_t binaryKey; /* the executable's own binary, in kernel_thunk keys */
   bool hasBinaryKey;
+  bool replayOnly; /* thunkyPlanCreateForReplay: no keys, code or constant bytes */
 } Builder;
 /* Sets the message and names the current thunk in front of it; false. */
 #define fail(b, ...) (thunkyErrorf((b)->error, __VA_ARGS__), thunkyPlanInThunk(b))

@@ -135,7 +135,7 @@ static bool nameThunk(Builder *b, Thunk *t) {
       &xla__gpu__thunk_proto__descriptor, (unsigned)t->impl_case);
   thunk->kind = f ? f->name : "an unknown thunk";
   thunk->id = t->thunk_info ? t->thunk_info->thunk_id : 0;
-  thunk->key = thunkyPlanThunkKey(b, t);
+  thunk->key = b->replayOnly ? 0 : thunkyPlanThunkKey(b, t);
   thunk->writesOnlyWritten = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK ||
                              t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK;
   uint32_t first = b->plan->numAccesses;

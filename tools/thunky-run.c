@@ -366,9 +366,10 @@ static bool parseOptions(int argc, char **argv, Options *o) {
 }
 
 
-/* An executable in any layering, or a module told by its bytes. */
-static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **plan,
-                     ThunkyError *error) {
+/* An executable in any layering, or a module told by its bytes; a plan
+ * to replay only when `replay` (--backend model). */
+static bool loadPlan(const char *path, const ThunkyLimits *limits, bool replay,
+                     ThunkyPlan **plan, ThunkyError *error) {
   ThunkyFileBytes bytes;
   bool ok = thunkyFileBytesCreate(&bytes, path, error);
   ThunkyInputKind kind = ok ? thunkyInputKindOf(bytes.data, bytes.size) : THUNKY_INPUT_BINARY;
@@ -389,7 +390,8 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, ThunkyPlan **
 #endif
   }
   ok = ok && ((thunkyInputExpectExecutable(bytes.data, bytes.size, path, error) &&
-               thunkyPlanCreate(bytes.data, bytes.size, limits, plan, error)) ||
+               (replay ? thunkyPlanCreateForReplay : thunkyPlanCreate)(bytes.data, bytes.size,
+                                                                       limits, plan, error)) ||
               thunkyErrorContext(error, "%s", path));
   thunkyFileBytesDestroy(&bytes);
   return ok;
@@ -576,7 +578,7 @@ static int compare(const Options *o, const ThunkyBackendOps *backend, const Thun
   ThunkyRunSide a = {o->executable, plan, *config}, b = a;
   ThunkyPlan *other = NULL;
   if (o->compare) {
-    if (!loadPlan(o->compare, &o->limits, &other, error))
+    if (!loadPlan(o->compare, &o->limits, false, &other, error))
       return 2;
     b.name = o->compare, b.plan = other;
   } else {
@@ -592,7 +594,7 @@ static int compare(const Options *o, const ThunkyBackendOps *backend, const Thun
 /* The schedule of one program, on the model's terms. */
 static bool predictOne(const Options *o, const char *path, const ThunkyDeviceModel *device,
                        ThunkyPlan **plan, ThunkySchedule **schedule, ThunkyError *error) {
-  if (!loadPlan(path, &o->limits, plan, error))
+  if (!loadPlan(path, &o->limits, true, plan, error))
     return false;
   double *measured = NULL;
   uint64_t *runs = NULL;
@@ -712,7 +714,7 @@ int main(int argc, char **argv) {
   bool ok = registry && (!(o.profile || o.trace) || timeline);
   if (!ok)
     thunkyErrorf(&error, "out of memory");
-  ok = ok && loadPlan(o.executable, &o.limits, &plan, &error) &&
+  ok = ok && loadPlan(o.executable, &o.limits, false, &plan, &error) &&
        loadLibraries(&o, registry, &error);
   ThunkyRunConfig config = {.ranks = o.ranks, .partitions = o.partitions,
                             .maxIterations = o.maxIterations,

@@ -287,6 +287,13 @@ typedef struct ThunkyPlan {
  * *plan and frees it with thunkyPlanDestroy. */
 bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **plan,
                      ThunkyError *error);
+/* As thunkyPlanCreate, for a plan that is replayed and never run (the
+ * schedule model, thunky-c/Schedule.h): it leaves out what only running
+ * needs, so that it costs a fraction of an import: no thunk keys (0), no
+ * kernel code (every kernel's binary is UINT32_MAX) and no constant bytes
+ * (empty). A backend must not run it. */
+bool thunkyPlanCreateForReplay(const void *data, size_t size, const ThunkyLimits *limits,
+                               ThunkyPlan **plan, ThunkyError *error);
 void thunkyPlanDestroy(ThunkyPlan *plan);
 
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion)". */
