@@ -104,19 +104,6 @@ typedef struct {
   bool outOfMemory, changed;
 } Expand;
 
-static bool holdsCollective(MlirOperation op) {
-  if (thunkyOpKindIsCollective(thunkyOpGetKind(op)))
-    return true;
-  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
-    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
-         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
-      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
-           o = nextOp(o))
-        if (holdsCollective(o))
-          return true;
-  return false;
-}
-
 static MlirOperation startOf(MlirOperation op) {
   if (thunkyOpGetKind(op) == THUNKY_OP_ASYNC_START)
     return op;
@@ -127,7 +114,8 @@ static MlirOperation startOf(MlirOperation op) {
 static void describe(Item *item) {
   ThunkyOpKind kind = thunkyOpGetKind(item->op);
   thunkyCollectAccesses(item->op, &item->accesses);
-  item->collective = holdsCollective(kind == THUNKY_OP_ASYNC_DONE ? startOf(item->op) : item->op);
+  item->collective = thunkyOpHoldsCollective(
+      kind == THUNKY_OP_ASYNC_DONE ? startOf(item->op) : item->op, false);
   item->async = kind == THUNKY_OP_ASYNC_START || kind == THUNKY_OP_ASYNC_DONE;
   MlirOperation start = item->async ? startOf(item->op) : (MlirOperation){NULL};
   if (!mlirOperationIsNull(start)) {

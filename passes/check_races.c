@@ -130,23 +130,6 @@ static void checkOp(Check *c, MlirOperation start, const ThunkyOpAccesses *regio
   thunkyAccessesClear(&theirs);
 }
 
-/* Whether `op` is or holds a collective; with `ownStreamsApart`, leaving
- * out those in async regions nested in it, which run on streams of their
- * own. */
-static bool holdsCollective(MlirOperation op, bool ownStreamsApart) {
-  if (thunkyOpKindIsCollective(thunkyOpGetKind(op)))
-    return true;
-  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
-    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
-         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
-      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
-           o = mlirOperationGetNextInBlock(o))
-        if (!(ownStreamsApart && thunkyOpGetKind(o) == THUNKY_OP_ASYNC_START) &&
-            holdsCollective(o, ownStreamsApart))
-          return true;
-  return false;
-}
-
 /* The execution stream an async_start runs its region on. */
 static bool sameStream(MlirOperation a, MlirOperation b) {
   MlirStringRef names[2] = {mlirStringRefCreateFromCString("stream_id"),
@@ -169,9 +152,9 @@ static void checkCollectives(Check *c, MlirOperation start, MlirOperation op) {
   char where[512], thunk[160];
   ThunkyOpKind kind = thunkyOpGetKind(op);
   bool beside = kind != THUNKY_OP_ASYNC_START && kind != THUNKY_OP_ASYNC_DONE &&
-                holdsCollective(op, true);
+                thunkyOpHoldsCollective(op, true);
   bool sharing = kind == THUNKY_OP_ASYNC_START && sameStream(start, op) &&
-                 holdsCollective(op, false);
+                 thunkyOpHoldsCollective(op, false);
   if (!beside && !sharing)
     return;
   locationText(op, where, sizeof where);
@@ -195,7 +178,7 @@ static void checkStart(Check *c, MlirOperation start) {
     thunkyEmitOpError(start, "thunky-check-races: out of memory");
     c->failed = true;
   }
-  bool collective = holdsCollective(start, false);
+  bool collective = thunkyOpHoldsCollective(start, false);
   /* XLA orders thunks at run time only through buffers and resources
    * (openxla/xla#40667); a collective's are its communicator's. */
   if (!region.count && !collective)

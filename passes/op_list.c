@@ -38,3 +38,17 @@ void thunkyOpListClear(ThunkyOpList *list) {
   free(list->ops);
   *list = (ThunkyOpList){0};
 }
+
+bool thunkyOpHoldsCollective(MlirOperation op, bool outsideAsyncRegions) {
+  if (thunkyOpKindIsCollective(thunkyOpGetKind(op)))
+    return true;
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+           o = mlirOperationGetNextInBlock(o))
+        if (!(outsideAsyncRegions && thunkyOpGetKind(o) == THUNKY_OP_ASYNC_START) &&
+            thunkyOpHoldsCollective(o, outsideAsyncRegions))
+          return true;
+  return false;
+}

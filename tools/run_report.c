@@ -173,10 +173,9 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
 bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
                       ThunkyError *error) {
   char partial[4096];
-  snprintf(partial, sizeof partial, "%s.partial", path);
-  FILE *f = fopen(partial, "w");
+  FILE *f = thunkyReportOpen(path, partial, error);
   if (!f)
-    return thunkyErrorf(error, "cannot write %s: %s", path, strerror(errno));
+    return false;
   size_t count;
   const ThunkyTraceEvent *events = thunkyTimelineEvents(timeline, &count);
   fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
@@ -196,6 +195,18 @@ bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
             e->thunk < plan->numThunks ? (long long)plan->thunks[e->thunk].id : 0LL);
   }
   fputs("\n]}\n", f);
+  return thunkyReportClose(f, partial, path, error);
+}
+
+FILE *thunkyReportOpen(const char *path, char *partial, ThunkyError *error) {
+  snprintf(partial, 4096, "%s.partial", path);
+  FILE *f = fopen(partial, "w");
+  if (!f)
+    thunkyErrorf(error, "cannot write %s: %s", path, strerror(errno));
+  return f;
+}
+
+bool thunkyReportClose(FILE *f, const char *partial, const char *path, ThunkyError *error) {
   bool ok = !ferror(f);
   ok = fclose(f) == 0 && ok && rename(partial, path) == 0;
   if (!ok) {

@@ -24,4 +24,10 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
 bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
                       ThunkyError *error);
 
+/* A report file written whole or not at all: written to PATH.partial,
+ * renamed over PATH by thunkyReportClose (which removes it on failure).
+ * `partial` holds the temporary name (4096 bytes). */
+FILE *thunkyReportOpen(const char *path, char *partial, ThunkyError *error);
+bool thunkyReportClose(FILE *f, const char *partial, const char *path, ThunkyError *error);
+
 #endif /* THUNKY_TOOLS_RUN_REPORT_H */

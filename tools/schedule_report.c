@@ -188,24 +188,6 @@ void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
 
 /* ---------------------------------------------------------------------- */
 
-static bool finish(FILE *f, const char *partial, const char *path, ThunkyError *error) {
-  bool ok = !ferror(f);
-  ok = fclose(f) == 0 && ok && rename(partial, path) == 0;
-  if (!ok) {
-    remove(partial);
-    return thunkyErrorf(error, "cannot write %s: %s", path, strerror(errno));
-  }
-  return true;
-}
-
-static FILE *start(const char *path, char *partial, size_t size, ThunkyError *error) {
-  snprintf(partial, size, "%s.partial", path);
-  FILE *f = fopen(partial, "w");
-  if (!f)
-    thunkyErrorf(error, "cannot write %s: %s", path, strerror(errno));
-  return f;
-}
-
 static void jsonName(FILE *f, const ThunkyPlan *plan, uint32_t thunk) {
   char name[160];
   thunkyPlanThunkName(plan, thunk, name, sizeof name);
@@ -217,7 +199,7 @@ static void jsonName(FILE *f, const ThunkyPlan *plan, uint32_t thunk) {
 bool thunkyWriteScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
                              const ThunkyDeviceModel *device, ThunkyError *error) {
   char partial[4096];
-  FILE *f = start(path, partial, sizeof partial, error);
+  FILE *f = thunkyReportOpen(path, partial, error);
   if (!f)
     return false;
   fputs("{\"device\":\"", f);
@@ -270,7 +252,7 @@ bool thunkyWriteScheduleJson(const char *path, const ThunkyPlan *plan, const Thu
     first = false;
   }
   fputs("]}\n", f);
-  return finish(f, partial, path, error);
+  return thunkyReportClose(f, partial, path, error);
 }
 
 bool thunkyWriteScheduleTrace(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
@@ -318,7 +300,7 @@ bool thunkyWriteScheduleSvg(const char *path, const ThunkyPlan *plan, const Thun
                             ThunkyError *error) {
   enum { WIDTH = 1600, LANE = 28, LEFT = 110, TOP = 30 };
   char partial[4096];
-  FILE *f = start(path, partial, sizeof partial, error);
+  FILE *f = thunkyReportOpen(path, partial, error);
   if (!f)
     return false;
   double scale = s->stepNs ? (double)(WIDTH - LEFT - 10) / (double)s->stepNs : 0;
@@ -345,7 +327,7 @@ bool thunkyWriteScheduleSvg(const char *path, const ThunkyPlan *plan, const Thun
     fprintf(f, ": %.3f us</title></rect>\n", us(e->endNs - e->beginNs));
   }
   fputs("</svg>\n", f);
-  return finish(f, partial, path, error);
+  return thunkyReportClose(f, partial, path, error);
 }
 
 /* ---------------------------------------------------------------------- */

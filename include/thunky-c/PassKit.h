@@ -100,6 +100,11 @@ MLIR_CAPI_EXPORTED bool thunkyCollectOps(MlirOperation root, ThunkyOpKind kind,
 /* Frees the list's memory; it is empty and usable again afterwards. */
 MLIR_CAPI_EXPORTED void thunkyOpListClear(ThunkyOpList *list);
 
+/* Whether `op` is a collective or holds one in its regions; with
+ * `outsideAsyncRegions`, leaving out those in async regions nested in it,
+ * which run on execution streams of their own. */
+MLIR_CAPI_EXPORTED bool thunkyOpHoldsCollective(MlirOperation op, bool outsideAsyncRegions);
+
 #ifdef __cplusplus
 }
 #endif
