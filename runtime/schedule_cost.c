@@ -31,6 +31,7 @@ ThunkyDeviceModel thunkyDeviceModelH200(void) {
       .launchNs = 4000,
       .kernelMinNs = 2000,
       .syncNs = 6000,
+      .graphLaunchNs = 4000, /* estimate: as one launch */
   };
   d.flopsPerSecond[THUNKY_FLOPS_F64] = 67e12;
   d.flopsPerSecond[THUNKY_FLOPS_F32] = 67e12;
@@ -59,6 +60,7 @@ static const DeviceKey deviceKeys[] = {
     {"launch_ns", FIELD(launchNs)},
     {"kernel_min_ns", FIELD(kernelMinNs)},
     {"sync_ns", FIELD(syncNs)},
+    {"graph_launch_ns", FIELD(graphLaunchNs)},
 };
 #undef FIELD
 

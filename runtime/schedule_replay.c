@@ -43,6 +43,7 @@ typedef struct {
   uint32_t ranks;
   uint64_t loopTrips, maxIssued;
   const uint64_t *measuredRuns;
+  const uint8_t *graphPlace;
   int64_t branch;
   size_t maxEvents, eventCapacity;
   ThunkySchedule *s;
@@ -93,7 +94,10 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
                         (unsigned long long)r->maxIssued);
   const ThunkyCommand *c = &r->plan->commands[command];
   double ns = r->commandNs[command];
-  r->host.at += r->device.launchNs;
+  uint8_t place = r->graphPlace ? r->graphPlace[command] : THUNKY_GRAPH_NONE;
+  r->host.at += place == THUNKY_GRAPH_NONE    ? r->device.launchNs
+                : place == THUNKY_GRAPH_FIRST ? r->device.graphLaunchNs
+                                              : 0;
   bool waitedForStream = r->ready[lane].at > r->host.at;
   double begin = later(r->host.at, r->ready[lane].at), end = begin + ns;
   ThunkyScheduleEvent e = {
@@ -184,6 +188,11 @@ static uint32_t costliestBranch(const Replay *r, const ThunkyCommand *c) {
   return best;
 }
 
+/* Whether a command runs in a CUDA graph: its control flow on the device. */
+static bool inGraph(const Replay *r, uint32_t command) {
+  return r->graphPlace && r->graphPlace[command] != THUNKY_GRAPH_NONE;
+}
+
 /* Conditions per run of the loop in the measurement (trips + 1), or 0. */
 static uint64_t measuredTrips(const Replay *r, const ThunkyCommand *c) {
   ThunkyRange condition = r->plan->lists[c->loop.condition];
@@ -209,7 +218,8 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
     uint32_t count = c->conditional.branches.count;
     if (!count)
       return true;
-    hostWaits(r, lane);
+    if (!inGraph(r, command))
+      hostWaits(r, lane);
     /* XLA runs the last branch for an index out of range. */
     uint32_t b = r->branch < 0 ? costliestBranch(r, c)
                  : (uint64_t)r->branch < count ? (uint32_t)r->branch
@@ -227,7 +237,7 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
     for (uint64_t i = 0; i <= trips; i++) {
       if (!issueList(r, c->loop.condition, lane))
         return false;
-      if (!known)
+      if (!known && !inGraph(r, command))
         hostWaits(r, lane);
       if (i < trips && !issueList(r, c->loop.body, lane))
         return false;
@@ -425,7 +435,8 @@ bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *o
   Replay r = {.plan = plan, .s = s, .error = error,
               .device = o->device ? *o->device : thunkyDeviceModelH200(),
               .ranks = o->ranks ? o->ranks : 1, .loopTrips = o->loopTrips ? o->loopTrips : 1,
-              .branch = o->branch, .measuredRuns = o->measuredRuns, .maxEvents = o->maxEvents ? o->maxEvents : (size_t)1 << 22,
+              .branch = o->branch, .measuredRuns = o->measuredRuns,
+              .graphPlace = o->graphPlace, .maxEvents = o->maxEvents ? o->maxEvents : (size_t)1 << 22,
               .maxIssued = o->maxIssued ? o->maxIssued : (uint64_t)1 << 32};
   bool ok = s ? prepare(&r, o) : thunkyErrorf(error, "out of memory for the schedule");
   ok = ok && (!plan->numLists || issueList(&r, 0, 0));

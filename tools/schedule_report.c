@@ -400,3 +400,55 @@ void thunkyPrintScheduleComparison(FILE *out, const char *nameA, const ThunkyPla
     }
   }
 }
+
+/* ---------------------------------------------------------------------- */
+
+static const char *const commandTypes[] = {
+    [1] = "FUSION", [2] = "CUBLAS", [3] = "CUDNN", [4] = "COLLECTIVES", [5] = "CONDITIONAL",
+    [6] = "WHILE", [7] = "CUSTOM_CALL", [8] = "CUBLASLT", [9] = "DYNAMIC_SLICE_FUSION",
+    [10] = "HOST_EXECUTE", [11] = "CONVOLUTION"};
+
+void thunkyPrintCommandBuffers(FILE *out, const ThunkyPlan *plan,
+                               const ThunkyCommandBuffers *b,
+                               const ThunkyCommandBufferConfig *config, const char *source,
+                               uint32_t top) {
+  uint64_t captured = 0, leaves = 0;
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    uint8_t kind = plan->commands[i].kind;
+    bool leaf = kind != THUNKY_CMD_ASYNC_START && kind != THUNKY_CMD_ASYNC_DONE &&
+                kind != THUNKY_CMD_COLLECTIVE_GROUP;
+    leaves += leaf;
+    captured += leaf && b->place[i] != THUNKY_GRAPH_NONE;
+  }
+  fprintf(out, "command buffers (%s: xla_gpu_enable_command_buffer =", source);
+  bool any = false;
+  for (uint32_t t = 1; t < 32; t++)
+    if (config->enabled & 1u << t) {
+      fprintf(out, "%s%s", any ? ", " : " ",
+              t < sizeof commandTypes / sizeof *commandTypes && commandTypes[t] ? commandTypes[t]
+                                                                               : "?");
+      any = true;
+    }
+  fprintf(out, "%s; xla_gpu_graph_min_graph_size = %u): %zu graph(s) capture %llu of %llu "
+               "operations\n",
+          any ? "" : " (none)", config->minGraphSize, b->numGraphs,
+          (unsigned long long)captured, (unsigned long long)leaves);
+  for (size_t g = 0; g < b->numGraphs && g < top; g++) {
+    char first[160], last[160];
+    ThunkyRange r = b->graphs[g];
+    thunkyPlanThunkName(plan, plan->commands[r.first].thunk, first, sizeof first);
+    thunkyPlanThunkName(plan, plan->commands[r.first + r.count - 1].thunk, last, sizeof last);
+    fprintf(out, "  graph %zu: %u thunk(s), %s to %s\n", g + 1, r.count, first, last);
+  }
+  if (b->numGraphs > top)
+    fprintf(out, "  ... and %zu more graphs\n", b->numGraphs - top);
+  fprintf(out, "not captured: %zu place(s)%s\n", b->numBreaks, b->numBreaks ? ", where:" : "");
+  for (size_t i = 0; i < b->numBreaks && i < top; i++) {
+    char name[160];
+    const ThunkyCommand *c = &plan->commands[b->breaks[i].command];
+    thunkyPlanThunkName(plan, c->thunk, name, sizeof name);
+    fprintf(out, "  %s (%s): %s\n", name, plan->thunks[c->thunk].kind, b->breaks[i].why);
+  }
+  if (b->numBreaks > top)
+    fprintf(out, "  ... and %zu more\n", b->numBreaks - top);
+}

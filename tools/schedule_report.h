@@ -30,4 +30,12 @@ void thunkyPrintScheduleComparison(FILE *out, const char *nameA, const ThunkyPla
                                    const ThunkySchedule *a, const char *nameB,
                                    const ThunkyPlan *planB, const ThunkySchedule *b);
 
+/* Which thunks XLA would capture into CUDA graphs under `config`
+ * (`source` says where it came from): each graph, and each thunk that ended
+ * one or was left out, with why; `top` of each. */
+void thunkyPrintCommandBuffers(FILE *out, const ThunkyPlan *plan,
+                               const ThunkyCommandBuffers *buffers,
+                               const ThunkyCommandBufferConfig *config, const char *source,
+                               uint32_t top);
+
 #endif /* THUNKY_TOOLS_SCHEDULE_REPORT_H */

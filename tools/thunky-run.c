@@ -74,6 +74,9 @@ static const char usage[] =
     "  --loop-trips N         model: iterations of a while loop with no known trip count (1)\n"
     "  --branch N             model: the branch every conditional takes (default: its\n"
     "                         costliest)\n"
+    "  --command-buffers      model: capture in CUDA graphs what XLA's command buffers\n"
+    "                         would, under the executable's own debug options (else JAX\n"
+    "                         0.11.2's), and report each graph and what broke them\n"
     "  --json FILE            model: the prediction as JSON\n"
     "  --svg FILE             model: the predicted timeline as an SVG picture\n"
     "  --ranks N              ranks: simulated (host) or GPUs (cuda); default 1\n"
@@ -113,6 +116,7 @@ typedef struct {
   uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
   bool print, profile, cudaGraph, fingerprint, symbolic, hasSeed, checkAsync, asyncAtDone;
+  bool commandBuffers;
   uint8_t scratchByte;
   const char *hostOnly, *cudaOnly, *modelOnly; /* an option that applies to one backend */
   const char *runOnly; /* an option for a run (inputs, outputs), which a model has not */
@@ -169,6 +173,7 @@ static const char *const valueOptions[] = {
     "--compare", "--seed", "--scratch-byte", "--schedule", "--kernels", "--timeout",
     "--device", "--measured", "--loop-trips", "--branch", "--json", "--svg", NULL};
 static const char *const flagOptions[] = {"--print", "--cuda-graph", "--check-async",
+                                          "--command-buffers",
                                           "--profile", "--help", "--version", NULL};
 
 /* The entry of `names` that is name's first `length` bytes, or NULL: the
@@ -304,6 +309,8 @@ static bool takeOption(Options *o, const char *a, const char *value) {
     o->print = true, o->runOnly = a;
   } else if (!strcmp(a, "--cuda-graph")) {
     o->cudaGraph = true, o->cudaOnly = a;
+  } else if (!strcmp(a, "--command-buffers")) {
+    o->commandBuffers = true, o->modelOnly = a;
   } else if (!strcmp(a, "--check-async")) {
     o->checkAsync = true, o->hostOnly = a;
   }
@@ -591,6 +598,30 @@ static int compare(const Options *o, const ThunkyBackendOps *backend, const Thun
   return status;
 }
 
+/* The graphs XLA's command buffers would make of `plan`, under the debug
+ * options in the executable at `path`, else JAX 0.11.2's; printed. */
+static bool commandBuffersOf(const Options *o, const char *path, const ThunkyPlan *plan,
+                             ThunkyCommandBuffers **buffers, ThunkyError *error) {
+  ThunkyCommandBufferConfig config = thunkyCommandBufferConfigDefault();
+  bool found = false;
+  ThunkyFileBytes bytes;
+  ThunkyInputKind kind = THUNKY_INPUT_BINARY;
+  if (!thunkyFileBytesCreate(&bytes, path, error))
+    return false;
+  kind = thunkyInputKindOf(bytes.data, bytes.size);
+  /* A module's options are in its attributes; the defaults stand for it. */
+  bool ok = kind == THUNKY_INPUT_MLIR_TEXT || kind == THUNKY_INPUT_MLIR_BYTECODE ||
+            thunkyCommandBufferConfigRead(bytes.data, bytes.size, &o->limits, &config, &found,
+                                          error);
+  thunkyFileBytesDestroy(&bytes);
+  if (!ok || !thunkyCommandBuffersCreate(plan, &config, buffers, error))
+    return ok ? false : thunkyErrorContext(error, "%s", path);
+  thunkyPrintCommandBuffers(stdout, plan, *buffers, &config,
+                            found ? "the executable's debug options" : "JAX 0.11.2's defaults",
+                            o->profile ? o->profileTop : 5);
+  return true;
+}
+
 /* The schedule of one program, on the model's terms. */
 static bool predictOne(const Options *o, const char *path, const ThunkyDeviceModel *device,
                        ThunkyPlan **plan, ThunkySchedule **schedule, ThunkyError *error) {
@@ -614,13 +645,21 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
       fprintf(stderr, "thunky-run: %s: no thunk of %s is in it; every duration is modelled\n",
               o->measured, path);
   }
+  ThunkyCommandBuffers *buffers = NULL;
+  if (o->commandBuffers && !commandBuffersOf(o, path, *plan, &buffers, error)) {
+    free(measured);
+    free(runs);
+    return false;
+  }
   ThunkyScheduleOptions options = {.device = device, .measuredNs = measured, .measuredRuns = runs,
+                                   .graphPlace = buffers ? buffers->place : NULL,
                                    .ranks = o->ranks, .loopTrips = o->loopTrips,
                                    .branch = o->branch};
   bool ok = thunkyScheduleCreate(*plan, &options, schedule, error) ||
             thunkyErrorContext(error, "%s", path);
   free(measured);
   free(runs);
+  thunkyCommandBuffersDestroy(buffers);
   return ok;
 }
 

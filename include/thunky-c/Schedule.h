@@ -14,6 +14,7 @@
 #ifndef THUNKY_C_SCHEDULE_H
 #define THUNKY_C_SCHEDULE_H
 
+#include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Plan.h"
 
@@ -48,6 +49,7 @@ typedef struct ThunkyDeviceModel {
   double kernelMinNs; /* the least time any operation takes on the device */
   double syncNs;      /* the host reading a value back and waiting for it: at a
                          loop's predicate, a conditional's index, a step's end */
+  double graphLaunchNs; /* the host's time to launch one CUDA graph */
 } ThunkyDeviceModel;
 
 /* The default device: an H200 SXM, from NVIDIA's datasheet
@@ -76,6 +78,11 @@ typedef struct ThunkyScheduleOptions {
   uint32_t ranks;        /* the world, for collectives over all ranks (1) */
   uint64_t loopTrips;    /* a while loop with no known trip count runs this often (1) */
   int64_t branch;        /* a conditional runs this branch; -1: its costliest */
+  /* Per plan command, ThunkyGraphPlace: where XLA's command buffers put it
+   * (thunkyCommandBuffersCreate); NULL: every thunk launched on its own. A
+   * graph costs the host one graphLaunchNs, and its loops and conditionals
+   * run on the device, the host waiting for none. */
+  const uint8_t *graphPlace;
   size_t maxEvents;      /* events kept for traces (0: 1 << 22); the rest are counted */
   uint64_t maxIssued;    /* refuse a replay issuing more operations (0: 1 << 32) */
 } ThunkyScheduleOptions;
@@ -141,6 +148,52 @@ void thunkyScheduleDestroy(ThunkySchedule *schedule);
 /* The modelled duration of one operation, command `command` of the plan. */
 double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
                              const ThunkyDeviceModel *device, uint32_t ranks);
+
+/* Which thunks XLA's command buffer conversion would capture into CUDA
+ * graphs (xla/backends/gpu/runtime/command_buffer_conversion_pass.cc;
+ * docs/schedule.md has the rules). */
+typedef struct ThunkyCommandBufferConfig {
+  uint32_t enabled;      /* bit (1 << t) for each xla.DebugOptions.CommandBufferCmdType t
+                            in xla_gpu_enable_command_buffer */
+  uint32_t minGraphSize; /* xla_gpu_graph_min_graph_size */
+} ThunkyCommandBufferConfig;
+
+/* What JAX 0.11.2 compiles with: FUSION, CUBLAS, CUBLASLT, CUDNN,
+ * CUSTOM_CALL, CONDITIONAL and DYNAMIC_SLICE_FUSION; graphs of 5 or more. */
+ThunkyCommandBufferConfig thunkyCommandBufferConfigDefault(void);
+/* The configuration an executable was compiled with, from the debug
+ * options in its container (`data`, any layering); *found is false, and
+ * *config untouched, when it carries none. False, with why, when the
+ * container or its options are malformed. */
+bool thunkyCommandBufferConfigRead(const void *data, size_t size, const ThunkyLimits *limits,
+                                   ThunkyCommandBufferConfig *config, bool *found,
+                                   ThunkyError *error);
+
+typedef enum ThunkyGraphPlace {
+  THUNKY_GRAPH_NONE,   /* launched on its own */
+  THUNKY_GRAPH_FIRST,  /* the first command of a graph */
+  THUNKY_GRAPH_INSIDE, /* in a graph, after its first, or nested in one */
+} ThunkyGraphPlace;
+
+/* A thunk that ended a graph or was left out of one, and why (static text). */
+typedef struct ThunkyCommandBufferBreak {
+  uint32_t command; /* plan->commands */
+  const char *why;
+} ThunkyCommandBufferBreak;
+
+typedef struct ThunkyCommandBuffers {
+  uint8_t *place;     /* per plan command, ThunkyGraphPlace */
+  ThunkyRange *graphs; /* each a run of plan->commands of one list */
+  size_t numGraphs;
+  ThunkyCommandBufferBreak *breaks; /* in plan order */
+  size_t numBreaks;
+} ThunkyCommandBuffers;
+
+/* The graphs XLA would make of `plan` under `config`; the caller owns
+ * *out and frees it with thunkyCommandBuffersDestroy. */
+bool thunkyCommandBuffersCreate(const ThunkyPlan *plan, const ThunkyCommandBufferConfig *config,
+                                ThunkyCommandBuffers **out, ThunkyError *error);
+void thunkyCommandBuffersDestroy(ThunkyCommandBuffers *buffers);
 
 /* Measured durations from a Chrome trace that thunky-run --trace wrote
  * (on --backend cuda, of this program or another): the mean duration of
