@@ -109,5 +109,7 @@ for summary in "$build"/test/Passes/Output/equivalence-*.test.tmp.summary; do
 done
 # What the schedule model predicts of the async passes and of a real JAX
 # step (test/Schedule/*.test).
-cat "$build"/test/Schedule/Output/*.test.tmp.summary 2>/dev/null
+for summary in "$build"/test/Schedule/Output/*.test.tmp.summary; do
+  [ -f "$summary" ] && cat "$summary"
+done
 exit $status
