@@ -23,6 +23,7 @@ enum { MAX_DEPTH = 64 };
 typedef struct {
   const char *p, *begin, *end;
   const char *path;
+  int depth; /* containers open around the value being read */
   ThunkyError *error;
 } Json;
 
@@ -86,7 +87,7 @@ static bool number(Json *j, double *v) {
   return true;
 }
 
-static bool value(Json *j, int depth);
+static bool value(Json *j);
 
 static bool literal(Json *j, const char *word) {
   size_t n = strlen(word);
@@ -96,16 +97,22 @@ static bool literal(Json *j, const char *word) {
   return true;
 }
 
-static bool members(Json *j, int depth, char close, bool keys) {
+/* Reads one member of an object (`key` its name) or element of an array
+ * (`key` NULL) from where the value starts. */
+typedef bool (*Member)(Json *j, const char *key, size_t n, void *ctx);
+
+/* The members of an object or array whose opening bracket was read, up to
+ * and including `close`, each read by `member`. */
+static bool collection(Json *j, char close, Member member, void *ctx) {
   space(j);
   if (j->p < j->end && *j->p == close)
     return j->p++, true;
   for (;;) {
-    const char *k;
-    size_t n;
-    if (keys && !(string(j, &k, &n) && expect(j, ':')))
+    const char *k = NULL;
+    size_t n = 0;
+    if (close == '}' && !(string(j, &k, &n) && expect(j, ':')))
       return false;
-    if (!value(j, depth + 1))
+    if (!member(j, k, n, ctx))
       return false;
     space(j);
     if (j->p < j->end && *j->p == ',') {
@@ -116,9 +123,13 @@ static bool members(Json *j, int depth, char close, bool keys) {
   }
 }
 
-static bool value(Json *j, int depth) {
-  if (depth > MAX_DEPTH)
-    return fail(j, "nested deeper than 64");
+static bool anyMember(Json *j, const char *key, size_t n, void *ctx) {
+  (void)key, (void)n, (void)ctx;
+  return value(j);
+}
+
+/* Any JSON value, read and left. */
+static bool value(Json *j) {
   space(j);
   if (j->p == j->end)
     return fail(j, "unexpected end");
@@ -127,9 +138,15 @@ static bool value(Json *j, int depth) {
   double v;
   switch (*j->p) {
   case '{':
-    return j->p++, members(j, depth, '}', true);
-  case '[':
-    return j->p++, members(j, depth, ']', false);
+  case '[': {
+    if (j->depth == MAX_DEPTH)
+      return fail(j, "nested deeper than 64");
+    char close = *j->p++ == '{' ? '}' : ']';
+    j->depth++;
+    bool ok = collection(j, close, anyMember, NULL);
+    j->depth--;
+    return ok;
+  }
   case '"':
     return string(j, &s, &n);
   case 't':
@@ -157,70 +174,36 @@ static bool integer(Json *j, int64_t *out) {
   return true;
 }
 
-static bool eventArgs(Json *j, TraceEvent *e) {
-  space(j);
-  if (j->p < j->end && *j->p != '{')
-    return value(j, 2); /* not ours: any JSON */
-  if (!expect(j, '{'))
-    return false;
-  space(j);
-  if (j->p < j->end && *j->p == '}')
-    return j->p++, true;
-  for (;;) {
-    const char *k;
-    size_t n;
-    if (!string(j, &k, &n) || !expect(j, ':'))
-      return false;
-    bool ok = isKey(k, n, "thunk_id")  ? integer(j, &e->thunkId)
-              : isKey(k, n, "thunk")   ? integer(j, &e->thunk)
-                                       : value(j, 3);
-    if (!ok)
-      return false;
-    space(j);
-    if (j->p < j->end && *j->p == ',') {
-      j->p++;
-      continue;
-    }
-    return expect(j, '}');
-  }
+static bool argsMember(Json *j, const char *k, size_t n, void *ctx) {
+  TraceEvent *e = ctx;
+  return isKey(k, n, "thunk_id") ? integer(j, &e->thunkId)
+         : isKey(k, n, "thunk")  ? integer(j, &e->thunk)
+                                 : value(j);
 }
 
-static bool event(Json *j, TraceEvent *e) {
-  *e = (TraceEvent){.thunk = -1, .thunkId = -1};
-  if (!expect(j, '{'))
-    return false;
-  space(j);
-  if (j->p < j->end && *j->p == '}')
-    return j->p++, true;
-  for (;;) {
-    const char *k, *s;
-    size_t n, m;
-    if (!string(j, &k, &n) || !expect(j, ':'))
-      return false;
-    bool ok;
-    if (isKey(k, n, "dur")) {
-      ok = number(j, &e->dur), e->hasDur = true;
-    } else if (isKey(k, n, "ph")) {
-      ok = string(j, &s, &m), e->complete = m == 1 && *s == 'X';
-    } else if (isKey(k, n, "name")) {
-      ok = string(j, &s, &m);
-      if (ok && m > 6 && !memcmp(s, "thunk ", 6) && e->thunk < 0 &&
-          isdigit((unsigned char)s[6]))
-        e->thunk = strtoll(s + 6, NULL, 10);
-    } else if (isKey(k, n, "args")) {
-      ok = eventArgs(j, e);
-    } else {
-      ok = value(j, 2);
-    }
-    if (!ok)
-      return false;
-    space(j);
-    if (j->p < j->end && *j->p == ',') {
-      j->p++;
-      continue;
-    }
-    return expect(j, '}');
+static bool eventMember(Json *j, const char *k, size_t n, void *ctx) {
+  TraceEvent *e = ctx;
+  const char *s;
+  size_t m;
+  if (isKey(k, n, "dur"))
+    return e->hasDur = true, number(j, &e->dur);
+  if (isKey(k, n, "ph")) {
+    bool ok = string(j, &s, &m);
+    e->complete = ok && m == 1 && *s == 'X';
+    return ok;
   }
+  if (isKey(k, n, "name")) {
+    bool ok = string(j, &s, &m);
+    if (ok && m > 6 && !memcmp(s, "thunk ", 6) && e->thunk < 0 && isdigit((unsigned char)s[6]))
+      e->thunk = strtoll(s + 6, NULL, 10);
+    return ok;
+  }
+  if (isKey(k, n, "args")) {
+    space(j);
+    if (j->p < j->end && *j->p == '{') /* else not ours: any JSON */
+      return j->p++, collection(j, '}', argsMember, e);
+  }
+  return value(j);
 }
 
 typedef struct {
@@ -240,62 +223,48 @@ static uint32_t thunkOfId(const IdEntry *ids, size_t count, int64_t id) {
   return hit ? hit->thunk : UINT32_MAX;
 }
 
-static bool events(Json *j, const ThunkyPlan *plan, const IdEntry *ids, size_t numIds,
-                   double *sum, uint64_t *count) {
-  if (!expect(j, '['))
+typedef struct {
+  const ThunkyPlan *plan;
+  const IdEntry *ids;
+  size_t numIds;
+  double *sum;
+  uint64_t *count;
+  bool found; /* a traceEvents array */
+} Trace;
+
+static bool eventItem(Json *j, const char *k, size_t n, void *ctx) {
+  (void)k, (void)n;
+  Trace *t = ctx;
+  TraceEvent e = {.thunk = -1, .thunkId = -1};
+  if (!expect(j, '{') || !collection(j, '}', eventMember, &e))
     return false;
-  space(j);
-  if (j->p < j->end && *j->p == ']')
-    return j->p++, true;
-  for (;;) {
-    TraceEvent e;
-    if (!event(j, &e))
-      return false;
-    if (e.complete && e.hasDur && e.dur >= 0) {
-      uint32_t t = e.thunkId > 0 ? thunkOfId(ids, numIds, e.thunkId)
-                   : e.thunk >= 0 && (uint64_t)e.thunk < plan->numThunks ? (uint32_t)e.thunk
-                                                                         : UINT32_MAX;
-      if (t != UINT32_MAX)
-        sum[t] += e.dur * 1e3, count[t]++; /* microseconds in the trace */
-    }
-    space(j);
-    if (j->p < j->end && *j->p == ',') {
-      j->p++;
-      continue;
-    }
-    return expect(j, ']');
+  if (e.complete && e.hasDur && e.dur >= 0) {
+    uint32_t thunk = e.thunkId > 0 ? thunkOfId(t->ids, t->numIds, e.thunkId)
+                     : e.thunk >= 0 && (uint64_t)e.thunk < t->plan->numThunks ? (uint32_t)e.thunk
+                                                                              : UINT32_MAX;
+    if (thunk != UINT32_MAX)
+      t->sum[thunk] += e.dur * 1e3, t->count[thunk]++; /* microseconds in the trace */
   }
+  return true;
 }
 
-static bool trace(Json *j, const ThunkyPlan *plan, const IdEntry *ids, size_t numIds,
-                  double *sum, uint64_t *count) {
+static bool events(Json *j, Trace *t) {
+  t->found = true;
+  return expect(j, '[') && collection(j, ']', eventItem, t);
+}
+
+static bool traceMember(Json *j, const char *k, size_t n, void *ctx) {
+  return isKey(k, n, "traceEvents") ? events(j, ctx) : value(j);
+}
+
+/* Either of Chrome's forms: the bare array of events, or an object holding
+ * it as traceEvents. */
+static bool trace(Json *j, Trace *t) {
   space(j);
   if (j->p < j->end && *j->p == '[')
-    return events(j, plan, ids, numIds, sum, count);
-  if (!expect(j, '{'))
-    return false;
-  bool found = false;
-  space(j);
-  if (j->p < j->end && *j->p == '}')
-    return fail(j, "no traceEvents");
-  for (;;) {
-    const char *k;
-    size_t n;
-    if (!string(j, &k, &n) || !expect(j, ':'))
-      return false;
-    bool ok = isKey(k, n, "traceEvents") ? (found = true, events(j, plan, ids, numIds, sum, count))
-                                         : value(j, 1);
-    if (!ok)
-      return false;
-    space(j);
-    if (j->p < j->end && *j->p == ',') {
-      j->p++;
-      continue;
-    }
-    if (!expect(j, '}'))
-      return false;
-    return found || fail(j, "no traceEvents");
-  }
+    return events(j, t);
+  return expect(j, '{') && collection(j, '}', traceMember, t) &&
+         (t->found || fail(j, "no traceEvents"));
 }
 
 bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
@@ -318,7 +287,8 @@ bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, doubl
     qsort(ids, numIds, sizeof *ids, byId);
   Json j = {.p = (const char *)bytes.data, .begin = (const char *)bytes.data,
             .end = (const char *)bytes.data + bytes.size, .path = path, .error = error};
-  ok = ok && trace(&j, plan, ids, numIds, sum, count);
+  Trace t = {.plan = plan, .ids = ids, .numIds = numIds, .sum = sum, .count = count};
+  ok = ok && trace(&j, &t);
   if (ok) {
     space(&j);
     if (j.p != j.end)

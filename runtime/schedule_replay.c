@@ -129,9 +129,19 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
   return true;
 }
 
+/* An async start or done the runtime would refuse to run. */
+static bool misused(Replay *r, const ThunkyCommand *c, const char *what) {
+  char name[160];
+  thunkyPlanThunkName(r->plan, c->thunk, name, sizeof name);
+  return thunkyErrorf(r->error, "%s %s", name, what);
+}
+
 static bool asyncStart(Replay *r, uint32_t command, uint32_t lane) {
   const ThunkyCommand *c = &r->plan->commands[command];
   Slot *slot = &r->slots[c->asyncStart.slot];
+  if (slot->inFlight)
+    return misused(r, c, "starts its async execution again before its done (XLA refuses "
+                         "start-start-done-done on one execution)");
   uint32_t region = r->startLane[command];
   ThunkyAsyncWindow *w = &r->s->windows[r->windowOfThunk[c->thunk]];
   /* The region's stream waits for an event recorded here. */
@@ -152,10 +162,10 @@ static bool asyncStart(Replay *r, uint32_t command, uint32_t lane) {
   return true;
 }
 
-static void asyncDone(Replay *r, uint32_t command, uint32_t lane) {
+static bool asyncDone(Replay *r, uint32_t command, uint32_t lane) {
   Slot *slot = &r->slots[r->plan->commands[command].asyncDone.slot];
   if (!slot->inFlight)
-    return; /* a done without its start: the plan's checks name it on a run */
+    return misused(r, &r->plan->commands[command], "waits for an async execution not in flight");
   ThunkyAsyncWindow *w = &r->s->windows[slot->window];
   double here = later(r->ready[lane].at, r->host.at);
   w->windowNs += (uint64_t)llround(here > slot->startAt ? here - slot->startAt : 0);
@@ -170,6 +180,7 @@ static void asyncDone(Replay *r, uint32_t command, uint32_t lane) {
     r->ready[lane] = (Time){slot->end, slot->cause};
   }
   slot->inFlight = false;
+  return true;
 }
 
 /* The host waits for what `lane` has issued: a predicate comes back. */
@@ -210,8 +221,7 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
   case THUNKY_CMD_ASYNC_START:
     return asyncStart(r, command, lane);
   case THUNKY_CMD_ASYNC_DONE:
-    asyncDone(r, command, lane);
-    return true;
+    return asyncDone(r, command, lane);
   case THUNKY_CMD_COLLECTIVE_GROUP:
     return issueList(r, c->group.list, lane);
   case THUNKY_CMD_CONDITIONAL: {

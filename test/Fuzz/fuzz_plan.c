@@ -24,8 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   config.enabled = ~0u; /* every kind, loops and conditionals too */
   ThunkyCommandBuffers *buffers = NULL;
   bool found;
-  if (thunkyCommandBufferConfigRead(data, size, NULL, &config, &found, &error))
-    (void)found;
+  (void)thunkyCommandBufferConfigRead(data, size, NULL, &config, &found, &error);
   if (thunkyCommandBuffersCreate(plan, &config, &buffers, &error)) {
     for (int graphs = 0; graphs < 2; graphs++) {
       /* Bounded: a crafted loop may ask for billions of iterations. */
