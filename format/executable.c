@@ -28,9 +28,27 @@ static bool onlyWrapperFields(ThunkyBytes bytes) {
   return true;
 }
 
+static Xla__Gpu__GpuExecutableProto *golden(Xla__HumanReadableAotExecutable *w,
+                                             bool thunksLeftOut) {
+  /* The oneof's members share storage: gpu_executable is only read as one
+   * when the case says so. */
+  if (!w || w->backend_executable_case !=
+                XLA__HUMAN_READABLE_AOT_EXECUTABLE__BACKEND_EXECUTABLE_GPU_EXECUTABLE)
+    return NULL;
+  Xla__Gpu__GpuExecutableProto *exe = w->gpu_executable;
+  if (!exe || w->base.n_unknown_fields ||
+      !(exe->n_thunks || thunksLeftOut || exe->buffer_allocations))
+    return NULL;
+  return exe;
+}
+
+Xla__Gpu__GpuExecutableProto *thunkyGoldenExecutable(Xla__HumanReadableAotExecutable *w) {
+  return golden(w, false);
+}
+
 /* The executable in the container: XLA's golden wrapper (only where no
  * container was around it) or a bare executable, unpacked into the arena. */
-static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
+static bool unpack(ThunkyExecutable *exe, ThunkyLeftOut *thunks, ThunkyError *error) {
   ProtobufCAllocator *alloc = thunkyArenaAllocator(internalOf(exe)->arena);
   ThunkyBytes bytes = exe->container.executable;
   ThunkyError asExecutable;
@@ -39,14 +57,18 @@ static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
                       NULL)) {
     Xla__HumanReadableAotExecutable *w = (Xla__HumanReadableAotExecutable *)thunkyUnpackSliced(
         &xla__human_readable_aot_executable__descriptor, alloc, bytes.data, bytes.size,
-        &internalOf(exe)->strings);
-    if ((exe->proto = thunkyGoldenExecutable(w))) {
+        &internalOf(exe)->strings, thunks);
+    if ((exe->proto = golden(w, thunks && thunks->count))) {
       exe->wrapper = w;
       return true;
     }
   }
-  /* Strings of a wrapper that was none. */
+  /* Strings and thunks of a wrapper that was none. */
   internalOf(exe)->strings.size = 0;
+  if (thunks) {
+    free(thunks->values);
+    thunks->values = NULL, thunks->count = 0;
+  }
   /* Bare bytes that are neither were refused with the container. */
   if (!exe->container.wireChecked &&
       !thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
@@ -54,21 +76,9 @@ static bool unpack(ThunkyExecutable *exe, ThunkyError *error) {
     return thunkyErrorf(error, "not a GpuExecutableProto: %s", asExecutable.message);
   exe->proto = (Xla__Gpu__GpuExecutableProto *)thunkyUnpackSliced(
       &xla__gpu__gpu_executable_proto__descriptor, alloc, bytes.data, bytes.size,
-      &internalOf(exe)->strings);
+      &internalOf(exe)->strings, thunks);
   return exe->proto ||
          thunkyErrorf(error, "not a GpuExecutableProto: protobuf-c could not unpack it");
-}
-
-Xla__Gpu__GpuExecutableProto *thunkyGoldenExecutable(Xla__HumanReadableAotExecutable *w) {
-  /* The oneof's members share storage: gpu_executable is only read as one
-   * when the case says so. */
-  if (!w || w->backend_executable_case !=
-                XLA__HUMAN_READABLE_AOT_EXECUTABLE__BACKEND_EXECUTABLE_GPU_EXECUTABLE)
-    return NULL;
-  Xla__Gpu__GpuExecutableProto *exe = w->gpu_executable;
-  if (!exe || w->base.n_unknown_fields || !(exe->n_thunks || exe->buffer_allocations))
-    return NULL;
-  return exe;
 }
 
 /*--- allocations -------------------------------------------------------------*/
@@ -260,9 +270,8 @@ static bool readConstants(ThunkyExecutable *exe, ThunkyError *error) {
 
 /*--- the whole -----------------------------------------------------------------*/
 
-bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *limits,
-                            ThunkyExecutable **out, ThunkyError *error) {
-  ThunkyLimits bounds = limits ? *limits : thunkyLimitsDefault();
+static bool create(const void *data, size_t size, const ThunkyLimits *limits, bool whole,
+                   ThunkyExecutable **out, ThunkyError *error) {
   ThunkyExecutable *exe = calloc(1, sizeof *exe);
   ExecutableInternal *in = calloc(1, sizeof *in);
   *out = NULL;
@@ -271,10 +280,19 @@ bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *l
     return thunkyErrorf(error, "out of memory");
   }
   exe->internal = in;
-  bool opened = thunkyContainerCreate(data, size, &bounds, &exe->container, error);
-  bool ok = opened && unpack(exe, error) && readAllocations(exe, &bounds, error) &&
-            readParameters(exe, error) && readOutputs(exe, error) &&
-            readConstants(exe, error) && thunkyExecutableReadThunks(exe, &bounds, error);
+  in->limits = limits ? *limits : thunkyLimitsDefault();
+  ThunkyLeftOut thunks = {&xla__gpu__gpu_executable_proto__descriptor,
+                          protobuf_c_message_descriptor_get_field_by_name(
+                              &xla__gpu__gpu_executable_proto__descriptor, "thunks")
+                              ->id,
+                          NULL, 0};
+  bool opened = thunkyContainerCreate(data, size, &in->limits, &exe->container, error);
+  bool ok = opened && unpack(exe, whole ? NULL : &thunks, error);
+  in->wireThunks = thunks.values, in->numWireThunks = thunks.count;
+  ok = ok && readAllocations(exe, &in->limits, error) && readParameters(exe, error) &&
+       readOutputs(exe, error) && readConstants(exe, error) &&
+       (!whole || thunkyExecutableReadThunks(exe, &in->limits, error));
+  in->thunksChecked = whole;
   if (!opened)
     exe->container = (ThunkyContainer){0};
   if (!ok) {
@@ -285,6 +303,56 @@ bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *l
   return true;
 }
 
+bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *limits,
+                            ThunkyExecutable **out, ThunkyError *error) {
+  return create(data, size, limits, true, out, error);
+}
+
+bool thunkyExecutableOpen(const void *data, size_t size, const ThunkyLimits *limits,
+                          ThunkyExecutable **out, ThunkyError *error) {
+  return create(data, size, limits, false, out, error);
+}
+
+/* Checks `t` on a pass that has not been completed before, then visits it. */
+static bool visitThunk(ThunkyExecutable *exe, ThunkyThunkProto *t, ThunkyThunkVisit visit,
+                       void *userData, ThunkyError *error) {
+  ExecutableInternal *in = internalOf(exe);
+  return (in->thunksChecked || thunkyExecutableReadThunk(exe, &in->limits, t, error)) &&
+         visit(t, userData, error);
+}
+
+bool thunkyExecutableForEachThunk(ThunkyExecutable *exe, ThunkyThunkVisit visit,
+                                  void *userData, ThunkyError *error) {
+  ExecutableInternal *in = internalOf(exe);
+  if (!in->thunksChecked) {
+    /* A pass that stopped early left counts behind: this one starts over. */
+    thunkyHashMapDestroy(&in->asyncSlots);
+    exe->numAsyncSlots = 0, exe->numThunks = 0, exe->maxDepth = 1;
+  }
+  bool ok = true;
+  for (size_t i = 0; ok && i < exe->proto->n_thunks; i++)
+    ok = visitThunk(exe, exe->proto->thunks[i], visit, userData, error);
+  /* Each thunk left in the wire lives in an arena of its own while it is
+   * visited: memory stays that of the largest thunk, not of all of them.
+   * A plain unpack: copying a thunk's kernel code into memory that is
+   * reused costs less than cutting it out (unpack_sliced.c), which pays
+   * where everything is unpacked at once. */
+  for (size_t i = 0; ok && i < in->numWireThunks; i++) {
+    ThunkyArena *arena = thunkyArenaCreate();
+    ThunkyThunkProto *t =
+        arena ? (ThunkyThunkProto *)protobuf_c_message_unpack(
+                    &xla__gpu__thunk_proto__descriptor, thunkyArenaAllocator(arena),
+                    in->wireThunks[i].size, in->wireThunks[i].data)
+              : NULL;
+    ok = t ? visitThunk(exe, t, visit, userData, error)
+           : thunkyErrorf(error, "top-level thunk %zu: out of memory, or protobuf-c could not "
+                          "unpack it", i);
+    thunkyArenaDestroy(arena);
+  }
+  in->thunksChecked |= ok;
+  return ok;
+}
+
 void thunkyExecutableDestroy(ThunkyExecutable *exe) {
   if (!exe)
     return;
@@ -292,6 +360,7 @@ void thunkyExecutableDestroy(ThunkyExecutable *exe) {
   thunkyContainerDestroy(&exe->container);
   thunkyHashMapDestroy(&in->asyncSlots);
   thunkyBufferDestroy(&in->strings);
+  free(in->wireThunks);
   thunkyArenaDestroy(in->arena);
   free(in);
   free(exe);

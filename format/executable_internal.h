@@ -10,6 +10,13 @@ typedef struct ExecutableInternal {
   ThunkyArena *arena;        /* the unpacked messages and every array */
   ThunkyHashMap asyncSlots;  /* async execution id -> slot */
   ThunkyBuffer strings;      /* long strings of the executable (thunkyUnpackSliced) */
+  ThunkyLimits limits;
+  /* thunkyExecutableOpen: the top-level thunks still in the wire (none
+   * where the executable was too short to leave them out), and whether a
+   * whole pass over the thunks has checked them. */
+  ThunkyBytes *wireThunks;
+  size_t numWireThunks;
+  bool thunksChecked;
 } ExecutableInternal;
 
 static inline ExecutableInternal *internalOf(const ThunkyExecutable *exe) {
@@ -21,15 +28,26 @@ static inline ExecutableInternal *internalOf(const ThunkyExecutable *exe) {
 void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size);
 #define arrayOf(exe, count, size) thunkyExecutableAlloc((exe), (count), (size))
 
+/* A repeated message field left in the wire by thunkyUnpackSliced, to be
+ * unpacked a value at a time later. */
+typedef struct ThunkyLeftOut {
+  const ProtobufCMessageDescriptor *message; /* in messages of this type */
+  uint32_t field;                            /* this field's number */
+  ThunkyBytes *values; /* out: each value's bytes in the input, in order (malloc'd) */
+  size_t count;
+} ThunkyLeftOut;
+
 /* protobuf-c's unpack of data[0, size) (which passed thunkyCheckWire as a
  * `desc`) into `alloc`, except that long values are not copied
  * (unpack_sliced.c): bytes point into `data`, which must outlive the
  * message, and strings into one copy appended to `strings`, which must not
- * grow again while the message lives. NULL when protobuf-c fails or memory
- * runs out. */
+ * grow again while the message lives. `leave` (or NULL) names a field to
+ * leave out where the message holding it was long enough to be looked into;
+ * its values, if any were, come back in it and the message has none. NULL
+ * when protobuf-c fails or memory runs out. */
 ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
                                      ProtobufCAllocator *alloc, const uint8_t *data,
-                                     size_t size, ThunkyBuffer *strings);
+                                     size_t size, ThunkyBuffer *strings, ThunkyLeftOut *leave);
 
 /* HLO constant instructions by the hash of the symbol XLA gives their
  * buffers, built on first use. */
@@ -51,5 +69,8 @@ bool thunkyConstantBytesOf(ThunkyExecutable *exe, ConstantLiterals *literals,
  * and checks control-flow predicates. */
 bool thunkyExecutableReadThunks(ThunkyExecutable *exe, const ThunkyLimits *limits,
                                 ThunkyError *error);
+/* The same for one more top-level thunk, numbered after those read. */
+bool thunkyExecutableReadThunk(ThunkyExecutable *exe, const ThunkyLimits *limits,
+                               ThunkyThunkProto *thunk, ThunkyError *error);
 
 #endif /* THUNKY_FORMAT_EXECUTABLE_INTERNAL_H */

@@ -131,6 +131,12 @@ bool thunkyExecutableReadThunks(ThunkyExecutable *exe, const ThunkyLimits *limit
   return walkList(&w, exe->proto->n_thunks, exe->proto->thunks, true);
 }
 
+bool thunkyExecutableReadThunk(ThunkyExecutable *exe, const ThunkyLimits *limits,
+                               ThunkyThunkProto *thunk, ThunkyError *error) {
+  Walk w = {.exe = exe, .limits = limits, .error = error};
+  return walkList(&w, 1, &thunk, true);
+}
+
 bool thunkyExecutableAsyncSlot(const ThunkyExecutable *exe, uint64_t id, uint32_t *slot) {
   return thunkyHashMapGet(&internalOf(exe)->asyncSlots, id, slot);
 }

@@ -9,6 +9,7 @@
 #include "thunky-c/Executable.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -81,12 +82,13 @@ static const struct {
     {&xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor, "result_buffers", W},
 };
 
+/* The access of field `f` of `desc` by its row; 0 where it has none. */
 static ThunkyAccess rowAccess(const ProtobufCMessageDescriptor *desc,
-                              const ProtobufCFieldDescriptor *f, ThunkyAccess inherited) {
+                              const ProtobufCFieldDescriptor *f) {
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     if (rows[i].message == desc && strcmp(rows[i].field, f->name) == 0)
       return rows[i].access;
-  return inherited;
+  return 0;
 }
 
 /* A kernel's `written` flags say which arguments it may write (and maybe
@@ -96,10 +98,9 @@ typedef struct KernelFlags {
   size_t count;
 } KernelFlags;
 
-static KernelFlags kernelFlags(const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f) {
+/* The flags of a kernel thunk `msg`, whose arguments are being walked. */
+static KernelFlags kernelFlags(const ProtobufCMessage *msg) {
   static const protobuf_c_boolean none[1];
-  if (strcmp(f->name, "args") != 0)
-    return (KernelFlags){NULL, 0};
   if (msg->descriptor == &xla__gpu__kernel_thunk_proto__descriptor) {
     const Xla__Gpu__KernelThunkProto *k = (const Xla__Gpu__KernelThunkProto *)msg;
     return (KernelFlags){k->written ? k->written : none, k->n_written};
@@ -117,41 +118,31 @@ static ThunkyAccess kernelArgAccess(KernelFlags flags, size_t nArgs, size_t i) {
   return flags.written[i] ? RW : R;
 }
 
-static bool isSet(const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f) {
-  const void *slot = (const char *)msg + f->offset;
-  if (f->label == PROTOBUF_C_LABEL_REPEATED)
-    return *(const size_t *)((const char *)msg + f->quantifier_offset) != 0;
-  if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
-    return *(const uint32_t *)((const char *)msg + f->quantifier_offset) == f->id &&
-           *(void *const *)slot;
-  return *(void *const *)slot != NULL;
-}
-
-/* Fields whose slices index another allocation table, or hold thunks. */
-static bool skipped(const ProtobufCMessageDescriptor *desc, const ProtobufCFieldDescriptor *f,
-                    bool nested) {
-  if (f->descriptor == &xla__buffer_allocation_proto__descriptor)
-    return true;
-  if ((desc == &xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor &&
-       strcmp(f->name, "embedded_thunks") == 0) ||
-      (desc == &xla__gpu__host_execute_start_thunk_proto__descriptor &&
-       strcmp(f->name, "executable_proto") == 0))
-    return true;
-  return !nested && (f->descriptor == &xla__gpu__thunk_proto__descriptor ||
-                     f->descriptor == &xla__gpu__thunk_sequence_proto__descriptor);
-}
-
-/*--- which messages can hold a slice --------------------------------------*/
+/*--- which fields can hold a slice ----------------------------------------*/
 
 /* Most of a thunk's submessages (shapes, layouts, configs, launch
- * dimensions) can hold no slice; walking them was most of the walk's time.
- * Every message type reachable from the executable is classified once. */
+ * dimensions) can hold no slice, and a thunk sets one of its kind's
+ * dozens of fields; walking them all was most of the walk's time. Every
+ * message type reachable from the executable is classified once, and the
+ * fields of each that may lead to a slice are listed with what the table
+ * says of them. */
 #define SLICE_TYPES 1024 /* a power of two, above the schema's message count */
+
+/* A message field that may lead to a slice. */
+typedef struct WalkField {
+  const ProtobufCFieldDescriptor *field;
+  ThunkyAccess access; /* its row's access; 0: the one around it */
+  bool thunks;         /* holds thunks: walked only for nested slices */
+  bool gemmOutput;     /* a GEMM's output: read too when beta != 0 */
+  bool kernelArgs;     /* a kernel's arguments: written per its flags */
+} WalkField;
 
 static struct {
   const ProtobufCMessageDescriptor *desc[SLICE_TYPES];
   bool holds[SLICE_TYPES];
-  size_t count;
+  uint32_t first[SLICE_TYPES], count[SLICE_TYPES]; /* in fields */
+  WalkField *fields;
+  size_t numTypes;
 } sliceTypes;
 static pthread_once_t sliceTypesOnce = PTHREAD_ONCE_INIT;
 
@@ -164,14 +155,45 @@ static size_t typeSlot(const ProtobufCMessageDescriptor *d) {
 
 static void addType(const ProtobufCMessageDescriptor *d) {
   size_t h = typeSlot(d);
-  if (sliceTypes.desc[h] || sliceTypes.count + 1 >= SLICE_TYPES)
-    return; /* known, or the table is full: unlisted types are walked */
+  if (sliceTypes.desc[h] || sliceTypes.numTypes + 1 >= SLICE_TYPES)
+    return; /* known, or the table is full: unlisted types are walked field by field */
   sliceTypes.desc[h] = d;
   sliceTypes.holds[h] = d == &xla__buffer_assignment__buffer_allocation_slice_proto__descriptor;
-  sliceTypes.count++;
+  sliceTypes.numTypes++;
   for (unsigned i = 0; i < d->n_fields; ++i)
     if (d->fields[i].type == PROTOBUF_C_TYPE_MESSAGE)
       addType(d->fields[i].descriptor);
+}
+
+static bool mayHoldSlice(const ProtobufCMessageDescriptor *d) {
+  size_t h = typeSlot(d);
+  return !sliceTypes.desc[h] || sliceTypes.holds[h];
+}
+
+/* Whether field `f` of `desc` may lead to a slice of this executable's
+ * allocations, and if so what the table says of it. */
+static bool describeField(const ProtobufCMessageDescriptor *desc,
+                          const ProtobufCFieldDescriptor *f, WalkField *out) {
+  if (f->type != PROTOBUF_C_TYPE_MESSAGE || !mayHoldSlice(f->descriptor))
+    return false;
+  /* Slices that index another allocation table. */
+  if (f->descriptor == &xla__buffer_allocation_proto__descriptor ||
+      (desc == &xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor &&
+       strcmp(f->name, "embedded_thunks") == 0) ||
+      (desc == &xla__gpu__host_execute_start_thunk_proto__descriptor &&
+       strcmp(f->name, "executable_proto") == 0))
+    return false;
+  *out = (WalkField){
+      .field = f,
+      .access = rowAccess(desc, f),
+      .thunks = f->descriptor == &xla__gpu__thunk_proto__descriptor ||
+                f->descriptor == &xla__gpu__thunk_sequence_proto__descriptor,
+      .gemmOutput = desc == &xla__gpu__gemm_thunk_proto__descriptor &&
+                    strcmp(f->name, "output_buffer") == 0,
+      .kernelArgs = (desc == &xla__gpu__kernel_thunk_proto__descriptor ||
+                     desc == &xla__gpu__custom_kernel_thunk_proto__descriptor) &&
+                    strcmp(f->name, "args") == 0};
+  return true;
 }
 
 static void classifyTypes(void) {
@@ -190,11 +212,61 @@ static void classifyTypes(void) {
           sliceTypes.holds[h] = grew = true;
     }
   }
+  size_t total = 0;
+  for (size_t h = 0; h < SLICE_TYPES; ++h)
+    total += sliceTypes.desc[h] && sliceTypes.holds[h] ? sliceTypes.desc[h]->n_fields : 0;
+  /* Lives as long as the process; without it types are walked field by
+   * field, as unlisted ones are. */
+  if (!(sliceTypes.fields = malloc((total + 1) * sizeof *sliceTypes.fields)))
+    return;
+  uint32_t used = 0;
+  for (size_t h = 0; h < SLICE_TYPES; ++h) {
+    const ProtobufCMessageDescriptor *d = sliceTypes.desc[h];
+    if (!d || !sliceTypes.holds[h])
+      continue;
+    sliceTypes.first[h] = used;
+    for (unsigned i = 0; i < d->n_fields; ++i)
+      used += describeField(d, &d->fields[i], &sliceTypes.fields[used]);
+    sliceTypes.count[h] = used - sliceTypes.first[h];
+  }
 }
 
-static bool mayHoldSlice(const ProtobufCMessageDescriptor *d) {
-  size_t h = typeSlot(d);
-  return !sliceTypes.desc[h] || sliceTypes.holds[h];
+static bool isSet(const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f) {
+  const void *slot = (const char *)msg + f->offset;
+  if (f->label == PROTOBUF_C_LABEL_REPEATED)
+    return *(const size_t *)((const char *)msg + f->quantifier_offset) != 0;
+  if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
+    return *(const uint32_t *)((const char *)msg + f->quantifier_offset) == f->id &&
+           *(void *const *)slot;
+  return *(void *const *)slot != NULL;
+}
+
+static bool walk(ProtobufCMessage *msg, bool nested, ThunkyAccess access,
+                 ThunkySliceVisitor visit, void *userData);
+
+static bool walkField(ProtobufCMessage *msg, const WalkField *w, bool nested,
+                      ThunkyAccess access, ThunkySliceVisitor visit, void *userData) {
+  const ProtobufCFieldDescriptor *f = w->field;
+  if ((w->thunks && !nested) || !isSet(msg, f))
+    return true;
+  ThunkyAccess fieldAccess = w->access ? w->access : access;
+  if (w->gemmOutput) {
+    const Xla__Gpu__GemmThunkProto *g = (const Xla__Gpu__GemmThunkProto *)msg;
+    if (g->gemm_config && g->gemm_config->beta != 0)
+      fieldAccess = RW;
+  }
+  void *slot = (char *)msg + f->offset;
+  if (f->label != PROTOBUF_C_LABEL_REPEATED)
+    return walk(*(ProtobufCMessage **)slot, nested, fieldAccess, visit, userData);
+  size_t n = *(size_t *)((char *)msg + f->quantifier_offset);
+  ProtobufCMessage **items = *(ProtobufCMessage ***)slot;
+  const KernelFlags flags = w->kernelArgs ? kernelFlags(msg) : (KernelFlags){NULL, 0};
+  for (size_t k = 0; k < n; ++k) {
+    ThunkyAccess a = flags.written ? kernelArgAccess(flags, n, k) : fieldAccess;
+    if (items[k] && !walk(items[k], nested, a, visit, userData))
+      return false;
+  }
+  return true;
 }
 
 static bool walk(ProtobufCMessage *msg, bool nested, ThunkyAccess access,
@@ -202,31 +274,19 @@ static bool walk(ProtobufCMessage *msg, bool nested, ThunkyAccess access,
   const ProtobufCMessageDescriptor *desc = msg->descriptor;
   if (desc == &xla__buffer_assignment__buffer_allocation_slice_proto__descriptor)
     return visit((ThunkySlice *)msg, access, userData);
+  size_t h = typeSlot(desc);
+  if (sliceTypes.desc[h] && sliceTypes.fields) {
+    for (uint32_t i = 0; i < sliceTypes.count[h]; ++i)
+      if (!walkField(msg, &sliceTypes.fields[sliceTypes.first[h] + i], nested, access, visit,
+                     userData))
+        return false;
+    return true;
+  }
   for (unsigned i = 0; i < desc->n_fields; ++i) {
-    const ProtobufCFieldDescriptor *f = &desc->fields[i];
-    if (f->type != PROTOBUF_C_TYPE_MESSAGE || !isSet(msg, f) ||
-        !mayHoldSlice(f->descriptor) || skipped(desc, f, nested))
-      continue;
-    ThunkyAccess fieldAccess = rowAccess(desc, f, access);
-    if (desc == &xla__gpu__gemm_thunk_proto__descriptor &&
-        strcmp(f->name, "output_buffer") == 0) {
-      const Xla__Gpu__GemmThunkProto *g = (const Xla__Gpu__GemmThunkProto *)msg;
-      if (g->gemm_config && g->gemm_config->beta != 0)
-        fieldAccess = RW;
-    }
-    void *slot = (char *)msg + f->offset;
-    if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-      size_t n = *(size_t *)((char *)msg + f->quantifier_offset);
-      ProtobufCMessage **items = *(ProtobufCMessage ***)slot;
-      const KernelFlags flags = kernelFlags(msg, f);
-      for (size_t k = 0; k < n; ++k) {
-        ThunkyAccess a = flags.written ? kernelArgAccess(flags, n, k) : fieldAccess;
-        if (items[k] && !walk(items[k], nested, a, visit, userData))
-          return false;
-      }
-    } else if (!walk(*(ProtobufCMessage **)slot, nested, fieldAccess, visit, userData)) {
+    WalkField w;
+    if (describeField(desc, &desc->fields[i], &w) &&
+        !walkField(msg, &w, nested, access, visit, userData))
       return false;
-    }
   }
   return true;
 }

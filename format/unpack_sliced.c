@@ -38,19 +38,22 @@ typedef struct Node {
   size_t removed;                       /* how much shorter they get */
 } Node;
 
-/* A long bytes value: where it lies in the input, and where it goes. */
+/* A long bytes value: where it lies in the input, and where it goes; or a
+ * value of the field left out, which goes nowhere. */
 typedef struct Cut {
   uint32_t node;
   const ProtobufCFieldDescriptor *field;
   uint32_t index;
   size_t payload, length;
   bool superseded; /* a later value of the same singular field wins */
+  bool leftOut;    /* the whole field goes, tag and all */
 } Cut;
 
 #define NO_NODE UINT32_MAX
 
 typedef struct Slicer {
   const uint8_t *data;
+  const ThunkyLeftOut *leave;
   Node *nodes;
   size_t numNodes, nodesCapacity;
   Cut *cuts;
@@ -94,6 +97,13 @@ static uint32_t nodeOf(Slicer *s, Frame *f) {
   return f->node = (uint32_t)s->numNodes++;
 }
 
+static bool addCut(Slicer *s, Cut cut) {
+  if (s->failed || !grow((void **)&s->cuts, &s->cutsCapacity, s->numCuts, sizeof *s->cuts))
+    return !(s->failed = true);
+  s->cuts[s->numCuts++] = cut;
+  return true;
+}
+
 static size_t varintSize(uint64_t v) {
   size_t n = 1;
   while (v >= 0x80)
@@ -132,7 +142,12 @@ static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *fra
     size_t length = w.end - w.payload;
     size_t i = (size_t)(f - desc->fields);
     bool repeated = f->label == PROTOBUF_C_LABEL_REPEATED;
-    if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
+    if (s->leave && desc == s->leave->message && w.number == s->leave->field && repeated) {
+      uint32_t node = nodeOf(s, frame);
+      if (!addCut(s, (Cut){node, f, 0, w.payload, length, false, true}))
+        break;
+      removed += w.end - w.begin;
+    } else if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
       if (!repeated && seen[i]++) {
         s->inexact = true; /* protobuf-c merges the two; a cut could not */
         break;
@@ -153,18 +168,12 @@ static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *fra
       if (length < CUT_MIN)
         continue;
       uint32_t node = nodeOf(s, frame);
-      if (s->failed ||
-          !grow((void **)&s->cuts, &s->cutsCapacity, s->numCuts, sizeof *s->cuts)) {
-        s->failed = true;
+      if (!addCut(s, (Cut){node, f, index, w.payload, length, false, false}))
         break;
-      }
-      s->cuts[s->numCuts] = (Cut){node, f, index, w.payload, length, false};
       if (f->type == PROTOBUF_C_TYPE_STRING)
         s->stringBytes += length + 1;
       if (!repeated)
-        seen[i] = (uint32_t)++s->numCuts;
-      else
-        ++s->numCuts;
+        seen[i] = (uint32_t)s->numCuts;
       /* The value becomes empty: its length is one byte. */
       removed += length + lengthSize(s->data, &w) - 1;
     }
@@ -205,6 +214,12 @@ static void writeHollow(Writer *w, size_t begin, size_t end) {
     bool cut = !node && w->nextCut < s->numCuts && s->cuts[w->nextCut].payload == f.payload;
     if (!node && !cut)
       continue;
+    if (cut && s->cuts[w->nextCut].leftOut) {
+      put(w, w->data + copied, f.begin - copied);
+      copied = f.end;
+      ++w->nextCut;
+      continue;
+    }
     put(w, w->data + copied, f.payload - lengthSize(w->data, &f) - copied);
     copied = f.end;
     if (cut) {
@@ -248,7 +263,9 @@ static bool patch(const Slicer *s, ProtobufCMessage *top, char *strings) {
   for (size_t c = 0; c < s->numCuts; ++c) {
     const Cut *cut = &s->cuts[c];
     ProtobufCMessage *msg = cut->node == NO_NODE ? top : messages[cut->node];
-    void *value = msg && !cut->superseded ? member(msg, cut->field, cut->index) : NULL;
+    void *value = msg && !cut->superseded && !cut->leftOut
+                      ? member(msg, cut->field, cut->index)
+                      : NULL;
     const uint8_t *bytes = s->data + cut->payload;
     if (!value)
       continue;
@@ -265,10 +282,28 @@ static bool patch(const Slicer *s, ProtobufCMessage *top, char *strings) {
   return true;
 }
 
+/* The values of the field left out, in the order of the wire. */
+static bool keepLeftOut(const Slicer *s, ThunkyLeftOut *leave) {
+  size_t n = 0;
+  for (size_t c = 0; c < s->numCuts; ++c)
+    n += s->cuts[c].leftOut;
+  if (!n)
+    return true;
+  if (!(leave->values = malloc(n * sizeof *leave->values)))
+    return false;
+  for (size_t c = 0; c < s->numCuts; ++c)
+    if (s->cuts[c].leftOut)
+      leave->values[leave->count++] = (ThunkyBytes){s->data + s->cuts[c].payload,
+                                                     s->cuts[c].length};
+  return true;
+}
+
 ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
                                      ProtobufCAllocator *alloc, const uint8_t *data,
-                                     size_t size, ThunkyBuffer *strings) {
-  Slicer s = {.data = data};
+                                     size_t size, ThunkyBuffer *strings, ThunkyLeftOut *leave) {
+  Slicer s = {.data = data, .leave = leave};
+  if (leave)
+    leave->values = NULL, leave->count = 0;
   Frame top = {NULL, NULL, 0, 0, NO_NODE};
   size_t removed = scan(&s, desc, &top, 0, size);
   ProtobufCMessage *msg = NULL;
@@ -282,7 +317,7 @@ ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
     if (w.out && (block || !s.stringBytes)) {
       writeHollow(&w, 0, size);
       msg = protobuf_c_message_unpack(desc, alloc, w.at, w.out);
-      if (msg && !patch(&s, msg, (char *)block))
+      if (msg && (!patch(&s, msg, (char *)block) || (leave && !keepLeftOut(&s, leave))))
         msg = NULL;
     }
     free(w.out);

@@ -102,12 +102,15 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
                    ThunkyPlan **out, ThunkyError *error) {
   *out = NULL;
   ThunkyExecutable *model;
-  if (!thunkyExecutableCreate(data, size, limits, &model, error))
+  if (!thunkyExecutableOpen(data, size, limits, &model, error))
     return false;
   ThunkyPlan *plan = calloc(1, sizeof *plan);
   Builder b = {.plan = plan, .model = model, .exe = model->proto, .error = error,
                .moduleBinary = UINT32_MAX, .replayOnly = replayOnly};
-  bool ok = plan != NULL || thunkyErrorf(error, "out of memory");
+  /* The plan owns its kept bytes from the start, so that destroying a
+   * half-built one frees them. */
+  bool ok = (plan && (plan->storage = b.kept = thunkyArenaCreate())) ||
+            thunkyErrorf(error, "out of memory");
   if (ok) {
     b.commands = VEC(commands, numCommands);
     b.lists = VEC(lists, numLists);
@@ -123,29 +126,16 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
     b.gemms = VEC(gemms, numGemms);
     b.thunks = VEC(thunks, numThunks);
     b.accesses = VEC(accesses, numAccesses);
-    plan->numAsyncSlots = model->numAsyncSlots;
-    plan->maxDepth = model->maxDepth;
     ok = thunkyPlanPush(&b.lists) != NULL || thunkyErrorf(error, "out of memory"); /* the entry */
     b.currentThunk = UINT32_MAX;
-    ok = ok && readAllocations(&b) && readArrays(&b) &&
-         thunkyPlanBuildList(&b, model->proto->n_thunks, model->proto->thunks, NULL);
+    ok = ok && readAllocations(&b) && readArrays(&b) && thunkyPlanBuildEntry(&b);
+    /* Counted as the thunks were read. */
+    plan->numAsyncSlots = model->numAsyncSlots;
+    plan->maxDepth = model->maxDepth;
     plan->moduleBinary = b.moduleBinary;
-    /* The owned byte copies move to the plan's storage, NULL-terminated. */
-    void **owned = b.numOwned + 1 <= b.ownedCapacity
-                       ? b.owned
-                       : realloc(b.owned, (b.numOwned + 1) * sizeof *owned);
-    if (owned) {
-      owned[b.numOwned] = NULL;
-      plan->storage = owned;
-    } else {
-      for (size_t i = 0; i < b.numOwned; i++)
-        free(b.owned[i]);
-      free(b.owned);
-      ok = thunkyErrorf(error, "out of memory");
-    }
-    if (!ok)
-      thunkyPlanDestroy(plan);
   }
+  if (!ok)
+    thunkyPlanDestroy(plan);
   thunkyHashMapDestroy(&b.binaryIndex);
   thunkyExecutableDestroy(model);
   if (ok)
@@ -166,9 +156,7 @@ bool thunkyPlanCreateForReplay(const void *data, size_t size, const ThunkyLimits
 void thunkyPlanDestroy(ThunkyPlan *plan) {
   if (!plan)
     return;
-  for (void **owned = plan->storage; owned && *owned; owned++)
-    free(*owned);
-  free(plan->storage);
+  thunkyArenaDestroy(plan->storage);
   free(plan->allocations), free(plan->parameters), free(plan->outputs);
   free(plan->commands), free(plan->lists), free(plan->slices), free(plan->collectives);
   free(plan->collectiveBuffers), free(plan->groups), free(plan->ids), free(plan->kernels);

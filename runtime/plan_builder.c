@@ -30,20 +30,11 @@ void *thunkyPlanPush(Vec *v) {
 
 /* A copy of data[0, size) owned by the plan. */
 bool thunkyPlanKeepBytes(Builder *b, const void *data, size_t size, ThunkyBytes *out) {
-  if (b->numOwned == b->ownedCapacity) {
-    size_t capacity = b->ownedCapacity ? b->ownedCapacity * 2 : 32;
-    void **grown = realloc(b->owned, capacity * sizeof *grown);
-    if (!grown)
-      return thunkyErrorf(b->error, "out of memory");
-    b->owned = grown, b->ownedCapacity = capacity;
-  }
-  uint8_t *copy = malloc(size + 1);
+  uint8_t *copy = size < SIZE_MAX ? thunkyArenaAlloc(b->kept, size + 1) : NULL;
   if (!copy)
     return thunkyErrorf(b->error, "out of memory");
   if (size)
-    memcpy(copy, data, size);
-  copy[size] = 0; /* names and PTX are used as C strings */
-  b->owned[b->numOwned++] = copy;
+    memcpy(copy, data, size); /* the arena's zero after it: names and PTX are C strings */
   *out = (ThunkyBytes){copy, size};
   return true;
 }

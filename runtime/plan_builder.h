@@ -10,6 +10,7 @@
 #ifndef THUNKY_RUNTIME_PLAN_BUILDER_H
 #define THUNKY_RUNTIME_PLAN_BUILDER_H
 
+#include "thunky-c/Arena.h"
 #include "thunky-c/Executable.h"
 #include "thunky-c/HashMap.h"
 #include "thunky-c/Plan.h"
@@ -37,13 +38,12 @@ typedef struct {
 
 typedef struct {
   ThunkyPlan *plan;
-  const ThunkyExecutable *model; /* checked: every slice lies in its allocation */
+  ThunkyExecutable *model; /* opened: each thunk is checked before it is built */
   const Executable *exe;
   ThunkyError *error;
   Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels, params,
       binaries, customCalls, gemms, thunks, accesses;
-  void **owned; /* copies of bytes the plan keeps */
-  size_t numOwned, ownedCapacity;
+  ThunkyArena *kept; /* copies of bytes the plan keeps: plan->storage */
   ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
   uint32_t moduleBinary;     /* the executable's own cubin or PTX in plan->binaries,
                                 once a kernel_thunk asked; UINT32_MAX before */
@@ -75,9 +75,11 @@ ThunkyCommand *thunkyPlanEmit(Builder *b, CommandVec *v, ThunkyCommandKind kind)
 /* What thunk `t` computes, for fingerprint runs (ThunkyPlanThunk.key). */
 uint64_t thunkyPlanThunkKey(Builder *b, const Thunk *t);
 
-/* Builds a list of thunks; the entry list (list == NULL) fills the range
- * reserved at index 0. */
+/* Builds a list of thunks; *list is its index in plan->lists. */
 bool thunkyPlanBuildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *list);
+/* Builds the entry list (index 0) from the model's top-level thunks, read
+ * one at a time. */
+bool thunkyPlanBuildEntry(Builder *b);
 bool thunkyPlanKernelThunk(Builder *b, CommandVec *v, const Xla__Gpu__KernelThunkProto *k);
 bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
                                  const Xla__Gpu__CustomKernelThunkProto *k);

@@ -231,27 +231,52 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
   }
 }
 
-/* Builds a list of thunks; the entry list (list == NULL) fills the range
- * reserved at index 0. */
+/* Appends a completed list's commands to the plan; the entry list (list ==
+ * NULL) fills the range reserved at index 0. */
+static bool finishList(Builder *b, CommandVec *v, uint32_t *list) {
+  ThunkyRange *range = list ? thunkyPlanPush(&b->lists) : &b->plan->lists[0];
+  if (!range)
+    return thunkyErrorf(b->error, "out of memory");
+  range->first = *b->commands.count;
+  range->count = v->count;
+  if (list)
+    *list = b->plan->numLists - 1;
+  for (uint32_t i = 0; i < v->count; i++) {
+    ThunkyCommand *c = thunkyPlanPush(&b->commands);
+    if (!c)
+      return thunkyErrorf(b->error, "out of memory");
+    *c = v->items[i];
+  }
+  return true;
+}
+
 bool thunkyPlanBuildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *list) {
   uint32_t parent = b->currentThunk;
   CommandVec v = {0};
   bool ok = true;
   for (size_t i = 0; ok && i < n; i++)
     ok = addThunk(b, &v, thunks[i]);
-  ThunkyRange *range = !ok ? NULL : list ? thunkyPlanPush(&b->lists) : &b->plan->lists[0];
-  ok = ok && (range || thunkyErrorf(b->error, "out of memory"));
-  if (ok) {
-    range->first = *b->commands.count;
-    range->count = v.count;
-    if (list)
-      *list = b->plan->numLists - 1;
-    for (uint32_t i = 0; ok && i < v.count; i++) {
-      ThunkyCommand *c = thunkyPlanPush(&b->commands);
-      ok = c ? (*c = v.items[i], true) : thunkyErrorf(b->error, "out of memory");
-    }
-  }
+  ok = ok && finishList(b, &v, list);
   free(v.items);
   b->currentThunk = parent; /* what the caller emits next is its own thunk's */
+  return ok;
+}
+
+typedef struct Entry {
+  Builder *b;
+  CommandVec v;
+} Entry;
+
+static bool addEntryThunk(Thunk *t, void *userData, ThunkyError *error) {
+  (void)error; /* the builder's own */
+  Entry *e = userData;
+  return addThunk(e->b, &e->v, t);
+}
+
+bool thunkyPlanBuildEntry(Builder *b) {
+  Entry e = {b, {0}};
+  bool ok = thunkyExecutableForEachThunk(b->model, addEntryThunk, &e, b->error) &&
+            finishList(b, &e.v, NULL);
+  free(e.v.items);
   return ok;
 }

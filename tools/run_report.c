@@ -1,5 +1,6 @@
 /*===- run_report.c - what thunky-run prints and writes after a run -------===*/
 #include "run_report.h"
+#include "top_k.h"
 
 #include "thunky-c/ElementTypes.h"
 #include "thunky-c/Json.h"
@@ -149,10 +150,10 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
   free(contains);
   for (uint32_t t = 0; t < plan->numThunks; t++)
     total += times[t].totalNs;
-  qsort(times, plan->numThunks, sizeof *times, byTimeDescending);
+  size_t shown = thunkyTopK(times, plan->numThunks, sizeof *times, top, byTimeDescending);
   fprintf(out, "%-48s %10s %8s %7s %12s %8s\n", "thunk", "total ms", "calls", "share",
           "bytes/call", "GB/s");
-  for (uint32_t i = 0; i < plan->numThunks && i < top && times[i].calls; i++) {
+  for (size_t i = 0; i < shown && times[i].calls; i++) {
     char name[160];
     thunkyPlanThunkName(plan, times[i].thunk, name, sizeof name);
     /* What the thunk kind table says it reads and writes, once per slice. */

@@ -2,6 +2,7 @@
 #include "schedule_report.h"
 
 #include "run_report.h"
+#include "top_k.h"
 #include "thunky-c/Json.h"
 #include "thunky-c/Timeline.h"
 
@@ -36,7 +37,12 @@ static int byTotalDescending(const void *a, const void *b) {
 static int eventByLengthDescending(const void *a, const void *b) {
   const ThunkyScheduleEvent *x = a, *y = b;
   uint64_t dx = x->endNs - x->beginNs, dy = y->endNs - y->beginNs;
-  return dx != dy ? (dx < dy ? 1 : -1) : (x->beginNs > y->beginNs) - (x->beginNs < y->beginNs);
+  if (dx != dy)
+    return dx < dy ? 1 : -1;
+  if (x->beginNs != y->beginNs)
+    return x->beginNs > y->beginNs ? 1 : -1;
+  return x->thunk != y->thunk ? (x->thunk > y->thunk ? 1 : -1)
+                              : (x->lane > y->lane) - (x->lane < y->lane);
 }
 
 static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
@@ -57,8 +63,8 @@ static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySch
   fprintf(out, "critical path: %zu operations, %.3f us of device time (%.1f%% of the step; "
                "the rest is issue and waits); the longest:\n",
           s->criticalPathLength, us(busy), share(busy, s->stepNs));
-  qsort(path, s->criticalPathLength, sizeof *path, eventByLengthDescending);
-  for (size_t i = 0; i < s->criticalPathLength && i < top; i++) {
+  size_t shown = thunkyTopK(path, s->criticalPathLength, sizeof *path, top, eventByLengthDescending);
+  for (size_t i = 0; i < shown; i++) {
     char name[160], lane[40];
     thunkyPlanThunkName(plan, path[i].thunk, name, sizeof name);
     laneName(s, path[i].lane, lane, sizeof lane);
@@ -80,9 +86,9 @@ static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedu
       totals[n++] = (ThunkTotal){t, s->thunkNs[t]};
       all += s->thunkNs[t];
     }
-  qsort(totals, n, sizeof *totals, byTotalDescending);
+  size_t shown = thunkyTopK(totals, n, sizeof *totals, top, byTotalDescending);
   fprintf(out, "device time: %.3f us over %zu thunks; the most:\n", us(all), n);
-  for (size_t i = 0; i < n && i < top; i++) {
+  for (size_t i = 0; i < shown; i++) {
     char name[160];
     uint32_t t = totals[i].thunk;
     thunkyPlanThunkName(plan, t, name, sizeof name);
@@ -111,10 +117,10 @@ static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
     sorted[i] = &s->windows[i];
     exposed += s->windows[i].exposedNs != 0;
   }
-  qsort(sorted, s->numWindows, sizeof *sorted, windowByExposureDescending);
+  size_t shown = thunkyTopK(sorted, s->numWindows, sizeof *sorted, top, windowByExposureDescending);
   fprintf(out, "async regions: %zu, %zu of them exposed%s\n", s->numWindows, exposed,
           s->numWindows ? "; the most exposed:" : "");
-  for (size_t i = 0; i < s->numWindows && i < top; i++) {
+  for (size_t i = 0; i < shown; i++) {
     const ThunkyAsyncWindow *w = sorted[i];
     char name[160], lane[40];
     thunkyPlanThunkName(plan, w->thunk, name, sizeof name);
@@ -140,11 +146,11 @@ static void printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
   for (uint32_t t = 0; t < plan->numThunks; t++)
     if (s->thunkExposedNs[t])
       exposed[n++] = (ThunkTotal){t, s->thunkExposedNs[t]};
-  qsort(exposed, n, sizeof *exposed, byTotalDescending);
+  size_t shown = thunkyTopK(exposed, n, sizeof *exposed, top, byTotalDescending);
   fprintf(out, "exposed communication: %.3f us (%.1f%% of the step)%s\n",
           us(s->exposedCommunicationNs), share(s->exposedCommunicationNs, s->stepNs),
           n ? ", from:" : "");
-  for (size_t i = 0; i < n && i < top; i++) {
+  for (size_t i = 0; i < shown; i++) {
     char name[160];
     thunkyPlanThunkName(plan, exposed[i].thunk, name, sizeof name);
     fprintf(out, "  %-56.56s %10.3f us exposed, %s\n", name, us(exposed[i].ns),

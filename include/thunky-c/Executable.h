@@ -115,7 +115,25 @@ typedef struct ThunkyExecutable {
  * and where ("thunk 7 (loop_add_fusion): ..."). */
 bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *limits,
                             ThunkyExecutable **out, ThunkyError *error);
+/* As thunkyExecutableCreate, but the top-level thunks stay in the wire
+ * (proto->thunks is empty; a short executable may have them unpacked
+ * anyway) until thunkyExecutableForEachThunk reads and checks them one at a
+ * time, so memory stays that of the largest thunk rather than of all.
+ * numThunks, numAsyncSlots and maxDepth are complete after one whole pass. */
+bool thunkyExecutableOpen(const void *data, size_t size, const ThunkyLimits *limits,
+                          ThunkyExecutable **out, ThunkyError *error);
 void thunkyExecutableDestroy(ThunkyExecutable *exe);
+
+/* Called on each top-level thunk in order; `thunk` is borrowed and, from
+ * an executable opened with thunkyExecutableOpen, lives only until the call
+ * returns. Returns false, with `error` set, to stop. */
+typedef bool (*ThunkyThunkVisit)(ThunkyThunkProto *thunk, void *userData, ThunkyError *error);
+/* Visits the top-level thunks in order, reading each from the wire first
+ * where it is still there. The first whole pass over an opened executable
+ * checks every thunk as thunkyExecutableCreate does (thunks are numbered
+ * depth first across the pass); false on the first failed check or visit. */
+bool thunkyExecutableForEachThunk(ThunkyExecutable *exe, ThunkyThunkVisit visit,
+                                  void *userData, ThunkyError *error);
 /* The block that holds the executable's long strings (its PTX, say), one
  * copy each; from now on the caller owns it (free it with free()) and
  * must keep it while the executable is used. Empty when there are none. */

@@ -277,7 +277,7 @@ typedef struct ThunkyPlan {
    * where constants' globals live; UINT32_MAX when no kernel_thunk uses it. */
   uint32_t moduleBinary;
 
-  void *storage; /* what the arrays and bytes live in */
+  void *storage; /* what the kept bytes (names, code, constants) live in */
 } ThunkyPlan;
 
 /* Builds the plan of a GpuExecutableProto given in any container layering,

@@ -27,6 +27,11 @@ static void appendText(const char *bytes, size_t size, void *text) {
   strncat(text, bytes, size);
 }
 
+static bool countThunk(ThunkyThunkProto *thunk, void *visits, ThunkyError *error) {
+  ++*(size_t *)visits;
+  return true;
+}
+
 int main(int argc, char **argv) {
   /* Element types: one table. */
   printf("%s %u %s %s\n", thunkyElementTypeName(THUNKY_TYPE_BF16),
@@ -116,6 +121,37 @@ int main(int argc, char **argv) {
          exe->numAllocations, exe->numOutputs, (unsigned long long)exe->numThunks);
   thunkyExecutableDestroy(exe);
   // CHECK-NEXT: model 1: 1 allocation(s), 1 output(s), 1 thunk(s)
+
+  /* Opened, the thunks stay in the wire until a pass reads them; the first
+   * whole pass checks and counts them, a second only visits. */
+  size_t visits = 0;
+  opened = thunkyExecutableOpen(bytes, size, NULL, &exe, &error);
+  printf("opened %d: %zu thunk(s) unpacked, %llu counted\n", opened, exe->proto->n_thunks,
+         (unsigned long long)exe->numThunks);
+  bool passes = thunkyExecutableForEachThunk(exe, countThunk, &visits, &error) &&
+                thunkyExecutableForEachThunk(exe, countThunk, &visits, &error);
+  printf("two passes %d: %zu visit(s), %llu thunk(s) counted\n", passes, visits,
+         (unsigned long long)exe->numThunks);
+  thunkyExecutableDestroy(exe);
+  // CHECK-NEXT: opened 1: 0 thunk(s) unpacked, 0 counted
+  // CHECK-NEXT: two passes 1: 2 visit(s), 1 thunk(s) counted
+
+  /* A thunk that is wrong is refused by the pass, as Create refuses it. */
+  dest.offset = 4, dest.has_offset = 1;
+  size_t badSize = xla__gpu__gpu_executable_proto__get_packed_size(&proto);
+  uint8_t *badBytes = thunkyArenaAlloc(arena, badSize);
+  xla__gpu__gpu_executable_proto__pack(&proto, badBytes);
+  dest.offset = 0, dest.has_offset = 0;
+  ThunkyError created;
+  opened = thunkyExecutableCreate(badBytes, badSize, NULL, &exe, &created);
+  printf("created %d: %s\n", opened, created.message);
+  passes = thunkyExecutableOpen(badBytes, badSize, NULL, &exe, &error) &&
+           thunkyExecutableForEachThunk(exe, countThunk, &visits, &error);
+  printf("pass %d, same error %d, %zu visit(s)\n", passes,
+         strcmp(error.message, created.message) == 0, visits);
+  thunkyExecutableDestroy(exe);
+  // CHECK-NEXT: created 0: thunk 0: bytes [4, 12) lie outside allocation 0 (8 bytes)
+  // CHECK-NEXT: pass 0, same error 1, 2 visit(s)
 
   ThunkyPlan *plan;
   ThunkyRegistry *registry = thunkyRegistryCreate();

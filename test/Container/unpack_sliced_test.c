@@ -58,7 +58,7 @@ static ProtobufCMessage *both(const ProtobufCMessageDescriptor *desc, const Wire
   ProtobufCMessage *plain = protobuf_c_message_unpack(desc, NULL, w->size, w->bytes);
   static ThunkyBuffer strings; /* lives as long as the test */
   ProtobufCMessage *sliced =
-      thunkyUnpackSliced(desc, thunkyArenaAllocator(arena), w->bytes, w->size, &strings);
+      thunkyUnpackSliced(desc, thunkyArenaAllocator(arena), w->bytes, w->size, &strings, NULL);
   CHECK(plain && sliced, "%s: unpack failed", what);
   if (!plain || !sliced)
     return NULL;
