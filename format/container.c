@@ -165,7 +165,9 @@ static bool envelopeMetadata(ThunkyBytes in, ThunkyBytes *metadata, ThunkyBytes 
 
 /* Whether `in` is a plain ExecutableAndOptionsProto: field 1 holds a
  * split-proto file (a GpuExecutableProto's field 1 is a message, which
- * cannot start with riegeli's signature). */
+ * cannot start with riegeli's signature). Protobuf writes fields in the
+ * order of their numbers, so a field the proto lacks, before any field 1,
+ * says there is none: a bare executable is not read to its end here. */
 static bool looksLikePlainOptions(ThunkyBytes in) {
   ThunkyWireField f;
   bool found = false;
@@ -175,6 +177,9 @@ static bool looksLikePlainOptions(ThunkyBytes in) {
     if (f.number == SERIALIZED_EXECUTABLE)
       found = f.wireType == 2 &&
               thunkyRiegeliHasSignature(in.data + f.payload, f.end - f.payload);
+    else if (!found && !protobuf_c_message_descriptor_get_field(
+                           &xla__executable_and_options_proto__descriptor, f.number))
+      return false;
   }
   return found;
 }

@@ -34,7 +34,7 @@ typedef struct Node {
   uint32_t parent;                      /* NO_NODE for the top message */
   const ProtobufCFieldDescriptor *field; /* the parent's field holding it */
   uint32_t index;                       /* which value of it, when repeated */
-  size_t payload;                       /* where its bytes start in the input */
+  size_t lengthAt, payload, end;       /* its length prefix and bytes in the input */
   size_t removed;                       /* how much shorter they get */
 } Node;
 
@@ -44,6 +44,7 @@ typedef struct Cut {
   uint32_t node;
   const ProtobufCFieldDescriptor *field;
   uint32_t index;
+  size_t begin, lengthAt;   /* its tag and length prefix in the input */
   size_t payload, length;
   bool superseded; /* a later value of the same singular field wins */
   bool leftOut;    /* the whole field goes, tag and all */
@@ -68,20 +69,9 @@ typedef struct Frame {
   struct Frame *parent;
   const ProtobufCFieldDescriptor *field;
   uint32_t index;
-  size_t payload;
+  size_t lengthAt, payload, end;
   uint32_t node;
 } Frame;
-
-static bool grow(void **items, size_t *capacity, size_t count, size_t size) {
-  if (count < *capacity)
-    return true;
-  size_t n = *capacity ? 2 * *capacity : 64;
-  void *more = realloc(*items, n * size);
-  if (!more)
-    return false;
-  *items = more, *capacity = n;
-  return true;
-}
 
 /* The node of the message `f` scans (NO_NODE for the top message, which
  * has none), made with its ancestors' on first use. */
@@ -89,16 +79,18 @@ static uint32_t nodeOf(Slicer *s, Frame *f) {
   if (f->node != NO_NODE || !f->parent || s->failed)
     return f->node;
   uint32_t parent = nodeOf(s, f->parent);
-  if (s->failed || !grow((void **)&s->nodes, &s->nodesCapacity, s->numNodes, sizeof *s->nodes)) {
+  if (s->failed ||
+      !thunkyArrayGrow((void **)&s->nodes, &s->nodesCapacity, s->numNodes, sizeof *s->nodes)) {
     s->failed = true;
     return NO_NODE;
   }
-  s->nodes[s->numNodes] = (Node){parent, f->field, f->index, f->payload, 0};
+  s->nodes[s->numNodes] = (Node){parent, f->field, f->index, f->lengthAt, f->payload, f->end, 0};
   return f->node = (uint32_t)s->numNodes++;
 }
 
 static bool addCut(Slicer *s, Cut cut) {
-  if (s->failed || !grow((void **)&s->cuts, &s->cutsCapacity, s->numCuts, sizeof *s->cuts))
+  if (s->failed ||
+      !thunkyArrayGrow((void **)&s->cuts, &s->cutsCapacity, s->numCuts, sizeof *s->cuts))
     return !(s->failed = true);
   s->cuts[s->numCuts++] = cut;
   return true;
@@ -111,13 +103,13 @@ static size_t varintSize(uint64_t v) {
   return n;
 }
 
-/* The bytes of a length-prefixed field's length, as written (a length
- * need not be written in its fewest bytes). */
-static size_t lengthSize(const uint8_t *data, const ThunkyWireField *f) {
+/* Where a length-prefixed field's length starts (a length need not be
+ * written in its fewest bytes). */
+static size_t lengthPrefix(const uint8_t *data, const ThunkyWireField *f) {
   size_t pos = f->begin;
   uint64_t tag;
   thunkyReadVarint(data, f->payload, &pos, &tag);
-  return f->payload - pos;
+  return pos;
 }
 
 /* Finds the cuts in the message at data[begin, end); returns how many bytes
@@ -139,12 +131,12 @@ static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *fra
     const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(desc, w.number);
     if (!f || w.wireType != PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED)
       continue;
-    size_t length = w.end - w.payload;
+    size_t length = w.end - w.payload, lengthAt = lengthPrefix(s->data, &w);
     size_t i = (size_t)(f - desc->fields);
     bool repeated = f->label == PROTOBUF_C_LABEL_REPEATED;
     if (s->leave && desc == s->leave->message && w.number == s->leave->field && repeated) {
       uint32_t node = nodeOf(s, frame);
-      if (!addCut(s, (Cut){node, f, 0, w.payload, length, false, true}))
+      if (!addCut(s, (Cut){node, f, 0, w.begin, lengthAt, w.payload, length, false, true}))
         break;
       removed += w.end - w.begin;
     } else if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
@@ -152,12 +144,12 @@ static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *fra
         s->inexact = true; /* protobuf-c merges the two; a cut could not */
         break;
       }
-      Frame child = {frame, f, repeated ? seen[i]++ : 0, w.payload, NO_NODE};
+      Frame child = {frame, f, repeated ? seen[i]++ : 0, lengthAt, w.payload, w.end, NO_NODE};
       /* A message shorter than a cut holds none. */
       size_t less = length < CUT_MIN ? 0 : scan(s, f->descriptor, &child, w.payload, w.end);
       if (less) {
         s->nodes[child.node].removed = less;
-        removed += less + lengthSize(s->data, &w) - varintSize(length - less);
+        removed += less + (w.payload - lengthAt) - varintSize(length - less);
       }
     } else if (f->type == PROTOBUF_C_TYPE_BYTES || f->type == PROTOBUF_C_TYPE_STRING) {
       uint32_t index = repeated ? seen[i]++ : 0;
@@ -168,14 +160,14 @@ static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *fra
       if (length < CUT_MIN)
         continue;
       uint32_t node = nodeOf(s, frame);
-      if (!addCut(s, (Cut){node, f, index, w.payload, length, false, false}))
+      if (!addCut(s, (Cut){node, f, index, w.begin, lengthAt, w.payload, length, false, false}))
         break;
       if (f->type == PROTOBUF_C_TYPE_STRING)
         s->stringBytes += length + 1;
       if (!repeated)
         seen[i] = (uint32_t)s->numCuts;
       /* The value becomes empty: its length is one byte. */
-      removed += length + lengthSize(s->data, &w) - 1;
+      removed += length + (w.payload - lengthAt) - 1;
     }
   }
   free(seen);
@@ -185,14 +177,15 @@ static size_t scan(Slicer *s, const ProtobufCMessageDescriptor *desc, Frame *fra
 typedef struct Writer {
   const uint8_t *data;
   uint8_t *out;
-  size_t at;
+  size_t at, copied; /* written to out; read from data */
   const Slicer *s;
   size_t nextNode, nextCut;
 } Writer;
 
-static void put(Writer *w, const void *bytes, size_t n) {
-  memcpy(w->out + w->at, bytes, n);
-  w->at += n;
+static void put(Writer *w, size_t upTo) {
+  memcpy(w->out + w->at, w->data + w->copied, upTo - w->copied);
+  w->at += upTo - w->copied;
+  w->copied = upTo;
 }
 
 static void putVarint(Writer *w, uint64_t v) {
@@ -203,34 +196,35 @@ static void putVarint(Writer *w, uint64_t v) {
   w->out[w->at++] = (uint8_t)v;
 }
 
-/* Writes data[begin, end) less its cuts; the fields scan found are met in
- * the same order. */
-static void writeHollow(Writer *w, size_t begin, size_t end) {
-  size_t pos = begin, copied = begin;
-  ThunkyWireField f;
-  while (pos < end && thunkyNextWireField(w->data, end, &pos, &f, NULL)) {
-    const Slicer *s = w->s;
-    bool node = w->nextNode < s->numNodes && s->nodes[w->nextNode].payload == f.payload;
-    bool cut = !node && w->nextCut < s->numCuts && s->cuts[w->nextCut].payload == f.payload;
-    if (!node && !cut)
-      continue;
-    if (cut && s->cuts[w->nextCut].leftOut) {
-      put(w, w->data + copied, f.begin - copied);
-      copied = f.end;
+/* Writes the input up to `end` less its cuts. Scan listed the nodes and
+ * cuts in the order of the input, with where each lies, so nothing
+ * between them is read again. */
+static void writeHollow(Writer *w, size_t end) {
+  const Slicer *s = w->s;
+  for (;;) {
+    const Node *n = w->nextNode < s->numNodes && s->nodes[w->nextNode].payload < end
+                        ? &s->nodes[w->nextNode] : NULL;
+    const Cut *c = w->nextCut < s->numCuts && s->cuts[w->nextCut].payload < end
+                       ? &s->cuts[w->nextCut] : NULL;
+    if (n && c && c->payload < n->payload)
+      n = NULL;
+    if (n) {
+      ++w->nextNode;
+      put(w, n->lengthAt);
+      putVarint(w, n->end - n->payload - n->removed);
+      w->copied = n->payload;
+      writeHollow(w, n->end);
+    } else if (c) {
       ++w->nextCut;
-      continue;
+      put(w, c->leftOut ? c->begin : c->lengthAt);
+      if (!c->leftOut)
+        putVarint(w, 0);
+      w->copied = c->payload + c->length;
+    } else {
+      put(w, end);
+      return;
     }
-    put(w, w->data + copied, f.payload - lengthSize(w->data, &f) - copied);
-    copied = f.end;
-    if (cut) {
-      ++w->nextCut;
-      putVarint(w, 0);
-      continue;
-    }
-    putVarint(w, f.end - f.payload - s->nodes[w->nextNode++].removed);
-    writeHollow(w, f.payload, f.end);
   }
-  put(w, w->data + copied, end - copied);
 }
 
 /* The value `index` of field `f` of `msg`, or NULL where protobuf-c kept
@@ -304,7 +298,7 @@ ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
   Slicer s = {.data = data, .leave = leave};
   if (leave)
     leave->values = NULL, leave->count = 0;
-  Frame top = {NULL, NULL, 0, 0, NO_NODE};
+  Frame top = {NULL, NULL, 0, 0, 0, size, NO_NODE};
   size_t removed = scan(&s, desc, &top, 0, size);
   ProtobufCMessage *msg = NULL;
   if (s.failed) {
@@ -315,7 +309,7 @@ ProtobufCMessage *thunkyUnpackSliced(const ProtobufCMessageDescriptor *desc,
     Writer w = {.data = data, .out = malloc(size - removed + 1), .s = &s};
     uint8_t *block = s.stringBytes ? thunkyBufferExtend(strings, s.stringBytes) : NULL;
     if (w.out && (block || !s.stringBytes)) {
-      writeHollow(&w, 0, size);
+      writeHollow(&w, size);
       msg = protobuf_c_message_unpack(desc, alloc, w.at, w.out);
       if (msg && (!patch(&s, msg, (char *)block) || (leave && !keepLeftOut(&s, leave))))
         msg = NULL;

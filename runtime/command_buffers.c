@@ -25,6 +25,7 @@
  *   branches converted on their own.
  *
  *===--------------------------------------------------------------------===*/
+#include "thunky-c/Arena.h"
 #include "thunky-c/Schedule.h"
 
 #include "thunky-c/Wire.h"
@@ -282,13 +283,8 @@ static uint64_t graphSize(const ThunkyPlan *plan, uint32_t first, uint32_t end) 
 
 static bool addBreak(Convert *c, uint32_t command, const char *why) {
   ThunkyCommandBuffers *o = c->out;
-  if (o->numBreaks == c->breakCapacity) {
-    size_t capacity = c->breakCapacity ? 2 * c->breakCapacity : 64;
-    ThunkyCommandBufferBreak *grown = realloc(o->breaks, capacity * sizeof *grown);
-    if (!grown)
-      return thunkyErrorf(c->error, "out of memory for the command buffer report");
-    o->breaks = grown, c->breakCapacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&o->breaks, &c->breakCapacity, o->numBreaks, sizeof *o->breaks))
+    return thunkyErrorf(c->error, "out of memory for the command buffer report");
   o->breaks[o->numBreaks++] = (ThunkyCommandBufferBreak){command, why};
   return true;
 }
@@ -327,13 +323,8 @@ static bool flush(Convert *c, uint32_t first, uint32_t end) {
   uint32_t least = c->config->minGraphSize ? c->config->minGraphSize : 1;
   if (graphSize(c->plan, first, end) < least)
     return addBreak(c, first, "a run shorter than xla_gpu_graph_min_graph_size");
-  if (o->numGraphs == c->graphCapacity) {
-    size_t capacity = c->graphCapacity ? 2 * c->graphCapacity : 64;
-    ThunkyRange *grown = realloc(o->graphs, capacity * sizeof *grown);
-    if (!grown)
-      return thunkyErrorf(c->error, "out of memory for the command buffer report");
-    o->graphs = grown, c->graphCapacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&o->graphs, &c->graphCapacity, o->numGraphs, sizeof *o->graphs))
+    return thunkyErrorf(c->error, "out of memory for the command buffer report");
   o->graphs[o->numGraphs++] = (ThunkyRange){first, end - first};
   markCaptured(c, first, end);
   o->place[first] = THUNKY_GRAPH_FIRST;

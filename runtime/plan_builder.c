@@ -15,14 +15,8 @@ bool thunkyPlanInThunk(Builder *b) {
 
 /* Appends one zeroed element to a vector; NULL when out of memory. */
 void *thunkyPlanPush(Vec *v) {
-  if (*v->count == v->capacity) {
-    uint32_t capacity = v->capacity ? v->capacity * 2 : 16;
-    void *grown = realloc(*v->items, (size_t)capacity * v->size);
-    if (!grown)
-      return NULL;
-    *v->items = grown;
-    v->capacity = capacity;
-  }
+  if (*v->count == UINT32_MAX || !thunkyArrayGrow(v->items, &v->capacity, *v->count, v->size))
+    return NULL;
   void *item = (char *)*v->items + (size_t)(*v->count)++ * v->size;
   memset(item, 0, v->size);
   return item;
@@ -75,14 +69,10 @@ bool thunkyPlanSliceRange(Builder *b, size_t n, const SliceProto *const *slices,
 }
 
 ThunkyCommand *thunkyPlanEmit(Builder *b, CommandVec *v, ThunkyCommandKind kind) {
-  if (v->count == v->capacity) {
-    uint32_t capacity = v->capacity ? v->capacity * 2 : 16;
-    ThunkyCommand *grown = realloc(v->items, capacity * sizeof *grown);
-    if (!grown) {
-      thunkyErrorf(b->error, "out of memory");
-      return NULL;
-    }
-    v->items = grown, v->capacity = capacity;
+  if (v->count == UINT32_MAX ||
+      !thunkyArrayGrow((void **)&v->items, &v->capacity, v->count, sizeof *v->items)) {
+    thunkyErrorf(b->error, "out of memory");
+    return NULL;
   }
   ThunkyCommand *c = &v->items[v->count++];
   memset(c, 0, sizeof *c);

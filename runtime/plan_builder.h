@@ -27,13 +27,14 @@ typedef Xla__BufferAssignment__BufferAllocationSliceProto SliceProto;
 typedef struct {
   void **items;
   uint32_t *count;
-  uint32_t capacity;
+  size_t capacity;
   size_t size;
 } Vec;
 
 typedef struct {
   ThunkyCommand *items;
-  uint32_t count, capacity;
+  uint32_t count;
+  size_t capacity;
 } CommandVec;
 
 typedef struct {

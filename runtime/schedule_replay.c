@@ -11,6 +11,7 @@
  * WhileThunk and ConditionalThunk copy it to the host (docs/schedule.md).
  *
  *===--------------------------------------------------------------------===*/
+#include "thunky-c/Arena.h"
 #include "thunky-c/Schedule.h"
 
 #include <math.h>
@@ -72,13 +73,8 @@ static bool keepEvent(Replay *r, ThunkyScheduleEvent e, int64_t *index) {
     s->eventsDropped = true;
     return true;
   }
-  if (s->numEvents == r->eventCapacity) {
-    size_t capacity = r->eventCapacity ? r->eventCapacity * 2 : 4096;
-    ThunkyScheduleEvent *grown = realloc(s->events, capacity * sizeof *grown);
-    if (!grown)
-      return thunkyErrorf(r->error, "out of memory for the schedule's events");
-    s->events = grown, r->eventCapacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&s->events, &r->eventCapacity, s->numEvents, sizeof *s->events))
+    return thunkyErrorf(r->error, "out of memory for the schedule's events");
   *index = (int64_t)s->numEvents;
   s->events[s->numEvents++] = e;
   return true;

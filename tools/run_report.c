@@ -148,9 +148,18 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
     times[thunk].calls++;
   }
   free(contains);
-  for (uint32_t t = 0; t < plan->numThunks; t++)
+  ThunkyTopK most;
+  if (!thunkyTopKCreate(&most, top, sizeof *times, byTimeDescending)) {
+    free(times);
+    return;
+  }
+  for (uint32_t t = 0; t < plan->numThunks; t++) {
     total += times[t].totalNs;
-  size_t shown = thunkyTopK(times, plan->numThunks, sizeof *times, top, byTimeDescending);
+    thunkyTopKOffer(&most, &times[t]);
+  }
+  free(times);
+  size_t shown = thunkyTopKFinish(&most);
+  times = (ThunkTime *)most.items;
   fprintf(out, "%-48s %10s %8s %7s %12s %8s\n", "thunk", "total ms", "calls", "share",
           "bytes/call", "GB/s");
   for (size_t i = 0; i < shown && times[i].calls; i++) {
@@ -168,7 +177,7 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
             (unsigned long long)bytes,
             seconds > 0 ? (double)bytes * (double)times[i].calls / seconds / 1e9 : 0.0);
   }
-  free(times);
+  thunkyTopKDestroy(&most);
 }
 
 bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,

@@ -52,18 +52,20 @@ static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySch
             s->eventsDropped ? "more operations than events kept" : "nothing ran");
     return;
   }
-  ThunkyScheduleEvent *path = malloc(s->criticalPathLength * sizeof *path);
-  if (!path)
+  ThunkyTopK longest;
+  if (!thunkyTopKCreate(&longest, top, sizeof(ThunkyScheduleEvent), eventByLengthDescending))
     return;
   uint64_t busy = 0;
   for (size_t i = 0; i < s->criticalPathLength; i++) {
-    path[i] = s->events[s->criticalPath[i]];
-    busy += path[i].endNs - path[i].beginNs;
+    const ThunkyScheduleEvent *e = &s->events[s->criticalPath[i]];
+    busy += e->endNs - e->beginNs;
+    thunkyTopKOffer(&longest, e);
   }
   fprintf(out, "critical path: %zu operations, %.3f us of device time (%.1f%% of the step; "
                "the rest is issue and waits); the longest:\n",
           s->criticalPathLength, us(busy), share(busy, s->stepNs));
-  size_t shown = thunkyTopK(path, s->criticalPathLength, sizeof *path, top, eventByLengthDescending);
+  size_t shown = thunkyTopKFinish(&longest);
+  const ThunkyScheduleEvent *path = (const ThunkyScheduleEvent *)longest.items;
   for (size_t i = 0; i < shown; i++) {
     char name[160], lane[40];
     thunkyPlanThunkName(plan, path[i].thunk, name, sizeof name);
@@ -71,22 +73,23 @@ static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySch
     fprintf(out, "  %-56.56s %10.3f us  at %10.3f us on %s\n", name,
             us(path[i].endNs - path[i].beginNs), us(path[i].beginNs), lane);
   }
-  free(path);
+  thunkyTopKDestroy(&longest);
 }
 
 static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                            uint32_t top) {
-  ThunkTotal *totals = malloc((plan->numThunks + 1) * sizeof *totals);
-  if (!totals)
+  ThunkyTopK most;
+  if (!thunkyTopKCreate(&most, top, sizeof(ThunkTotal), byTotalDescending))
     return;
   uint64_t all = 0;
   size_t n = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
     if (s->thunkRuns[t]) {
-      totals[n++] = (ThunkTotal){t, s->thunkNs[t]};
-      all += s->thunkNs[t];
+      thunkyTopKOffer(&most, &(ThunkTotal){t, s->thunkNs[t]});
+      all += s->thunkNs[t], n++;
     }
-  size_t shown = thunkyTopK(totals, n, sizeof *totals, top, byTotalDescending);
+  size_t shown = thunkyTopKFinish(&most);
+  const ThunkTotal *totals = (const ThunkTotal *)most.items;
   fprintf(out, "device time: %.3f us over %zu thunks; the most:\n", us(all), n);
   for (size_t i = 0; i < shown; i++) {
     char name[160];
@@ -96,7 +99,7 @@ static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedu
             share(totals[i].ns, all), (unsigned long long)s->thunkRuns[t],
             s->thunkSource[t] == THUNKY_DURATION_MEASURED ? "measured" : "modelled");
   }
-  free(totals);
+  thunkyTopKDestroy(&most);
 }
 
 static int windowByExposureDescending(const void *a, const void *b) {
@@ -109,15 +112,17 @@ static int windowByExposureDescending(const void *a, const void *b) {
 /* The async regions that hide least first: what a pass author looks for. */
 static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                          uint32_t top) {
-  const ThunkyAsyncWindow **sorted = malloc((s->numWindows + 1) * sizeof *sorted);
-  if (!sorted)
+  ThunkyTopK most;
+  if (!thunkyTopKCreate(&most, top, sizeof(const ThunkyAsyncWindow *), windowByExposureDescending))
     return;
   size_t exposed = 0;
   for (size_t i = 0; i < s->numWindows; i++) {
-    sorted[i] = &s->windows[i];
-    exposed += s->windows[i].exposedNs != 0;
+    const ThunkyAsyncWindow *w = &s->windows[i];
+    thunkyTopKOffer(&most, &w);
+    exposed += w->exposedNs != 0;
   }
-  size_t shown = thunkyTopK(sorted, s->numWindows, sizeof *sorted, top, windowByExposureDescending);
+  size_t shown = thunkyTopKFinish(&most);
+  const ThunkyAsyncWindow *const *sorted = (const ThunkyAsyncWindow *const *)most.items;
   fprintf(out, "async regions: %zu, %zu of them exposed%s\n", s->numWindows, exposed,
           s->numWindows ? "; the most exposed:" : "");
   for (size_t i = 0; i < shown; i++) {
@@ -133,20 +138,23 @@ static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
   if (s->numWindows > top)
     fprintf(out, "  ... and %zu more (--profile=N shows N; --json has all)\n",
             s->numWindows - top);
-  free(sorted);
+  thunkyTopKDestroy(&most);
 }
 
 /* The collectives and communication regions whose time nothing hid. */
 static void printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                          uint32_t top) {
-  ThunkTotal *exposed = malloc((plan->numThunks + 1) * sizeof *exposed);
-  if (!exposed)
+  ThunkyTopK most;
+  if (!thunkyTopKCreate(&most, top, sizeof(ThunkTotal), byTotalDescending))
     return;
   size_t n = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
-    if (s->thunkExposedNs[t])
-      exposed[n++] = (ThunkTotal){t, s->thunkExposedNs[t]};
-  size_t shown = thunkyTopK(exposed, n, sizeof *exposed, top, byTotalDescending);
+    if (s->thunkExposedNs[t]) {
+      thunkyTopKOffer(&most, &(ThunkTotal){t, s->thunkExposedNs[t]});
+      n++;
+    }
+  size_t shown = thunkyTopKFinish(&most);
+  const ThunkTotal *exposed = (const ThunkTotal *)most.items;
   fprintf(out, "exposed communication: %.3f us (%.1f%% of the step)%s\n",
           us(s->exposedCommunicationNs), share(s->exposedCommunicationNs, s->stepNs),
           n ? ", from:" : "");
@@ -160,7 +168,7 @@ static void printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
   }
   if (n > top)
     fprintf(out, "  ... and %zu more\n", n - top);
-  free(exposed);
+  thunkyTopKDestroy(&most);
 }
 
 void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,

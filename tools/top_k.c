@@ -1,8 +1,7 @@
 /*===- top_k.c - the first k of many, in order ------------------------===*
  *
- * The front k elements are kept as a heap whose root is the last of them
- * in order; each later element that comes before the root replaces it.
- * Then the k are sorted.
+ * The kept elements are a heap whose root is the last of them in order;
+ * an element offered that comes before the root replaces it.
  *
  *===--------------------------------------------------------------------===*/
 #include "top_k.h"
@@ -10,43 +9,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AT(i) (base + (i) * size)
+#define AT(i) (top->items + (i) * top->size)
 
-static void swap(unsigned char *a, unsigned char *b, size_t size) {
+static void swap(ThunkyTopK *top, size_t a, size_t b) {
   unsigned char t[64];
-  memcpy(t, a, size), memcpy(a, b, size), memcpy(b, t, size);
+  memcpy(t, AT(a), top->size), memcpy(AT(a), AT(b), top->size), memcpy(AT(b), t, top->size);
 }
 
-/* Restores the heap of k below `i`: a parent comes after its children. */
-static void siftDown(unsigned char *base, size_t size, size_t k, size_t i,
-                     int (*compare)(const void *, const void *)) {
+static void siftUp(ThunkyTopK *top, size_t i) {
+  while (i && top->compare(AT(i), AT((i - 1) / 2)) > 0) {
+    swap(top, i, (i - 1) / 2);
+    i = (i - 1) / 2;
+  }
+}
+
+static void siftDown(ThunkyTopK *top, size_t i) {
   for (;;) {
     size_t last = i, l = 2 * i + 1, r = l + 1;
-    if (l < k && compare(AT(l), AT(last)) > 0)
+    if (l < top->count && top->compare(AT(l), AT(last)) > 0)
       last = l;
-    if (r < k && compare(AT(r), AT(last)) > 0)
+    if (r < top->count && top->compare(AT(r), AT(last)) > 0)
       last = r;
     if (last == i)
       return;
-    swap(AT(i), AT(last), size);
+    swap(top, i, last);
     i = last;
   }
 }
 
-size_t thunkyTopK(void *items, size_t n, size_t size, size_t k,
-                  int (*compare)(const void *, const void *)) {
-  unsigned char *base = items;
-  if (k > n)
-    k = n;
-  if (!k || size > 64)
-    return 0;
-  for (size_t i = k / 2; i-- > 0;)
-    siftDown(base, size, k, i, compare);
-  for (size_t i = k; i < n; i++)
-    if (compare(AT(i), AT(0)) < 0) {
-      swap(AT(i), AT(0), size);
-      siftDown(base, size, k, 0, compare);
-    }
-  qsort(base, k, size, compare);
-  return k;
+bool thunkyTopKCreate(ThunkyTopK *top, size_t k, size_t size,
+                      int (*compare)(const void *, const void *)) {
+  *top = (ThunkyTopK){.size = size, .k = k, .compare = compare};
+  return size <= 64 && (top->items = malloc(k * size + 1)) != NULL;
+}
+
+void thunkyTopKOffer(ThunkyTopK *top, const void *item) {
+  if (top->count < top->k) {
+    memcpy(AT(top->count), item, top->size);
+    siftUp(top, top->count++);
+  } else if (top->k && top->compare(item, AT(0)) < 0) {
+    memcpy(AT(0), item, top->size);
+    siftDown(top, 0);
+  }
+}
+
+size_t thunkyTopKFinish(ThunkyTopK *top) {
+  qsort(top->items, top->count, top->size, top->compare);
+  return top->count;
+}
+
+void thunkyTopKDestroy(ThunkyTopK *top) {
+  free(top->items);
+  *top = (ThunkyTopK){0};
 }

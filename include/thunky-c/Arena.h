@@ -10,6 +10,7 @@
 
 #include "thunky-c/Error.h"
 #include <protobuf-c/protobuf-c.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -31,6 +32,12 @@ void *thunkyArenaCopy(ThunkyArena *arena, const void *data, size_t size);
 char *thunkyArenaString(ThunkyArena *arena, const char *data, size_t length);
 /* The arena as a protobuf-c allocator (its free does nothing). */
 ProtobufCAllocator *thunkyArenaAllocator(ThunkyArena *arena);
+
+/* Makes room for element `count` of an array of `size`-byte elements that
+ * holds *capacity (a malloc'd *items, or NULL and 0), growing it
+ * geometrically; large arrays move to memory asked to sit on huge pages.
+ * False, with nothing changed, when out of memory. */
+bool thunkyArrayGrow(void **items, size_t *capacity, size_t count, size_t size);
 
 #ifdef __cplusplus
 }

@@ -157,11 +157,52 @@ static void testMergedMessage(void) {
   report("merged message", before);
 }
 
+/* GpuExecutableProto.thunks (13) left out, between a long binary (4) and
+ * a constant (12), one thunk's length padded: the rest unpacks as it would
+ * with no thunks, and each thunk's bytes come back in order. */
+static void testLeftOut(void) {
+  int before = failures;
+  ThunkyArena *arena = thunkyArenaCreate();
+  static Wire thunk, rest, w;
+  thunk.size = rest.size = w.size = 0;
+  field(&thunk, 1, "\x0a\x01t", 3, false); /* thunk_info.profile_annotation */
+  field(&w, 13, thunk.bytes, thunk.size, false);
+  field(&w, 4, input, LONG, false);
+  field(&w, 13, input, 0, true);
+  field(&w, 12, "\x0a\x01" "c", 3, false);
+  field(&w, 13, thunk.bytes, thunk.size, false);
+  field(&rest, 4, input, LONG, false);
+  field(&rest, 12, "\x0a\x01" "c", 3, false);
+  ThunkyLeftOut thunks = {&xla__gpu__gpu_executable_proto__descriptor, 13, NULL, 0};
+  ThunkyBuffer strings = {0};
+  CHECK(thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, w.bytes, w.size, NULL),
+        "crafted wire is malformed");
+  Xla__Gpu__GpuExecutableProto *e = (Xla__Gpu__GpuExecutableProto *)thunkyUnpackSliced(
+      &xla__gpu__gpu_executable_proto__descriptor, thunkyArenaAllocator(arena), w.bytes, w.size,
+      &strings, &thunks);
+  Xla__Gpu__GpuExecutableProto *plain = (Xla__Gpu__GpuExecutableProto *)protobuf_c_message_unpack(
+      &xla__gpu__gpu_executable_proto__descriptor, NULL, rest.size, rest.bytes);
+  CHECK(e && plain && e->n_thunks == 0 && e->binary.len == LONG &&
+            inWire(&w, e->binary.data) && e->n_constants == 1 &&
+            strcmp(e->constants[0]->symbol_name, plain->constants[0]->symbol_name) == 0,
+        "the rest as without thunks");
+  CHECK(thunks.count == 3 && thunks.values[0].size == thunk.size &&
+            memcmp(thunks.values[0].data, thunk.bytes, thunk.size) == 0 &&
+            thunks.values[1].size == 0 && thunks.values[2].data > thunks.values[1].data,
+        "three thunks' bytes, in order");
+  free(thunks.values);
+  thunkyBufferDestroy(&strings);
+  protobuf_c_message_free_unpacked(&plain->base, NULL);
+  thunkyArenaDestroy(arena);
+  report("left out", before);
+}
+
 int main(void) {
   for (size_t i = 0; i < sizeof input; ++i)
     input[i] = (uint8_t)(i % 255 + 1); /* no NUL: a string too */
   testLastValueWins();
   testOneofAndPaddedLengths();
   testMergedMessage();
+  testLeftOut();
   return failures != 0;
 }
