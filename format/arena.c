@@ -44,6 +44,22 @@ void thunkyArenaDestroy(ThunkyArena *arena) {
   free(arena);
 }
 
+void thunkyArenaReset(ThunkyArena *arena) {
+  if (!arena)
+    return;
+  Chunk *kept = NULL;
+  for (Chunk *c = arena->chunks, *next; c; c = next) {
+    next = c->next;
+    if (!kept && c->capacity == CHUNK_SIZE)
+      kept = c;
+    else
+      free(c);
+  }
+  if (kept)
+    kept->used = 0, kept->next = NULL;
+  arena->chunks = kept;
+}
+
 static void *bump(ThunkyArena *arena, size_t size) {
   if (size > SIZE_MAX - ALIGN - sizeof(Chunk))
     return NULL;

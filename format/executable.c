@@ -332,13 +332,13 @@ bool thunkyExecutableForEachThunk(ThunkyExecutable *exe, ThunkyThunkVisit visit,
   bool ok = true;
   for (size_t i = 0; ok && i < exe->proto->n_thunks; i++)
     ok = visitThunk(exe, exe->proto->thunks[i], visit, userData, error);
-  /* Each thunk left in the wire lives in an arena of its own while it is
+  /* Each thunk left in the wire lives in the arena only while it is
    * visited: memory stays that of the largest thunk, not of all of them.
    * A plain unpack: copying a thunk's kernel code into memory that is
    * reused costs less than cutting it out (unpack_sliced.c), which pays
    * where everything is unpacked at once. */
+  ThunkyArena *arena = in->numWireThunks ? thunkyArenaCreate() : NULL;
   for (size_t i = 0; ok && i < in->numWireThunks; i++) {
-    ThunkyArena *arena = thunkyArenaCreate();
     ThunkyThunkProto *t =
         arena ? (ThunkyThunkProto *)protobuf_c_message_unpack(
                     &xla__gpu__thunk_proto__descriptor, thunkyArenaAllocator(arena),
@@ -347,8 +347,9 @@ bool thunkyExecutableForEachThunk(ThunkyExecutable *exe, ThunkyThunkVisit visit,
     ok = t ? visitThunk(exe, t, visit, userData, error)
            : thunkyErrorf(error, "top-level thunk %zu: out of memory, or protobuf-c could not "
                           "unpack it", i);
-    thunkyArenaDestroy(arena);
+    thunkyArenaReset(arena);
   }
+  thunkyArenaDestroy(arena);
   in->thunksChecked |= ok;
   return ok;
 }

@@ -23,6 +23,10 @@ typedef struct ThunkyArena ThunkyArena;
 ThunkyArena *thunkyArenaCreate(void);
 /* Frees the arena and everything allocated from it. */
 void thunkyArenaDestroy(ThunkyArena *arena);
+/* Frees everything allocated from the arena, which stays usable and keeps
+ * one block of its memory: reading many messages one at a time does not
+ * ask the system for fresh memory each time. */
+void thunkyArenaReset(ThunkyArena *arena);
 /* size bytes, 16-aligned, zeroed; NULL when out of memory. */
 void *thunkyArenaAlloc(ThunkyArena *arena, size_t size);
 /* A copy of data[0, size) in the arena (NULL when out of memory). */
