@@ -29,7 +29,9 @@
 #include "thunky-c/Schedule.h"
 
 #include "thunky-c/Wire.h"
+#include "xla/xla.pb-c.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +57,35 @@ ThunkyCommandBufferConfig thunkyCommandBufferConfigDefault(void) {
       .enabled = 1u << FUSION | 1u << CUBLAS | 1u << CUBLASLT | 1u << CUDNN | 1u << CUSTOM_CALL |
                  1u << CONDITIONAL | 1u << DYNAMIC_SLICE_FUSION,
       .minGraphSize = 5};
+}
+
+bool thunkyCommandBufferTypesParse(const char *list, ThunkyCommandBufferConfig *config,
+                                   ThunkyError *error) {
+  const ProtobufCEnumDescriptor *types = &xla__debug_options__command_buffer_cmd_type__descriptor;
+  uint32_t enabled = 0;
+  for (const char *at = list; *at;) {
+    size_t length = strcspn(at, ",");
+    char name[64];
+    const ProtobufCEnumValue *v = NULL;
+    if (length < sizeof name) {
+      memcpy(name, at, length);
+      name[length] = 0;
+      v = protobuf_c_enum_descriptor_get_value_by_name(types, name);
+    }
+    if (!v || v->value <= 0 || v->value >= 32) {
+      char known[400] = "";
+      for (unsigned i = 0; i < types->n_values; i++)
+        if (types->values[i].value > 0)
+          snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                   *known ? ", " : "", types->values[i].name);
+      return thunkyErrorf(error, "'%.*s' is not a command buffer type (%s)", (int)length, at,
+                          known);
+    }
+    enabled |= 1u << v->value;
+    at += length + (at[length] == ',');
+  }
+  config->enabled = enabled;
+  return true;
 }
 
 /* The payload of the first field `number` (length-delimited) of

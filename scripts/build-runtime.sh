@@ -32,13 +32,21 @@ case "$refused" in
 esac
 # The fixtures scripts/device-check.sh runs, encoded here where protoc is.
 mkdir -p "$build/fixtures"
-for fixture in memops ids gemm all-reduce-one-rank; do
+for fixture in memops ids gemm all-reduce-one-rank async-overlap; do
   "$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/test/Runtime/$fixture.textproto" \
     > "$build/fixtures/$fixture.pb"
 done
+mlir_build="${THUNKY_BUILD_DIR:-$root/build}"
+# async-overlap with its async region widened, for device-check.sh to time
+# what thunky-expand-async-scope buys.
+rm -f "$build/fixtures/async-overlap-expanded.pb"
+if [ -x "$mlir_build/bin/thunky-opt" ]; then
+  "$mlir_build/bin/thunky-translate" --import-thunky "$build/fixtures/async-overlap.pb" |
+    "$mlir_build/bin/thunky-opt" --thunky-expand-async-scope |
+    "$mlir_build/bin/thunky-translate" --export-thunky -o "$build/fixtures/async-overlap-expanded.pb"
+fi
 # The committed JAX fixtures, optimized and exported where MLIR is, for
 # device-check.sh to load back into JAX on the GPU machine.
-mlir_build="${THUNKY_BUILD_DIR:-$root/build}"
 rm -rf "$build/jax-exports"
 if [ -x "$mlir_build/bin/thunky-translate" ]; then
   THUNKY_BUILD_DIR="$mlir_build" "$root/scripts/jax-exports.sh" "$build/jax-exports"

@@ -32,8 +32,13 @@
 #   6. The schedule model (thunky-run --backend model): each eager case with
 #      every thunk timed; the step predicted from those durations against
 #      the measured one, and the device model's durations against the
-#      measured ones, kind by kind (scripts/schedule_errors.py); the traces
-#      come back as OUT/schedule-traces.tar.gz.
+#      measured ones, kind by kind (scripts/schedule_errors.py); each graph
+#      case (--cuda-graph: XLA's command buffers as CUDA graphs) predicted
+#      with the same graphs; the traces come back as
+#      OUT/schedule-traces.tar.gz.
+#   7. What thunky-expand-async-scope buys: async-overlap, as built and as
+#      expanded by build-runtime.sh, runs with the fixtures of 1 and is
+#      timed; the model's predicted change against the measured one.
 #
 # The device machine takes one command of at most 10 minutes and hands back
 # at most 8 files, so nothing here may hang or spill: every step runs under
@@ -180,7 +185,9 @@ python3 "$root/test/Runtime/Inputs/npy.py" write "$work/a.npy" f32 2,3 1 2 3 4 5
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/b.npy" f32 3,2 7 8 9 10 11 12
 cases=()
 declare -A case_args case_exe case_world case_tolerance
-for fixture in memops ids gemm all-reduce-one-rank; do
+for fixture in memops ids gemm all-reduce-one-rank async-overlap async-overlap-expanded; do
+  # The expanded program is made where MLIR is (scripts/build-runtime.sh).
+  [ -f "$fixtures/$fixture.pb" ] || { note "- skipped: $fixture (build-runtime.sh made no $fixture.pb)"; continue; }
   args=() world=(--ranks 1 --partitions 1) tolerance=() same=bit-for-bit
   case "$fixture" in
     memops | all-reduce-one-rank) args=("$work/in.npy") ;;
@@ -195,7 +202,8 @@ for fixture in memops ids gemm all-reduce-one-rank; do
   step "$fixture-host" 60 "$run" "${world[@]}" "$exe" "${args[@]}" -o "$work/$fixture.host"
   for mode in cuda graph; do
     flags=(--backend cuda --max-iterations 100000 --timeout 45 "${world[@]}")
-    [ $mode = graph ] && flags+=(--cuda-graph)
+    # XLA's command buffers as CUDA graphs, however short (the fixtures are).
+    [ $mode = graph ] && flags+=(--cuda-graph --graph-min-size 1)
     step "$fixture-$mode" 60 "$run" "${flags[@]}" "$exe" "${args[@]}" -o "$work/$fixture.$mode" &&
       step "$fixture-$mode-$same" 60 python3 "$compare" "${tolerance[@]}" \
         "$work/$fixture.host" "$work/$fixture.$mode"
@@ -306,10 +314,17 @@ note "## The schedule model against the GPU (docs/schedule.md)"
 traces="$work/traces"
 mkdir -p "$traces"
 for c in "${cases[@]}"; do
-  case "$c" in *-graph) continue ;; esac
   [ -f "$logs/$c-timing.log" ] || continue
   [ $((budget - SECONDS - reserve)) -ge 20 ] || { note "- skipped: the remaining schedule checks (budget)"; break; }
   eval "flags=(${case_args[$c]})"
+  # A graph case is predicted with the same graphs (--command-buffers): its
+  # measured step against the eager one's is what a graph launch costs.
+  if [ "${c%-graph}" != "$c" ]; then
+    step "$c-modelled" 30 "$run" --backend model --command-buffers --graph-min-size 1 \
+      "${case_exe[$c]}" --json "$traces/$c.model.json" &&
+      cp "$logs/$c-timing.log" "$traces/$c.timing.log"
+    continue
+  fi
   step "$c-trace" 60 "$run" --repeat 20 --trace "$traces/$c.trace.json" "${flags[@]}" &&
     step "$c-predicted" 30 "$run" --backend model --measured "$traces/$c.trace.json" \
       "${case_exe[$c]}" --json "$traces/$c.measured.json" &&
@@ -317,4 +332,27 @@ for c in "${cases[@]}"; do
     cp "$logs/$c-timing.log" "$traces/$c.timing.log"
 done
 step schedule-errors 30 python3 "$root/scripts/schedule_errors.py" "$traces" && quote schedule-errors
+
+note ""
+note "## What thunky-expand-async-scope buys, predicted and measured"
+# async-overlap and its expansion (test/Runtime/async-overlap.textproto):
+# the model's predicted change against the change in the measured steps.
+if [ -f "$fixtures/async-overlap-expanded.pb" ]; then
+  step expand-predicted 30 "$run" --backend model "$fixtures/async-overlap.pb" \
+    --compare "$fixtures/async-overlap-expanded.pb" && note "    $(head -1 "$logs/expand-predicted.log")"
+  for mode in cuda graph; do
+    before="$(timing "async-overlap-$mode-timing")" after="$(timing "async-overlap-expanded-$mode-timing")"
+    note "- measured, $mode: before: ${before:-not timed}; after: ${after:-not timed}$(
+      python3 - "$before" "$after" <<'PYTHON'
+import re, sys
+medians = [re.search(r"median ([0-9.]+) ms", s) for s in sys.argv[1:]]
+if all(medians):
+    a, b = (float(m.group(1)) * 1e3 for m in medians)
+    print("; change %+.3f us, %.3fx" % (b - a, b / a if a else 0))
+PYTHON
+)"
+  done
+else
+  note "- skipped: build-runtime.sh made no async-overlap-expanded.pb (it needs the MLIR build)"
+fi
 exit

@@ -11,6 +11,9 @@ DIR holds, for each case NAME that ran on --backend cuda:
                       --json: the step replayed from the measured durations
   NAME.model.json     thunky-run --backend model --json: the step replayed
                       from the device model's durations
+A case run with --cuda-graph has only the first and the last (the model
+given the same graphs, --command-buffers): against its eager twin it says
+what launching XLA's command buffers as graphs buys, measured and predicted.
 
 Prints, per case, the measured step and the two predictions with their
 ratios to it: the first tests the replay (issue, streams, waits), the
@@ -66,14 +69,19 @@ def main(argv):
     for case in cases:
         base = os.path.join(folder, case)
         step = measured_step_us(base + ".timing.log")
-        with open(base + ".measured.json") as f:
-            replayed = json.load(f)["step_ns"] / 1e3
+        replayed = None
+        if os.path.exists(base + ".measured.json"):
+            with open(base + ".measured.json") as f:
+                replayed = json.load(f)["step_ns"] / 1e3
         with open(base + ".model.json") as f:
             model = json.load(f)
         modelled = model["step_ns"] / 1e3
-        print("%-28s %12s %14.3f %7s %14.3f %7s" % (
-            case, "%.3f" % step if step else "n/a", replayed, ratio(replayed, step),
+        print("%-28s %12s %14s %7s %14.3f %7s" % (
+            case, "%.3f" % step if step else "n/a",
+            "%.3f" % replayed if replayed is not None else "n/a", ratio(replayed, step),
             modelled, ratio(modelled, step)))
+        if not os.path.exists(base + ".trace.json"):
+            continue
         measured = measured_thunk_us(base + ".trace.json")
         for t in model["thunks"]:
             if t["thunk"] in measured:

@@ -77,6 +77,11 @@ static const char usage[] =
     "  --command-buffers      model: capture in CUDA graphs what XLA's command buffers\n"
     "                         would, under the executable's own debug options (else JAX\n"
     "                         0.11.2's), and report each graph and what broke them\n"
+    "  --graph-min-size N     --command-buffers, --cuda-graph: graphs of N thunks or more\n"
+    "                         (xla_gpu_graph_min_graph_size; default the executable's, else 5)\n"
+    "  --graph-types LIST     --command-buffers, --cuda-graph: the thunk types graphs take,\n"
+    "                         as xla_gpu_enable_command_buffer lists them (FUSION,CUBLAS,...;\n"
+    "                         default the executable's, else JAX 0.11.2's)\n"
     "  --json FILE            model: the prediction as JSON\n"
     "  --svg FILE             model: the predicted timeline as an SVG picture\n"
     "  --ranks N              ranks: simulated (host) or GPUs (cuda); default 1\n"
@@ -96,7 +101,9 @@ static const char usage[] =
     "  --max-allocations N    refuse an executable of more allocations (default 16777216)\n"
     "  --max-decoded-bytes B  refuse a container decompressing to more (default 4G)\n"
     "  --max-nesting N        refuse a .mlir module whose brackets nest deeper (default 1000)\n"
-    "  --cuda-graph           cuda: capture the run once and replay it\n"
+    "  --cuda-graph           cuda: launch as CUDA graphs, each captured once, the runs of\n"
+    "                         thunks XLA's command buffers would (as --command-buffers);\n"
+    "                         control flow and custom calls in them run thunk by thunk\n"
     "  --timeout S            cuda: fail a wait for the device or NCCL that takes longer\n"
     "                         than S seconds, naming the thunk (default 300)\n"
     "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
@@ -113,6 +120,8 @@ typedef struct {
   const char *inputs[256], *libraries[32];
   int numInputs, numLibraries;
   uint32_t ranks, partitions, repeat, profileTop, timeout;
+  uint32_t graphMinSize;  /* 0: the executable's, else JAX's */
+  const char *graphTypes; /* NULL: the executable's, else JAX's */
   uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
   bool print, profile, cudaGraph, fingerprint, symbolic, hasSeed, checkAsync, asyncAtDone;
@@ -171,7 +180,8 @@ static const char *const valueOptions[] = {
     "--max-host-memory", "--max-thunks", "--max-allocation-bytes", "--max-allocations",
     "--max-decoded-bytes", "--max-nesting", "--library", "-o", "--trace", "--nccl-id",
     "--compare", "--seed", "--scratch-byte", "--schedule", "--kernels", "--timeout",
-    "--device", "--measured", "--loop-trips", "--branch", "--json", "--svg", NULL};
+    "--device", "--measured", "--loop-trips", "--branch", "--json", "--svg",
+    "--graph-min-size", "--graph-types", NULL};
 static const char *const flagOptions[] = {"--print", "--cuda-graph", "--check-async",
                                           "--command-buffers",
                                           "--profile", "--help", "--version", NULL};
@@ -309,6 +319,16 @@ static bool takeOption(Options *o, const char *a, const char *value) {
     o->print = true, o->runOnly = a;
   } else if (!strcmp(a, "--cuda-graph")) {
     o->cudaGraph = true, o->cudaOnly = a;
+  } else if (!strcmp(a, "--graph-types")) {
+    ThunkyCommandBufferConfig check;
+    ThunkyError why;
+    if (!thunkyCommandBufferTypesParse(value, &check, &why))
+      return bad("--graph-types: %s", why.message);
+    o->graphTypes = value;
+  } else if (!strcmp(a, "--graph-min-size")) {
+    if (!countOption(a, value, 1, UINT32_MAX, &n))
+      return false;
+    o->graphMinSize = (uint32_t)n;
   } else if (!strcmp(a, "--command-buffers")) {
     o->commandBuffers = true, o->modelOnly = a;
   } else if (!strcmp(a, "--check-async")) {
@@ -363,6 +383,9 @@ static bool parseOptions(int argc, char **argv, Options *o) {
   if (!model && o->modelOnly)
     return bad("%s applies to --backend model only, and this run is on %s", o->modelOnly,
                o->backend);
+  if ((o->graphMinSize || o->graphTypes) && !o->cudaGraph && !o->commandBuffers)
+    return bad("%s shapes the graphs of --command-buffers (model) or --cuda-graph (cuda); "
+               "give one of them", o->graphMinSize ? "--graph-min-size" : "--graph-types");
   if (model && (o->runOnly || o->numInputs))
     return bad("%s: --backend model runs nothing, so it takes no inputs, --seed, -o, "
                "--print or --repeat", o->runOnly ? o->runOnly : o->inputs[0]);
@@ -599,9 +622,10 @@ static int compare(const Options *o, const ThunkyBackendOps *backend, const Thun
 }
 
 /* The graphs XLA's command buffers would make of `plan`, under the debug
- * options in the executable at `path`, else JAX 0.11.2's; printed. */
+ * options in the executable at `path`, else JAX 0.11.2's, and
+ * --graph-min-size; printed when `report`. */
 static bool commandBuffersOf(const Options *o, const char *path, const ThunkyPlan *plan,
-                             ThunkyCommandBuffers **buffers, ThunkyError *error) {
+                             bool report, ThunkyCommandBuffers **buffers, ThunkyError *error) {
   ThunkyCommandBufferConfig config = thunkyCommandBufferConfigDefault();
   bool found = false;
   ThunkyFileBytes bytes;
@@ -614,11 +638,22 @@ static bool commandBuffersOf(const Options *o, const char *path, const ThunkyPla
             thunkyCommandBufferConfigRead(bytes.data, bytes.size, &o->limits, &config, &found,
                                           error);
   thunkyFileBytesDestroy(&bytes);
+  if (o->graphMinSize)
+    config.minGraphSize = o->graphMinSize;
+  if (o->graphTypes)
+    thunkyCommandBufferTypesParse(o->graphTypes, &config, error); /* checked when parsed */
   if (!ok || !thunkyCommandBuffersCreate(plan, &config, buffers, error))
     return ok ? false : thunkyErrorContext(error, "%s", path);
-  thunkyPrintCommandBuffers(stdout, plan, *buffers, &config,
-                            found ? "the executable's debug options" : "JAX 0.11.2's defaults",
-                            o->profile ? o->profileTop : 5);
+  char source[160];
+  snprintf(source, sizeof source, "%s%s",
+           found ? "the executable's debug options" : "JAX 0.11.2's defaults",
+           o->graphTypes && o->graphMinSize ? ", --graph-types and --graph-min-size"
+           : o->graphTypes                  ? ", --graph-types"
+           : o->graphMinSize                ? ", --graph-min-size"
+                                            : "");
+  if (report)
+    thunkyPrintCommandBuffers(stdout, plan, *buffers, &config, source,
+                              o->profile ? o->profileTop : 5);
   return true;
 }
 
@@ -646,7 +681,7 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
               o->measured, path);
   }
   ThunkyCommandBuffers *buffers = NULL;
-  if (o->commandBuffers && !commandBuffersOf(o, path, *plan, &buffers, error)) {
+  if (o->commandBuffers && !commandBuffersOf(o, path, *plan, true, &buffers, error)) {
     free(measured);
     free(runs);
     return false;
@@ -759,9 +794,13 @@ int main(int argc, char **argv) {
                             .maxIterations = o.maxIterations,
                             .maxHostMemory = o.maxHostMemory, .registry = registry,
                             .timeline = timeline, .fingerprint = o.fingerprint,
-                            .asyncAtDone = o.asyncAtDone, .cudaGraph = o.cudaGraph,
+                            .asyncAtDone = o.asyncAtDone,
                             .scratchByte = o.scratchByte,
                             .ncclIdFile = o.ncclId, .timeoutSeconds = o.timeout};
+  ThunkyCommandBuffers *graphs = NULL;
+  if (ok && o.cudaGraph && commandBuffersOf(&o, o.executable, plan, false, &graphs, &error))
+    config.graphs = graphs;
+  ok = ok && (!o.cudaGraph || graphs);
   if (ok && !processPlace(&config.processRank, &config.processCount))
     ok = thunkyErrorf(&error, "THUNKY_RANK/THUNKY_WORLD_SIZE (or OMPI_COMM_WORLD_RANK/_SIZE) "
                               "are not a rank below a count");
@@ -808,6 +847,7 @@ int main(int argc, char **argv) {
   free(outputs);
   if (state)
     backend->destroy(state);
+  thunkyCommandBuffersDestroy(graphs);
   thunkyTimelineDestroy(timeline);
   thunkyRegistryDestroy(registry);
   thunkyPlanDestroy(plan);

@@ -111,7 +111,11 @@ typedef struct ThunkyRunConfig {
    * scratch it never wrote, which a GPU leaves undefined. */
   uint8_t scratchByte;
   ThunkyWriteTrace *writeTrace; /* host: NULL, or where each rank records what thunks wrote */
-  bool cudaGraph;          /* cuda: capture the plan once, replay it */
+  /* cuda: runs of commands launched as CUDA graphs, each captured once, as
+   * XLA's command buffers are (thunky-c/Schedule.h: thunkyCommandBuffersCreate);
+   * a run holding control flow or a custom call is launched command by
+   * command. Must outlive the backend state. NULL: no graphs. */
+  const struct ThunkyCommandBuffers *graphs;
   const char *ncclIdFile;  /* cuda, several processes: where rank 0 leaves NCCL's id */
   /* cuda: the most seconds one wait may take (for the device to finish
    * what a rank enqueued, for NCCL's communicators to form or a group to

@@ -161,6 +161,11 @@ typedef struct ThunkyCommandBufferConfig {
 /* What JAX 0.11.2 compiles with: FUSION, CUBLAS, CUBLASLT, CUDNN,
  * CUSTOM_CALL, CONDITIONAL and DYNAMIC_SLICE_FUSION; graphs of 5 or more. */
 ThunkyCommandBufferConfig thunkyCommandBufferConfigDefault(void);
+/* The command types of a comma-separated list of their names, as XLA's
+ * --xla_gpu_enable_command_buffer takes them ("FUSION,CUBLAS"; "" is
+ * none), into config->enabled; false, naming the bad entry, otherwise. */
+bool thunkyCommandBufferTypesParse(const char *list, ThunkyCommandBufferConfig *config,
+                                   ThunkyError *error);
 /* The configuration an executable was compiled with, from the debug
  * options in its container (`data`, any layering); *found is false, and
  * *config untouched, when it carries none. False, with why, when the

@@ -386,8 +386,9 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
   const ThunkyCudaDriver *cu = &s->cu;
   const ThunkyPlan *plan = s->plan;
   if (!stillRunning(s, r) && r->context && cu->cuCtxSetCurrent(r->context) == CUDA_SUCCESS) {
-    if (r->graphExec)
-      cu->cuGraphExecDestroy(r->graphExec);
+    for (size_t g = 0; r->graphs && g < s->config.graphs->numGraphs; g++)
+      if (r->graphs[g])
+        cu->cuGraphExecDestroy(r->graphs[g]);
     if (s->hasCublasLt)
       thunkyCudaFreeGemms(s, r);
     if (r->pinned)
@@ -420,6 +421,7 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
   free(r->pointers);
   free(r->modules), free(r->functions), free(r->streams), free(r->started), free(r->done);
   free(r->comms);
+  free(r->graphs);
 }
 
 /*--- the backend -----------------------------------------------------------*/
@@ -427,7 +429,7 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
 static bool setUp(ThunkyCudaState *s, ThunkyError *error) {
   const ThunkyPlan *plan = s->plan;
   if (!checkConfig(s, error) ||
-      (s->config.cudaGraph && !thunkyCudaCheckCapturable(s, error)) ||
+      !thunkyCudaPlanGraphs(s, error) ||
       !findStreams(s, error) || !resolveCalls(s, error) ||
       !thunkyCudaLoadDriver(&s->cu, error))
     return false;
@@ -476,7 +478,7 @@ static bool setUp(ThunkyCudaState *s, ThunkyError *error) {
       return false;
     }
   }
-  return !s->config.cudaGraph || thunkyCudaForEachRank(s, thunkyCudaCaptureRank, error);
+  return !s->config.graphs || thunkyCudaForEachRank(s, thunkyCudaCaptureRank, error);
 }
 
 static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **out,
@@ -551,8 +553,7 @@ static bool run(void *opaque, ThunkyError *error) {
   if (s->broken)
     return thunkyErrorf(error, "cuda: an earlier run failed with collectives in flight; "
                                "destroy the backend and create it again");
-  if (thunkyCudaForEachRank(s, s->config.cudaGraph ? thunkyCudaReplayRank : thunkyCudaRunRank,
-                            error))
+  if (thunkyCudaForEachRank(s, thunkyCudaRunRank, error))
     return true;
   /* Peers may wait forever in NCCL for a rank that stopped, and NCCL's
    * work for a deadline passed: from now on only aborting the
@@ -579,6 +580,7 @@ static void destroy(void *opaque) {
   free(s->streamIds);
   free(s->groupings);
   free(s->collectiveGrouping);
+  free(s->capturable);
   free(s->rank);
   free(s);
 }

@@ -10,6 +10,8 @@
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct Walk {
@@ -17,7 +19,8 @@ typedef struct Walk {
   ThunkyCudaRank *rank;
   const ThunkyPlan *plan;
   const ThunkyCudaDriver *cu;
-  bool timed; /* an event per command; off inside collective groups */
+  bool timed;     /* an event per command; off inside collective groups */
+  bool capturing; /* recording a graph: its commands, not graphs, are enqueued */
 } Walk;
 
 static bool check(Walk *w, CUresult result, const char *call, uint32_t thunk) {
@@ -288,23 +291,52 @@ static bool runTimed(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t 
   return true;
 }
 
-static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId) {
-  ThunkyRange range = w->plan->lists[list];
-  for (uint32_t i = 0; i < range.count; i++) {
+/* The config graph whose first command is `command`, or SIZE_MAX. */
+static size_t graphAt(const Walk *w, uint32_t command) {
+  const ThunkyCommandBuffers *graphs = w->state->config.graphs;
+  if (!graphs || graphs->place[command] != THUNKY_GRAPH_FIRST)
+    return SIZE_MAX;
+  size_t lo = 0, hi = graphs->numGraphs;
+  while (lo < hi) { /* graphs are in plan order */
+    size_t mid = lo + (hi - lo) / 2;
+    if (graphs->graphs[mid].first < command)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < graphs->numGraphs && graphs->graphs[lo].first == command ? lo : SIZE_MAX;
+}
+
+/* Commands [first, end) of one list, a captured graph launched whole. */
+static bool runCommands(Walk *w, uint32_t first, uint32_t end, CUstream stream,
+                        uint32_t streamId) {
+  for (uint32_t i = first; i < end; i++) {
     if (atomic_load_explicit(&w->state->stop, memory_order_relaxed))
       return thunkyErrorf(&w->rank->error, "cuda: stopped because another rank failed");
-    const ThunkyCommand *c = &w->plan->commands[range.first + i];
+    const ThunkyCommand *c = &w->plan->commands[i];
     w->rank->lastThunk = c->thunk; /* what a timed-out wait names */
+    size_t g = w->capturing ? SIZE_MAX : graphAt(w, i);
+    if (g != SIZE_MAX && w->rank->graphs[g]) {
+      if (!check(w, w->cu->cuGraphLaunch(w->rank->graphs[g], stream), "cuGraphLaunch", c->thunk))
+        return false;
+      i += w->state->config.graphs->graphs[g].count - 1;
+      continue;
+    }
     if (!(w->timed ? runTimed(w, c, stream, streamId) : runCommand(w, c, stream, streamId)))
       return false;
   }
   return true;
 }
 
+static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId) {
+  ThunkyRange range = w->plan->lists[list];
+  return runCommands(w, range.first, range.first + range.count, stream, streamId);
+}
+
 /*--- rank jobs -------------------------------------------------------------*/
 
 static Walk walkOf(ThunkyCudaState *state, ThunkyCudaRank *rank, bool timed) {
-  return (Walk){state, rank, state->plan, &state->cu, timed};
+  return (Walk){state, rank, state->plan, &state->cu, timed, false};
 }
 
 /* Waits for the main stream, then for regions never awaited. */
@@ -330,51 +362,73 @@ bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   return runList(&w, 0, rank->main, 0) && waitAll(state, rank);
 }
 
+/* Each graph is recorded from the idle main stream; a graph stands apart
+ * from the stream it was recorded on, and is launched on its list's. */
 bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
+  const ThunkyCommandBuffers *graphs = state->config.graphs;
   Walk w = walkOf(state, rank, false);
-  /* Thread-local: the other ranks capture at the same time in their own
-   * threads, and must not count as unsafe calls during this capture. */
-  if (!check(&w,
-             state->cu.cuStreamBeginCapture(rank->main, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-             "cuStreamBeginCapture", THUNKY_CUDA_NO_THUNK))
-    return false;
-  bool ok = runList(&w, 0, rank->main, 0);
-  CUgraph graph = NULL;
-  CUresult ended =
-      state->cu.cuStreamEndCapture(rank->main, &graph); /* always: restore the stream */
-  ok = ok && check(&w, ended, "cuStreamEndCapture", THUNKY_CUDA_NO_THUNK) &&
-       check(&w, state->cu.cuGraphInstantiate(&rank->graphExec, graph, 0),
-             "cuGraphInstantiate", THUNKY_CUDA_NO_THUNK);
-  if (graph)
-    state->cu.cuGraphDestroy(graph); /* the executable graph stands alone */
-  return ok;
+  w.capturing = true;
+  if (!(rank->graphs = calloc(graphs->numGraphs + 1, sizeof *rank->graphs)))
+    return thunkyErrorf(&rank->error, "cuda: out of memory");
+  for (size_t g = 0; g < graphs->numGraphs; g++) {
+    if (!state->capturable[g])
+      continue;
+    ThunkyRange range = graphs->graphs[g];
+    uint32_t thunk = state->plan->commands[range.first].thunk;
+    /* Thread-local: the other ranks capture at the same time in their own
+     * threads, and must not count as unsafe calls during this capture. */
+    if (!check(&w,
+               state->cu.cuStreamBeginCapture(rank->main, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+               "cuStreamBeginCapture", thunk))
+      return false;
+    bool ok = runCommands(&w, range.first, range.first + range.count, rank->main, 0);
+    CUgraph graph = NULL;
+    CUresult ended = state->cu.cuStreamEndCapture(rank->main, &graph); /* always: restore it */
+    ok = ok && check(&w, ended, "cuStreamEndCapture", thunk) &&
+         check(&w, state->cu.cuGraphInstantiate(&rank->graphs[g], graph, 0),
+               "cuGraphInstantiate", thunk);
+    if (graph)
+      state->cu.cuGraphDestroy(graph); /* the executable graph stands alone */
+    if (!ok)
+      return false;
+  }
+  return true;
 }
 
-bool thunkyCudaReplayRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
-  return thunkyCudaCheck(state, state->cu.cuGraphLaunch(rank->graphExec, rank->main),
-                         "cuGraphLaunch", THUNKY_CUDA_NO_THUNK, &rank->error) &&
-         waitAll(state, rank);
-}
-
-bool thunkyCudaCheckCapturable(const ThunkyCudaState *state, ThunkyError *error) {
-  const ThunkyPlan *plan = state->plan;
-  if (state->config.timeline)
-    return thunkyErrorf(error, "cuda: CUDA graph mode replays the plan as one launch and "
-                               "cannot time thunks; profile without it");
-  for (uint32_t i = 0; i < plan->numCommands; i++) {
+/* Whether commands [first, end), and every list nested in them, can be
+ * recorded by stream capture. */
+static bool capturable(const ThunkyPlan *plan, uint32_t first, uint32_t end, uint32_t depth) {
+  for (uint32_t i = first; i < end; i++) {
     const ThunkyCommand *c = &plan->commands[i];
-    const char *why =
-        c->kind == THUNKY_CMD_CONDITIONAL ? "a conditional picks its branch on the host"
-        : c->kind == THUNKY_CMD_WHILE     ? "a while loop tests its predicate on the host"
-        : c->kind == THUNKY_CMD_CUSTOM_CALL
-            ? "a custom call may do anything, capture-safe or not"
-            : NULL;
-    if (why) {
-      char name[160];
-      thunkyCudaThunkName(state, c->thunk, name, sizeof name);
-      return thunkyErrorf(error, "cuda: CUDA graph mode cannot capture %s: %s; run without it",
-                          name, why);
+    uint32_t nested = c->kind == THUNKY_CMD_ASYNC_START       ? c->asyncStart.list
+                      : c->kind == THUNKY_CMD_COLLECTIVE_GROUP ? c->group.list
+                                                               : UINT32_MAX;
+    if (c->kind == THUNKY_CMD_CONDITIONAL || c->kind == THUNKY_CMD_WHILE ||
+        c->kind == THUNKY_CMD_CUSTOM_CALL || c->kind == THUNKY_CMD_OPAQUE)
+      return false;
+    if (nested != UINT32_MAX) {
+      ThunkyRange l = plan->lists[nested];
+      if (depth > plan->maxDepth || !capturable(plan, l.first, l.first + l.count, depth + 1))
+        return false;
     }
+  }
+  return true;
+}
+
+bool thunkyCudaPlanGraphs(ThunkyCudaState *state, ThunkyError *error) {
+  const ThunkyCommandBuffers *graphs = state->config.graphs;
+  if (!graphs)
+    return true;
+  if (state->config.timeline)
+    return thunkyErrorf(error, "cuda: CUDA graph mode launches each graph whole and cannot "
+                               "time the thunks in it; profile without it");
+  if (!(state->capturable = calloc(graphs->numGraphs + 1, sizeof *state->capturable)))
+    return thunkyErrorf(error, "cuda: out of memory");
+  for (size_t g = 0; g < graphs->numGraphs; g++) {
+    ThunkyRange r = graphs->graphs[g];
+    if (r.first > state->plan->numCommands || r.count > state->plan->numCommands - r.first)
+      return thunkyErrorf(error, "cuda: graph %zu lies outside the plan's commands", g);
+    state->capturable[g] = capturable(state->plan, r.first, r.first + r.count, 0);
   }
   return true;
 }

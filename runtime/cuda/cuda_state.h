@@ -12,6 +12,7 @@
 #define THUNKY_RUNTIME_CUDA_STATE_H
 
 #include "thunky-c/Runtime.h"
+#include "thunky-c/Schedule.h"
 #include "registry.h"
 #include "cuda_api.h"
 
@@ -61,7 +62,7 @@ typedef struct ThunkyCudaRank {
   cublasLtHandle_t lt;
   ThunkyCudaGemm *gemms;   /* per plan gemm */
   ThunkyCudaComm *comms;   /* per grouping; comms[0] is the world */
-  CUgraphExec graphExec;
+  CUgraphExec *graphs;     /* per config graph: captured, or NULL where it runs eagerly */
   uint32_t lastThunk;      /* the last thunk enqueued: what a wait for the end waits on */
   atomic_bool finished;    /* its thread has done the current job (for timeout messages) */
   ThunkyError error;       /* what this rank's thread failed with */
@@ -89,6 +90,8 @@ typedef struct ThunkyCudaState {
   ThunkyCudaPlace *groupings; /* numGroupings * world */
   uint32_t numGroupings;
   uint32_t *collectiveGrouping; /* per plan collective */
+
+  bool *capturable;        /* per config graph: stream capture can record it */
 
   ncclUniqueId ncclId;     /* the world's, while communicators are made */
   atomic_bool stop;        /* a rank failed: the others stop at their next command */
@@ -145,14 +148,16 @@ static inline CUdeviceptr thunkyCudaAddress(const ThunkyCudaRank *rank, ThunkyPl
   return base ? base + s.offset : 0;
 }
 
-/* Rank jobs: run the entry list once and wait for it; capture it into the
- * rank's CUDA graph; replay that graph and wait for it. */
+/* Rank jobs: run the entry list once, launching the captured graphs, and
+ * wait for it; capture each graph that can be (config.graphs). */
 bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
 bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
-bool thunkyCudaReplayRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
 
-/* Why the plan cannot be captured into a CUDA graph; true if it can. */
-bool thunkyCudaCheckCapturable(const ThunkyCudaState *state, ThunkyError *error);
+/* Which of config.graphs stream capture can record (state->capturable):
+ * not those holding control flow, which XLA records as conditional graph
+ * nodes, or a custom call; false when graphs and a timeline are both asked
+ * for. */
+bool thunkyCudaPlanGraphs(ThunkyCudaState *state, ThunkyError *error);
 
 /*--- cuda_collectives.c ----------------------------------------------------*/
 

@@ -27,6 +27,8 @@
  *                               fails, as the real library would
  *   THUNKY_CUDA_SIM_GEMM_LOG    1: each cuBLASLt matmul prints its compute,
  *                               scale and operand types to stderr
+ *   THUNKY_CUDA_SIM_GRAPHS      1: at exit, how many graphs were instantiated
+ *                               and launched, to stderr
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_TEST_CUDA_SIM_H

@@ -135,6 +135,7 @@ static struct {
   size_t numAllocations, capacity, numGlobals;
   long liveEvents, liveModules, liveGraphs, liveExecs;
   unsigned long long captures; /* ids given to graphs */
+  unsigned long long instantiated, launches; /* THUNKY_CUDA_SIM_GRAPHS=1 prints them */
   struct CUfunc_st *functions;
   /* What kernels are: the executable's plan and the host kernels. */
   ThunkyPlan *plan;
@@ -1322,6 +1323,9 @@ SIM_EXPORT CUresult cuGraphInstantiate(CUgraphExec *out, CUgraph g, unsigned lon
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   count(&sim.liveExecs, 1);
+  pthread_mutex_lock(&sim.lock);
+  sim.instantiated++;
+  pthread_mutex_unlock(&sim.lock);
   *out = x;
   return CUDA_SUCCESS;
 }
@@ -1333,6 +1337,7 @@ SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
   if (!x || !s)
     return CUDA_ERROR_INVALID_HANDLE;
   pthread_mutex_lock(&sim.lock);
+  sim.launches++;
   for (size_t i = 0; r == CUDA_SUCCESS && i < x->ops.count; i++) {
     Op op = x->ops.at[i];
     struct CUstream_st *target = op.stream == x->origin ? s : op.stream;
@@ -1365,6 +1370,9 @@ SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
 __attribute__((destructor)) static void reportLeaks(void) {
   if (!sim.initialized)
     return;
+  const char *graphs = getenv("THUNKY_CUDA_SIM_GRAPHS");
+  if (graphs && !strcmp(graphs, "1"))
+    note("%llu graphs instantiated, %llu graph launches", sim.instantiated, sim.launches);
   long streams = 0, contexts = 0, running = 0;
   for (struct CUstream_st *s = sim.streams; s; s = s->next)
     streams++, running += s->busy;

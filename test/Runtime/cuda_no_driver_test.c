@@ -8,6 +8,8 @@
  * RUN: thunky-cuda-no-driver-test
  */
 #include "thunky-c/Runtime.h"
+#include "thunky-c/Schedule.h"
+#include "thunky-c/Timeline.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -78,12 +80,6 @@ static void addAllReduce(Tiny *t) {
   add(t, THUNKY_CMD_COLLECTIVE, "all-reduce")->collective.collective = 0;
 }
 
-static void addWhile(Tiny *t) {
-  ThunkyCommand *c = add(t, THUNKY_CMD_WHILE, "while");
-  c->loop.predicate = (ThunkyPlanSlice){.allocation = 0, .size = 1};
-  c->loop.condition = 1, c->loop.body = 2, c->loop.tripCount = -1;
-}
-
 static ThunkyRunConfig oneRank(void) {
   return (ThunkyRunConfig){.ranks = 1, .partitions = 1, .maxIterations = 1000};
 }
@@ -139,10 +135,21 @@ static void testBeforeTheDriver(void) {
   expectFailure(&t.plan, &config, "is not registered for the cuda backend",
                 "unregistered call");
 
+  /* Graphs are taken as given, but not past the plan, and not timed. */
   tinyInit(&t);
-  addWhile(&t);
-  config.cudaGraph = true;
-  expectFailure(&t.plan, &config, "CUDA graph mode cannot capture", "graph of a while loop");
+  addMemzero(&t);
+  uint8_t place[2] = {THUNKY_GRAPH_FIRST};
+  ThunkyRange range = {0, 5};
+  ThunkyCommandBuffers graphs = {.place = place, .graphs = &range, .numGraphs = 1};
+  config = oneRank();
+  config.graphs = &graphs;
+  expectFailure(&t.plan, &config, "cuda: graph 0 lies outside the plan's commands",
+                "graph past the plan");
+  range.count = 1;
+  ThunkyTimeline *timeline = thunkyTimelineCreate();
+  config.timeline = timeline;
+  expectFailure(&t.plan, &config, "launches each graph whole and cannot time", "graph timed");
+  thunkyTimelineDestroy(timeline);
 
   tinyInit(&t);
   addMemzero(&t);
