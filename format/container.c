@@ -10,6 +10,8 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Container.h"
 
+#include "cache_entry.h"
+
 #include "thunky-c/Wire.h"
 #include "thunky-c/Riegeli.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
@@ -55,7 +57,7 @@ static bool isSplitLayer(ThunkyLayering l) {
 
 /*--- reading ---------------------------------------------------------------*/
 
-enum { EXECUTABLE_BYTES, OPTIONS_REST };
+enum { EXECUTABLE_BYTES, OPTIONS_REST, CACHE_BYTES };
 enum { SERIALIZED_EXECUTABLE = 1 };
 
 static bool readOptions(ThunkyContainer *c, ThunkyBytes options, uint64_t maxDecoded,
@@ -203,14 +205,11 @@ static bool notExecutable(ThunkyBytes in, ThunkyError *error) {
                       asExecutable.message, asWrapper.message);
 }
 
-bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *limits,
-                         ThunkyContainer *c, ThunkyError *error) {
-  *c = (ThunkyContainer){0};
-  ThunkyBytes in = {data, size}, metadata, rest;
-  uint64_t maxDecoded = limits ? limits->maxDecodedBytes : THUNKY_DEFAULT_MAX_DECODED_BYTES;
+/* The layers inside a cache entry, or of the whole. */
+static bool readLayers(ThunkyContainer *c, ThunkyBytes in, uint64_t maxDecoded,
+                       ThunkyError *error) {
+  ThunkyBytes metadata, rest;
   bool ok, split = false, options = false; /* left alone by a read that fails early */
-  if (!thunkyInputExpectExecutable(in.data, in.size, NULL, error))
-    return false;
   if (thunkyRiegeliHasSignature(in.data, in.size)) {
     ok = readSplit(c, in, maxDecoded, &options, error);
     c->layering = options ? THUNKY_LAYERING_SPLIT_OPTIONS : THUNKY_LAYERING_SPLIT;
@@ -243,6 +242,37 @@ bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *li
   return ok;
 }
 
+static const char *cacheName(ThunkyCacheEntry kind) {
+  return kind == THUNKY_CACHE_ZSTD ? "zstd" : "zlib";
+}
+
+bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *limits,
+                         ThunkyContainer *c, ThunkyError *error) {
+  *c = (ThunkyContainer){0};
+  ThunkyBytes in = {data, size};
+  uint64_t maxDecoded = limits ? limits->maxDecodedBytes : THUNKY_DEFAULT_MAX_DECODED_BYTES;
+  if (!thunkyInputExpectExecutable(in.data, in.size, NULL, error))
+    return false;
+  ThunkyCacheEntry cache = thunkyCacheEntryKind(in);
+  ThunkyBuffer decoded = {0};
+  uint32_t time = 0;
+  if (cache && !thunkyCacheEntryRead(in, cache, maxDecoded, &decoded, &time, &in, error)) {
+    thunkyBufferDestroy(&decoded);
+    return thunkyErrorContext(error, "a JAX compilation cache entry (%s)", cacheName(cache));
+  }
+  bool ok = readLayers(c, in, maxDecoded, error);
+  if (ok && cache) {
+    c->cache = cache, c->cacheCompileTime = time;
+    c->owned[CACHE_BYTES] = decoded;
+  } else {
+    thunkyBufferDestroy(&decoded);
+  }
+  if (!ok && cache)
+    thunkyErrorContext(error, "a JAX compilation cache entry (%s, compile time %u), then",
+                       cacheName(cache), time);
+  return ok;
+}
+
 void thunkyContainerDestroy(ThunkyContainer *c) {
   for (size_t i = 0; i < sizeof c->owned / sizeof c->owned[0]; i++)
     thunkyBufferDestroy(&c->owned[i]);
@@ -260,8 +290,12 @@ static const char *compressionName(ThunkyCompression c) {
 }
 
 void thunkyContainerDescribe(const ThunkyContainer *c, char *out, size_t size) {
-  int n = snprintf(out, size, "%s:", thunkyLayeringName(c->layering));
+  int n = snprintf(out, size, "%s%s:", c->cache ? "cache+" : "", thunkyLayeringName(c->layering));
   size_t used = n > 0 && (size_t)n < size ? (size_t)n : size;
+  if (c->cache && used < size)
+    used += (size_t)snprintf(out + used, size - used,
+                             " JAX compilation cache entry (%s, compile time %u) >",
+                             cacheName(c->cache), c->cacheCompileTime);
   if (thunkyLayeringHasEnvelope(c->layering) && used < size)
     used += (size_t)snprintf(out + used, size - used, " IFRT envelope (%zu bytes of metadata) >",
                              c->metadata.size);
@@ -285,8 +319,23 @@ void thunkyContainerDescribe(const ThunkyContainer *c, char *out, size_t size) {
 
 /*--- writing ---------------------------------------------------------------*/
 
+static bool writeLayers(const ThunkyContainer *c, ThunkyCompression compression,
+                        ThunkyBuffer *out, ThunkyError *error);
+
 bool thunkyContainerWrite(const ThunkyContainer *c, ThunkyCompression compression,
                           ThunkyBuffer *out, ThunkyError *error) {
+  if (!c->cache)
+    return writeLayers(c, compression, out, error);
+  ThunkyBuffer inner = {0};
+  bool ok = writeLayers(c, compression, &inner, error) &&
+            thunkyCacheEntryWrite((ThunkyBytes){inner.data, inner.size}, c->cache,
+                                  c->cacheCompileTime, out, error);
+  thunkyBufferDestroy(&inner);
+  return ok;
+}
+
+static bool writeLayers(const ThunkyContainer *c, ThunkyCompression compression,
+                        ThunkyBuffer *out, ThunkyError *error) {
   if (c->layering == THUNKY_LAYERING_EXECUTABLE)
     return thunkyBufferAppend(out, c->executable.data, c->executable.size) ||
            thunkyErrorf(error, "out of memory");

@@ -18,7 +18,7 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 ninja -C "$build" thunky-run thunky-container >/dev/null
 for tool in thunky-run thunky-container; do
-  if ldd "$build/bin/$tool" | grep -E 'protobuf-c|snappy|zstd|brotli|stdc\+\+|MLIR|LLVM'; then
+  if ldd "$build/bin/$tool" | grep -E 'protobuf-c|snappy|zstd|libz\.|brotli|stdc\+\+|MLIR|LLVM'; then
     echo "build-runtime.sh: $tool still needs the libraries above" >&2
     exit 1
   fi

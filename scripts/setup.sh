@@ -9,7 +9,7 @@ packages=(
   lld  # links thunky-translate against MLIR's and LLVM's static archives
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   protobuf-c-compiler libprotobuf-c-dev protobuf-compiler
-  libsnappy-dev libzstd-dev libbrotli-dev
+  libsnappy-dev libzstd-dev zlib1g-dev libbrotli-dev
   libhighwayhash-dev  # only to check thunky's own HighwayHash against
   gnuplot-nox  # bench/run's plot
   libclang-rt-dev  # ASan, UBSan and libFuzzer's runtimes

@@ -5,11 +5,13 @@
  *   thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]
  *   thunky-container pack --as LAYERING EXE -o FILE [--options IN]
  *                         [--metadata IN] [--compression none|snappy]
+ *                         [--cache zlib|zstd]
  *   thunky-container hlo FILE [--launch NAME]
  *
  * `info` names the layers of an executable file, `records` lists a riegeli
  * file's records, `unpack` takes the bare GpuExecutableProto (and what the
- * outer layers carry) out, `pack` puts one back in any layering, `hlo`
+ * outer layers carry) out, `pack` puts one back in any layering (and, with
+ * --cache, in a JAX compilation cache entry of compile time 0), `hlo`
  * prints the HLO module XLA compiled (or what one launch runs). Plain C:
  * no MLIR, so it runs wherever thunky-run does.
  *
@@ -31,7 +33,7 @@ static const char usage[] =
     "       thunky-container records FILE\n"
     "       thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]\n"
     "       thunky-container pack --as LAYERING EXE -o FILE [--options IN] [--metadata IN]\n"
-    "                             [--compression none|snappy]\n"
+    "                             [--compression none|snappy] [--cache zlib|zstd]\n"
     "       thunky-container hlo FILE [--launch NAME]\n"
     "       thunky-container --version\n"
     "layerings: executable, split, options, split-options, ifrt+options, ifrt+split-options\n";
@@ -71,6 +73,7 @@ static bool writeFile(const char *path, ThunkyBytes data) {
 
 typedef struct {
   const char *command, *input, *output, *options, *metadata, *as, *compression, *launch;
+  const char *cache;
 } Args;
 
 /* A bad command line: one line saying what is wrong, exit status 2. */
@@ -93,6 +96,7 @@ static bool parseArgs(int argc, char **argv, Args *a) {
                         : !strcmp(argv[i], "--as")          ? &a->as
                         : !strcmp(argv[i], "--compression") ? &a->compression
                         : !strcmp(argv[i], "--launch")      ? &a->launch
+                        : !strcmp(argv[i], "--cache")       ? &a->cache
                                                             : NULL;
     if (slot && i + 1 >= argc)
       return badUsage("%s needs a value", argv[i]);
@@ -100,7 +104,8 @@ static bool parseArgs(int argc, char **argv, Args *a) {
      * hlo may pick a launch. */
     bool applies = slot && ((!strcmp(a->command, "pack") && slot != &a->launch) ||
                             (!strcmp(a->command, "unpack") && slot != &a->as &&
-                             slot != &a->compression && slot != &a->launch) ||
+                             slot != &a->compression && slot != &a->launch &&
+                             slot != &a->cache) ||
                             (!strcmp(a->command, "hlo") && slot == &a->launch));
     if (slot && !applies) {
       fprintf(stderr, "thunky-container: %s does not apply to %s (--help shows the usage)\n",
@@ -174,6 +179,11 @@ static int pack(const Args *a, ThunkyBytes in) {
     compression = THUNKY_COMPRESSION_NONE;
   else if (a->compression && strcmp(a->compression, "snappy"))
     return badUsage("--compression '%s': none or snappy", a->compression), 2;
+  if (a->cache && strcmp(a->cache, "zlib") && strcmp(a->cache, "zstd"))
+    return badUsage("--cache '%s': zlib or zstd", a->cache), 2;
+  c.cache = !a->cache                  ? THUNKY_CACHE_NONE
+            : !strcmp(a->cache, "zlib") ? THUNKY_CACHE_ZLIB
+                                        : THUNKY_CACHE_ZSTD;
   if (thunkyLayeringHasEnvelope(c.layering) && !a->metadata)
     return badUsage("--as %s needs --metadata (an xla.ifrt.SerializedXlaExecutableMetadata)",
                     a->as), 2;

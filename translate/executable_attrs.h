@@ -18,6 +18,11 @@
  * see thunky-c/Container.h); absent for a bare GpuExecutableProto. Export
  * writes the same layering unless told otherwise. */
 #define THUNKY_ATTR_CONTAINER "thunky.container"
+/* Module: the JAX compilation cache entry around it all ("zlib" or "zstd",
+ * thunky-c/Container.h), and the entry's compile time (i64); absent when
+ * there is none. Export writes the entry again. */
+#define THUNKY_ATTR_CACHE "thunky.cache_entry"
+#define THUNKY_ATTR_CACHE_TIME "thunky.cache_compile_time"
 /* Module: the xla.ExecutableAndOptionsProto around the executable (compile
  * options, PJRT client name), less the executable. */
 #define THUNKY_ATTR_OPTIONS "thunky.executable_options"

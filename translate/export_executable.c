@@ -521,10 +521,36 @@ static void appendToSink(ProtobufCBuffer *buffer, size_t length, const uint8_t *
  * bare executable, else the container layering; written to `out`, or, for
  * a bare executable that packs well, streamed to the callback (*streamed
  * set): packed whole, a real executable's device code would be held twice. */
+/* The compilation cache entry the module was imported from, if any. */
+static bool cacheEntryOf(MlirOperation module, ThunkyContainer *c) {
+  MlirAttribute kind = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_CACHE));
+  MlirAttribute time = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_CACHE_TIME));
+  if (mlirAttributeIsNull(kind))
+    return true;
+  MlirStringRef name = mlirAttributeIsAString(kind) ? mlirStringAttrGetValue(kind)
+                                                    : mlirStringRefCreate(NULL, 0);
+  c->cache = mlirStringRefEqual(name, str("zlib"))   ? THUNKY_CACHE_ZLIB
+             : mlirStringRefEqual(name, str("zstd")) ? THUNKY_CACHE_ZSTD
+                                                     : THUNKY_CACHE_NONE;
+  if (!c->cache)
+    return mlirLogicalResultIsSuccess(thunkyEmitOpError(
+        module, "%s must be \"zlib\" or \"zstd\"", THUNKY_ATTR_CACHE));
+  if (mlirAttributeIsNull(time) || !mlirAttributeIsAInteger(time) ||
+      mlirIntegerAttrGetValueInt(time) < 0 || mlirIntegerAttrGetValueInt(time) > UINT32_MAX)
+    return mlirLogicalResultIsSuccess(thunkyEmitOpError(
+        module, "%s needs %s, a compile time of 0 to 2^32-1", THUNKY_ATTR_CACHE,
+        THUNKY_ATTR_CACHE_TIME));
+  c->cacheCompileTime = (uint32_t)mlirIntegerAttrGetValueInt(time);
+  return true;
+}
+
 static bool writeOuter(Exporter *ex, MlirOperation module, ThunkyLayering layering,
                        Executable *exe, ThunkyBuffer *out, MlirStringCallback callback,
                        void *userData, bool *streamed) {
-  if (layering == THUNKY_LAYERING_EXECUTABLE) {
+  ThunkyContainer c = {.layering = layering};
+  if (!cacheEntryOf(module, &c))
+    return false;
+  if (layering == THUNKY_LAYERING_EXECUTABLE && !c.cache) {
     ProtobufCMessage *outer = outerMessage(ex, module, exe);
     if (!outer)
       return false;
@@ -550,10 +576,9 @@ static bool writeOuter(Exporter *ex, MlirOperation module, ThunkyLayering layeri
     ok = mlirLogicalResultIsSuccess(thunkyEmitOpError(
         module, "export-thunky: layering %s needs the IFRT metadata the module was imported "
                 "with (%s)", thunkyLayeringName(layering), THUNKY_ATTR_IFRT_METADATA));
-  ThunkyContainer c = {.layering = layering,
-                       .executable = {bytes.data, bytes.size},
-                       .options = {options.data, options.size},
-                       .metadata = {metadata.data, metadata.size}};
+  c.executable = (ThunkyBytes){bytes.data, bytes.size};
+  c.options = (ThunkyBytes){options.data, options.size};
+  c.metadata = (ThunkyBytes){metadata.data, metadata.size};
   /* Snappy, as XLA writes its split-proto files. */
   if (ok && !thunkyContainerWrite(&c, THUNKY_COMPRESSION_SNAPPY, out, &why))
     ok = mlirLogicalResultIsSuccess(thunkyEmitOpError(module, "export-thunky: %s", why.message));

@@ -465,6 +465,13 @@ static bool setModuleAttr(Importer *im, MlirOperation module, const char *name,
 /* What the layers around the executable carry, so export can rebuild them
  * (the container checked both messages' wire format). */
 static bool setContainerAttrs(Importer *im, MlirOperation module, const ThunkyContainer *c) {
+  if (c->cache) {
+    const char *kind = c->cache == THUNKY_CACHE_ZSTD ? "zstd" : "zlib";
+    mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_CACHE),
+                                    stringAttr(im, kind, strlen(kind)));
+    mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_CACHE_TIME),
+                                    i64Attr(im, c->cacheCompileTime));
+  }
   if (c->layering == THUNKY_LAYERING_EXECUTABLE)
     return true;
   ProtobufCAllocator *alloc = thunkyArenaAllocator(im->arena);

@@ -124,14 +124,25 @@ typedef enum ThunkyCompression {
   THUNKY_COMPRESSION_ZSTD = 'z',
 } ThunkyCompression;
 
+/* A JAX persistent compilation cache entry around the layers
+ * (jax/_src/compilation_cache.py): one compressed stream of the compile
+ * time, 4 bytes big-endian, then executable.serialize()'s bytes. */
+typedef enum ThunkyCacheEntry {
+  THUNKY_CACHE_NONE,
+  THUNKY_CACHE_ZLIB, /* where the zstandard module is missing */
+  THUNKY_CACHE_ZSTD,
+} ThunkyCacheEntry;
+
 typedef struct ThunkyContainer {
+  ThunkyCacheEntry cache;      /* around everything below, or none */
+  uint32_t cacheCompileTime;   /* the entry's 4-byte compile time */
   ThunkyLayering layering;
   ThunkyBytes executable; /* the GpuExecutableProto */
   ThunkyBytes options;    /* the ExecutableAndOptionsProto less field 1, or empty */
   ThunkyBytes metadata;   /* the IFRT metadata message, or empty */
   size_t optionsRecords, executableRecords; /* riegeli records of split layers */
   ThunkyCompression compression;            /* of the split executable */
-  ThunkyBuffer owned[2];  /* what the views above point into, when not the input */
+  ThunkyBuffer owned[3];  /* what the views above point into, when not the input */
   /* `executable` passed thunkyCheckWire as a GpuExecutableProto already
    * (a bare one is told from other bytes that way), so that the importer
    * need not walk it again. */

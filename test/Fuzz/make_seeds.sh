@@ -47,6 +47,11 @@ for layering in split options split-options ifrt+options ifrt+split-options; do
       -o "$out/import/example-$layering-$compression.bin"
   done
 done
+# JAX compilation cache entries around them: zlib and zstd.
+for cache in zlib zstd; do
+  "$bin/thunky-container" pack --as ifrt+split-options "$work/exe.pb" --options "$work/options.pb" \
+    --metadata "$work/metadata.pb" --cache "$cache" -o "$out/import/example-cache-$cache.bin"
+done
 cp "$out"/import/example-split-*.bin "$out/riegeli/"
 # A recipe for fuzz_riegeli's built files: 'B', then a records chunk.
 printf 'B\x72\x02\x00\x04\x00\x00\x0a\x00\x00\x02\x02\x02\x02\x61\x62\x63\x64' > "$out/riegeli/recipe.bin"
