@@ -1,6 +1,7 @@
 /*===- thunky-container.c - look inside and build executable containers -===*
  *
  *   thunky-container info FILE
+ *   thunky-container ls DIR
  *   thunky-container records FILE
  *   thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]
  *   thunky-container pack --as LAYERING EXE -o FILE [--options IN]
@@ -8,7 +9,8 @@
  *                         [--cache zlib|zstd]
  *   thunky-container hlo FILE [--launch NAME]
  *
- * `info` names the layers of an executable file, `records` lists a riegeli
+ * `info` names the layers of an executable file, `ls` lists the executables
+ * of an XLA dump or a JAX compilation cache folder, `records` lists a riegeli
  * file's records, `unpack` takes the bare GpuExecutableProto (and what the
  * outer layers carry) out, `pack` puts one back in any layering (and, with
  * --cache, in a JAX compilation cache entry of compile time 0), `hlo`
@@ -18,6 +20,7 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Container.h"
 
+#include "container_ls.h"
 #include "thunky-c/Executable.h"
 #include "thunky-c/HloText.h"
 #include "thunky-c/Riegeli.h"
@@ -30,6 +33,7 @@
 
 static const char usage[] =
     "usage: thunky-container info FILE\n"
+    "       thunky-container ls DIR\n"
     "       thunky-container records FILE\n"
     "       thunky-container unpack FILE -o EXE [--options OUT] [--metadata OUT]\n"
     "       thunky-container pack --as LAYERING EXE -o FILE [--options IN] [--metadata IN]\n"
@@ -88,7 +92,7 @@ static bool parseArgs(int argc, char **argv, Args *a) {
   a->command = argv[1];
   if (strcmp(a->command, "info") && strcmp(a->command, "records") &&
       strcmp(a->command, "unpack") && strcmp(a->command, "pack") && strcmp(a->command, "hlo"))
-    return badUsage("unknown command '%s' (info, records, unpack, pack or hlo)", a->command);
+    return badUsage("unknown command '%s' (info, ls, records, unpack, pack or hlo)", a->command);
   for (int i = 2; i < argc; i++) {
     const char **slot = !strcmp(argv[i], "-o")              ? &a->output
                         : !strcmp(argv[i], "--options")     ? &a->options
@@ -231,6 +235,10 @@ int main(int argc, char **argv) {
     fputs(usage, stderr);
     return 2;
   }
+  if (argc >= 2 && !strcmp(argv[1], "ls"))
+    return argc == 3 ? thunkyContainerList(argv[2])
+                     : (fputs("thunky-container: ls takes one DIR (--help shows the usage)\n",
+                              stderr), 2);
   if (!parseArgs(argc, argv, &a))
     return 2;
   int (*run)(const Args *, ThunkyBytes) = !strcmp(a.command, "info")      ? info
