@@ -11,6 +11,7 @@
 #include "thunky-c/Container.h"
 
 #include "cache_entry.h"
+#include "jax_pickle.h"
 
 #include "thunky-c/Wire.h"
 #include "thunky-c/Riegeli.h"
@@ -57,7 +58,7 @@ static bool isSplitLayer(ThunkyLayering l) {
 
 /*--- reading ---------------------------------------------------------------*/
 
-enum { EXECUTABLE_BYTES, OPTIONS_REST, CACHE_BYTES };
+enum { EXECUTABLE_BYTES, OPTIONS_REST, CACHE_BYTES, PICKLE_REST };
 enum { SERIALIZED_EXECUTABLE = 1 };
 
 static bool readOptions(ThunkyContainer *c, ThunkyBytes options, uint64_t maxDecoded,
@@ -253,7 +254,15 @@ bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *li
   uint64_t maxDecoded = limits ? limits->maxDecodedBytes : THUNKY_DEFAULT_MAX_DECODED_BYTES;
   if (!thunkyInputExpectExecutable(in.data, in.size, NULL, error))
     return false;
-  ThunkyCacheEntry cache = thunkyCacheEntryKind(in);
+  bool pickled = thunkyJaxPickleLooksLike(in);
+  ThunkyBuffer pickle = {0};
+  size_t at = 0;
+  int64_t frame = -1;
+  if (pickled && !thunkyJaxPickleRead(in, &in, &pickle, &at, &frame, error)) {
+    thunkyBufferDestroy(&pickle);
+    return thunkyErrorContext(error, "a pickle, of no executable as JAX's serialize() writes");
+  }
+  ThunkyCacheEntry cache = pickled ? THUNKY_CACHE_NONE : thunkyCacheEntryKind(in);
   ThunkyBuffer decoded = {0};
   uint32_t time = 0;
   if (cache && !thunkyCacheEntryRead(in, cache, maxDecoded, &decoded, &time, &in, error)) {
@@ -267,9 +276,18 @@ bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *li
   } else {
     thunkyBufferDestroy(&decoded);
   }
+  if (ok && pickled) {
+    c->owned[PICKLE_REST] = pickle;
+    c->pickle = (ThunkyBytes){pickle.data, pickle.size};
+    c->pickleAt = at, c->pickleFrame = frame;
+  } else {
+    thunkyBufferDestroy(&pickle);
+  }
   if (!ok && cache)
     thunkyErrorContext(error, "a JAX compilation cache entry (%s, compile time %u), then",
                        cacheName(cache), time);
+  if (!ok && pickled)
+    thunkyErrorContext(error, "a pickle of JAX's serialize(), then its ('exec', bytes)");
   return ok;
 }
 
@@ -290,8 +308,13 @@ static const char *compressionName(ThunkyCompression c) {
 }
 
 void thunkyContainerDescribe(const ThunkyContainer *c, char *out, size_t size) {
-  int n = snprintf(out, size, "%s%s:", c->cache ? "cache+" : "", thunkyLayeringName(c->layering));
+  int n = snprintf(out, size, "%s%s%s:", c->pickle.size ? "pickle+" : "",
+                   c->cache ? "cache+" : "", thunkyLayeringName(c->layering));
   size_t used = n > 0 && (size_t)n < size ? (size_t)n : size;
+  if (c->pickle.size && used < size)
+    used += (size_t)snprintf(out + used, size - used,
+                             " pickle of JAX's serialize() (%zu bytes less the executable) >",
+                             c->pickle.size);
   if (c->cache && used < size)
     used += (size_t)snprintf(out + used, size - used,
                              " JAX compilation cache entry (%s, compile time %u) >",
@@ -324,12 +347,15 @@ static bool writeLayers(const ThunkyContainer *c, ThunkyCompression compression,
 
 bool thunkyContainerWrite(const ThunkyContainer *c, ThunkyCompression compression,
                           ThunkyBuffer *out, ThunkyError *error) {
-  if (!c->cache)
+  if (!c->cache && !c->pickle.size)
     return writeLayers(c, compression, out, error);
   ThunkyBuffer inner = {0};
-  bool ok = writeLayers(c, compression, &inner, error) &&
-            thunkyCacheEntryWrite((ThunkyBytes){inner.data, inner.size}, c->cache,
-                                  c->cacheCompileTime, out, error);
+  bool ok = writeLayers(c, compression, &inner, error);
+  ThunkyBytes bytes = {inner.data, inner.size};
+  if (ok && c->cache)
+    ok = thunkyCacheEntryWrite(bytes, c->cache, c->cacheCompileTime, out, error);
+  else if (ok)
+    ok = thunkyJaxPickleWrite(c->pickle, c->pickleAt, c->pickleFrame, bytes, out, error);
   thunkyBufferDestroy(&inner);
   return ok;
 }

@@ -23,6 +23,13 @@
  * there is none. Export writes the entry again. */
 #define THUNKY_ATTR_CACHE "thunky.cache_entry"
 #define THUNKY_ATTR_CACHE_TIME "thunky.cache_compile_time"
+/* Module: the jax.experimental.serialize_executable pickle around it all,
+ * less the executable's bytes (a string of its bytes), where they go in it,
+ * and the pickle frame that holds them (i64s; -1: none). Export writes the
+ * pickle again around the new executable. */
+#define THUNKY_ATTR_PICKLE "thunky.jax_pickle"
+#define THUNKY_ATTR_PICKLE_AT "thunky.jax_pickle_at"
+#define THUNKY_ATTR_PICKLE_FRAME "thunky.jax_pickle_frame"
 /* Module: the xla.ExecutableAndOptionsProto around the executable (compile
  * options, PJRT client name), less the executable. */
 #define THUNKY_ATTR_OPTIONS "thunky.executable_options"

@@ -521,6 +521,27 @@ static void appendToSink(ProtobufCBuffer *buffer, size_t length, const uint8_t *
  * bare executable, else the container layering; written to `out`, or, for
  * a bare executable that packs well, streamed to the callback (*streamed
  * set): packed whole, a real executable's device code would be held twice. */
+/* The serialize() pickle the module was imported from, if any; its bytes
+ * are the attribute's, which outlives the export. */
+static bool pickleOf(MlirOperation module, ThunkyContainer *c) {
+  MlirAttribute pickle = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_PICKLE));
+  MlirAttribute at = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_PICKLE_AT));
+  MlirAttribute frame = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_PICKLE_FRAME));
+  if (mlirAttributeIsNull(pickle))
+    return true;
+  if (!mlirAttributeIsAString(pickle) || mlirAttributeIsNull(at) ||
+      !mlirAttributeIsAInteger(at) || mlirIntegerAttrGetValueInt(at) < 0 ||
+      mlirAttributeIsNull(frame) || !mlirAttributeIsAInteger(frame))
+    return mlirLogicalResultIsSuccess(thunkyEmitOpError(
+        module, "%s must be a string, with integers %s and %s", THUNKY_ATTR_PICKLE,
+        THUNKY_ATTR_PICKLE_AT, THUNKY_ATTR_PICKLE_FRAME));
+  MlirStringRef bytes = mlirStringAttrGetValue(pickle);
+  c->pickle = (ThunkyBytes){(const uint8_t *)bytes.data, bytes.length};
+  c->pickleAt = (size_t)mlirIntegerAttrGetValueInt(at);
+  c->pickleFrame = mlirIntegerAttrGetValueInt(frame);
+  return true;
+}
+
 /* The compilation cache entry the module was imported from, if any. */
 static bool cacheEntryOf(MlirOperation module, ThunkyContainer *c) {
   MlirAttribute kind = mlirOperationGetAttributeByName(module, str(THUNKY_ATTR_CACHE));
@@ -548,9 +569,9 @@ static bool writeOuter(Exporter *ex, MlirOperation module, ThunkyLayering layeri
                        Executable *exe, ThunkyBuffer *out, MlirStringCallback callback,
                        void *userData, bool *streamed) {
   ThunkyContainer c = {.layering = layering};
-  if (!cacheEntryOf(module, &c))
+  if (!cacheEntryOf(module, &c) || !pickleOf(module, &c))
     return false;
-  if (layering == THUNKY_LAYERING_EXECUTABLE && !c.cache) {
+  if (layering == THUNKY_LAYERING_EXECUTABLE && !c.cache && !c.pickle.size) {
     ProtobufCMessage *outer = outerMessage(ex, module, exe);
     if (!outer)
       return false;

@@ -472,6 +472,14 @@ static bool setContainerAttrs(Importer *im, MlirOperation module, const ThunkyCo
     mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_CACHE_TIME),
                                     i64Attr(im, c->cacheCompileTime));
   }
+  if (c->pickle.size) {
+    mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_PICKLE),
+                                    stringAttr(im, (const char *)c->pickle.data, c->pickle.size));
+    mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_PICKLE_AT),
+                                    i64Attr(im, (int64_t)c->pickleAt));
+    mlirOperationSetAttributeByName(module, str(THUNKY_ATTR_PICKLE_FRAME),
+                                    i64Attr(im, c->pickleFrame));
+  }
   if (c->layering == THUNKY_LAYERING_EXECUTABLE)
     return true;
   ProtobufCAllocator *alloc = thunkyArenaAllocator(im->arena);

@@ -136,13 +136,20 @@ typedef enum ThunkyCacheEntry {
 typedef struct ThunkyContainer {
   ThunkyCacheEntry cache;      /* around everything below, or none */
   uint32_t cacheCompileTime;   /* the entry's 4-byte compile time */
+  /* A jax.experimental.serialize_executable.serialize pickle around the
+   * layers below, or empty: the pickle less the executable's bytes (its
+   * ('exec', bytes) persistent id), where they go, and the pickle frame
+   * that holds them (-1: none). */
+  ThunkyBytes pickle;
+  size_t pickleAt;
+  int64_t pickleFrame;
   ThunkyLayering layering;
   ThunkyBytes executable; /* the GpuExecutableProto */
   ThunkyBytes options;    /* the ExecutableAndOptionsProto less field 1, or empty */
   ThunkyBytes metadata;   /* the IFRT metadata message, or empty */
   size_t optionsRecords, executableRecords; /* riegeli records of split layers */
   ThunkyCompression compression;            /* of the split executable */
-  ThunkyBuffer owned[3];  /* what the views above point into, when not the input */
+  ThunkyBuffer owned[4];  /* what the views above point into, when not the input */
   /* `executable` passed thunkyCheckWire as a GpuExecutableProto already
    * (a bare one is told from other bytes that way), so that the importer
    * need not walk it again. */

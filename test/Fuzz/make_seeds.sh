@@ -47,6 +47,9 @@ for layering in split options split-options ifrt+options ifrt+split-options; do
       -o "$out/import/example-$layering-$compression.bin"
   done
 done
+# What JAX 0.11.2 wrote: a serialize() pickle and a compilation cache entry.
+cp "$root/test/Translate/jax-fixtures/0.11.2/containers/pickle/matmul.pickle" "$out/import/jax-matmul.pickle"
+cp "$root/test/Translate/jax-fixtures/0.11.2/containers/cache/"jit_body-*-cache "$out/import/jax-body.cache"
 # JAX compilation cache entries around them: zlib and zstd.
 for cache in zlib zstd; do
   "$bin/thunky-container" pack --as ifrt+split-options "$work/exe.pb" --options "$work/options.pb" \
