@@ -27,6 +27,20 @@ ThunkyCacheEntry thunkyCacheEntryKind(ThunkyBytes in) {
   return THUNKY_CACHE_NONE;
 }
 
+/* `CHUNK` more bytes at the end of `out` to decompress into; NULL, saying
+ * why, once `out` holds more than the limit or memory runs out. */
+static uint8_t *room(ThunkyBuffer *out, uint64_t maxDecoded, ThunkyError *error) {
+  if (out->size > maxDecoded) {
+    thunkyErrorf(error, "it decompresses to more than the max-decoded-bytes limit (%llu)",
+                 (unsigned long long)maxDecoded);
+    return NULL;
+  }
+  uint8_t *p = thunkyBufferExtend(out, CHUNK);
+  if (!p)
+    thunkyErrorf(error, "out of memory");
+  return p;
+}
+
 static bool inflateAll(ThunkyBytes in, uint64_t maxDecoded, ThunkyBuffer *out,
                        ThunkyError *error) {
   z_stream z = {0};
@@ -43,17 +57,10 @@ static bool inflateAll(ThunkyBytes in, uint64_t maxDecoded, ThunkyBuffer *out,
       z.avail_in = (uInt)(in.size - fed < (1u << 30) ? in.size - fed : (1u << 30));
       fed += z.avail_in;
     }
-    if (out->size > maxDecoded) {
-      ok = thunkyErrorf(error, "it decompresses to more than the max-decoded-bytes limit "
-                               "(%llu)", (unsigned long long)maxDecoded);
+    uint8_t *to = room(out, maxDecoded, error);
+    if (!(ok = to != NULL))
       break;
-    }
-    uint8_t *room = thunkyBufferExtend(out, CHUNK);
-    if (!room) {
-      ok = thunkyErrorf(error, "out of memory");
-      break;
-    }
-    z.next_out = room, z.avail_out = CHUNK;
+    z.next_out = to, z.avail_out = CHUNK;
     rc = inflate(&z, Z_NO_FLUSH);
     out->size -= z.avail_out;
     if (rc == Z_BUF_ERROR && !z.avail_in && fed == in.size)
@@ -64,9 +71,6 @@ static bool inflateAll(ThunkyBytes in, uint64_t maxDecoded, ThunkyBuffer *out,
   if (ok && (z.avail_in || fed < in.size))
     ok = thunkyErrorf(error, "zlib: %zu bytes follow the end of the stream",
                       (size_t)(in.size - fed + z.avail_in));
-  if (ok && out->size > maxDecoded)
-    ok = thunkyErrorf(error, "it decompresses to more than the max-decoded-bytes limit (%llu)",
-                      (unsigned long long)maxDecoded);
   inflateEnd(&z);
   return ok;
 }
@@ -79,17 +83,10 @@ static bool zstdAll(ThunkyBytes in, uint64_t maxDecoded, ThunkyBuffer *out, Thun
   size_t rc = 1;
   bool ok = true;
   while (ok && rc != 0) {
-    if (out->size > maxDecoded) {
-      ok = thunkyErrorf(error, "it decompresses to more than the max-decoded-bytes limit "
-                               "(%llu)", (unsigned long long)maxDecoded);
+    uint8_t *to = room(out, maxDecoded, error);
+    if (!(ok = to != NULL))
       break;
-    }
-    uint8_t *room = thunkyBufferExtend(out, CHUNK);
-    if (!room) {
-      ok = thunkyErrorf(error, "out of memory");
-      break;
-    }
-    ZSTD_outBuffer dst = {room, CHUNK, 0};
+    ZSTD_outBuffer dst = {to, CHUNK, 0};
     size_t before = src.pos;
     rc = ZSTD_decompressStream(d, &dst, &src);
     out->size -= CHUNK - dst.pos;
@@ -100,9 +97,6 @@ static bool zstdAll(ThunkyBytes in, uint64_t maxDecoded, ThunkyBuffer *out, Thun
   }
   if (ok && src.pos < in.size)
     ok = thunkyErrorf(error, "zstd: %zu bytes follow the end of the frame", in.size - src.pos);
-  if (ok && out->size > maxDecoded)
-    ok = thunkyErrorf(error, "it decompresses to more than the max-decoded-bytes limit (%llu)",
-                      (unsigned long long)maxDecoded);
   ZSTD_freeDStream(d);
   return ok;
 }
@@ -112,6 +106,10 @@ bool thunkyCacheEntryRead(ThunkyBytes in, ThunkyCacheEntry kind, uint64_t maxDec
                           ThunkyError *error) {
   bool ok = kind == THUNKY_CACHE_ZSTD ? zstdAll(in, maxDecoded, decoded, error)
                                       : inflateAll(in, maxDecoded, decoded, error);
+  /* The last piece may have passed the limit. */
+  if (ok && decoded->size > maxDecoded)
+    ok = thunkyErrorf(error, "it decompresses to more than the max-decoded-bytes limit (%llu)",
+                      (unsigned long long)maxDecoded);
   if (ok && decoded->size < TIME_BYTES)
     ok = thunkyErrorf(error, "it holds %zu bytes, fewer than the 4 of its compile time",
                       decoded->size);
