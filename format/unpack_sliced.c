@@ -202,11 +202,13 @@ static void putVarint(Writer *w, uint64_t v) {
 static void writeHollow(Writer *w, size_t end) {
   const Slicer *s = w->s;
   for (;;) {
-    const Node *n = w->nextNode < s->numNodes && s->nodes[w->nextNode].payload < end
+    /* By where each field's length is: an empty value's payload may be
+     * the very end of its message. */
+    const Node *n = w->nextNode < s->numNodes && s->nodes[w->nextNode].lengthAt < end
                         ? &s->nodes[w->nextNode] : NULL;
-    const Cut *c = w->nextCut < s->numCuts && s->cuts[w->nextCut].payload < end
+    const Cut *c = w->nextCut < s->numCuts && s->cuts[w->nextCut].lengthAt < end
                        ? &s->cuts[w->nextCut] : NULL;
-    if (n && c && c->payload < n->payload)
+    if (n && c && c->lengthAt < n->lengthAt)
       n = NULL;
     if (n) {
       ++w->nextNode;

@@ -191,6 +191,15 @@ static void testLeftOut(void) {
             thunks.values[1].size == 0 && thunks.values[2].data > thunks.values[1].data,
         "three thunks' bytes, in order");
   free(thunks.values);
+  /* An empty value at the very end of the message (a fuzzer's find). */
+  w.size = 0;
+  field(&w, 13, input, 0, false);
+  e = (Xla__Gpu__GpuExecutableProto *)thunkyUnpackSliced(
+      &xla__gpu__gpu_executable_proto__descriptor, thunkyArenaAllocator(arena), w.bytes, w.size,
+      &strings, &thunks);
+  CHECK(e && e->n_thunks == 0 && thunks.count == 1 && thunks.values[0].size == 0,
+        "an empty thunk at the end, left out");
+  free(thunks.values);
   thunkyBufferDestroy(&strings);
   protobuf_c_message_free_unpacked(&plain->base, NULL);
   thunkyArenaDestroy(arena);
