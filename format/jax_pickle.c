@@ -9,7 +9,7 @@
  *===--------------------------------------------------------------------===*/
 #include "jax_pickle.h"
 
-#include "thunky-c/Arena.h"
+#include "thunky-c/HashMap.h"
 #include "thunky-c/Wire.h"
 
 #include <stdint.h>
@@ -103,8 +103,11 @@ bool thunkyJaxPickleRead(ThunkyBytes in, ThunkyBytes *payload, ThunkyBuffer *res
   Value last[2] = {OTHER, OTHER}; /* [0] the top */
   Op bytesOp = {0}, candidate = {0}, found = {0}, frame = {0}, bytesFrame = {0},
      candidateFrame = {0}, foundFrame = {0};
-  size_t foundCount = 0, memoNext = 0, execCapacity = 0;
-  uint8_t *execMemo = NULL; /* per memo slot: holds 'exec' */
+  size_t foundCount = 0, memoNext = 0;
+  /* Memo slots that hold 'exec'; a map, as a crafted slot number can be
+   * any 32-bit value. */
+  ThunkyHashMap execMemo = {0};
+  uint32_t unused;
   bool ok = true, stopped = false;
   for (size_t pos = 0; ok && pos < in.size && !stopped;) {
     Op op;
@@ -119,26 +122,13 @@ bool thunkyJaxPickleRead(ThunkyBytes in, ThunkyBytes *payload, ThunkyBuffer *res
       break;
     case 0x94: case 'q': case 'r': { /* MEMOIZE, BINPUT, LONG_BINPUT: the top, kept */
       size_t slot = op.code == 0x94 ? memoNext++ : (size_t)op.value;
-      if (last[0] == EXEC) {
-        if (slot >= execCapacity) {
-          size_t grown = execCapacity;
-          while (grown <= slot)
-            if (!thunkyArrayGrow((void **)&execMemo, &grown, grown, 1))
-              break;
-          if (grown <= slot) {
-            ok = thunkyErrorf(error, "out of memory");
-            break;
-          }
-          memset(execMemo + execCapacity, 0, grown - execCapacity);
-          execCapacity = grown;
-        }
-        execMemo[slot] = 1;
-      }
+      if (last[0] == EXEC && !thunkyHashMapPut(&execMemo, slot, 1))
+        ok = thunkyErrorf(error, "out of memory");
       pushes = false;
       break;
     }
     case 'h': case 'j': /* BINGET, LONG_BINGET */
-      pushed = op.value < execCapacity && execMemo[op.value] ? EXEC : OTHER;
+      pushed = thunkyHashMapGet(&execMemo, op.value, &unused) ? EXEC : OTHER;
       break;
     case 0x86: /* TUPLE2 */
       if (last[1] == EXEC && last[0] == BYTES)
@@ -166,7 +156,7 @@ bool thunkyJaxPickleRead(ThunkyBytes in, ThunkyBytes *payload, ThunkyBuffer *res
       ok = thunkyErrorf(error, "at byte %zu: %zu bytes follow the pickle's STOP", pos,
                         in.size - pos);
   }
-  free(execMemo);
+  thunkyHashMapDestroy(&execMemo);
   if (ok && !stopped)
     ok = thunkyErrorf(error, "the pickle is truncated: no STOP at its end");
   if (ok && foundCount != 1)

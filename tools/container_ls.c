@@ -54,7 +54,7 @@ static bool listOne(const char *path, const char *name, bool *listed, ThunkyErro
   if (ok) {
     char layers[512];
     thunkyContainerDescribe(&c, layers, sizeof layers);
-    *strchr(layers, ':') = 0; /* the layering's name */
+    layers[strcspn(layers, ":")] = 0; /* the layering's name */
     thunkyContainerDestroy(&c);
     ok = thunkyExecutableOpen(bytes.data, bytes.size, NULL, &exe, error) &&
          thunkyExecutableForEachThunk(exe, countThunk, NULL, error);
@@ -101,8 +101,13 @@ int thunkyContainerList(const char *dir) {
     char path[4096];
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-      folders += S_ISDIR(st.st_mode);
+    if (stat(path, &st) != 0) {
+      fprintf(stderr, "thunky-container: %s: %s\n", path, strerror(errno));
+      status = 1;
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      folders += S_ISDIR(st.st_mode) != 0;
       others += !S_ISDIR(st.st_mode);
       continue;
     }

@@ -112,7 +112,8 @@ typedef struct ThunkyRunConfig {
   uint8_t scratchByte;
   ThunkyWriteTrace *writeTrace; /* host: NULL, or where each rank records what thunks wrote */
   /* cuda: runs of commands launched as CUDA graphs, each captured once, as
-   * XLA's command buffers are (thunky-c/Schedule.h: thunkyCommandBuffersCreate);
+   * XLA's command buffers are (thunky-c/Schedule.h: thunkyCommandBuffersCreate
+   * of this plan);
    * a run holding control flow or a custom call is launched command by
    * command. Must outlive the backend state. NULL: no graphs. */
   const struct ThunkyCommandBuffers *graphs;

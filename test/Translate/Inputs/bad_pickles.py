@@ -1,6 +1,7 @@
 """bad_pickles.py DIR: pickles that are not what JAX's serialize() writes,
 for jax-pickles.test: of something else, of two executables, with an
-opcode JAX's pickles do not use, and with bytes after STOP."""
+opcode JAX's pickles do not use, with a far memo slot, and with bytes
+after STOP."""
 import io
 import pickle
 import sys
@@ -26,6 +27,9 @@ def main():
         f.write(two)
     with open(out + "/opcode", "wb") as f:
         f.write(bytes([0x80, 4, 0xFF, 0x2E]))
+    # 'exec' kept in memo slot 2^32 - 1 (LONG_BINPUT): a slot, not a size.
+    with open(out + "/memo", "wb") as f:
+        f.write(bytes([0x80, 4, 0x8C, 4]) + b"exec" + bytes([0x72, 0xFF, 0xFF, 0xFF, 0xFF, 0x2E]))
     with open(out + "/trailing", "wb") as f:
         f.write(pickle.dumps(1, protocol=4) + b"more")
 
