@@ -70,6 +70,41 @@ static bool asyncStart(Walk *w, uint64_t id) {
   return true;
 }
 
+/* A custom kernel's code is inline or, in newer XLA, an index into the
+ * executable's table of kernel specs. */
+static bool checkCustomKernel(Walk *w, const Xla__Gpu__CustomKernelProto *c) {
+  if (!c || !c->has_kernel_spec_index)
+    return true;
+  if (c->kernel_spec)
+    return fail(w, "the custom kernel has both its code and kernel_spec_index %d",
+                c->kernel_spec_index);
+  size_t n = w->exe->proto->n_kernel_specs;
+  if (c->kernel_spec_index < 0 || (size_t)c->kernel_spec_index >= n)
+    return fail(w, "kernel_spec_index %d is past the executable's %zu kernel specs",
+                c->kernel_spec_index, n);
+  return true;
+}
+
+/* Every offset a dynamic memcpy may take keeps its bytes inside its slices. */
+static bool checkDynamicMemcpy(Walk *w, const Xla__Gpu__DynamicMemcpyThunkProto *m) {
+  const Xla__Gpu__DynamicMemcpyThunkProto__Offsets *o = m->offsets;
+  int64_t src = m->source_buffer ? m->source_buffer->size : 0;
+  int64_t dst = m->destination_buffer ? m->destination_buffer->size : 0;
+  if (m->mem_size < 0)
+    return fail(w, "a dynamic memcpy of %" PRId64 " bytes", m->mem_size);
+  for (size_t i = 0; o && i < o->n_src_offsets; i++)
+    if (o->src_offsets[i] < 0 || o->src_offsets[i] > src - m->mem_size)
+      return fail(w, "source offset %zu (%" PRId64 ") and %" PRId64
+                     " bytes lie outside its %" PRId64 "-byte slice",
+                  i, o->src_offsets[i], m->mem_size, src);
+  for (size_t i = 0; o && i < o->n_dst_offsets; i++)
+    if (o->dst_offsets[i] < 0 || o->dst_offsets[i] > dst - m->mem_size)
+      return fail(w, "destination offset %zu (%" PRId64 ") and %" PRId64
+                     " bytes lie outside its %" PRId64 "-byte slice",
+                  i, o->dst_offsets[i], m->mem_size, dst);
+  return true;
+}
+
 static bool walkThunk(Walk *w, ThunkyThunkProto *t) {
   const ThunkyThunkProto *parent = w->thunk;
   uint64_t parentNumber = w->number;
@@ -105,6 +140,12 @@ static bool walkThunk(Walk *w, ThunkyThunkProto *t) {
                         ", which no earlier async start started", id));
     break;
   }
+  case XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK:
+    ok = ok && checkCustomKernel(w, t->custom_kernel_thunk->custom_kernel);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_MEMCPY_THUNK:
+    ok = ok && checkDynamicMemcpy(w, t->dynamic_memcpy_thunk);
+    break;
   default:
     break;
   }
@@ -135,6 +176,17 @@ bool thunkyExecutableReadThunk(ThunkyExecutable *exe, const ThunkyLimits *limits
                                ThunkyThunkProto *thunk, ThunkyError *error) {
   Walk w = {.exe = exe, .limits = limits, .error = error};
   return walkList(&w, 1, &thunk, true);
+}
+
+const StreamExecutor__KernelLoaderSpecProto *
+thunkyCustomKernelSpec(const ThunkyExecutable *exe, const Xla__Gpu__CustomKernelProto *c) {
+  if (!c)
+    return NULL;
+  if (!c->has_kernel_spec_index)
+    return c->kernel_spec;
+  size_t i = (size_t)c->kernel_spec_index;
+  return c->kernel_spec_index >= 0 && i < exe->proto->n_kernel_specs ? exe->proto->kernel_specs[i]
+                                                                       : NULL;
 }
 
 bool thunkyExecutableAsyncSlot(const ThunkyExecutable *exe, uint64_t id, uint32_t *slot) {

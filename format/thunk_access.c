@@ -22,6 +22,8 @@ static const struct {
 } rows[] = {
     {&xla__gpu__copy_thunk_proto__descriptor, "source_buffer", R},
     {&xla__gpu__copy_thunk_proto__descriptor, "destination_buffer", W},
+    {&xla__gpu__dynamic_memcpy_thunk_proto__descriptor, "source_buffer", R},
+    {&xla__gpu__dynamic_memcpy_thunk_proto__descriptor, "destination_buffer", W},
     {&xla__gpu__memzero_thunk_proto__descriptor, "dest_buffer", W},
     {&xla__gpu__memset32_bit_value_thunk_proto__descriptor, "dest_buffer", W},
     {&xla__gpu__replica_id_thunk_proto__descriptor, "dest_buffer", W},

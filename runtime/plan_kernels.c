@@ -198,7 +198,7 @@ bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
     if (!thunkyPlanShapedSliceOf(b, k->args[i], "argument", s))
       return false;
   }
-  const StreamExecutor__KernelLoaderSpecProto *spec = ck->kernel_spec;
+  const StreamExecutor__KernelLoaderSpecProto *spec = thunkyCustomKernelSpec(b->model, ck);
   const void *binary = NULL;
   size_t size = 0;
   bool isPtx = false;

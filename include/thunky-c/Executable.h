@@ -140,6 +140,11 @@ bool thunkyExecutableForEachThunk(ThunkyExecutable *exe, ThunkyThunkVisit visit,
 ThunkyBytes thunkyExecutableTakeStrings(ThunkyExecutable *exe);
 
 /* The slot of async execution id `id`; false when no start has it. */
+/* The code of custom kernel `c`: its own spec, or the entry of the
+ * executable's kernel_specs its kernel_spec_index names (newer XLA keeps
+ * each kernel's code once there); borrowed, NULL when it has none. */
+const StreamExecutor__KernelLoaderSpecProto *
+thunkyCustomKernelSpec(const ThunkyExecutable *exe, const Xla__Gpu__CustomKernelProto *c);
 bool thunkyExecutableAsyncSlot(const ThunkyExecutable *exe, uint64_t id, uint32_t *slot);
 
 /* How the bytes of a control-flow predicate read: a while loop's condition
