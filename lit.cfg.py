@@ -78,6 +78,15 @@ if config.cuda_backend:
             os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so"),
             os.path.join(config.thunky_obj_root, "lib", "libThunkyExampleKernels.so"))))
 
+# The Python package's tests (test/Python) need numpy, and pip's into a
+# venv (Debian's python3-numpy, python3-venv, python3-pip).
+import importlib.util
+if importlib.util.find_spec("numpy"):
+    config.available_features.add("python-numpy")
+if importlib.util.find_spec("venv") and importlib.util.find_spec("ensurepip") and \
+        importlib.util.find_spec("pip"):
+    config.available_features.add("python-venv")
+
 if os.path.isdir(os.path.join(config.thunky_shared_dir, "reference")):
     config.available_features.add("shared")
 else:

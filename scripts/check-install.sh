@@ -61,6 +61,35 @@ CHECK: thunk 0: memset32bit_value_thunk
 CHECK: thunks, {{[0-9]+}} allocations
 CHECKS
 
+# The Python package (docs/python.md), pip-installed offline into a venv,
+# finds the installed libraries through pkg-config (thunky-runtime.pc's
+# libdir) and runs the docs' example.
+python=/usr/bin/python3
+if "$python" -c 'import numpy, venv, ensurepip' 2>/dev/null; then
+  cp -r "$root/python" "$work/python-src"
+  awk '/<!-- run by test\/Python\/thunky_test.py -->/ { want = 1; next }
+       want && /^```python$/ { inside = 1; next }
+       inside && /^```$/ { exit }
+       inside { print }' "$root/docs/python.md" > "$work/example.py"
+  if "$python" -m venv --system-site-packages "$work/venv" &&
+      "$work/venv/bin/pip" install --quiet --no-build-isolation --no-index "$work/python-src" &&
+      (cd "$root" && env -u PYTHONPATH -u THUNKY_LIBRARY_DIR -u THUNKY_BUILD_DIR \
+        PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" "$work/venv/bin/python" -c \
+        'import thunky; p = thunky.library_paths(); assert all(v.startswith(__import__("sys").argv[1]) for v in p.values()), p' \
+        "$work/prefix/" &&
+       env -u PYTHONPATH -u THUNKY_LIBRARY_DIR -u THUNKY_BUILD_DIR \
+        PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" "$work/venv/bin/python" "$work/example.py") \
+      > "$work/python.txt" 2>&1 && grep -q "same: 1 output(s) on 2 rank(s)" "$work/python.txt"; then
+    echo "check-install: pip installed the Python package into a venv; it found the prefix's libraries and ran docs/python.md's example"
+  else
+    echo "check-install: the Python package from the installed prefix failed:" >&2
+    tail -n 20 "$work/python.txt" >&2
+    status=1
+  fi
+else
+  echo "check-install: no numpy or venv for $python: the Python package was not checked (scripts/setup.sh installs them)"
+fi
+
 # Nothing built outside refers to the tree: not its RUNPATH, not its
 # include or link lines.
 for f in $(find "$work" -name '*.so' -o -name 'list-thunks*' -type f) $(find "$work" -name CMakeCache.txt -o -name 'flags.make' -o -name 'link.txt'); do

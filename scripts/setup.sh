@@ -15,6 +15,7 @@ packages=(
   libclang-rt-dev  # ASan, UBSan and libFuzzer's runtimes
   valgrind  # scripts/leak-check.sh
   llvm-14  # llvm-cov and llvm-profdata of clang's version: scripts/cuda-coverage.sh
+  python3-numpy python3-venv python3-pip python3-setuptools  # the Python package (docs/python.md)
 )
 
 missing=()

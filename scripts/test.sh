@@ -12,6 +12,16 @@ build="${THUNKY_BUILD_DIR:-$root/build}"
 status=0
 "$root/scripts/check-install.sh" || status=1
 
+# The Python package (python/, docs/python.md) against this build; the lit
+# suite runs the same tests (test/Python), this prints their count.
+if python_out="$(PYTHONPATH="$root/python" THUNKY_BUILD_DIR="$build" \
+    /usr/bin/python3 "$root/test/Python/thunky_test.py" 2>&1)"; then
+  echo "$python_out" | tail -n 1
+else
+  echo "$python_out" | tail -n 40 >&2
+  status=1
+fi
+
 # Upstream JAX's own test modules, when the team's shared facts are beside
 # the checkout (the lit suite asserts the same; this prints the count).
 reference="$root/../shared/reference/upstream-expected-mlir.txt"

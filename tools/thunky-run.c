@@ -23,7 +23,6 @@
 #include "run_report.h"
 #include "schedule_report.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,13 +163,6 @@ static bool parseCount(const char *text, uint64_t max, uint64_t *out) {
     return false;
   *out = v;
   return true;
-}
-
-/* Half the machine's memory: what the host backend may take by default, so
- * that an executable asking for more fails with a message, not the OOM killer. */
-static uint64_t defaultHostMemory(void) {
-  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
-  return pages > 0 && pageSize > 0 ? (uint64_t)pages * (uint64_t)pageSize / 2 : UINT64_C(8) << 30;
 }
 
 /* Every option, for recognising `--name value` and `--name=value` and for
@@ -340,7 +332,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
 static bool parseOptions(int argc, char **argv, Options *o) {
   *o = (Options){.backend = "host", .ranks = 1, .partitions = 1, .repeat = 1,
                  .profileTop = 10, .maxIterations = 1000000, .timeout = 300, .branch = -1,
-                 .maxHostMemory = defaultHostMemory(), .limits = thunkyLimitsDefault()};
+                 .maxHostMemory = thunkyDefaultHostMemory(), .limits = thunkyLimitsDefault()};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || !a[1]) {
@@ -428,18 +420,9 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, bool replay,
 }
 
 static bool loadLibraries(const Options *o, ThunkyRegistry *registry, ThunkyError *error) {
-  for (int i = 0; i < o->numLibraries; i++) {
-    void *handle = dlopen(o->libraries[i], RTLD_NOW | RTLD_LOCAL);
-    ThunkyRegisterFn registerFn = handle ? (ThunkyRegisterFn)(uintptr_t)dlsym(
-                                               handle, THUNKY_REGISTER_SYMBOL)
-                                         : NULL;
-    if (!registerFn)
-      return thunkyErrorf(error, "%s: %s", o->libraries[i],
-                          handle ? "exports no " THUNKY_REGISTER_SYMBOL : dlerror());
-    /* The library stays loaded: its functions are in the registry. */
-    if (!registerFn(registry, error))
-      return thunkyErrorContext(error, "%s", o->libraries[i]);
-  }
+  for (int i = 0; i < o->numLibraries; i++)
+    if (!thunkyRegistryLoadLibrary(registry, o->libraries[i], error))
+      return false;
   return true;
 }
 
@@ -461,40 +444,12 @@ static bool readInput(const ThunkyPlanArray *p, const char *path, ThunkyNpyArray
          thunkyErrorf(error, "%s is %s, the parameter is %s", path, got, want);
 }
 
-/* Random bytes for parameter i, the same whatever else runs: values a
- * reference GEMM keeps finite for floats, 0 or 1 for preds. */
-static bool randomInput(const ThunkyPlanArray *p, uint64_t seed, uint32_t i,
-                        ThunkyNpyArray *out, ThunkyError *error) {
-  *out = (ThunkyNpyArray){.elementType = p->elementType, .rank = p->elementType ? p->rank : 1,
-                          .size = p->slice.size};
-  memcpy(out->dims, p->dims, sizeof out->dims);
-  if (!p->elementType)
-    out->dims[0] = (int64_t)p->slice.size;
-  if (!(out->data = malloc(out->size ? out->size : 1)))
-    return thunkyErrorf(error, "out of memory");
-  thunkyFingerprintFill(thunkyFingerprintHash(seed, &i, sizeof i), out->data, out->size);
-  uint8_t *d = out->data;
-  if (p->elementType == THUNKY_TYPE_PRED)
-    for (uint64_t k = 0; k < out->size; k++)
-      d[k] &= 1;
-  bool f32 = p->elementType == THUNKY_TYPE_F32, f64 = p->elementType == THUNKY_TYPE_F64;
-  size_t width = f32 ? 4 : 8;
-  for (uint64_t k = 0; (f32 || f64) && k + width <= out->size; k += width) {
-    uint64_t u = 0;
-    memcpy(&u, d + k, width);
-    float v32 = (float)((uint32_t)u >> 8) / 0x1p23f - 1.0f;
-    double v64 = (double)(u >> 11) / 0x1p52 - 1.0;
-    memcpy(d + k, f32 ? (const void *)&v32 : (const void *)&v64, width);
-  }
-  return true;
-}
-
 /* One array per parameter: from the .npy files given, else from --seed. */
 static bool loadInputs(const Options *o, const ThunkyPlan *plan, ThunkyNpyArray *inputs,
                        ThunkyError *error) {
   if (!o->numInputs && o->hasSeed) {
     for (uint32_t i = 0; i < plan->numParameters; i++)
-      if (!randomInput(&plan->parameters[i], o->seed, i, &inputs[i], error))
+      if (!thunkyRandomInput(&plan->parameters[i], o->seed, i, &inputs[i], error))
         return false;
     return true;
   }

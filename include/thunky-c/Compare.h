@@ -34,6 +34,12 @@ bool thunkySameParameters(const ThunkyPlan *a, const ThunkyPlan *b, ThunkyError 
 bool thunkyWriteInputs(const ThunkyBackendOps *backend, void *state, const ThunkyPlan *plan,
                        uint32_t ranks, const ThunkyNpyArray *inputs, ThunkyError *error);
 
+/* Seeded random bytes for parameter `index` of a plan, the same whatever
+ * else runs (thunky-run --seed): floats a reference GEMM keeps finite
+ * (f32 and f64 in [-1, 1)), preds 0 or 1. The caller owns *out. */
+bool thunkyRandomInput(const ThunkyPlanArray *parameter, uint64_t seed, uint32_t index,
+                       ThunkyNpyArray *out, ThunkyError *error);
+
 /* Runs both sides on `backend` with `inputs` (one per parameter, borrowed)
  * and reports to `out`. Returns 0 when every output of every rank is the
  * same, 1 when one differs (named, with the first divergent thunk), 2 on an

@@ -173,6 +173,16 @@ bool thunkyCudaLibraryPath(const char *name, char *path, size_t size, ThunkyErro
 #define THUNKY_REGISTER_SYMBOL "thunky_register"
 typedef bool (*ThunkyRegisterFn)(ThunkyRegistry *registry, ThunkyError *error);
 
+/* Loads the shared library at `path` and calls its THUNKY_REGISTER_SYMBOL
+ * on `registry` (thunky-run --library); the library stays loaded. False,
+ * with an error naming the library. */
+bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path, ThunkyError *error);
+
+/* Half the machine's memory: the host backend's default maxHostMemory in
+ * thunky-run and sessions, so that an executable asking for more fails
+ * with a message, not the OOM killer. */
+uint64_t thunkyDefaultHostMemory(void);
+
 #ifdef __cplusplus
 }
 #endif

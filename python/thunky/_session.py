@@ -1,0 +1,151 @@
+"""A runtime session (thunky-c/Session.h) around one executable's bytes."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _arrays, _capi, _library
+from .errors import Error
+
+
+class ArrayInfo:
+    """A parameter or output as the plan has it: XLA element type, shape, bytes."""
+
+    def __init__(self, element_type: int, shape: Tuple[int, ...], nbytes: int,
+                 type_name: str) -> None:
+        self.element_type = element_type
+        self.shape = shape
+        self.nbytes = nbytes
+        self.type_name = type_name  # "f32", or "raw" for bytes without a program shape
+        count = int(np.prod(shape)) if shape else 1
+        self.dtype = _arrays.dtype_of(element_type, nbytes // count if count else 1)
+
+    def __repr__(self) -> str:
+        return f"{self.type_name}[{','.join(map(str, self.shape))}]"
+
+
+class Session:
+    """A planned executable with run options; freed when garbage collected."""
+
+    def __init__(self, data: bytes, options: Sequence[Tuple[str, str]] = ()) -> None:
+        self.api = _capi.runtime()
+        self.handle = self.api.sessionCreate()
+        if not self.handle:
+            raise Error("out of memory")
+        for name, value in options:
+            self.set(name, value)
+        error = _capi.ThunkyError()
+        _capi.check(self.api.sessionLoad(self.handle, data, len(data), ctypes.byref(error)),
+                    error)
+        self.parameters = self._arrays(False)
+        self.outputs = self._arrays(True)
+
+    def __del__(self) -> None:
+        if getattr(self, "handle", None):
+            self.api.sessionDestroy(self.handle)
+            self.handle = None
+
+    def set(self, name: str, value) -> None:
+        if name == "library":
+            _library.make_global(_library.RUNTIME)
+        error = _capi.ThunkyError()
+        _capi.check(self.api.sessionSet(self.handle, name.encode(), str(value).encode(),
+                                        ctypes.byref(error)), error)
+
+    def _arrays(self, outputs: bool) -> List[ArrayInfo]:
+        result = []
+        for i in range(self.api.sessionCount(self.handle, outputs)):
+            t, r, b = ctypes.c_int32(), ctypes.c_uint32(), ctypes.c_uint64()
+            dims = (ctypes.c_int64 * 8)()
+            self.api.sessionArray(self.handle, outputs, i, ctypes.byref(t), ctypes.byref(r),
+                                  dims, ctypes.byref(b))
+            name = self.api.elementTypeName(t.value) if t.value else b"raw"
+            result.append(ArrayInfo(t.value, tuple(dims[k] for k in range(r.value)), b.value,
+                                    (name or b"?").decode()))
+        return result
+
+    @property
+    def thunks(self) -> int:
+        return self.api.sessionThunks(self.handle)
+
+    @property
+    def allocations(self) -> int:
+        return self.api.sessionAllocations(self.handle)
+
+    def inputs(self, values) -> Tuple[Optional[ctypes.Array], Optional[ctypes.Array], int,
+                                      List[np.ndarray]]:
+        """Pointers and sizes for the C call (None: random inputs), and the
+        arrays that must stay alive while it runs."""
+        if values is None:
+            return None, None, 0, []
+        values = list(values)
+        if len(values) != len(self.parameters):
+            raise Error(f"the executable takes {len(self.parameters)} parameter(s) "
+                        f"({', '.join(map(repr, self.parameters))}); {len(values)} given")
+        kept = []
+        for i, (v, p) in enumerate(zip(values, self.parameters)):
+            if p.element_type == 0:  # raw bytes: any array of that many bytes
+                a = np.ascontiguousarray(v).reshape(-1).view(np.uint8)
+                if a.nbytes != p.nbytes:
+                    raise Error(f"input {i} holds {a.nbytes} bytes, parameter {i} {p.nbytes}")
+            else:
+                a = _arrays.as_input(v, p.dtype, p.shape, i)
+            kept.append(a)
+        pointers = (ctypes.c_void_p * max(len(kept), 1))(*[a.ctypes.data for a in kept])
+        sizes = (ctypes.c_uint64 * max(len(kept), 1))(*[a.nbytes for a in kept])
+        return pointers, sizes, len(kept), kept
+
+    def run(self, values, seed: int) -> None:
+        pointers, sizes, count, kept = self.inputs(values)
+        error = _capi.ThunkyError()
+        ok = self.api.sessionRun(self.handle, pointers, sizes, count, seed, ctypes.byref(error))
+        del kept
+        _capi.check(ok, error)
+
+    def read_output(self, rank: int, index: int, out: np.ndarray) -> None:
+        """Copies output ``index`` of ``rank`` into ``out`` (C-contiguous, its bytes)."""
+        error = _capi.ThunkyError()
+        _capi.check(self.api.sessionReadOutput(self.handle, rank, index, out.ctypes.data,
+                                               out.nbytes, ctypes.byref(error)), error)
+
+    def compare(self, other: "Session", name: str, other_name: str, values,
+                seed: int) -> Tuple[int, str]:
+        pointers, sizes, count, kept = self.inputs(values)
+        error = _capi.ThunkyError()
+        report = ctypes.c_void_p()
+        status = self.api.sessionCompare(self.handle, name.encode(), other.handle,
+                                         other_name.encode(), pointers, sizes, count, seed,
+                                         ctypes.byref(report), ctypes.byref(error))
+        del kept
+        if status == 2:
+            raise Error(error.text())
+        text = ctypes.string_at(report.value).decode("utf-8", "replace") if report.value else ""
+        self.api.free(report)
+        return status, text
+
+
+def describe(data: bytes) -> str:
+    """thunky-container info's line: the container's layers, outermost first."""
+    api = _capi.runtime()
+    out = ctypes.create_string_buffer(1024)
+    error = _capi.ThunkyError()
+    _capi.check(api.describeContainer(data, len(data), out, len(out), ctypes.byref(error)),
+                error)
+    return out.value.decode("utf-8", "replace")
+
+
+def swap_executable(like: bytes, executable: bytes) -> bytes:
+    """The container ``like`` with its executable replaced by ``executable``'s."""
+    api = _capi.runtime()
+    out, size = ctypes.c_void_p(), ctypes.c_size_t()
+    error = _capi.ThunkyError()
+    _capi.check(api.containerSwapExecutable(like, len(like), executable, len(executable),
+                                            ctypes.byref(out), ctypes.byref(size),
+                                            ctypes.byref(error)), error)
+    try:
+        return ctypes.string_at(out.value, size.value) if size.value else b""
+    finally:
+        api.free(out)

@@ -1,0 +1,60 @@
+/*===- run_setup.c - what a caller does before a run ---------------------===*
+ *
+ * Shared by thunky-run and sessions (thunky-c/Session.h): the default
+ * bound on host memory, seeded random inputs, and libraries of host
+ * kernels.
+ *
+ *===--------------------------------------------------------------------===*/
+#define _POSIX_C_SOURCE 200809L /* sysconf */
+
+#include "thunky-c/Compare.h"
+#include "thunky-c/Runtime.h"
+
+#include "thunky-c/ElementTypes.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t thunkyDefaultHostMemory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  return pages > 0 && pageSize > 0 ? (uint64_t)pages * (uint64_t)pageSize / 2 : UINT64_C(8) << 30;
+}
+
+bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path, ThunkyError *error) {
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  ThunkyRegisterFn registerFn =
+      handle ? (ThunkyRegisterFn)(uintptr_t)dlsym(handle, THUNKY_REGISTER_SYMBOL) : NULL;
+  if (!registerFn)
+    return thunkyErrorf(error, "%s: %s", path,
+                        handle ? "exports no " THUNKY_REGISTER_SYMBOL : dlerror());
+  /* The library stays loaded: its functions are in the registry. */
+  return registerFn(registry, error) || thunkyErrorContext(error, "%s", path);
+}
+
+bool thunkyRandomInput(const ThunkyPlanArray *p, uint64_t seed, uint32_t i, ThunkyNpyArray *out,
+                       ThunkyError *error) {
+  *out = (ThunkyNpyArray){.elementType = p->elementType, .rank = p->elementType ? p->rank : 1,
+                          .size = p->slice.size};
+  memcpy(out->dims, p->dims, sizeof out->dims);
+  if (!p->elementType)
+    out->dims[0] = (int64_t)p->slice.size;
+  if (!(out->data = malloc(out->size ? out->size : 1)))
+    return thunkyErrorf(error, "out of memory");
+  thunkyFingerprintFill(thunkyFingerprintHash(seed, &i, sizeof i), out->data, out->size);
+  uint8_t *d = out->data;
+  if (p->elementType == THUNKY_TYPE_PRED)
+    for (uint64_t k = 0; k < out->size; k++)
+      d[k] &= 1;
+  bool f32 = p->elementType == THUNKY_TYPE_F32, f64 = p->elementType == THUNKY_TYPE_F64;
+  size_t width = f32 ? 4 : 8;
+  for (uint64_t k = 0; (f32 || f64) && k + width <= out->size; k += width) {
+    uint64_t u = 0;
+    memcpy(&u, d + k, width);
+    float v32 = (float)((uint32_t)u >> 8) / 0x1p23f - 1.0f;
+    double v64 = (double)(u >> 11) / 0x1p52 - 1.0;
+    memcpy(d + k, f32 ? (const void *)&v32 : (const void *)&v64, width);
+  }
+  return true;
+}

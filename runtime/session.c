@@ -1,0 +1,290 @@
+/*===- session.c - running executables through opaque handles -----------===*
+ *
+ * thunky-c/Session.h: a plan, the options of its runs and, after a run,
+ * the backend's memory, behind one handle for bindings in other languages.
+ *
+ *===--------------------------------------------------------------------===*/
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+
+#include "thunky-c/Session.h"
+
+#include "thunky-c/Compare.h"
+#include "thunky-c/Container.h"
+#include "thunky-c/Limits.h"
+#include "thunky-c/Plan.h"
+#include "thunky-c/Runtime.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ThunkySession {
+  ThunkyPlan *plan;
+  ThunkyRegistry *registry;
+  ThunkyLimits limits;
+  ThunkyRunConfig config;
+  const ThunkyBackendOps *backend;
+  void *state; /* the last run's backend memory, or NULL */
+  uint32_t stateRanks;
+};
+
+ThunkySession *thunkySessionCreate(void) {
+  ThunkySession *s = calloc(1, sizeof *s);
+  if (!s || !(s->registry = thunkyRegistryCreate())) {
+    free(s);
+    return NULL;
+  }
+  s->limits = thunkyLimitsDefault();
+  s->backend = &thunkyHostBackend;
+  s->config = (ThunkyRunConfig){.ranks = 1, .partitions = 1, .maxIterations = 1000000,
+                                .maxHostMemory = thunkyDefaultHostMemory(),
+                                .registry = s->registry, .timeoutSeconds = 300};
+  return s;
+}
+
+static void dropState(ThunkySession *s) {
+  if (s->state)
+    s->backend->destroy(s->state);
+  s->state = NULL;
+}
+
+void thunkySessionDestroy(ThunkySession *s) {
+  if (!s)
+    return;
+  dropState(s);
+  thunkyPlanDestroy(s->plan);
+  thunkyRegistryDestroy(s->registry);
+  free(s);
+}
+
+static bool parseCount(const char *name, const char *value, uint64_t min, uint64_t max,
+                  uint64_t *out, ThunkyError *error) {
+  char *end;
+  errno = 0;
+  unsigned long long v = value[0] == '-' ? 0 : strtoull(value, &end, 10);
+  if (value[0] == '-' || !*value || errno || *end || v < min || v > max)
+    return thunkyErrorf(error, "%s: '%s' is not a whole number from %llu to %llu", name, value,
+                        (unsigned long long)min, (unsigned long long)max);
+  *out = v;
+  return true;
+}
+
+bool thunkySessionSet(ThunkySession *s, const char *name, const char *value,
+                      ThunkyError *error) {
+  uint64_t n = 0;
+  ThunkyRunConfig *c = &s->config;
+  if (!strcmp(name, "backend")) {
+    if (strcmp(value, "host") && strcmp(value, "cuda"))
+      return thunkyErrorf(error, "backend: '%s' is not a backend (host or cuda)", value);
+    dropState(s);
+    s->backend = !strcmp(value, "host") ? &thunkyHostBackend : &thunkyCudaBackend;
+  } else if (!strcmp(name, "kernels")) {
+    if (strcmp(value, "registered") && strcmp(value, "fingerprint"))
+      return thunkyErrorf(error, "kernels: '%s' is not a kind of run (registered or fingerprint)",
+                          value);
+    c->fingerprint = !strcmp(value, "fingerprint");
+  } else if (!strcmp(name, "ranks") || !strcmp(name, "partitions")) {
+    if (!parseCount(name, value, 1, 4096, &n, error))
+      return false;
+    *(!strcmp(name, "ranks") ? &c->ranks : &c->partitions) = (uint32_t)n;
+  } else if (!strcmp(name, "max-iterations")) {
+    return parseCount(name, value, 0, UINT64_MAX, &c->maxIterations, error);
+  } else if (!strcmp(name, "max-host-memory")) {
+    if (!thunkyParseAmount(value, true, &c->maxHostMemory))
+      return thunkyErrorf(error, "max-host-memory: '%s' is not a positive byte count", value);
+  } else if (!strcmp(name, "scratch-byte")) {
+    if (!parseCount(name, value, 0, 255, &n, error))
+      return false;
+    c->scratchByte = (uint8_t)n;
+  } else if (!strcmp(name, "schedule")) {
+    if (strcmp(value, "start") && strcmp(value, "done"))
+      return thunkyErrorf(error, "schedule: '%s' is not a schedule (start or done)", value);
+    c->asyncAtDone = !strcmp(value, "done");
+  } else if (!strcmp(name, "timeout")) {
+    if (!parseCount(name, value, 1, 7 * 86400, &n, error))
+      return false;
+    c->timeoutSeconds = (uint32_t)n;
+  } else if (!strcmp(name, "library")) {
+    return thunkyRegistryLoadLibrary(s->registry, value, error);
+  } else if (!strncmp(name, "max-", 4) && strcmp(name, "max-nesting")) {
+    return thunkyLimitsSet(&s->limits, name, value, error);
+  } else {
+    return thunkyErrorf(error,
+                        "unknown option '%s' (backend, kernels, ranks, partitions, "
+                        "max-iterations, max-host-memory, scratch-byte, schedule, timeout, "
+                        "library, max-thunks, max-allocation-bytes, max-allocations, "
+                        "max-decoded-bytes)", name);
+  }
+  return true;
+}
+
+bool thunkySessionLoad(ThunkySession *s, const void *data, size_t size, ThunkyError *error) {
+  ThunkyPlan *plan = NULL;
+  if (!thunkyInputExpectExecutable(data, size, NULL, error) ||
+      !thunkyPlanCreate(data, size, &s->limits, &plan, error))
+    return false;
+  dropState(s);
+  thunkyPlanDestroy(s->plan);
+  s->plan = plan;
+  return true;
+}
+
+uint32_t thunkySessionCount(const ThunkySession *s, bool outputs) {
+  return !s->plan ? 0 : outputs ? s->plan->numOutputs : s->plan->numParameters;
+}
+
+bool thunkySessionArray(const ThunkySession *s, bool output, uint32_t index,
+                        int32_t *elementType, uint32_t *rank, int64_t *dims, uint64_t *bytes) {
+  if (index >= thunkySessionCount(s, output))
+    return false;
+  const ThunkyPlanArray *a = output ? &s->plan->outputs[index] : &s->plan->parameters[index];
+  *elementType = a->elementType;
+  *rank = a->elementType ? a->rank : 1;
+  memcpy(dims, a->dims, sizeof a->dims);
+  if (!a->elementType)
+    dims[0] = (int64_t)a->slice.size;
+  *bytes = a->slice.size;
+  return true;
+}
+
+uint32_t thunkySessionThunks(const ThunkySession *s) { return s->plan ? s->plan->numThunks : 0; }
+uint32_t thunkySessionAllocations(const ThunkySession *s) {
+  return s->plan ? s->plan->numAllocations : 0;
+}
+
+/* One array per parameter of `plan`: views of the caller's bytes (not
+ * owned: data is not freed), or random ones (owned) when inputs is NULL. */
+static bool makeInputs(const ThunkyPlan *plan, const void *const *inputs, const uint64_t *sizes,
+                       uint32_t count, uint64_t seed, ThunkyNpyArray **out, ThunkyError *error) {
+  if (inputs && count != plan->numParameters)
+    return thunkyErrorf(error, "the executable takes %u parameter%s; %u given",
+                        plan->numParameters, plan->numParameters == 1 ? "" : "s", count);
+  ThunkyNpyArray *arrays = calloc(plan->numParameters + 1, sizeof *arrays);
+  if (!(*out = arrays))
+    return thunkyErrorf(error, "out of memory");
+  for (uint32_t i = 0; i < plan->numParameters; i++) {
+    uint64_t want = plan->parameters[i].slice.size;
+    if (!inputs) {
+      if (!thunkyRandomInput(&plan->parameters[i], seed, i, &arrays[i], error))
+        return false;
+    } else if (sizes[i] != want) {
+      return thunkyErrorf(error, "input %u holds %llu bytes, parameter %u %llu", i,
+                          (unsigned long long)sizes[i], i, (unsigned long long)want);
+    } else {
+      arrays[i] = (ThunkyNpyArray){.data = (uint8_t *)(uintptr_t)inputs[i], .size = sizes[i]};
+    }
+  }
+  return true;
+}
+
+static void freeInputs(const ThunkyPlan *plan, ThunkyNpyArray *arrays, bool owned) {
+  for (uint32_t i = 0; owned && arrays && i < plan->numParameters; i++)
+    thunkyNpyArrayDestroy(&arrays[i]);
+  free(arrays);
+}
+
+static bool checkReady(const ThunkySession *s, ThunkyError *error) {
+  if (!s->plan)
+    return thunkyErrorf(error, "the session holds no executable (thunkySessionLoad)");
+  if (s->config.ranks % s->config.partitions)
+    return thunkyErrorf(error, "ranks %u cannot be split into partitions of %u", s->config.ranks,
+                        s->config.partitions);
+  return s->backend != &thunkyHostBackend || thunkyHostMemoryCheck(s->plan, &s->config, error);
+}
+
+bool thunkySessionRun(ThunkySession *s, const void *const *inputs, const uint64_t *sizes,
+                      uint32_t count, uint64_t seed, ThunkyError *error) {
+  if (!checkReady(s, error))
+    return false;
+  dropState(s);
+  ThunkyNpyArray *arrays = NULL;
+  bool ok = makeInputs(s->plan, inputs, sizes, count, seed, &arrays, error) &&
+            s->backend->create(s->plan, &s->config, &s->state, error);
+  ok = ok && thunkyWriteInputs(s->backend, s->state, s->plan, s->config.ranks, arrays, error) &&
+       s->backend->run(s->state, error);
+  freeInputs(s->plan, arrays, !inputs);
+  if (!ok)
+    dropState(s);
+  s->stateRanks = s->config.ranks;
+  return ok;
+}
+
+bool thunkySessionReadOutput(const ThunkySession *s, uint32_t rank, uint32_t output, void *out,
+                             uint64_t size, ThunkyError *error) {
+  if (!s->state)
+    return thunkyErrorf(error, "no run to read outputs of (thunkySessionRun)");
+  if (rank >= s->stateRanks || output >= s->plan->numOutputs)
+    return thunkyErrorf(error, "no output %u of rank %u: the run had %u output(s) on %u rank(s)",
+                        output, rank, s->plan->numOutputs, s->stateRanks);
+  if (size != s->plan->outputs[output].slice.size)
+    return thunkyErrorf(error, "output %u is %llu bytes, not %llu", output,
+                        (unsigned long long)s->plan->outputs[output].slice.size,
+                        (unsigned long long)size);
+  return s->backend->read(s->state, rank, s->plan->outputs[output].slice, out, error);
+}
+
+int thunkySessionCompare(const ThunkySession *a, const char *nameA, const ThunkySession *b,
+                         const char *nameB, const void *const *inputs, const uint64_t *sizes,
+                         uint32_t count, uint64_t seed, char **report, ThunkyError *error) {
+  *report = NULL;
+  if (!checkReady(a, error) || !checkReady(b, error))
+    return 2;
+  ThunkyRunSide sideA = {nameA, a->plan, a->config}, sideB = {nameB, b->plan, a->config};
+  ThunkyNpyArray *arrays = NULL;
+  size_t length = 0;
+  FILE *out = open_memstream(report, &length);
+  int status = 2;
+  if (!out)
+    thunkyErrorf(error, "out of memory");
+  else if (makeInputs(a->plan, inputs, sizes, count, seed, &arrays, error))
+    status = thunkyCompareRuns(a->backend, &sideA, &sideB, arrays, out, error);
+  if (out)
+    fclose(out);
+  freeInputs(a->plan, arrays, !inputs);
+  if (status == 2) {
+    free(*report);
+    *report = NULL;
+  }
+  return status;
+}
+
+bool thunkyDescribeContainer(const void *data, size_t size, char *out, size_t outSize,
+                             ThunkyError *error) {
+  ThunkyContainer c;
+  if (!thunkyInputExpectExecutable(data, size, NULL, error) ||
+      !thunkyContainerCreate(data, size, NULL, &c, error))
+    return false;
+  thunkyContainerDescribe(&c, out, outSize);
+  thunkyContainerDestroy(&c);
+  return true;
+}
+
+bool thunkyContainerSwapExecutable(const void *like, size_t likeSize, const void *executable,
+                                   size_t executableSize, uint8_t **out, size_t *outSize,
+                                   ThunkyError *error) {
+  ThunkyContainer outer, inner;
+  *out = NULL, *outSize = 0;
+  if (!thunkyInputExpectExecutable(like, likeSize, "the container", error) ||
+      !thunkyContainerCreate(like, likeSize, NULL, &outer, error))
+    return thunkyErrorContext(error, "the container");
+  if (!thunkyInputExpectExecutable(executable, executableSize, "the executable", error) ||
+      !thunkyContainerCreate(executable, executableSize, NULL, &inner, error)) {
+    thunkyContainerDestroy(&outer);
+    return thunkyErrorContext(error, "the executable");
+  }
+  ThunkyContainer swapped = outer;
+  swapped.executable = inner.executable;
+  ThunkyBuffer written = {0};
+  bool ok = thunkyContainerWrite(&swapped, outer.compression, &written, error);
+  thunkyContainerDestroy(&inner);
+  thunkyContainerDestroy(&outer);
+  if (!ok) {
+    thunkyBufferDestroy(&written);
+    return false;
+  }
+  *out = written.data, *outSize = written.size;
+  return true;
+}
+
+void thunkyFree(void *memory) { free(memory); }
