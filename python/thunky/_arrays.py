@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-import numpy as np
+from ._numpy import np
 
 from .errors import Error
 
 # xla.PrimitiveType numbers (thunky-c/ElementTypes.h) numpy names itself.
 _NUMPY = {
-    1: np.bool_, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64,
-    6: np.uint8, 7: np.uint16, 8: np.uint32, 9: np.uint64,
-    10: np.float16, 11: np.float32, 12: np.float64, 15: np.complex64, 18: np.complex128,
+    1: "bool_", 2: "int8", 3: "int16", 4: "int32", 5: "int64",
+    6: "uint8", 7: "uint16", 8: "uint32", 9: "uint64",
+    10: "float16", 11: "float32", 12: "float64", 15: "complex64", 18: "complex128",
 }
 # The ones only ml_dtypes names (JAX installs it), by its names.
 _ML_DTYPES = {16: "bfloat16", 19: "float8_e5m2", 20: "float8_e4m3fn",
@@ -28,7 +28,7 @@ def dtype_of(element_type: int, nbytes_per_element: int) -> np.dtype:
     if element_type == 0:
         return np.dtype(np.uint8)
     if element_type in _NUMPY:
-        return np.dtype(_NUMPY[element_type])
+        return np.dtype(getattr(np, _NUMPY[element_type]))
     name = _ML_DTYPES.get(element_type)
     if name is not None:
         try:

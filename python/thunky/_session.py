@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 from typing import List, Optional, Sequence, Tuple
 
-import numpy as np
+from ._numpy import np
 
 from . import _arrays, _capi, _library
 from .errors import Error

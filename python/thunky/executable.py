@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Union
 
-import numpy as np
+from ._numpy import np
 
 from . import _capi, _mlir, _session
 from .comparison import Comparison
