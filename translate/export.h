@@ -56,6 +56,7 @@ typedef struct Exporter {
   List allocations;
   uint64_t nextAsyncId;
   MlirSymbolTable symbols; /* the module's, for the launches' thunky.kernel_binary */
+  const Executable *exe;   /* as the module's residual gave it: kernel_specs */
   /* The sequentials import flattened (THUNKY_ATTR_IN_SEQUENTIAL), by the
    * number of their group; see export_sequential.c. */
   struct ExportGroup *groups;

@@ -631,6 +631,7 @@ MlirLogicalResult thunkyExportExecutableAs(MlirOperation module, MlirStringRef l
         thunkyEmitOpError(module, "export-thunky needs a func.func @main"));
   Executable *exe = ok ? startExecutable(&ex, module) : NULL;
   ok = ok && exe;
+  ex.exe = exe;
   if (ok) {
     ex.entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(main, 0));
     mlirOperationWalk(main, maxAsyncId, &ex.nextAsyncId, MlirWalkPreOrder);

@@ -88,6 +88,37 @@ static bool exportBinary(Exporter *ex, MlirOperation op, StreamExecutor__KernelL
   return true;
 }
 
+static ProtobufCBinaryData codeOf(const StreamExecutor__KernelLoaderSpecProto *spec) {
+  if (spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN && spec->cubin)
+    return spec->cubin->data;
+  if (spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_PTX && spec->ptx)
+    return spec->ptx->data;
+  return (ProtobufCBinaryData){0, NULL};
+}
+
+/* Whether `spec`, what the launch `op` says, is entry `index` of the
+ * executable's kernel_specs: the same kind of code, bytes, name and arity.
+ * An edit of one launch's code cannot go into a table its others share. */
+static bool sameAsTableEntry(Exporter *ex, MlirOperation op, int32_t index,
+                             const StreamExecutor__KernelLoaderSpecProto *spec) {
+  if (index < 0 || (size_t)index >= ex->exe->n_kernel_specs)
+    return thunkyEmitOpError(op, "its kernel_spec_index %d is past the executable's %zu kernel "
+                                 "specs (thunky.executable's kernel_specs)",
+                             index, ex->exe->n_kernel_specs),
+           false;
+  const StreamExecutor__KernelLoaderSpecProto *entry = ex->exe->kernel_specs[index];
+  ProtobufCBinaryData a = codeOf(spec), b = codeOf(entry);
+  bool same = entry->payload_case == spec->payload_case && a.len == b.len &&
+              (a.len == 0 || memcmp(a.data, b.data, a.len) == 0) && entry->kernel_name &&
+              strcmp(entry->kernel_name, spec->kernel_name) == 0 && entry->arity == spec->arity;
+  if (!same)
+    thunkyEmitOpError(op, "its name, arity or binary differs from kernel_specs[%d] of the "
+                          "executable, which its kernel_spec_index names; edit the table "
+                          "(thunky.executable's kernel_specs) or drop the index",
+                      index);
+  return same;
+}
+
 /*--- the args' shapes ----------------------------------------------------*/
 
 #define ARG_SHAPES_FORM                                                          \
@@ -208,8 +239,11 @@ Thunk *thunkyExportLaunch(Exporter *ex, MlirOperation op) {
   }
   c->name = name;
   c->shared_memory_bytes = shmem, c->has_shared_memory_bytes = shmem != 0;
-  StreamExecutor__KernelLoaderSpecProto *spec = c->kernel_spec;
-  ok = (spec || (spec = c->kernel_spec = thunkyExportNewMessage(
+  /* A launch whose residual names an entry of the executable's table of
+   * kernel specs writes the index; its code must still be that entry's. */
+  bool indexed = c->has_kernel_spec_index;
+  StreamExecutor__KernelLoaderSpecProto *spec = indexed ? NULL : c->kernel_spec;
+  ok = (spec || (spec = thunkyExportNewMessage(
                      ex, &stream_executor__kernel_loader_spec_proto__descriptor))) &&
        DIMS(ex, stream_executor__block_dim_proto__descriptor, grid,
             c->block_dims) &&
@@ -224,7 +258,13 @@ Thunk *thunkyExportLaunch(Exporter *ex, MlirOperation op) {
   }
   spec->kernel_name = name;
   spec->arity = (int32_t)n, spec->has_arity = n != 0;
-  return exportBinary(ex, op, spec) ? t : NULL;
+  if (!exportBinary(ex, op, spec))
+    return NULL;
+  if (!indexed) {
+    c->kernel_spec = spec;
+    return t;
+  }
+  return sameAsTableEntry(ex, op, c->kernel_spec_index, spec) ? t : NULL;
 }
 
 /* The thunk of a gemm or cublaslt_matmul, its impl message in *impl and the

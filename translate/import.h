@@ -122,7 +122,7 @@ bool thunkyImportAttachResidual(Importer *im, MlirOperation op, Thunk *t,
                                 ProtobufCMessage *impl, const char *implName);
 /* Kernel launches, GEMMs and device ids (import_kernels.c): whether a thunk
  * of that kind fits its op exactly, and its import. */
-bool thunkyImportKernelFits(const Thunk *t);
+bool thunkyImportKernelFits(const ThunkyExecutable *model, const Thunk *t);
 bool thunkyImportKernel(Importer *im, Thunk *t);
 bool thunkyImportMatmulFits(const Thunk *t);
 bool thunkyImportGemm(Importer *im, Thunk *t);

@@ -46,7 +46,7 @@ static bool canonical(protobuf_c_boolean has, int64_t v) { return has == (v != 0
 
 static bool nonEmpty(const char *s) { return s && *s; }
 
-bool thunkyImportKernelFits(const Thunk *t) {
+bool thunkyImportKernelFits(const ThunkyExecutable *model, const Thunk *t) {
   if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK) {
     const Xla__Gpu__KernelThunkProto *k = t->kernel_thunk;
     const Xla__Gpu__LaunchDimensionsProto *l = k->launch_dimensions;
@@ -60,7 +60,7 @@ bool thunkyImportKernelFits(const Thunk *t) {
   }
   const Xla__Gpu__CustomKernelThunkProto *k = t->custom_kernel_thunk;
   const Xla__Gpu__CustomKernelProto *c = k->custom_kernel;
-  const StreamExecutor__KernelLoaderSpecProto *spec = c ? c->kernel_spec : NULL;
+  const StreamExecutor__KernelLoaderSpecProto *spec = thunkyCustomKernelSpec(model, c);
   for (size_t i = 0; i < k->n_args; ++i)
     if (!k->args[i] || !k->args[i]->slice)
       return false;
@@ -321,7 +321,7 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
   if (shmem)
     attrs[na++] = named(im, "shmem_bytes", i64Attr(im, shmem));
   if (ok && custom) {
-    StreamExecutor__KernelLoaderSpecProto *spec = c->kernel_spec;
+    const StreamExecutor__KernelLoaderSpecProto *spec = thunkyCustomKernelSpec(im->model, c);
     bool cubin = spec->payload_case == STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD_CUBIN;
     MlirAttribute code =
         cubin ? bytesAttr(im, name, spec->cubin->data.data, spec->cubin->data.len)
@@ -341,15 +341,19 @@ bool thunkyImportKernel(Importer *im, Thunk *t) {
   if (!takeLaunchShapes(im, op, t))
     return false;
   if (custom) {
-    StreamExecutor__KernelLoaderSpecProto *spec = c->kernel_spec;
     consumeShapedSlices(&ck->base, "args", n, ck->args);
     thunkyProtoClearField(&ck->base, "written");
-    spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD__NOT_SET;
-    spec->cubin = NULL;
-    thunkyProtoClearField(&spec->base, "kernel_name");
-    thunkyProtoClearField(&spec->base, "arity");
-    if (thunkyProtoIsEmpty(&spec->base))
-      c->kernel_spec = NULL;
+    /* Code from the executable's table stays there, shared; the index
+     * stays in the residual, so that export writes it again. */
+    StreamExecutor__KernelLoaderSpecProto *spec = c->kernel_spec;
+    if (spec) {
+      spec->payload_case = STREAM_EXECUTOR__KERNEL_LOADER_SPEC_PROTO__PAYLOAD__NOT_SET;
+      spec->cubin = NULL;
+      thunkyProtoClearField(&spec->base, "kernel_name");
+      thunkyProtoClearField(&spec->base, "arity");
+      if (thunkyProtoIsEmpty(&spec->base))
+        c->kernel_spec = NULL;
+    }
     static const char *const fields[] = {"name", "block_dims", "thread_dims", "cluster_dim",
                                          "shared_memory_bytes"};
     for (size_t f = 0; f < sizeof fields / sizeof *fields; ++f)

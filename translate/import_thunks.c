@@ -527,7 +527,7 @@ static bool importThunk(Importer *im, Thunk *t) {
     break;
   case XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK:
   case XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK:
-    ok = thunkyImportKernelFits(t) ? thunkyImportKernel(im, t) : thunkyImportOpaque(im, t);
+    ok = thunkyImportKernelFits(im->model, t) ? thunkyImportKernel(im, t) : thunkyImportOpaque(im, t);
     break;
   case XLA__GPU__THUNK_PROTO__IMPL_GEMM_THUNK:
     ok = thunkyImportMatmulFits(t) ? thunkyImportGemm(im, t) : thunkyImportOpaque(im, t);
