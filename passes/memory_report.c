@@ -26,13 +26,15 @@
  * range, and the peak of live bytes, its thunk and what is live there,
  * largest first. json=true prints one JSON object instead, with the live
  * bytes at every thunk; svg=<path> plots them over the thunk sequence,
- * stacked by role (memory_plot.c). The text and the plot stay bounded for
+ * stacked by role (memory_plot.c); output=<path> writes the report there
+ * instead of stderr. The text and the plot stay bounded for
  * a million thunks; the work is linear but for sorting. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
 #include "memory_plot.h"
 #include "op_map.h"
+#include "report_file.h"
 #include "scratch_groups.h"
 #include "thunk_info.h"
 
@@ -51,7 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPTION_JSON, OPTION_SVG };
+enum { OPTION_JSON, OPTION_SVG, OPTION_OUTPUT };
 
 /* The text lists this many entries of what is live at the peak: it stays
  * readable, and small, for a million thunks. */
@@ -283,82 +285,82 @@ static void writeJson(MlirStringRef s, void *userData) {
   thunkyJsonWriteString(userData, s.data, s.length);
 }
 
-static void printName(const Allocation *a) {
+static void printName(FILE *out, const Allocation *a) {
   if (a->argument >= 0)
-    fprintf(stderr, "argument %" PRIdPTR, a->argument);
+    fprintf(out, "argument %" PRIdPTR, a->argument);
   else
-    fprintf(stderr, "constant %" PRIdPTR, a->constant);
+    fprintf(out, "constant %" PRIdPTR, a->constant);
 }
 
 /* " (parameter 0, tensor<4xf32>)", or nothing when it has neither. */
-static void printRoleAndShape(const Allocation *a) {
+static void printRoleAndShape(FILE *out, const Allocation *a) {
   char role[ROLE_TEXT];
   roleOf(a, role);
   if (!role[0] && mlirTypeIsNull(a->shape))
     return;
-  fprintf(stderr, " (%s%s", role, role[0] && !mlirTypeIsNull(a->shape) ? ", " : "");
+  fprintf(out, " (%s%s", role, role[0] && !mlirTypeIsNull(a->shape) ? ", " : "");
   if (!mlirTypeIsNull(a->shape))
-    mlirTypePrint(a->shape, writeText, stderr);
-  fputc(')', stderr);
+    mlirTypePrint(a->shape, writeText, out);
+  fputc(')', out);
 }
 
 /* "used 2-5", or `none` for an empty range. */
-static void printRange(const char *what, int64_t from, int64_t to, const char *none) {
+static void printRange(FILE *out, const char *what, int64_t from, int64_t to, const char *none) {
   if (from <= to)
-    fprintf(stderr, "%s %" PRId64 "-%" PRId64, what, from, to);
+    fprintf(out, "%s %" PRId64 "-%" PRId64, what, from, to);
   else
-    fputs(none, stderr);
+    fputs(none, out);
 }
 
 /* "thunk 2 (wrapped_broadcast): launch", and for an op without import's
  * name (hand-written, or printed without --mlir-print-debuginfo) the
  * kernel it launches and its location. */
-static void printThunkText(const Report *r) {
+static void printThunkText(FILE *out, const Report *r) {
   MlirOperation op = r->peakOp;
   char name[160];
   thunkyOpThunkName(op, r->peakThunk, name, sizeof name);
-  fprintf(stderr, "%s: %s", name, thunkyOpKindGetMnemonic(thunkyOpGetKind(op)));
+  fprintf(out, "%s: %s", name, thunkyOpKindGetMnemonic(thunkyOpGetKind(op)));
   if (thunkyThunkAnnotation(op).length)
     return;
   MlirStringRef kernel = thunkyKernelName(op);
   if (kernel.length)
-    fprintf(stderr, " %.*s", (int)kernel.length, kernel.data);
-  fputc(' ', stderr);
-  thunkyPrintOpSource(op, writeText, stderr);
+    fprintf(out, " %.*s", (int)kernel.length, kernel.data);
+  fputc(' ', out);
+  thunkyPrintOpSource(op, writeText, out);
 }
 
-static void printText(const Report *r) {
+static void printText(FILE *out, const Report *r) {
   int64_t total = 0;
   for (size_t i = 0; i < r->count; ++i)
     total += r->allocations[i].bytes;
-  fprintf(stderr,
+  fprintf(out,
           "thunky-memory-report: %" PRId64 " thunk%s, %zu allocation%s (%" PRId64 " bytes)\n",
           r->thunks, r->thunks == 1 ? "" : "s", r->count, r->count == 1 ? "" : "s", total);
   for (size_t i = 0; i < r->count; ++i) {
     const Allocation *a = &r->allocations[i];
-    fputs("  ", stderr);
-    printName(a);
-    printRoleAndShape(a);
-    fprintf(stderr, ": %" PRId64 " bytes, ", a->bytes);
-    printRange("used", a->firstUse, a->lastUse, "unused");
+    fputs("  ", out);
+    printName(out, a);
+    printRoleAndShape(out, a);
+    fprintf(out, ": %" PRId64 " bytes, ", a->bytes);
+    printRange(out, "used", a->firstUse, a->lastUse, "unused");
     if (a->grouped && a->firstUse <= a->lastUse)
-      fprintf(stderr, ", live in %zu group%s of slices\n", a->groups.count,
+      fprintf(out, ", live in %zu group%s of slices\n", a->groups.count,
               a->groups.count == 1 ? "" : "s");
     else
-      printRange(", live", a->from, a->to, ", never live"), fputc('\n', stderr);
+      printRange(out, ", live", a->from, a->to, ", never live"), fputc('\n', out);
   }
   char human[32];
   thunkyHumanBytes(r->peak, human, sizeof human);
-  fprintf(stderr, "  peak: %" PRId64 " bytes", r->peak);
+  fprintf(out, "  peak: %" PRId64 " bytes", r->peak);
   if (r->peak >= 1024)
-    fprintf(stderr, " (%s)", human);
+    fprintf(out, " (%s)", human);
   if (r->peakThunk < 0) {
-    fputs(", no thunks\n", stderr);
+    fputs(", no thunks\n", out);
     return;
   }
-  fputs(" at ", stderr);
-  printThunkText(r);
-  fputc('\n', stderr);
+  fputs(" at ", out);
+  printThunkText(out, r);
+  fputc('\n', out);
   int64_t restBytes = 0;
   for (size_t i = 0; i < r->numAtPeak; ++i) {
     const Live *l = &r->atPeak[i];
@@ -366,111 +368,111 @@ static void printText(const Report *r) {
       restBytes += l->bytes;
       continue;
     }
-    fputs("    ", stderr);
-    printName(l->allocation);
+    fputs("    ", out);
+    printName(out, l->allocation);
     if (l->group)
-      fprintf(stderr, " bytes [%" PRId64 ", %" PRId64 ")", l->offset, l->offset + l->bytes);
-    printRoleAndShape(l->allocation);
-    fprintf(stderr, ": %" PRId64 " bytes, ", l->bytes);
+      fprintf(out, " bytes [%" PRId64 ", %" PRId64 ")", l->offset, l->offset + l->bytes);
+    printRoleAndShape(out, l->allocation);
+    fprintf(out, ": %" PRId64 " bytes, ", l->bytes);
     if (l->group)
-      printRange("live", l->group->first, l->group->last, "");
+      printRange(out, "live", l->group->first, l->group->last, "");
     else
-      printRange("live", l->allocation->from, l->allocation->to, "");
-    fputc('\n', stderr);
+      printRange(out, "live", l->allocation->from, l->allocation->to, "");
+    fputc('\n', out);
   }
   if (r->numAtPeak > TEXT_LIVE)
-    fprintf(stderr, "    and %zu more (%" PRId64 " bytes; json=true lists all)\n",
+    fprintf(out, "    and %zu more (%" PRId64 " bytes; json=true lists all)\n",
             r->numAtPeak - TEXT_LIVE, restBytes);
 }
 
-static void jsonNumberOrNull(const char *key, int64_t value, bool present) {
+static void jsonNumberOrNull(FILE *out, const char *key, int64_t value, bool present) {
   if (present)
-    fprintf(stderr, ", \"%s\": %" PRId64, key, value);
+    fprintf(out, ", \"%s\": %" PRId64, key, value);
   else
-    fprintf(stderr, ", \"%s\": null", key);
+    fprintf(out, ", \"%s\": null", key);
 }
 
 /* "name", "role" and "shape" of an allocation, null where it has none. */
-static void jsonAllocationFields(const Allocation *a) {
-  fputs("\"name\": \"", stderr);
-  printName(a);
-  fputs("\", \"role\": ", stderr);
+static void jsonAllocationFields(FILE *out, const Allocation *a) {
+  fputs("\"name\": \"", out);
+  printName(out, a);
+  fputs("\", \"role\": ", out);
   char role[ROLE_TEXT];
   if (!roleOf(a, role)) {
-    fputs("null", stderr);
+    fputs("null", out);
   } else {
-    fputc('"', stderr);
-    thunkyJsonWriteString(stderr, role, strlen(role));
-    fputc('"', stderr);
+    fputc('"', out);
+    thunkyJsonWriteString(out, role, strlen(role));
+    fputc('"', out);
   }
-  fputs(", \"shape\": ", stderr);
+  fputs(", \"shape\": ", out);
   if (mlirTypeIsNull(a->shape)) {
-    fputs("null", stderr);
+    fputs("null", out);
   } else {
-    fputc('"', stderr);
-    mlirTypePrint(a->shape, writeJson, stderr);
-    fputc('"', stderr);
+    fputc('"', out);
+    mlirTypePrint(a->shape, writeJson, out);
+    fputc('"', out);
   }
 }
 
-static void printJson(const Report *r) {
-  fprintf(stderr, "{\"thunks\": %" PRId64 ", \"allocations\": [", r->thunks);
+static void printJson(FILE *out, const Report *r) {
+  fprintf(out, "{\"thunks\": %" PRId64 ", \"allocations\": [", r->thunks);
   for (size_t i = 0; i < r->count; ++i) {
     const Allocation *a = &r->allocations[i];
-    fputs(i ? ", {" : "{", stderr);
-    jsonAllocationFields(a);
-    fprintf(stderr, ", \"bytes\": %" PRId64, a->bytes);
-    jsonNumberOrNull("first_use", a->firstUse, a->firstUse <= a->lastUse);
-    jsonNumberOrNull("last_use", a->lastUse, a->firstUse <= a->lastUse);
+    fputs(i ? ", {" : "{", out);
+    jsonAllocationFields(out, a);
+    fprintf(out, ", \"bytes\": %" PRId64, a->bytes);
+    jsonNumberOrNull(out, "first_use", a->firstUse, a->firstUse <= a->lastUse);
+    jsonNumberOrNull(out, "last_use", a->lastUse, a->firstUse <= a->lastUse);
     if (a->grouped) {
-      fputs(", \"groups\": [", stderr);
+      fputs(", \"groups\": [", out);
       for (size_t g = 0; g < a->groups.count; ++g) {
         const ThunkyScratchGroup *grp = &a->groups.items[g];
-        fprintf(stderr, "%s{\"offset\": %" PRId64 ", \"bytes\": %" PRId64, g ? ", " : "",
+        fprintf(out, "%s{\"offset\": %" PRId64 ", \"bytes\": %" PRId64, g ? ", " : "",
                 grp->start, grp->end - grp->start);
-        jsonNumberOrNull("live_from", grp->first, grp->first <= grp->last);
-        jsonNumberOrNull("live_to", grp->last, grp->first <= grp->last);
-        fputc('}', stderr);
+        jsonNumberOrNull(out, "live_from", grp->first, grp->first <= grp->last);
+        jsonNumberOrNull(out, "live_to", grp->last, grp->first <= grp->last);
+        fputc('}', out);
       }
-      fputc(']', stderr);
+      fputc(']', out);
     } else {
-      jsonNumberOrNull("live_from", a->from, a->from <= a->to);
-      jsonNumberOrNull("live_to", a->to, a->from <= a->to);
+      jsonNumberOrNull(out, "live_from", a->from, a->from <= a->to);
+      jsonNumberOrNull(out, "live_to", a->to, a->from <= a->to);
     }
-    fputc('}', stderr);
+    fputc('}', out);
   }
-  fprintf(stderr, "], \"peak\": {\"bytes\": %" PRId64, r->peak);
-  jsonNumberOrNull("thunk", r->peakThunk, r->peakThunk >= 0);
+  fprintf(out, "], \"peak\": {\"bytes\": %" PRId64, r->peak);
+  jsonNumberOrNull(out, "thunk", r->peakThunk, r->peakThunk >= 0);
   if (r->peakThunk >= 0) {
     char name[160];
     thunkyOpThunkName(r->peakOp, r->peakThunk, name, sizeof name);
-    fputs(", \"name\": \"", stderr);
-    thunkyJsonWriteString(stderr, name, strlen(name));
+    fputs(", \"name\": \"", out);
+    thunkyJsonWriteString(out, name, strlen(name));
     MlirStringRef kernel = thunkyKernelName(r->peakOp);
-    fprintf(stderr, "\", \"op\": \"%s\", \"kernel_name\": ",
+    fprintf(out, "\", \"op\": \"%s\", \"kernel_name\": ",
             thunkyOpKindGetMnemonic(thunkyOpGetKind(r->peakOp)));
     if (kernel.length) {
-      fputc('"', stderr);
-      thunkyJsonWriteString(stderr, kernel.data, kernel.length);
-      fputs("\", ", stderr);
+      fputc('"', out);
+      thunkyJsonWriteString(out, kernel.data, kernel.length);
+      fputs("\", ", out);
     } else {
-      fputs("null, ", stderr);
+      fputs("null, ", out);
     }
-    fputs("\"location\": \"", stderr);
-    thunkyPrintOpSource(r->peakOp, writeJson, stderr);
-    fputc('"', stderr);
+    fputs("\"location\": \"", out);
+    thunkyPrintOpSource(r->peakOp, writeJson, out);
+    fputc('"', out);
   }
-  fputs(", \"live\": [", stderr);
+  fputs(", \"live\": [", out);
   for (size_t i = 0; i < r->numAtPeak; ++i) {
     const Live *l = &r->atPeak[i];
-    fputs(i ? ", {" : "{", stderr);
-    jsonAllocationFields(l->allocation);
-    fprintf(stderr, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64 "}", l->offset, l->bytes);
+    fputs(i ? ", {" : "{", out);
+    jsonAllocationFields(out, l->allocation);
+    fprintf(out, ", \"offset\": %" PRId64 ", \"bytes\": %" PRId64 "}", l->offset, l->bytes);
   }
-  fputs("]}, \"live_bytes\": [", stderr);
+  fputs("]}, \"live_bytes\": [", out);
   for (int64_t t = 0; t < r->thunks; ++t)
-    fprintf(stderr, t ? ", %" PRId64 : "%" PRId64, r->live[t]);
-  fputs("]}\n", stderr);
+    fprintf(out, t ? ", %" PRId64 : "%" PRId64, r->live[t]);
+  fputs("]}\n", out);
 }
 
 /*--- the plot ------------------------------------------------------------*/
@@ -549,10 +551,16 @@ static void report(Report *r, ThunkyPassState *state) {
     thunkyPassSignalFailure(state);
     return;
   }
-  if (thunkyPassGetOption(state, OPTION_JSON))
-    printJson(r);
-  else
-    printText(r);
+  const char *path = thunkyPassGetStringOption(state, OPTION_OUTPUT);
+  FILE *out = thunkyReportFileOpen(loc, "thunky-memory-report", path);
+  if (out && thunkyPassGetOption(state, OPTION_JSON))
+    printJson(out, r);
+  else if (out)
+    printText(out, r);
+  if (!out || !thunkyReportFileClose(out, loc, "thunky-memory-report", path)) {
+    thunkyPassSignalFailure(state);
+    return;
+  }
   const char *svg = thunkyPassGetStringOption(state, OPTION_SVG);
   if (*svg && !saveSvg(r, svg)) {
     thunkyEmitError(loc, "thunky-memory-report: cannot write the plot to %s: %s", svg,
@@ -584,10 +592,12 @@ MlirPass thunkyCreateMemoryReportPass(void) {
                        THUNKY_OPTION_BOOL, 0},
       [OPTION_SVG] = {"svg", "Also plot live bytes over the thunks to this SVG file",
                       THUNKY_OPTION_STRING, 0},
+      [OPTION_OUTPUT] = {"output", "Write the report to this file instead of stderr",
+                         THUNKY_OPTION_STRING, 0},
   };
   static const ThunkyPassInfo info = {
       "ThunkyMemoryReport", "thunky-memory-report",
       "Print each allocation's live range and the peak of live bytes (stderr)",
-      run, options, 2};
+      run, options, 3};
   return thunkyPassCreate(&info);
 }

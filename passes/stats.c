@@ -9,10 +9,12 @@
  * thunky-translate --thunky-hlo-names) are listed under the kernels, each
  * kernel once, with its HLO instruction and computation: the link from a
  * kernel to the text `thunky-container hlo --launch` prints. With
- * json=true the same as one JSON object, for scripts. Changes nothing.
+ * json=true the same as one JSON object, for scripts; output=FILE writes
+ * it there instead. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
+#include "report_file.h"
 #include "thunk_info.h"
 
 #include "thunky-c/Diagnostics.h"
@@ -142,18 +144,18 @@ static MlirWalkResult countArguments(MlirOperation op, void *userData) {
   return MlirWalkResultAdvance;
 }
 
-static void printKinds(const Stats *s, bool thunks) {
+static void printKinds(FILE *out, const Stats *s, bool thunks) {
   for (int k = 1; k < THUNKY_OP_COUNT; ++k)
     if (s->byKind[k] && thunkyOpKindIsThunk(k) == thunks)
-      fprintf(stderr, "    %-20s %" PRId64 "\n", thunkyOpKindGetMnemonic(k), s->byKind[k]);
+      fprintf(out, "    %-20s %" PRId64 "\n", thunkyOpKindGetMnemonic(k), s->byKind[k]);
 }
 
-static void printText(const Stats *s) {
-  fprintf(stderr, "thunky-stats:\n  thunks: %" PRId64 "\n", s->thunks);
-  printKinds(s, true);
-  fprintf(stderr, "  other ops: %" PRId64 "\n", s->others);
-  printKinds(s, false);
-  fprintf(stderr,
+static void printText(FILE *out, const Stats *s) {
+  fprintf(out, "thunky-stats:\n  thunks: %" PRId64 "\n", s->thunks);
+  printKinds(out, s, true);
+  fprintf(out, "  other ops: %" PRId64 "\n", s->others);
+  printKinds(out, s, false);
+  fprintf(out,
           "  bytes set: %" PRId64 ", copied: %" PRId64 "\n"
           "  kernels: %" PRId64 "\n",
           s->bytesSet, s->bytesCopied, s->kernels);
@@ -161,13 +163,13 @@ static void printText(const Stats *s) {
    * `thunky-container hlo`'s output. */
   for (size_t i = 0; i < s->numHlo; ++i) {
     const struct KernelHlo *k = &s->hlo[i];
-    fprintf(stderr, "    %.*s: %%%.*s", (int)k->kernel.length, k->kernel.data,
+    fprintf(out, "    %.*s: %%%.*s", (int)k->kernel.length, k->kernel.data,
             (int)k->instruction.length, k->instruction.data);
     if (k->computation.length)
-      fprintf(stderr, ", calls=%%%.*s", (int)k->computation.length, k->computation.data);
-    fputc('\n', stderr);
+      fprintf(out, ", calls=%%%.*s", (int)k->computation.length, k->computation.data);
+    fputc('\n', out);
   }
-  fprintf(stderr,
+  fprintf(out,
           "  collectives: %" PRId64 " (%" PRId64 " bytes sent)\n"
           "  arguments: %" PRId64 " (%" PRId64 " bytes, %" PRId64 " scratch)\n"
           "  constants: %" PRId64 " (%" PRId64 " bytes)\n",
@@ -176,46 +178,46 @@ static void printText(const Stats *s) {
 }
 
 /* {"memzero": 1, ...}: the thunks' kinds, or the other ops'. */
-static void jsonKinds(const Stats *s, bool thunks) {
+static void jsonKinds(FILE *out, const Stats *s, bool thunks) {
   const char *separator = "";
-  fputc('{', stderr);
+  fputc('{', out);
   for (int k = 1; k < THUNKY_OP_COUNT; ++k)
     if (s->byKind[k] && thunkyOpKindIsThunk(k) == thunks) {
-      fprintf(stderr, "%s\"%s\": %" PRId64, separator, thunkyOpKindGetMnemonic(k),
+      fprintf(out, "%s\"%s\": %" PRId64, separator, thunkyOpKindGetMnemonic(k),
               s->byKind[k]);
       separator = ", ";
     }
-  fputc('}', stderr);
+  fputc('}', out);
 }
 
 /* JSON: `, "hlo": [{"kernel": ..., "instruction": ..., "computation": ...}]`,
  * the computation null when there is none; nothing when no launch has it. */
-static void jsonHlo(const Stats *s) {
+static void jsonHlo(FILE *out, const Stats *s) {
   for (size_t i = 0; i < s->numHlo; ++i) {
     const struct KernelHlo *k = &s->hlo[i];
-    fputs(i ? ", {\"kernel\": \"" : ", \"hlo\": [{\"kernel\": \"", stderr);
-    thunkyJsonWriteString(stderr, k->kernel.data, k->kernel.length);
-    fputs("\", \"instruction\": \"", stderr);
-    thunkyJsonWriteString(stderr, k->instruction.data, k->instruction.length);
-    fputs("\", \"computation\": ", stderr);
+    fputs(i ? ", {\"kernel\": \"" : ", \"hlo\": [{\"kernel\": \"", out);
+    thunkyJsonWriteString(out, k->kernel.data, k->kernel.length);
+    fputs("\", \"instruction\": \"", out);
+    thunkyJsonWriteString(out, k->instruction.data, k->instruction.length);
+    fputs("\", \"computation\": ", out);
     if (k->computation.length) {
-      fputc('"', stderr);
-      thunkyJsonWriteString(stderr, k->computation.data, k->computation.length);
-      fputs("\"}", stderr);
+      fputc('"', out);
+      thunkyJsonWriteString(out, k->computation.data, k->computation.length);
+      fputs("\"}", out);
     } else {
-      fputs("null}", stderr);
+      fputs("null}", out);
     }
   }
   if (s->numHlo)
-    fputc(']', stderr);
+    fputc(']', out);
 }
 
-static void printJson(const Stats *s) {
-  fputs("{\"thunk_ops\": ", stderr);
-  jsonKinds(s, true);
-  fputs(", \"other_ops\": ", stderr);
-  jsonKinds(s, false);
-  fprintf(stderr,
+static void printJson(FILE *out, const Stats *s) {
+  fputs("{\"thunk_ops\": ", out);
+  jsonKinds(out, s, true);
+  fputs(", \"other_ops\": ", out);
+  jsonKinds(out, s, false);
+  fprintf(out,
           ", \"thunks\": %" PRId64 ", \"bytes_set\": %" PRId64
           ", \"bytes_copied\": %" PRId64 ", \"kernels\": %" PRId64
           ", \"collectives\": %" PRId64 ", \"bytes_communicated\": %" PRId64
@@ -225,25 +227,28 @@ static void printJson(const Stats *s) {
           s->thunks, s->bytesSet, s->bytesCopied, s->kernels, s->collectives,
           s->bytesCommunicated, s->arguments, s->argumentBytes, s->scratchBytes,
           s->constants, s->constantBytes);
-  jsonHlo(s);
-  fputs("}\n", stderr);
+  jsonHlo(out, s);
+  fputs("}\n", out);
 }
 
-enum { OPTION_JSON };
+enum { OPTION_JSON, OPTION_OUTPUT };
 
 static void run(MlirOperation root, ThunkyPassState *state) {
   thunkyPassMarkUnchanged(state);
   Stats s = {0};
   mlirOperationWalk(root, count, &s, MlirWalkPreOrder);
   mlirOperationWalk(root, countArguments, &s, MlirWalkPreOrder);
-  if (s.failed) {
-    thunkyEmitError(mlirOperationGetLocation(root), "thunky-stats: out of memory");
+  MlirLocation loc = mlirOperationGetLocation(root);
+  const char *path = thunkyPassGetStringOption(state, OPTION_OUTPUT);
+  FILE *out = s.failed ? NULL : thunkyReportFileOpen(loc, "thunky-stats", path);
+  if (s.failed)
+    thunkyEmitError(loc, "thunky-stats: out of memory");
+  else if (out && thunkyPassGetOption(state, OPTION_JSON))
+    printJson(out, &s);
+  else if (out)
+    printText(out, &s);
+  if (!out || !thunkyReportFileClose(out, loc, "thunky-stats", path))
     thunkyPassSignalFailure(state);
-  } else if (thunkyPassGetOption(state, OPTION_JSON)) {
-    printJson(&s);
-  } else {
-    printText(&s);
-  }
   free(s.hlo);
   thunkyHashMapDestroy(&s.hloSeen);
 }
@@ -252,10 +257,12 @@ MlirPass thunkyCreateStatsPass(void) {
   static const ThunkyPassOption options[] = {
       [OPTION_JSON] = {"json", "Print one JSON object instead of text",
                        THUNKY_OPTION_BOOL, 0},
+      [OPTION_OUTPUT] = {"output", "Write the report to this file instead of stderr",
+                         THUNKY_OPTION_STRING, 0},
   };
   static const ThunkyPassInfo info = {
       "ThunkyStats", "thunky-stats",
       "Print op counts and bytes set, copied, communicated and held (stderr)",
-      run, options, 1};
+      run, options, 2};
   return thunkyPassCreate(&info);
 }

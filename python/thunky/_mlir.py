@@ -9,20 +9,12 @@ printed, and become :class:`thunky.Error` text.
 from __future__ import annotations
 
 import ctypes
-import os
-import tempfile
-import threading
-from contextlib import contextmanager
-from typing import Iterator, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from . import _capi
 from .errors import Error
 
 Diagnostic = Tuple[str, str, str]  # severity, location, message
-
-# Passes print their reports on file descriptor 2; one capture at a time.
-_stderr_lock = threading.Lock()
-
 
 class _Collector:
     """Bytes handed to an MlirStringCallback, gathered in order."""
@@ -137,23 +129,6 @@ class Context:
                 raise self.error(f"the pass pipeline '{pipeline}' failed")
         finally:
             api.passManagerDestroy(pm)
-
-
-@contextmanager
-def captured_stderr() -> Iterator[List[str]]:
-    """Captures what C code writes to file descriptor 2 meanwhile: the
-    passes print their reports there. The text is put in the list given."""
-    out: List[str] = []
-    with _stderr_lock, tempfile.TemporaryFile() as f:
-        saved = os.dup(2)
-        os.dup2(f.fileno(), 2)
-        try:
-            yield out
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            f.seek(0)
-            out.append(f.read().decode("utf-8", "replace"))
 
 
 def destroy(op) -> None:

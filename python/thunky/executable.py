@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Union
 
@@ -84,18 +85,15 @@ class Executable:
             finally:
                 _mlir.destroy(op)
 
-    def _with_module(self, pipeline: str, capture: bool = False):
-        """Imports, runs ``pipeline``, and gives (ctx, op, stderr text)."""
+    def _with_module(self, pipeline: str):
+        """Imports and runs ``pipeline``; gives (ctx, op), which the caller
+        frees."""
         ctx = _mlir.Context()
         op = None
         try:
             op = ctx.import_executable(self._data, self.name)
-            if capture:
-                with _mlir.captured_stderr() as err:
-                    ctx.run_pipeline(op, pipeline)
-                return ctx, op, err[0]
             ctx.run_pipeline(op, pipeline)
-            return ctx, op, ""
+            return ctx, op
         except BaseException:
             _mlir.destroy(op)
             ctx.close()
@@ -106,7 +104,7 @@ class Executable:
         "thunky-optimize" (every rewrite), "thunky-fold-slices,
         thunky-elide-copies", or a full "builtin.module(...)". Raises
         :class:`Error` with the diagnostics when a pass fails."""
-        ctx, op, _ = self._with_module(pipeline)
+        ctx, op = self._with_module(pipeline)
         try:
             return Executable(ctx.export(op), f"{self.name} ({pipeline})")
         finally:
@@ -139,14 +137,18 @@ class Executable:
             ctx.close()
 
     def _report(self, pass_name: str) -> Dict[str, Any]:
-        ctx, op, text = self._with_module(f"{pass_name}{{json=true}}", capture=True)
-        _mlir.destroy(op)
-        ctx.close()
-        start = text.find("{")
+        """The JSON report of analysis pass ``pass_name``, which it writes to
+        a file of its own (its ``output`` option), not to stderr."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "report.json")
+            ctx, op = self._with_module(f"{pass_name}{{json=true output={path}}}")
+            _mlir.destroy(op)
+            ctx.close()
+            text = Path(path).read_text(encoding="utf-8")
         try:
-            return json.loads(text[start:]) if start >= 0 else {}
+            return json.loads(text)
         except json.JSONDecodeError as e:
-            raise Error(f"{pass_name} printed no JSON ({e}): {text[:200]}") from None
+            raise Error(f"{pass_name} wrote no JSON ({e}): {text[:200]}") from None
 
     def stats(self) -> Dict[str, Any]:
         """thunky-stats as a dict: thunks by op kind ("thunk_ops"), other

@@ -21,7 +21,7 @@
 
 // XML: well formed
 
-// PIPE: thunky-memory-report{json=false svg={{.*}}memory-report-svg.mlir.tmp.svg}
+// PIPE: thunky-memory-report{json=false output= svg={{.*}}memory-report-svg.mlir.tmp.svg}
 
 // Live bytes: 1024, then 3072, then 2048 (the first slice ends at 1).
 func.func @main(%tmp: !thunky.buffer<4096> {thunky.role = "scratch"}) {

@@ -5,6 +5,10 @@
 // RUN: thunky-opt %s | diff - %t.mlir
 // RUN: thunky-opt -p 'builtin.module(thunky-stats{json=true})' %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 // RUN: thunky-opt -p 'builtin.module(thunky-stats{json=true})' --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
+// output=FILE writes the same report there, and nothing on stderr.
+// RUN: thunky-opt -p 'builtin.module(thunky-stats{json=true output=%t.json})' %s -o /dev/null 2> %t.err
+// RUN: FileCheck %s --check-prefix=JSON < %t.json
+// RUN: count 0 < %t.err
 
 // TEXT: thunky-stats:
 // TEXT-NEXT: thunks: 7
@@ -26,7 +30,7 @@
 
 // JSON: {"thunk_ops": {"memzero": 1, "memset32": 1, "copy": 1, "ptx_kernel": 1, "while": 1, "all_reduce": 1, "all_gather": 1}, "other_ops": {"slice_buffer": 1, "constant": 1}, "thunks": 7, "bytes_set": 96, "bytes_copied": 4, "kernels": 1, "collectives": 2, "bytes_communicated": 128, "arguments": 3, "argument_bytes": 196, "scratch_bytes": 4, "constants": 1, "constant_bytes": 4}
 
-// PIPE: thunky-stats{json=true}
+// PIPE: thunky-stats{json=true output=}
 
 func.func @main(%a: !thunky.buffer<64>, %b: !thunky.buffer<128>,
                 %scratch: !thunky.buffer<4> {thunky.role = "scratch"}) {
