@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Check the project's proto schema against the descriptors inside jaxlib.
+"""Check the project's proto schema against the descriptors inside jaxlib,
+or against the .proto files of an XLA source tree (--xla-tree).
 
 Where to run it: on a machine with jaxlib (and, for the GPU layer, the CUDA
 plugin) installed, from a checkout of this repository; no GPU is needed.
@@ -19,6 +20,16 @@ listed as notes, not as differences. The report is printed and written to
 <out>/schema-check.txt (--out, default test/Translate/jax-fixtures/<jax
 version> in the repository). jax itself is never imported; google.protobuf,
 where installed, cross-checks the descriptor reader.
+
+With --xla-tree DIR (a checkout of openxla/xla, or of any XLA a JAX release
+pins) it reads no shared object: every schema file is looked up under DIR
+by its path, parsed with the files it imports from DIR, and compared the
+same way. Run it whenever the schema changes (docs/formats.md,
+"Versions"); it needs nothing but Python.
+
+The schema is the union of the XLA versions it reads (docs/formats.md):
+a field or kind that the other side reserves, because a newer XLA retired
+it, is listed as kept for other versions, not as a difference.
 
 Exit codes:
   0  no differences
@@ -520,6 +531,7 @@ class ProtoFile:
         self.syntax = "proto2"
         self.messages = []  # ParsedMessage, outer before nested
         self.enums = []     # Enum
+        self.imports = []   # paths, as written
         tokens = Tokens(text, filename)
         while tokens.peek() is not None:
             self.parse_top_level(tokens)
@@ -541,7 +553,13 @@ class ProtoFile:
             self.parse_enum(tokens, self.package)
         elif keyword == ";":
             tokens.next()
-        else:  # import, option, service, extend
+        elif keyword == "import":
+            tokens.next()
+            if tokens.peek() in ("public", "weak"):
+                tokens.next()
+            self.imports.append(tokens.next().strip("\"'"))
+            tokens.expect(";")
+        else:  # option, service, extend
             tokens.skip_statement()
 
     def parse_message(self, tokens, scope):
@@ -768,6 +786,7 @@ class Report:
     def __init__(self):
         self.differences = []
         self.stand_ins = []
+        self.kept = []  # in the schema, reserved on the other side
         self.notes = []
         # Upstream types that fields missing from the schema use, and that
         # the schema does not define: their definitions go into the report,
@@ -795,13 +814,22 @@ def compare_message(report, name, upstream, ours):
             continue
         compare_field(report, where, theirs, mine)
     for number in sorted(set(ours.fields) - set(upstream.fields)):
-        reserved = " (reserved upstream)" \
-            if is_reserved(upstream, number) else ""
-        report.differences.append("only in schema: %s #%d %s%s" % (
-            name, number, describe_field(ours.fields[number]), reserved))
+        line = "%s #%d %s" % (name, number, describe_field(ours.fields[number]))
+        if is_reserved(upstream, number) or \
+                ours.fields[number].name in upstream.reserved_names:
+            report.kept.append(line + " (reserved upstream)")
+        else:
+            report.differences.append("only in schema: " + line)
 
 
 def compare_field(report, where, theirs, mine):
+    if theirs.type[0] == "unresolved" and mine.type[0] != "scalar" and \
+            mine.type[1].split(".")[-1] == theirs.type[1].split(".")[-1]:
+        # A type from a file outside the tree (google/protobuf's): the name
+        # agrees, which is all that can be checked.
+        report.notes.append("%s %s: upstream type %s is outside the tree"
+                            % (where, theirs.name, theirs.type[1]))
+        theirs = theirs._replace(type=mine.type)
     if theirs.name != mine.name:
         report.differences.append("name differs: %s upstream %s, schema %s"
                                   % (where, theirs.name, mine.name))
@@ -973,6 +1001,70 @@ def check_schema(args):
     return EXIT_DIFFERENCES if report.differences else EXIT_OK
 
 
+def parse_tree(tree, wanted):
+    """The .proto files of `tree` at the paths in `wanted`, and every file
+    they import that the tree has; returns (files, paths not in the tree)."""
+    files, absent, seen = [], [], set()
+    pending = sorted(wanted)
+    while pending:
+        relative = pending.pop(0)
+        if relative in seen:
+            continue
+        seen.add(relative)
+        path = os.path.join(tree, relative)
+        if not os.path.isfile(path):
+            if relative in wanted:
+                absent.append(relative)
+            continue
+        with open(path, encoding="utf-8") as f:
+            proto = ProtoFile(f.read(), relative)
+        files.append(proto)
+        pending += [i for i in proto.imports if i not in seen]
+    return files, absent
+
+
+def check_tree(args):
+    """The schema against the .proto files of an XLA source tree."""
+    if not os.path.isdir(args.schema):
+        raise EnvironmentProblem("schema directory %s not found" % args.schema)
+    if not os.path.isdir(args.xla_tree):
+        raise EnvironmentProblem("XLA tree %s not found" % args.xla_tree)
+    ours, files = parse_schema_dir(args.schema)
+    schema_files = {proto.filename for proto in files}
+    found, absent = parse_tree(args.xla_tree, schema_files)
+    if not found:
+        raise EnvironmentProblem("none of the schema's %d files is under %s"
+                                 % (len(schema_files), args.xla_tree))
+    upstream = resolve_schema(found)
+    report = Report()
+    compare_definitions(report, upstream, ours)
+    if absent:
+        report.notes.append("schema files not in the tree: " + ", ".join(absent))
+    covered = {proto.filename for proto in found} & schema_files
+    gone = sorted(n for n in ours.type_names() - upstream.type_names()
+                  if ours.file_of(n) in covered)
+    if gone:
+        report.notes.append("in the schema, not in the tree (renamed, or kept "
+                            "for other versions): " + ", ".join(gone))
+    counted = set(upstream.messages) & set(ours.messages)
+    fields = sum(len(upstream.messages[n].fields) for n in counted)
+    values = sum(len(upstream.enums[n].values)
+                 for n in set(upstream.enums) & set(ours.enums))
+    lines = ["Schema check of %s against the XLA tree %s" % (args.schema, args.xla_tree),
+             "Compared %d messages (%d upstream fields) and %d enums (%d values) "
+             "in %d of the schema's %d files"
+             % (len(counted), fields, len(set(upstream.enums) & set(ours.enums)),
+                values, len(covered), len(schema_files))]
+    text = "\n".join(lines + report_sections(report)) + "\n"
+    print(text, end="")
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, SCHEMA_REPORT), "w") as f:
+            f.write(text)
+        print("written to %s" % os.path.join(args.out, SCHEMA_REPORT))
+    return EXIT_DIFFERENCES if report.differences else EXIT_OK
+
+
 def jax_version_without_import():
     try:
         return importlib.metadata.version("jax")
@@ -995,9 +1087,16 @@ def format_report(schema_dir, paths, found, schema_files, report):
             lines.append("  %s (%d bytes, %s)" % (
                 name, len(blob),
                 ", ".join(os.path.basename(s) for s in sources)))
+    return "\n".join(lines + report_sections(report)) + "\n"
+
+
+def report_sections(report):
+    lines = []
     for title, items in (("Differences", report.differences),
                          ("Stand-ins (deliberate, wire-compatible)",
                           report.stand_ins),
+                         ("Kept for other versions (reserved upstream)",
+                          report.kept),
                          ("Notes", report.notes)):
         lines.append("")
         lines.append("%s: %d" % (title, len(items)))
@@ -1006,7 +1105,7 @@ def format_report(schema_dir, paths, found, schema_files, report):
         lines.append("")
         lines.append("Upstream definitions of the types the missing fields use:")
         lines += ["  " + line for line in report.definitions]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 # ---------------------------------------------------------------------------
@@ -1024,6 +1123,9 @@ def parse_args(argv):
                         help="where %s goes (default: test/Translate/"
                              "jax-fixtures/<jax version> in the repository)"
                              % SCHEMA_REPORT)
+    parser.add_argument("--xla-tree", metavar="DIR",
+                        help="compare with the .proto files of this XLA "
+                             "source tree instead of jaxlib's descriptors")
     parser.add_argument("--shared-object", metavar="PATH", action="append",
                         help="scan this file instead of searching "
                              "site-packages (repeatable)")
@@ -1033,7 +1135,7 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     try:
-        return check_schema(args)
+        return check_tree(args) if args.xla_tree else check_schema(args)
     except (EnvironmentProblem, ProtoSyntaxError) as e:
         return report_problem(e)
 
