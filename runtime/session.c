@@ -77,13 +77,23 @@ bool thunkySessionSet(ThunkySession *s, const char *name, const char *value,
   if (!strcmp(name, "backend")) {
     if (strcmp(value, "host") && strcmp(value, "cuda"))
       return thunkyErrorf(error, "backend: '%s' is not a backend (host or cuda)", value);
+    if (s->backend == &thunkySymbolicBackend)
+      return thunkyErrorf(error, "backend: kernels=symbolic runs on symbols, on no backend");
     dropState(s);
     s->backend = !strcmp(value, "host") ? &thunkyHostBackend : &thunkyCudaBackend;
   } else if (!strcmp(name, "kernels")) {
-    if (strcmp(value, "registered") && strcmp(value, "fingerprint"))
-      return thunkyErrorf(error, "kernels: '%s' is not a kind of run (registered or fingerprint)",
+    if (strcmp(value, "registered") && strcmp(value, "fingerprint") && strcmp(value, "symbolic"))
+      return thunkyErrorf(error,
+                          "kernels: '%s' is not a kind of run (registered, fingerprint or symbolic)",
                           value);
-    c->fingerprint = !strcmp(value, "fingerprint");
+    bool symbolic = !strcmp(value, "symbolic");
+    if (symbolic != (s->backend == &thunkySymbolicBackend))
+      dropState(s);
+    if (symbolic)
+      s->backend = &thunkySymbolicBackend;
+    else if (s->backend == &thunkySymbolicBackend)
+      s->backend = &thunkyHostBackend;
+    c->fingerprint = symbolic || !strcmp(value, "fingerprint");
   } else if (!strcmp(name, "ranks") || !strcmp(name, "partitions")) {
     if (!parseCount(name, value, 1, 4096, &n, error))
       return false;
@@ -197,6 +207,8 @@ bool thunkySessionRun(ThunkySession *s, const void *const *inputs, const uint64_
                       uint32_t count, uint64_t seed, ThunkyError *error) {
   if (!checkReady(s, error))
     return false;
+  if (s->backend == &thunkySymbolicBackend)
+    return thunkyErrorf(error, "kernels=symbolic holds no bytes to read: compare with it");
   dropState(s);
   ThunkyNpyArray *arrays = NULL;
   bool ok = makeInputs(s->plan, inputs, sizes, count, seed, &arrays, error) &&
@@ -231,17 +243,21 @@ int thunkySessionCompare(const ThunkySession *a, const char *nameA, const Thunky
   if (!checkReady(a, error) || !checkReady(b, error))
     return 2;
   ThunkyRunSide sideA = {nameA, a->plan, a->config}, sideB = {nameB, b->plan, a->config};
+  /* Every parameter is a symbol: no inputs are made (or read). */
+  bool symbolic = a->backend == &thunkySymbolicBackend;
   ThunkyNpyArray *arrays = NULL;
   size_t length = 0;
   FILE *out = open_memstream(report, &length);
   int status = 2;
   if (!out)
     thunkyErrorf(error, "out of memory");
-  else if (makeInputs(a->plan, inputs, sizes, count, seed, &arrays, error))
+  else if (symbolic && !(arrays = calloc(a->plan->numParameters + 1, sizeof *arrays)))
+    thunkyErrorf(error, "out of memory");
+  else if (symbolic || makeInputs(a->plan, inputs, sizes, count, seed, &arrays, error))
     status = thunkyCompareRuns(a->backend, &sideA, &sideB, arrays, out, error);
   if (out)
     fclose(out);
-  freeInputs(a->plan, arrays, !inputs);
+  freeInputs(a->plan, arrays, !inputs && !symbolic);
   if (status == 2) {
     free(*report);
     *report = NULL;

@@ -45,6 +45,26 @@ if [ -x "$mlir_build/bin/thunky-opt" ]; then
     "$mlir_build/bin/thunky-opt" --thunky-expand-async-scope |
     "$mlir_build/bin/thunky-translate" --export-thunky -o "$build/fixtures/async-overlap-expanded.pb"
 fi
+# The Python package's runtime library (python/, docs/python.md) for the GPU
+# machine, where device-check.sh uses the package with JAX: the build's
+# libThunkyRuntime.so and libThunkyFormat.so with the libraries they need
+# that a machine with JAX may lack (protobuf-c, snappy, zstd, brotli), each
+# under its soname; glibc, libstdc++ and libz are the machine's.
+rm -rf "$build/python-lib"
+if [ -f "$mlir_build/runtime/libThunkyRuntime.so" ]; then
+  mkdir -p "$build/python-lib"
+  cp -L "$mlir_build/runtime/libThunkyRuntime.so" "$build/python-lib/libThunkyRuntime.so"
+  ldd "$mlir_build/runtime/libThunkyRuntime.so" |
+    awk '$3 ~ /^\// && $1 ~ /^lib(ThunkyFormat|protobuf-c|snappy|zstd|brotli)/ { print $1, $3 }' |
+    while read -r soname path; do cp -L "$path" "$build/python-lib/$soname"; done
+  for needed in libThunkyFormat libprotobuf-c libsnappy libzstd libbrotlidec; do
+    ls "$build/python-lib/$needed".so* >/dev/null 2>&1 ||
+      { echo "build-runtime.sh: python-lib lacks $needed" >&2; exit 1; }
+  done
+else
+  echo "build-runtime.sh: no $mlir_build/runtime/libThunkyRuntime.so (scripts/build.sh builds it):" \
+    "the Python package's library for the GPU machine is not made"
+fi
 # The committed JAX fixtures, optimized and exported where MLIR is, for
 # device-check.sh to load back into JAX on the GPU machine.
 rm -rf "$build/jax-exports"

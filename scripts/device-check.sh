@@ -21,12 +21,16 @@
 #      scripts/build-runtime.sh optimized and exported them here
 #      (build-runtime/jax-exports/, scripts/jax-exports.sh), loaded back
 #      into JAX (scripts/reload-jax-exports.py): their outputs must be the
-#      fixtures' bit for bit.
+#      fixtures' bit for bit. Then the same loop through the Python
+#      package (scripts/jax-package-loop.py): thunky.from_compiled, the
+#      optimized executable, thunky.to_compiled; its library travels in
+#      build-runtime/python-lib.
 #   4. What JAX users hold (scripts/make-jax-containers.py): a compilation
 #      cache, an XLA dump, serialize() pickles of the fixture programs, and
 #      executables for 8 absent GPUs through JAX's deviceless AOT path, with
-#      command buffers on and off; what thunky-container info says of each.
-#      They come back as OUT/jax-containers.tar.gz.
+#      command buffers on and off; what thunky-container info says of each,
+#      and thunky-container ls of the cache and dump folders. They come
+#      back as OUT/jax-containers.tar.gz.
 #   5. Timing: the cases of 1 and 2 again, 100 runs each, while the budget
 #      lasts. Every case runs once first, so a slow case costs timings only.
 #   6. The schedule model (thunky-run --backend model): each eager case with
@@ -251,7 +255,11 @@ PYTHON
 fi
 
 note ""
-note "## Optimized exports back in JAX"
+note "## Optimized exports back in JAX, directly and through the Python package"
+# The package (python/) with its runtime library from build-runtime/python-lib
+# (scripts/build-runtime.sh), which needs nothing the machine may lack.
+lib="$root/build-runtime/python-lib"
+package=(env THUNKY_LIBRARY_DIR="$lib" LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3)
 mapfile -t sets < <("$root/scripts/jax-exports.sh" --list)
 if [ ${#sets[@]} = 0 ]; then
   note "- skipped: no JAX fixtures are committed yet (they come from this script's jax-fixtures.tar.gz)"
@@ -264,8 +272,14 @@ for set in "${sets[@]}"; do
     status=1
   elif [ $dry = 1 ]; then
     note "- skipped: loading $(ls "$exports" | wc -l) optimized exports of $(basename "$set") into JAX needs JAX on a GPU"
+    # The package's half of the loop, with the library that travels.
+    step "package-$(basename "$set")" 120 "${package[@]}" "$root/scripts/jax-package-loop.py" \
+      --dry-run --fixtures "$set" --exports "$exports" --report "$report"
   else
     step "reload-$(basename "$set")" 120 python3 "$root/scripts/reload-jax-exports.py" \
+      --fixtures "$set" --exports "$exports" --report "$report"
+    # The same through the Python package: from_compiled, to_compiled.
+    step "package-$(basename "$set")" 120 "${package[@]}" "$root/scripts/jax-package-loop.py" \
       --fixtures "$set" --exports "$exports" --report "$report"
   fi
 done
@@ -278,6 +292,7 @@ if [ $dry = 1 ]; then
 else
   step jax-containers 240 python3 "$root/scripts/make-jax-containers.py" "$containers" --part-seconds 100
   [ -f "$containers/manifest.json" ] && quote jax-containers
+  listed="$containers"
   # What thunky makes of each today; the files themselves come back in
   # jax-containers.tar.gz.
   while read -r file; do
@@ -286,6 +301,14 @@ else
              -maxdepth 1 -type f \( -name '*-cache' -o -name '*gpu_executable*' \
              -o -name '*[a-z].pickle' -o -name '*.exe' \) ! -name '*.trees.pickle' 2>/dev/null | sort | head -60)
 fi
+
+# thunky-container ls over the cache folder and the dump folder: what was
+# made now, or in the dry run the committed ones.
+[ $dry = 1 ] && listed="$(ls -d "$root"/test/Translate/jax-fixtures/*/containers 2>/dev/null | tail -1)"
+for folder in cache dump; do
+  [ -d "${listed:-}/$folder" ] || continue
+  step "ls-$folder" 30 "$container" ls "$listed/$folder" && quote "ls-$folder"
+done
 
 # The real-shaped step the containers part made runs, and is timed, too.
 if [ -f "$containers/step/mlp-step.exe" ]; then

@@ -32,7 +32,8 @@ ThunkySession *thunkySessionCreate(void);
 void thunkySessionDestroy(ThunkySession *session);
 
 /* Sets option `name` as thunky-run's --NAME VALUE: backend (host, cuda),
- * kernels (registered, fingerprint), ranks, partitions, max-iterations,
+ * kernels (registered, fingerprint; symbolic: terms, not bytes, for
+ * thunkySessionCompare only), ranks, partitions, max-iterations,
  * max-host-memory, scratch-byte, schedule (start, done), timeout, library
  * (a shared library of host kernels, loaded now; repeatable), and the
  * limits max-thunks, max-allocation-bytes, max-allocations,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import math
 from typing import List, Optional, Sequence, Tuple
 
 from ._numpy import np
@@ -20,8 +21,12 @@ class ArrayInfo:
         self.shape = shape
         self.nbytes = nbytes
         self.type_name = type_name  # "f32", or "raw" for bytes without a program shape
-        count = int(np.prod(shape)) if shape else 1
-        self.dtype = _arrays.dtype_of(element_type, nbytes // count if count else 1)
+
+    @property
+    def dtype(self) -> "np.dtype":
+        """The numpy dtype of its elements (numpy needed only here)."""
+        count = math.prod(self.shape)
+        return _arrays.dtype_of(self.element_type, self.nbytes // count if count else 1)
 
     def __repr__(self) -> str:
         return f"{self.type_name}[{','.join(map(str, self.shape))}]"

@@ -67,6 +67,14 @@ class Executable:
             finally:
                 _mlir.destroy(op)
 
+    def with_executable(self, other: "Executable") -> "Executable":
+        """This container (a cache entry, a ``serialize()`` pickle, the IFRT
+        envelope, ...) around ``other``'s executable: what replaces a cache
+        entry, or goes back into ``deserialize_and_load``, in place of this
+        one. Everything around the executable is kept as it is."""
+        return Executable(_session.swap_executable(self._data, other._data),
+                          f"{self.name} with {other.name}")
+
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes :meth:`export`'s bytes to ``path``."""
         Path(path).write_bytes(self._data)
@@ -225,7 +233,9 @@ class Executable:
         again with write traces, and the result names the first divergent
         thunk. Fingerprint kernels by default: each kernel a keyed hash of
         what it reads, so that the dataflow is what is compared
-        (docs/checking.md). Raises :class:`Error` when the two cannot be
+        (docs/checking.md); ``kernels="symbolic"`` compares terms instead of
+        bytes, at any size and through loops whose predicate a kernel
+        computes, where fingerprints cannot follow. Raises :class:`Error` when the two cannot be
         compared (other parameters, no outputs) or a run fails."""
         name, other_name = self.name, other.name
         if other_name == name or other_name.startswith(name + " "):

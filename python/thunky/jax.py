@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _session
 from .errors import Error
 from .executable import Executable
 
@@ -40,7 +39,7 @@ def to_compiled(executable: Executable, like: Any, backend: Any = None) -> Any:
     (:meth:`Executable.compare`)."""
     se = _serialize_executable()
     payload, in_tree, out_tree = se.serialize(like)
-    data = _session.swap_executable(payload, executable.export())
+    data = Executable(payload, "like").with_executable(executable).export()
     if backend is None:
         return se.deserialize_and_load(data, in_tree, out_tree)
     return se.deserialize_and_load(data, in_tree, out_tree, backend=backend)

@@ -198,14 +198,18 @@ class Jax(unittest.TestCase):
         again = thunky.to_compiled(exe.optimize(), like=compiled)
         np.testing.assert_allclose(np.asarray(again(x, x)), np.asarray(compiled(x, x)))
 
-    def test_swap_keeps_the_container(self):
+    def test_with_executable_keeps_the_container(self):
         # What to_compiled does to serialize()'s pickle, without JAX.
-        from thunky import _session
-        like = CONTAINERS[1].read_bytes()
-        exe = thunky.load(like)
-        self.assertEqual(like, _session.swap_executable(like, exe.export()))
-        bare = thunky.load(exe.export("executable"))
-        self.assertEqual(like, _session.swap_executable(like, bare.export()))
+        like = thunky.load(CONTAINERS[1])
+        self.assertEqual(like.export(), like.with_executable(like).export())
+        bare = thunky.load(like.export("executable"))
+        self.assertEqual(like.export(), like.with_executable(bare).export())
+        # Another executable inside: the pickle around it stays.
+        fast = like.optimize()
+        swapped = like.with_executable(thunky.load(fast.export("executable")))
+        self.assertTrue(swapped.layers.startswith("pickle+"), swapped.layers)
+        self.assertEqual(fast.export(), swapped.export())
+        self.assertNotEqual(like.export(), swapped.export())
 
 
 class Docs(unittest.TestCase):
