@@ -230,7 +230,7 @@ Field = collections.namedtuple("Field",
 Message = collections.namedtuple("Message",
                                  "name file fields reserved_ranges "
                                  "reserved_names")
-Enum = collections.namedtuple("Enum", "name file values")
+Enum = collections.namedtuple("Enum", "name file values reserved", defaults=((),))
 
 SCALAR_TYPES = {1: "double", 2: "float", 3: "int64", 4: "uint64", 5: "int32",
                 6: "fixed64", 7: "fixed32", 8: "bool", 9: "string",
@@ -677,8 +677,13 @@ class ProtoFile:
         full = qualify(scope, tokens.next())
         values = {}
         tokens.expect("{")
+        reserved = []
         while tokens.peek() != "}":
-            if tokens.peek() in ("option", "reserved", ";"):
+            if tokens.peek() == "reserved":
+                holder = ParsedMessage(full, self.filename, {}, reserved, set())
+                self.parse_reserved(tokens, holder)
+                continue
+            if tokens.peek() in ("option", ";"):
                 tokens.skip_statement()
                 continue
             name = tokens.next()
@@ -688,7 +693,7 @@ class ProtoFile:
             tokens.expect(";")
             values.setdefault(number, name)
         tokens.expect("}")
-        self.enums.append(Enum(full, self.filename, values))
+        self.enums.append(Enum(full, self.filename, values, reserved))
 
 
 def parse_schema_dir(schema_dir):
@@ -736,8 +741,10 @@ def resolve_field(parsed, scope, messages, enums):
             field_type = ("enum", full)
         else:
             field_type = ("unresolved", parsed.type_name)
+    # A type from outside the files read may be an enum: packed as written;
+    # compare_field weighs it only against a packable type of the schema's.
     packed = parsed.packed and parsed.label == "repeated" and \
-        packable(field_type)
+        (field_type[0] == "unresolved" or packable(field_type))
     return Field(parsed.number, parsed.name, parsed.label, field_type, packed,
                  parsed.oneof)
 
@@ -830,6 +837,10 @@ def compare_field(report, where, theirs, mine):
         report.notes.append("%s %s: upstream type %s is outside the tree"
                             % (where, theirs.name, theirs.type[1]))
         theirs = theirs._replace(type=mine.type)
+    elif theirs.type[0] == "unresolved" and mine.type == ("scalar", "bytes"):
+        report.stand_ins.append("%s %s: upstream %s (outside the tree), schema bytes "
+                                "(kept opaque as bytes)" % (where, theirs.name, theirs.type[1]))
+        theirs = theirs._replace(type=mine.type, packed=False)
     if theirs.name != mine.name:
         report.differences.append("name differs: %s upstream %s, schema %s"
                                   % (where, theirs.name, mine.name))
@@ -864,6 +875,8 @@ def compare_enum(report, name, upstream, ours):
         if mine is None:
             report.differences.append("enum value missing in schema: %s %s = %d"
                                       % (name, theirs, number))
+        elif theirs is None and any(low <= number <= high for low, high in upstream.reserved):
+            report.kept.append("%s %s = %d (reserved upstream)" % (name, mine, number))
         elif theirs is None:
             report.differences.append("enum value only in schema: %s %s = %d"
                                       % (name, mine, number))

@@ -30,13 +30,12 @@ One line per program goes to stdout (and --report, appended). Exit codes:
 library, no manifest); 4 a program failed.
 """
 import argparse
-import json
 import os
 import sys
 
-from jax_programs import compile_program, configure_jax, import_jax, selected_programs
-from jaxlib_info import (EXIT_FAILED, EXIT_OK, REPO_ROOT, EnvironmentProblem,
-                         report_problem)
+from jax_programs import (compile_program, configure_jax, finish, import_jax, outputs_differ,
+                          read_manifest, selected_programs)
+from jaxlib_info import REPO_ROOT, EnvironmentProblem, report_problem
 
 
 def import_thunky():
@@ -51,24 +50,6 @@ def import_thunky():
     except Exception as e:  # thunky.Error: no library where it looked
         raise EnvironmentProblem(str(e))
     return thunky
-
-
-def same_bits(np, expected, actual):
-    actual = np.asarray(actual)
-    return (expected.dtype == actual.dtype and expected.shape == actual.shape
-            and expected.tobytes() == actual.tobytes())
-
-
-def outputs_differ(jax, np, function, args, expected):
-    """'' when `function` gives `expected` bit for bit; else what differs."""
-    device = jax.devices()[0]
-    results = jax.tree_util.tree_leaves(function(*[jax.device_put(a, device) for a in args]))
-    if len(results) != len(expected):
-        return "%d outputs, the fixture has %d" % (len(results), len(expected))
-    for k, (want, got) in enumerate(zip(expected, results)):
-        if not same_bits(np, want, got):
-            return "output %d differs" % k
-    return ""
 
 
 def check_on_gpu(thunky, jax, np, folder, export, seed, entry):
@@ -130,12 +111,7 @@ def check_here(thunky, folder, export, entry):
 
 
 def package_loop(args):
-    manifest_path = os.path.join(args.fixtures, "manifest.json")
-    try:
-        with open(manifest_path) as f:
-            manifest = json.load(f)
-    except (OSError, ValueError) as e:
-        raise EnvironmentProblem("cannot read %s: %s" % (manifest_path, e))
+    manifest = read_manifest(args.fixtures)
     thunky = import_thunky()
     if not args.dry_run:
         jax, np = import_jax()
@@ -156,13 +132,9 @@ def package_loop(args):
             failed |= not result[1]
     if not lines:
         lines.append("- FAIL: %s holds no export of a program of %s"
-                     % (args.exports, manifest_path))
+                     % (args.exports, args.fixtures))
         failed = True
-    print("\n".join(lines))
-    if args.report:
-        with open(args.report, "a") as f:
-            f.write("\n".join(lines) + "\n")
-    return EXIT_FAILED if failed else EXIT_OK
+    return finish(lines, failed, args.report)
 
 
 def main(argv=None):

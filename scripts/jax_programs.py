@@ -1,16 +1,20 @@
 """The JAX programs the fixtures are made from, and how each is compiled:
 what scripts/make-jax-fixtures.py writes and scripts/reload-jax-exports.py
-compiles again, so that both see the same executable for the same seed.
+and scripts/jax-package-loop.py compile again, so that all see the same
+executable for the same seed; and what those two share in checking a
+fixture set's outputs.
 
 jax and numpy are imported inside the functions, so that --help and --list
 work without them.
 """
 import collections
 import io
+import json
+import os
 import pickle
 import zlib
 
-from jaxlib_info import EnvironmentProblem
+from jaxlib_info import EXIT_FAILED, EXIT_OK, EnvironmentProblem
 
 
 # ---------------------------------------------------------------------------
@@ -247,3 +251,41 @@ def executable_from_pickle(payload):
         raise RuntimeError("expected one ('exec', bytes) in the pickle, found %d"
                            % len(unpickler.executables))
     return unpickler.executables[0]
+
+
+# ---------------------------------------------------------------------------
+# Checking a fixture set's outputs (reload-jax-exports.py, jax-package-loop.py)
+
+def read_manifest(folder):
+    """The manifest.json of a fixture set, as a dict."""
+    path = os.path.join(folder, "manifest.json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise EnvironmentProblem("cannot read %s: %s" % (path, e))
+
+
+def outputs_differ(jax, np, function, args, expected):
+    """'' when `function` on `args` (put on the first device) gives the
+    arrays `expected` bit for bit: dtype, shape and bytes; else what
+    differs."""
+    device = jax.devices()[0]
+    results = jax.tree_util.tree_leaves(function(*[jax.device_put(a, device) for a in args]))
+    if len(results) != len(expected):
+        return "%d outputs, the fixture has %d" % (len(results), len(expected))
+    for k, (want, got) in enumerate(zip(expected, results)):
+        got = np.asarray(got)
+        if (want.dtype, want.shape, want.tobytes()) != (got.dtype, got.shape, got.tobytes()):
+            return "output %d differs" % k
+    return ""
+
+
+def finish(lines, failed, report):
+    """Prints the report lines (appending them to the file `report` too, when
+    given) and returns the exit code."""
+    print("\n".join(lines))
+    if report:
+        with open(report, "a") as f:
+            f.write("\n".join(lines) + "\n")
+    return EXIT_FAILED if failed else EXIT_OK

@@ -24,13 +24,13 @@ Exit codes: 0 every export gave JAX's outputs; 2 usage or environment
 problem (no jax, no GPU, no manifest); 4 an export failed or differed.
 """
 import argparse
-import json
 import os
 import sys
 from unittest import mock
 
-from jax_programs import compile_program, configure_jax, import_jax, selected_programs
-from jaxlib_info import EXIT_FAILED, EXIT_OK, EnvironmentProblem, report_problem
+from jax_programs import (compile_program, configure_jax, finish, import_jax, outputs_differ,
+                          read_manifest, selected_programs)
+from jaxlib_info import EnvironmentProblem, report_problem
 
 
 def load_with_bytes(jax, compiled, executable, replaced):
@@ -50,24 +50,10 @@ def load_with_bytes(jax, compiled, executable, replaced):
         return se.deserialize_and_load(payload, in_tree, out_tree)
 
 
-def same_bits(np, expected, actual):
-    actual = np.asarray(actual)
-    return (expected.dtype == actual.dtype and expected.shape == actual.shape
-            and expected.tobytes() == actual.tobytes())
-
-
 def run_bytes(jax, np, compiled, args, executable, expected, replaced):
     """'' when the bytes, loaded into JAX, give `expected`; else what differs."""
-    loaded = load_with_bytes(jax, compiled, executable, replaced)
-    device = jax.devices()[0]
-    results = jax.tree_util.tree_leaves(
-        loaded(*[jax.device_put(a, device) for a in args]))
-    if len(results) != len(expected):
-        return "%d outputs, the fixture has %d" % (len(results), len(expected))
-    for k, (want, got) in enumerate(zip(expected, results)):
-        if not same_bits(np, want, got):
-            return "output %d differs" % k
-    return ""
+    return outputs_differ(jax, np, load_with_bytes(jax, compiled, executable, replaced), args,
+                          expected)
 
 
 def check_program(jax, np, folder, exports, seed, entry):
@@ -111,12 +97,7 @@ def check_program(jax, np, folder, exports, seed, entry):
 
 
 def reload_exports(args):
-    manifest_path = os.path.join(args.fixtures, "manifest.json")
-    try:
-        with open(manifest_path) as f:
-            manifest = json.load(f)
-    except (OSError, ValueError) as e:
-        raise EnvironmentProblem("cannot read %s: %s" % (manifest_path, e))
+    manifest = read_manifest(args.fixtures)
     jax, np = import_jax()
     configure_jax(jax)
     lines, failed = [], False
@@ -128,13 +109,9 @@ def reload_exports(args):
             failed |= not result[1]
     if not lines:
         lines.append("- FAIL: %s holds no export of a program of %s"
-                     % (args.exports, manifest_path))
+                     % (args.exports, args.fixtures))
         failed = True
-    print("\n".join(lines))
-    if args.report:
-        with open(args.report, "a") as f:
-            f.write("\n".join(lines) + "\n")
-    return EXIT_FAILED if failed else EXIT_OK
+    return finish(lines, failed, args.report)
 
 
 def main(argv=None):
