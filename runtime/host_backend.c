@@ -36,6 +36,7 @@ typedef struct {
   uint64_t *paramSizes; /* per plan param: the argument's size, or the constant's */
   ThunkyError why;     /* what a kernel or custom call said went wrong */
   ThunkyAsyncSchedule async;
+  uint64_t iteration;  /* of the innermost while loop running; 0 outside */
   ThunkyError error;
   bool failed;
 } Rank;
@@ -345,19 +346,23 @@ static bool runConditional(Rank *r, const ThunkyCommand *c, uint32_t stream) {
 /* A loop with a known trip count runs its body that many times and never
  * its condition, as XLA's WhileThunk does. */
 static bool runWhile(Rank *r, const ThunkyCommand *c, uint32_t stream) {
-  uint64_t limit = r->state->config.maxIterations;
-  for (uint64_t i = 0;; i++) {
+  uint64_t limit = r->state->config.maxIterations, outer = r->iteration;
+  bool ok = true;
+  for (uint64_t i = 0; ok; i++) {
+    r->iteration = i; /* for a dynamic memcpy in the loop (its condition too) */
     if (c->loop.tripCount >= 0 && i == (uint64_t)c->loop.tripCount)
-      return true;
-    if (c->loop.tripCount < 0 && !runList(r, c->loop.condition, stream))
-      return false;
+      break;
+    if (c->loop.tripCount < 0 && !(ok = runList(r, c->loop.condition, stream)))
+      break;
     if (c->loop.tripCount < 0 && !*at(r, c->loop.predicate))
-      return true;
+      break;
     if (limit && i >= limit)
-      return fail(r, c, "the loop ran past --max-iterations (%llu)", (unsigned long long)limit);
-    if (!runList(r, c->loop.body, stream))
-      return false;
+      ok = fail(r, c, "the loop ran past --max-iterations (%llu)", (unsigned long long)limit);
+    else
+      ok = runList(r, c->loop.body, stream);
   }
+  r->iteration = outer;
+  return ok;
 }
 
 static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
@@ -372,9 +377,14 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
       memcpy(dst + i, &c->memset32.value, 4);
     return true;
   }
-  case THUNKY_CMD_COPY:
-    memmove(at(r, c->copy.dst), at(r, c->copy.src), c->copy.dst.size);
+  case THUNKY_CMD_COPY: {
+    ThunkyPlanSlice src, dst;
+    if (!thunkyPlanCopySlices(s->plan, c, r->iteration, &src, &dst))
+      return fail(r, c, "the dynamic memcpy has no offsets for iteration %llu",
+                  (unsigned long long)r->iteration);
+    memmove(at(r, dst), at(r, src), dst.size);
     return true;
+  }
   case THUNKY_CMD_KERNEL:
     return runKernel(r, c);
   case THUNKY_CMD_CUSTOM_CALL:

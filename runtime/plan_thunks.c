@@ -30,6 +30,46 @@ static bool copyThunk(Builder *b, CommandVec *v, const Xla__Gpu__CopyThunkProto 
   return true;
 }
 
+/* XLA's DynamicMemcpyThunk (JAX 0.10): a copy of mem_size bytes at an
+ * offset pair chosen by the innermost loop's iteration. Reading checked
+ * that every offset keeps the bytes inside their slice. */
+static bool dynamicCopyThunk(Builder *b, CommandVec *v, const Xla__Gpu__DynamicMemcpyThunkProto *m) {
+  ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_COPY);
+  if (!c || !thunkyPlanSliceOf(b, m->source_buffer, "source", &c->copy.src) ||
+      !thunkyPlanSliceOf(b, m->destination_buffer, "destination", &c->copy.dst))
+    return false;
+  const Xla__Gpu__DynamicMemcpyThunkProto__Offsets *o = m->offsets;
+  size_t n = o ? o->n_src_offsets : 0;
+  if (!o || n == 0 || n != o->n_dst_offsets)
+    return fail(b, "a dynamic memcpy with %zu source and %zu destination offsets", n,
+                o ? o->n_dst_offsets : 0);
+  c->copy.direction = THUNKY_COPY_DEVICE_TO_DEVICE;
+  c->copy.dependsOnLoop = o->depends_on_loop;
+  c->copy.size = (uint64_t)m->mem_size;
+  c->copy.offsets = (ThunkyRange){*b->ids.count, (uint32_t)(2 * n)};
+  for (size_t i = 0; i < 2 * n; i++) {
+    int64_t *offset = thunkyPlanPush(&b->ids); /* the array may move: one at a time */
+    if (!offset)
+      return thunkyErrorf(b->error, "out of memory");
+    *offset = i % 2 ? o->dst_offsets[i / 2] : o->src_offsets[i / 2];
+  }
+  return true;
+}
+
+bool thunkyPlanCopySlices(const ThunkyPlan *plan, const ThunkyCommand *c, uint64_t iteration,
+                          ThunkyPlanSlice *src, ThunkyPlanSlice *dst) {
+  *src = c->copy.src, *dst = c->copy.dst;
+  if (!c->copy.offsets.count)
+    return true;
+  uint64_t index = c->copy.dependsOnLoop ? iteration : 0;
+  if (index >= c->copy.offsets.count / 2)
+    return false;
+  const int64_t *pair = &plan->ids[c->copy.offsets.first + 2 * index];
+  src->offset += (uint64_t)pair[0], dst->offset += (uint64_t)pair[1];
+  src->size = dst->size = c->copy.size;
+  return true;
+}
+
 /*--- control flow -------------------------------------------------------------*/
 
 static bool sequence(Builder *b, const Xla__Gpu__ThunkSequenceProto *s, uint32_t *list) {
@@ -164,6 +204,8 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
     return copyThunk(b, v, t->device_to_host_copy_thunk->copy_thunk, THUNKY_COPY_DEVICE_TO_HOST);
   case XLA__GPU__THUNK_PROTO__IMPL_HOST_TO_DEVICE_COPY_THUNK:
     return copyThunk(b, v, t->host_to_device_copy_thunk->copy_thunk, THUNKY_COPY_HOST_TO_DEVICE);
+  case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_MEMCPY_THUNK:
+    return dynamicCopyThunk(b, v, t->dynamic_memcpy_thunk);
   case XLA__GPU__THUNK_PROTO__IMPL_MEMZERO_THUNK: {
     ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_MEMZERO);
     return c && thunkyPlanShapedSliceOf(b, t->memzero_thunk->dest_buffer, "destination",

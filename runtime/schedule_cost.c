@@ -215,11 +215,13 @@ double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
   case THUNKY_CMD_MEMSET32:
     ns = onMemory((double)c->memset32.dst.size, d);
     break;
-  case THUNKY_CMD_COPY:
+  case THUNKY_CMD_COPY: {
+    double bytes = (double)(c->copy.offsets.count ? c->copy.size : c->copy.dst.size);
     ns = c->copy.direction == THUNKY_COPY_DEVICE_TO_DEVICE
-             ? onMemory(2.0 * (double)c->copy.dst.size, d)
-             : (double)c->copy.dst.size / d->hostLinkBytesPerSecond * 1e9;
+             ? onMemory(2.0 * bytes, d)
+             : bytes / d->hostLinkBytesPerSecond * 1e9;
     break;
+  }
   case THUNKY_CMD_GEMM:
     ns = gemmNs(plan, &plan->gemms[c->gemm.gemm], c->thunk, d);
     break;

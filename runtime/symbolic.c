@@ -872,8 +872,15 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
       if (!writeOne(s, r, c->memset32.dst, fill4(s, c->memset32.value), 0))
         return false;
     return true;
-  case THUNKY_CMD_COPY:
-    return runCopy(s, c);
+  case THUNKY_CMD_COPY: {
+    /* Loops run here as functions of what they read, without iterations:
+     * a copy that follows one is a function of what it reads, too. */
+    if (c->copy.dependsOnLoop)
+      return runUninterpreted(s, c);
+    ThunkyCommand fixed = *c;
+    thunkyPlanCopySlices(s->plan, c, 0, &fixed.copy.src, &fixed.copy.dst);
+    return runCopy(s, &fixed);
+  }
   case THUNKY_CMD_KERNEL:
   case THUNKY_CMD_CUSTOM_CALL:
   case THUNKY_CMD_GEMM:

@@ -63,7 +63,17 @@ typedef struct ThunkyCommand {
   union {
     struct { ThunkyPlanSlice dst; } memzero;
     struct { ThunkyPlanSlice dst; uint32_t value; } memset32;
-    struct { ThunkyPlanSlice src, dst; uint8_t direction; } copy;
+    /* A dynamic_memcpy_thunk is a copy whose bytes move by an offset pair
+     * per index (plan->ids: source, destination, source, ...), the index
+     * 0, or the innermost loop's iteration when dependsOnLoop; src and dst
+     * are then the whole slices. thunkyPlanCopySlices says what moves. */
+    struct {
+      ThunkyPlanSlice src, dst;
+      uint8_t direction;
+      bool dependsOnLoop;
+      uint64_t size;       /* a dynamic copy's bytes */
+      ThunkyRange offsets; /* empty: a copy of src to dst */
+    } copy;
     struct {
       uint32_t kernel;  /* plan->kernels */
       ThunkyRange args; /* plan->slices: the thunk's arguments, which XLA passes in
@@ -298,6 +308,11 @@ void thunkyPlanDestroy(ThunkyPlan *plan);
 
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion)". */
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size);
+/* The bytes copy command `c` moves, in *src and *dst (of one size), when
+ * the innermost while loop around it runs iteration `iteration` (0 outside
+ * loops). False when a dynamic copy has no offsets for that iteration. */
+bool thunkyPlanCopySlices(const ThunkyPlan *plan, const ThunkyCommand *c, uint64_t iteration,
+                          ThunkyPlanSlice *src, ThunkyPlanSlice *dst);
 
 #ifdef __cplusplus
 }

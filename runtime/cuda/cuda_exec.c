@@ -21,6 +21,7 @@ typedef struct Walk {
   const ThunkyCudaDriver *cu;
   bool timed;     /* an event per command; off inside collective groups */
   bool capturing; /* recording a graph: its commands, not graphs, are enqueued */
+  uint64_t iteration; /* of the innermost while loop running; 0 outside */
 } Walk;
 
 static bool check(Walk *w, CUresult result, const char *call, uint32_t thunk) {
@@ -79,6 +80,7 @@ static bool runConditional(Walk *w, const ThunkyCommand *c, CUstream stream,
 static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
   uint64_t limit =
       w->state->config.maxIterations ? w->state->config.maxIterations : UINT64_MAX;
+  uint64_t outer = w->iteration;
   char name[160];
   /* XLA runs a loop of known trip count without its condition, saving a
    * wait for the predicate every iteration. */
@@ -90,27 +92,33 @@ static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t 
                           "limit of %llu",
                           name, (long long)c->loop.tripCount, (unsigned long long)limit);
     }
-    for (int64_t i = 0; i < c->loop.tripCount; i++)
-      if (!runList(w, c->loop.body, stream, streamId))
-        return false;
-    return true;
+    bool ok = true;
+    for (int64_t i = 0; ok && i < c->loop.tripCount; i++) {
+      w->iteration = (uint64_t)i; /* for a dynamic memcpy in the body */
+      ok = runList(w, c->loop.body, stream, streamId);
+    }
+    w->iteration = outer;
+    return ok;
   }
-  for (uint64_t i = 0;; i++) {
+  bool ok = true;
+  for (uint64_t i = 0; ok; i++) {
     int32_t more;
-    if (!runList(w, c->loop.condition, stream, streamId) ||
-        !readBack(w, c->loop.predicate, stream, c->thunk, &more))
-      return false;
-    if (!more)
-      return true;
+    w->iteration = i;
+    if (!(ok = runList(w, c->loop.condition, stream, streamId) &&
+               readBack(w, c->loop.predicate, stream, c->thunk, &more)) ||
+        !more)
+      break;
     if (i == limit) {
       thunkyCudaThunkName(w->state, c->thunk, name, sizeof name);
-      return thunkyErrorf(&w->rank->error,
-                          "cuda: the while loop of %s ran past the limit of %llu iterations",
-                          name, (unsigned long long)limit);
+      ok = thunkyErrorf(&w->rank->error,
+                        "cuda: the while loop of %s ran past the limit of %llu iterations",
+                        name, (unsigned long long)limit);
+    } else {
+      ok = runList(w, c->loop.body, stream, streamId);
     }
-    if (!runList(w, c->loop.body, stream, streamId))
-      return false;
   }
+  w->iteration = outer;
+  return ok;
 }
 
 static bool runAsyncStart(Walk *w, const ThunkyCommand *c, CUstream stream) {
@@ -226,11 +234,18 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
                  "cuMemsetD32Async", thunk);
   case THUNKY_CMD_COPY: {
     /* Every allocation is device memory here, whatever XLA's direction. */
-    uint64_t size = c->copy.src.size < c->copy.dst.size ? c->copy.src.size : c->copy.dst.size;
+    ThunkyPlanSlice src, dst;
+    if (!thunkyPlanCopySlices(w->plan, c, w->iteration, &src, &dst)) {
+      char name[160];
+      thunkyCudaThunkName(w->state, thunk, name, sizeof name);
+      return thunkyErrorf(&rank->error, "cuda: %s: the dynamic memcpy has no offsets for "
+                                        "iteration %llu", name, (unsigned long long)w->iteration);
+    }
+    uint64_t size = src.size < dst.size ? src.size : dst.size;
     return !size ||
            check(w,
-                 cu->cuMemcpyDtoDAsync(thunkyCudaAddress(rank, c->copy.dst),
-                                       thunkyCudaAddress(rank, c->copy.src), size, stream),
+                 cu->cuMemcpyDtoDAsync(thunkyCudaAddress(rank, dst),
+                                       thunkyCudaAddress(rank, src), size, stream),
                  "cuMemcpyDtoDAsync", thunk);
   }
   case THUNKY_CMD_KERNEL: return runKernel(w, c, stream);
@@ -336,7 +351,8 @@ static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId) 
 /*--- rank jobs -------------------------------------------------------------*/
 
 static Walk walkOf(ThunkyCudaState *state, ThunkyCudaRank *rank, bool timed) {
-  return (Walk){state, rank, state->plan, &state->cu, timed, false};
+  return (Walk){.state = state, .rank = rank, .plan = state->plan, .cu = &state->cu,
+                .timed = timed};
 }
 
 /* Waits for the main stream, then for regions never awaited. */
@@ -403,8 +419,10 @@ static bool capturable(const ThunkyPlan *plan, uint32_t first, uint32_t end, uin
     uint32_t nested = c->kind == THUNKY_CMD_ASYNC_START       ? c->asyncStart.list
                       : c->kind == THUNKY_CMD_COLLECTIVE_GROUP ? c->group.list
                                                                : UINT32_MAX;
+    /* A copy that follows a loop's iteration would be captured with one. */
     if (c->kind == THUNKY_CMD_CONDITIONAL || c->kind == THUNKY_CMD_WHILE ||
-        c->kind == THUNKY_CMD_CUSTOM_CALL || c->kind == THUNKY_CMD_OPAQUE)
+        c->kind == THUNKY_CMD_CUSTOM_CALL || c->kind == THUNKY_CMD_OPAQUE ||
+        (c->kind == THUNKY_CMD_COPY && c->copy.dependsOnLoop))
       return false;
     if (nested != UINT32_MAX) {
       ThunkyRange l = plan->lists[nested];
