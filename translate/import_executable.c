@@ -447,7 +447,12 @@ static bool elideSignature(Importer *im, MlirBlock entry) {
     if (ok && samePacked(&named.base, &kept->base))
       kept->n_parameter_names = 0, kept->parameter_names = NULL;
   }
-  if (ok && kept && thunkyProtoIsEmpty(&kept->base))
+  /* Left out only where export makes it again: an executable with neither
+   * parameters nor outputs gets none, so one present, even empty, stays. */
+  Xla__ProgramShapeProto *derived = NULL;
+  const char *why;
+  if (ok && kept && thunkyProtoIsEmpty(&kept->base) &&
+      thunkySignatureProgramShape(im->arena, args, n, &derived, &why) && derived)
     im->exe->program_shape = NULL;
   free(allocations), free(args);
   return ok || thunkyImportError(im, "%s", "out of memory");
