@@ -182,6 +182,8 @@ static bool describeField(const ProtobufCMessageDescriptor *desc,
   if (f->descriptor == &xla__buffer_allocation_proto__descriptor ||
       (desc == &xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor &&
        strcmp(f->name, "embedded_thunks") == 0) ||
+      (desc == &xla__gpu__dynamic_slice_thunk_proto__descriptor &&
+       strcmp(f->name, "embedded_thunk") == 0) || /* its fake_allocations */
       (desc == &xla__gpu__host_execute_start_thunk_proto__descriptor &&
        strcmp(f->name, "executable_proto") == 0))
     return false;
