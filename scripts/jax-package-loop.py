@@ -116,7 +116,7 @@ def package_loop(args):
     if not args.dry_run:
         jax, np = import_jax()
         configure_jax(jax)
-    lines, failed = [], False
+    results = []
     for entry in manifest.get("programs", []):
         export = os.path.join(args.exports, entry["name"] + ".exe")
         if "error" in entry or not os.path.exists(export):
@@ -128,13 +128,8 @@ def package_loop(args):
         except (thunky.Error, EnvironmentProblem) as e:
             result = "- FAIL %s: %s" % (entry["name"], e), False
         if result:
-            lines.append(result[0])
-            failed |= not result[1]
-    if not lines:
-        lines.append("- FAIL: %s holds no export of a program of %s"
-                     % (args.exports, args.fixtures))
-        failed = True
-    return finish(lines, failed, args.report)
+            results.append(result)
+    return finish(results, args)
 
 
 def main(argv=None):

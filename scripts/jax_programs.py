@@ -281,11 +281,18 @@ def outputs_differ(jax, np, function, args, expected):
     return ""
 
 
-def finish(lines, failed, report):
-    """Prints the report lines (appending them to the file `report` too, when
-    given) and returns the exit code."""
+def finish(results, args):
+    """Prints one line per program (appending them to the file args.report
+    too, when given) from `results`, (line, passed) pairs, and returns the
+    exit code; no result at all is a failure."""
+    lines = [line for line, _ in results]
+    failed = not all(passed for _, passed in results)
+    if not results:
+        lines.append("- FAIL: %s holds no export of a program of %s"
+                     % (args.exports, args.fixtures))
+        failed = True
     print("\n".join(lines))
-    if report:
-        with open(report, "a") as f:
+    if args.report:
+        with open(args.report, "a") as f:
             f.write("\n".join(lines) + "\n")
     return EXIT_FAILED if failed else EXIT_OK

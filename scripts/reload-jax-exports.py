@@ -100,18 +100,9 @@ def reload_exports(args):
     manifest = read_manifest(args.fixtures)
     jax, np = import_jax()
     configure_jax(jax)
-    lines, failed = [], False
-    for entry in manifest.get("programs", []):
-        result = check_program(jax, np, args.fixtures, args.exports,
-                               manifest.get("seed", 0), entry)
-        if result:
-            lines.append(result[0])
-            failed |= not result[1]
-    if not lines:
-        lines.append("- FAIL: %s holds no export of a program of %s"
-                     % (args.exports, args.fixtures))
-        failed = True
-    return finish(lines, failed, args.report)
+    results = [check_program(jax, np, args.fixtures, args.exports, manifest.get("seed", 0), e)
+               for e in manifest.get("programs", [])]
+    return finish([r for r in results if r], args)
 
 
 def main(argv=None):
