@@ -875,10 +875,10 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
   case THUNKY_CMD_COPY: {
     /* Loops run here as functions of what they read, without iterations:
      * a copy that follows one is a function of what it reads, too. */
-    if (c->copy.dependsOnLoop)
-      return runUninterpreted(s, c);
     ThunkyCommand fixed = *c;
-    thunkyPlanCopySlices(s->plan, c, 0, &fixed.copy.src, &fixed.copy.dst);
+    if (c->copy.dependsOnLoop ||
+        !thunkyPlanCopySlices(s->plan, c, 0, &fixed.copy.src, &fixed.copy.dst))
+      return runUninterpreted(s, c);
     return runCopy(s, &fixed);
   }
   case THUNKY_CMD_KERNEL:
