@@ -68,6 +68,8 @@ static const char usage[] =
     "                                       of allocation index, a memzero of each\n"
     "                   async-pairs         N/2 async start/done pairs, distinct ids, each\n"
     "                                       region one memzero\n"
+    "                   async-overlapping   the same, every start before every done: N/2\n"
+    "                                       regions in flight together\n"
     "                   constants           N 8-byte constants, each its own symbol and\n"
     "                                       content (and one memzero elsewhere)\n"
     "                   binaries            N custom kernel thunks, each its own 16-byte cubin\n"
@@ -1440,6 +1442,7 @@ typedef enum {
   SHAPE_MIXED, /* the synthetic mix above; no --shape */
   SHAPE_REVERSE_PARAMETERS,
   SHAPE_ASYNC_PAIRS,
+  SHAPE_ASYNC_OVERLAPPING,
   SHAPE_CONSTANTS,
   SHAPE_BINARIES,
   SHAPE_ALLOCATIONS,
@@ -1447,7 +1450,8 @@ typedef enum {
 } Shape;
 
 static const char *const shapeNames[NUM_SHAPES] = {
-    "mixed", "reverse-parameters", "async-pairs", "constants", "binaries", "allocations"};
+    "mixed",     "reverse-parameters", "async-pairs", "async-overlapping",
+    "constants", "binaries",           "allocations"};
 
 /* Every crafted item is 8 bytes: an f32[2]. */
 enum { ITEM_BYTES = 8 };
@@ -1519,6 +1523,7 @@ static Xla__Gpu__GpuExecutableProto *craftedExecutable(Gen *g, Shape shape, uint
       craftAlloc(g, shape == SHAPE_ALLOCATIONS ? ALLOC_TEMP : ALLOC_PARAMETER, ITEM_BYTES);
     break;
   case SHAPE_ASYNC_PAIRS: /* one temp, an item per pair */
+  case SHAPE_ASYNC_OVERLAPPING:
     craftAlloc(g, ALLOC_TEMP, ITEM_BYTES * (n / 2 ? n / 2 : 1));
     break;
   case SHAPE_CONSTANTS:
@@ -1584,6 +1589,13 @@ static void craftedThunks(Gen *g, Shape shape, uint64_t n) {
       put(g, &entry, asyncMemzero(g, i + 1, 0, i * ITEM_BYTES));
       put(g, &entry, asyncDoneNamed(g, "memzero-done", i + 1));
     }
+    g->maxDepth = 1;
+    break;
+  case SHAPE_ASYNC_OVERLAPPING:
+    for (uint64_t i = 0; i < (n / 2 ? n / 2 : 1); i++)
+      put(g, &entry, asyncMemzero(g, i + 1, 0, i * ITEM_BYTES));
+    for (uint64_t i = 0; i < (n / 2 ? n / 2 : 1); i++)
+      put(g, &entry, asyncDoneNamed(g, "memzero-done", i + 1));
     g->maxDepth = 1;
     break;
   case SHAPE_CONSTANTS:

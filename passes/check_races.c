@@ -8,13 +8,22 @@
  * does. On the byte-range accesses of access.h; a region whose done is not
  * in its block is in flight to the end of the block.
  *
+ * One sweep over each block that holds a start: the accesses of the
+ * regions in flight sit in two interval sets (every access, and the
+ * writes), each op's accesses are looked up there, and a region leaves
+ * them at its done or at its first race. So the check is linear in the
+ * ops and their accesses however many regions are in flight at once,
+ * and reports each region's first race, in block order.
+ *
  * The pass changes nothing. Each finding is an error at the async_start
  * naming the other op as the runtime names its thunk (thunk_info.h), its
- * op and location; the work is bounded (max-pairs), and a
- * module past the bound is an error, never a silent pass.
+ * op and location; the work is bounded (max-pairs: nodes the lookups visit),
+ * and a module past the bound is an error, never a silent pass.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
+#include "interval_set.h"
+#include "op_map.h"
 #include "thunk_info.h"
 
 #include "thunky-c/Diagnostics.h"
@@ -25,13 +34,8 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-  int64_t budget; /* access pairs left to compare */
-  bool failed;
-  ThunkyThunkNumbers numbers; /* for naming the ops races are with */
-} Check;
 
 typedef struct {
   char *at;
@@ -61,33 +65,33 @@ static void rootText(MlirValue root, char *out, size_t size) {
   snprintf(out, size, "the result of %.*s", (int)name.length, name.data);
 }
 
-/* The async_done of `start` in the same block, or a null op. */
-static MlirOperation doneOf(MlirOperation start) {
-  MlirBlock block = mlirOperationGetBlock(start);
-  MlirValue token = mlirOperationGetResult(start, 0);
-  for (MlirOpOperand use = mlirValueGetFirstUse(token); !mlirOpOperandIsNull(use);
-       use = mlirOpOperandGetNextUse(use)) {
-    MlirOperation user = mlirOpOperandGetOwner(use);
-    if (thunkyOpGetKind(user) == THUNKY_OP_ASYNC_DONE &&
-        mlirBlockEqual(mlirOperationGetBlock(user), block))
-      return user;
-  }
-  return (MlirOperation){NULL};
-}
+/* A region in flight: its start and the last of its ranges in each set
+ * (linked back through the rest); a collective region sits in the lists of
+ * those that have not yet been warned about a collective beside them or
+ * another region on their stream. */
+typedef struct {
+  MlirOperation start;
+  int64_t lastAny, lastWrite; /* -1: none, or already removed */
+  bool collective;
+  int32_t besidePrev, besideNext, streamPrev, streamNext; /* -1: none */
+  bool inBeside, inStream;
+  ThunkyOpMapKey stream;
+} Region;
 
-/* Whether `op` is the done of a region that started before `start` in the
- * block: that pair was checked from the earlier start. */
-static bool doneOfEarlier(MlirOperation op, MlirOperation start) {
-  if (thunkyOpGetKind(op) != THUNKY_OP_ASYNC_DONE)
-    return false;
-  MlirValue token = mlirOperationGetOperand(op, 0);
-  if (!mlirValueIsAOpResult(token))
-    return false;
-  MlirOperation other = mlirOpResultGetOwner(token);
-  if (!mlirBlockEqual(mlirOperationGetBlock(other), mlirOperationGetBlock(start)))
-    return false;
-  return mlirOperationIsBeforeInBlock(other, start);
-}
+typedef struct {
+  int64_t budget; /* max-pairs: nodes the lookups may still visit */
+  bool failed, outOfMemory;
+  ThunkyThunkNumbers numbers; /* for naming the ops races are with */
+  ThunkyIntervalSet any, writes;
+  ThunkyOpAccess *anyAccess, *writeAccess; /* per range handle of each set */
+  size_t anyCapacity, writeCapacity;
+  Region *regions;
+  size_t numRegions, regionCapacity;
+  ThunkyOpMap regionOf; /* start op -> region index + 1 */
+  ThunkyOpMap streamHead; /* stream -> first region index + 1 of its list */
+  int32_t besideHead;
+  size_t inFlight; /* regions of this sweep started and not done */
+} Check;
 
 static void report(Check *c, MlirOperation start, MlirOperation other, ThunkyOpAccess mine,
                    ThunkyOpAccess theirs) {
@@ -108,55 +112,8 @@ static void report(Check *c, MlirOperation start, MlirOperation other, ThunkyOpA
   c->failed = true;
 }
 
-/* The first conflicting pair of `region` (the start's accesses) and `op`'s. */
-static void checkOp(Check *c, MlirOperation start, const ThunkyOpAccesses *region,
-                    MlirOperation op) {
-  ThunkyOpAccesses theirs = {0};
-  thunkyCollectAccesses(op, &theirs);
-  if (theirs.outOfMemory) {
-    thunkyEmitOpError(op, "thunky-check-races: out of memory");
-    c->failed = true;
-  }
-  c->budget -= (int64_t)(region->count * theirs.count);
-  for (size_t i = 0; c->budget >= 0 && !theirs.outOfMemory && i < region->count; i++)
-    for (size_t j = 0; j < theirs.count; j++) {
-      ThunkyOpAccess a = region->items[i], b = theirs.items[j];
-      if ((a.write || b.write) && thunkyBytesOverlap(a.bytes, b.bytes)) {
-        report(c, start, op, a, b);
-        i = region->count;
-        break;
-      }
-    }
-  thunkyAccessesClear(&theirs);
-}
-
-/* The execution stream an async_start runs its region on. */
-static bool sameStream(MlirOperation a, MlirOperation b) {
-  MlirStringRef names[2] = {mlirStringRefCreateFromCString("stream_id"),
-                            mlirStringRefCreateFromCString("is_communication")};
-  for (int i = 0; i < 2; i++) {
-    MlirAttribute x = mlirOperationGetAttributeByName(a, names[i]);
-    MlirAttribute y = mlirOperationGetAttributeByName(b, names[i]);
-    if (mlirAttributeIsNull(x) != mlirAttributeIsNull(y) ||
-        (!mlirAttributeIsNull(x) && !mlirAttributeEqual(x, y)))
-      return false;
-  }
-  return true;
-}
-
-/* XLA's runtime rule for collectives in flight together (openxla/xla#40520):
- * each runs on an async stream of its own, or they may deadlock. A
- * collective issued beside a region that holds one breaks it; a second
- * such region on the same stream waits for the first, overlapping nothing. */
-static void checkCollectives(Check *c, MlirOperation start, MlirOperation op) {
+static void warnAt(Check *c, MlirOperation start, MlirOperation op, bool beside) {
   char where[512], thunk[160];
-  ThunkyOpKind kind = thunkyOpGetKind(op);
-  bool beside = kind != THUNKY_OP_ASYNC_START && kind != THUNKY_OP_ASYNC_DONE &&
-                thunkyOpHoldsCollective(op, true);
-  bool sharing = kind == THUNKY_OP_ASYNC_START && sameStream(start, op) &&
-                 thunkyOpHoldsCollective(op, false);
-  if (!beside && !sharing)
-    return;
   locationText(op, where, sizeof where);
   thunkyOpThunkName(op, thunkyThunkNumberOf(&c->numbers, op), thunk, sizeof thunk);
   if (beside)
@@ -171,52 +128,251 @@ static void checkCollectives(Check *c, MlirOperation start, MlirOperation op) {
                         thunk, where);
 }
 
-static void checkStart(Check *c, MlirOperation start) {
-  ThunkyOpAccesses region = {0};
-  thunkyCollectAccesses(start, &region);
-  if (region.outOfMemory) {
-    thunkyEmitOpError(start, "thunky-check-races: out of memory");
+/*--- the lists of collective regions still to warn --------------------------*/
+
+static void leaveBeside(Check *c, int32_t r) {
+  Region *x = &c->regions[r];
+  if (!x->inBeside)
+    return;
+  if (x->besidePrev >= 0)
+    c->regions[x->besidePrev].besideNext = x->besideNext;
+  else
+    c->besideHead = x->besideNext;
+  if (x->besideNext >= 0)
+    c->regions[x->besideNext].besidePrev = x->besidePrev;
+  x->inBeside = false;
+}
+
+static void leaveStream(Check *c, int32_t r) {
+  Region *x = &c->regions[r];
+  if (!x->inStream)
+    return;
+  if (x->streamPrev >= 0) {
+    c->regions[x->streamPrev].streamNext = x->streamNext;
+  } else {
+    /* The map keeps index + 1; an empty list stores a value that is no region. */
+    uintptr_t head = x->streamNext >= 0 ? (uintptr_t)x->streamNext + 1 : UINTPTR_MAX;
+    if (!thunkyOpMapPut(&c->streamHead, x->stream, (void *)head))
+      c->outOfMemory = true;
+  }
+  if (x->streamNext >= 0)
+    c->regions[x->streamNext].streamPrev = x->streamPrev;
+  x->inStream = false;
+}
+
+static int32_t streamFirst(Check *c, ThunkyOpMapKey stream) {
+  uintptr_t head = (uintptr_t)thunkyOpMapGet(&c->streamHead, stream);
+  return head && head != UINTPTR_MAX ? (int32_t)(head - 1) : -1;
+}
+
+/* The execution stream an async_start runs its region on, as a map key:
+ * attributes are uniqued, so equal ones are one pointer. */
+static ThunkyOpMapKey streamOf(MlirOperation start) {
+  MlirAttribute id = mlirOperationGetAttributeByName(start, mlirStringRefCreateFromCString("stream_id"));
+  MlirAttribute comm =
+      mlirOperationGetAttributeByName(start, mlirStringRefCreateFromCString("is_communication"));
+  return (ThunkyOpMapKey){id.ptr ? id.ptr : (const void *)1, (int64_t)(intptr_t)comm.ptr, 7};
+}
+
+/*--- the sweep --------------------------------------------------------------*/
+
+static bool keepAccess(ThunkyOpAccess **items, size_t *capacity, int64_t handle,
+                       ThunkyOpAccess access) {
+  if ((size_t)handle >= *capacity) {
+    size_t n = *capacity ? 2 * *capacity : 64;
+    while (n <= (size_t)handle)
+      n *= 2;
+    ThunkyOpAccess *grown = realloc(*items, n * sizeof *grown);
+    if (!grown)
+      return false;
+    *items = grown, *capacity = n;
+  }
+  (*items)[handle] = access;
+  return true;
+}
+
+/* A region leaves the sets at its done or its first race. */
+static void retire(Check *c, int32_t r) {
+  Region *x = &c->regions[r];
+  thunkyIntervalRemoveList(&c->any, x->lastAny);
+  thunkyIntervalRemoveList(&c->writes, x->lastWrite);
+  x->lastAny = x->lastWrite = -1;
+}
+
+/* Each region in flight whose accesses conflict with `access` of `op`:
+ * reported at its start, then retired. */
+static void conflicts(Check *c, MlirOperation op, ThunkyOpAccess access) {
+  ThunkyIntervalSet *set = access.write ? &c->any : &c->writes;
+  ThunkyOpAccess *kept = access.write ? c->anyAccess : c->writeAccess;
+  const void *root = access.bytes.root.ptr;
+  int64_t start = access.bytes.offset, end = access.bytes.offset + access.bytes.size;
+  uint32_t owner;
+  int64_t hit;
+  while (c->budget >= 0 && (hit = thunkyIntervalFind(set, root, start, end, &owner)) >= 0) {
+    report(c, c->regions[owner].start, op, kept[hit], access);
+    retire(c, (int32_t)owner);
+  }
+}
+
+static bool addRegion(Check *c, MlirOperation start, const ThunkyOpAccesses *accesses,
+                      bool collective) {
+  if (c->numRegions == c->regionCapacity) {
+    size_t n = c->regionCapacity ? 2 * c->regionCapacity : 64;
+    Region *grown = realloc(c->regions, n * sizeof *grown);
+    if (!grown || n > INT32_MAX)
+      return false;
+    c->regions = grown, c->regionCapacity = n;
+  }
+  int32_t r = (int32_t)c->numRegions++;
+  c->inFlight++;
+  Region *x = &c->regions[r];
+  *x = (Region){start, -1, -1, collective, -1, -1, -1, -1, false, false, streamOf(start)};
+  if (!thunkyOpMapPut(&c->regionOf, (ThunkyOpMapKey){start.ptr, 0, 0}, (void *)(uintptr_t)(r + 1)))
+    return false;
+  for (size_t i = 0; i < accesses->count; i++) {
+    ThunkyOpAccess a = accesses->items[i];
+    const void *root = a.bytes.root.ptr;
+    int64_t end = a.bytes.offset + a.bytes.size;
+    int64_t h = thunkyIntervalAdd(&c->any, root, a.bytes.offset, end, (uint32_t)r, x->lastAny);
+    if (h < 0 || !keepAccess(&c->anyAccess, &c->anyCapacity, h, a))
+      return false;
+    x->lastAny = h;
+    if (!a.write)
+      continue;
+    h = thunkyIntervalAdd(&c->writes, root, a.bytes.offset, end, (uint32_t)r, x->lastWrite);
+    if (h < 0 || !keepAccess(&c->writeAccess, &c->writeCapacity, h, a))
+      return false;
+    x->lastWrite = h;
+  }
+  if (!collective)
+    return true;
+  x->inBeside = true, x->besideNext = c->besideHead;
+  if (c->besideHead >= 0)
+    c->regions[c->besideHead].besidePrev = r;
+  c->besideHead = r;
+  int32_t first = streamFirst(c, x->stream);
+  x->inStream = true, x->streamNext = first;
+  if (first >= 0)
+    c->regions[first].streamPrev = r;
+  return thunkyOpMapPut(&c->streamHead, x->stream, (void *)(uintptr_t)(r + 1));
+}
+
+/* The region of `done`'s token when it started earlier in this sweep, else -1. */
+static int32_t regionOfDone(Check *c, MlirOperation done) {
+  MlirValue token = mlirOperationGetOperand(done, 0);
+  if (!mlirValueIsAOpResult(token))
+    return -1;
+  MlirOperation start = mlirOpResultGetOwner(token);
+  uintptr_t r = (uintptr_t)thunkyOpMapGet(&c->regionOf, (ThunkyOpMapKey){start.ptr, 0, 0});
+  return r ? (int32_t)(r - 1) : -1;
+}
+
+/* XLA's runtime rule for collectives in flight together (openxla/xla#40520):
+ * each runs on an async stream of its own, or they may deadlock. A
+ * collective issued beside a region that holds one breaks it; a second
+ * such region on the same stream waits for the first, overlapping nothing.
+ * Each region is warned once of each. */
+static void checkCollectives(Check *c, MlirOperation op, ThunkyOpKind kind) {
+  if (kind == THUNKY_OP_ASYNC_START) {
+    if (!thunkyOpHoldsCollective(op, false))
+      return;
+    for (int32_t r = streamFirst(c, streamOf(op)); r >= 0; r = streamFirst(c, streamOf(op))) {
+      warnAt(c, c->regions[r].start, op, false);
+      leaveStream(c, r);
+    }
+    return;
+  }
+  if (c->besideHead < 0 || kind == THUNKY_OP_ASYNC_DONE || !thunkyOpHoldsCollective(op, true))
+    return;
+  while (c->besideHead >= 0) {
+    int32_t r = c->besideHead;
+    warnAt(c, c->regions[r].start, op, true);
+    leaveBeside(c, r);
+  }
+}
+
+static void sweepOp(Check *c, MlirOperation op) {
+  ThunkyOpKind kind = thunkyOpGetKind(op);
+  if (kind == THUNKY_OP_ASYNC_DONE) {
+    int32_t r = regionOfDone(c, op);
+    if (r >= 0) {
+      retire(c, r);
+      leaveBeside(c, r), leaveStream(c, r);
+      c->inFlight--;
+      return;
+    }
+  }
+  /* Nothing in flight: only a start has anything to do. */
+  if (!c->inFlight && kind != THUNKY_OP_ASYNC_START)
+    return;
+  ThunkyOpAccesses accesses = {0};
+  thunkyCollectAccesses(op, &accesses);
+  if (accesses.outOfMemory) {
+    thunkyEmitOpError(op, "thunky-check-races: out of memory");
     c->failed = true;
   }
-  bool collective = thunkyOpHoldsCollective(start, false);
-  /* XLA orders thunks at run time only through buffers and resources
-   * (openxla/xla#40667); a collective's are its communicator's. */
-  if (!region.count && !collective)
-    thunkyEmitOpWarning(start, "the region touches no bytes and holds no collective: nothing "
-                               "orders it against the ops beside it (XLA orders thunks only "
-                               "through buffers and resources: openxla/xla#40667)");
-  MlirOperation done = doneOf(start);
-  for (MlirOperation op = mlirOperationGetNextInBlock(start);
-       !region.outOfMemory && c->budget >= 0 && !mlirOperationIsNull(op) &&
-       !(!mlirOperationIsNull(done) && mlirOperationEqual(op, done));
-       op = mlirOperationGetNextInBlock(op)) {
-    if (doneOfEarlier(op, start))
-      continue;
-    if (collective)
-      checkCollectives(c, start, op);
-    if (region.count)
-      checkOp(c, start, &region, op);
+  for (size_t i = 0; !accesses.outOfMemory && i < accesses.count; i++)
+    conflicts(c, op, accesses.items[i]);
+  checkCollectives(c, op, kind);
+  if (kind == THUNKY_OP_ASYNC_START && !accesses.outOfMemory) {
+    bool collective = thunkyOpHoldsCollective(op, false);
+    /* XLA orders thunks at run time only through buffers and resources
+     * (openxla/xla#40667); a collective's are its communicator's. */
+    if (!accesses.count && !collective)
+      thunkyEmitOpWarning(op, "the region touches no bytes and holds no collective: nothing "
+                              "orders it against the ops beside it (XLA orders thunks only "
+                              "through buffers and resources: openxla/xla#40667)");
+    if (!addRegion(c, op, &accesses, collective))
+      c->outOfMemory = true;
   }
-  thunkyAccessesClear(&region);
+  thunkyAccessesClear(&accesses);
+  c->budget -= (int64_t)(c->any.visits + c->writes.visits);
+  c->any.visits = c->writes.visits = 0;
+}
+
+/* One block, from its first op to its end: a region whose done is not in
+ * it is in flight to the end. */
+static void sweep(Check *c, MlirBlock block) {
+  c->numRegions = c->inFlight = 0, c->besideHead = -1;
+  thunkyIntervalSetClear(&c->any), thunkyIntervalSetClear(&c->writes);
+  thunkyOpMapClear(&c->regionOf), thunkyOpMapClear(&c->streamHead);
+  for (MlirOperation op = mlirBlockGetFirstOperation(block);
+       !mlirOperationIsNull(op) && c->budget >= 0 && !c->outOfMemory;
+       op = mlirOperationGetNextInBlock(op))
+    sweepOp(c, op);
 }
 
 static void run(MlirOperation root, ThunkyPassState *state) {
   thunkyPassMarkUnchanged(state);
-  Check c = {.budget = thunkyPassGetOption(state, 0)};
+  Check c = {.budget = thunkyPassGetOption(state, 0), .besideHead = -1};
   ThunkyOpList starts = {0};
-  if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPreOrder, &starts)) {
+  ThunkyOpMap swept = {0};
+  if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPreOrder, &starts))
+    c.outOfMemory = true;
+  for (size_t i = 0; i < starts.count && c.budget >= 0 && !c.outOfMemory; i++) {
+    MlirBlock block = mlirOperationGetBlock(starts.ops[i]);
+    ThunkyOpMapKey key = {block.ptr, 0, 0};
+    if (thunkyOpMapGet(&swept, key))
+      continue;
+    if (!thunkyOpMapPut(&swept, key, (void *)1))
+      c.outOfMemory = true;
+    else
+      sweep(&c, block);
+  }
+  if (c.outOfMemory) {
     thunkyEmitOpError(root, "thunky-check-races: out of memory");
     c.failed = true;
   }
-  for (size_t i = 0; i < starts.count && c.budget >= 0; i++)
-    checkStart(&c, starts.ops[i]);
   if (c.budget < 0) {
     thunkyEmitOpError(root, "thunky-check-races: more than max-pairs=%" PRId64
-                      " access pairs to compare; raise it to check this module",
+                      " lookups to make; raise it to check this module",
                       thunkyPassGetOption(state, 0));
     c.failed = true;
   }
   thunkyOpListClear(&starts);
+  thunkyOpMapClear(&swept), thunkyOpMapClear(&c.regionOf), thunkyOpMapClear(&c.streamHead);
+  thunkyIntervalSetClear(&c.any), thunkyIntervalSetClear(&c.writes);
+  free(c.anyAccess), free(c.writeAccess), free(c.regions);
   thunkyThunkNumbersClear(&c.numbers);
   if (c.failed)
     thunkyPassSignalFailure(state);
@@ -224,7 +380,7 @@ static void run(MlirOperation root, ThunkyPassState *state) {
 
 MlirPass thunkyCreateCheckRacesPass(void) {
   static const ThunkyPassOption options[] = {
-      {"max-pairs", "most pairs of accesses to compare before giving up with an error",
+      {"max-pairs", "most interval-set nodes the lookups may visit before giving up with an error",
        THUNKY_OPTION_INT, INT64_C(1) << 30},
   };
   static const ThunkyPassInfo info = {

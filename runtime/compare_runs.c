@@ -1,9 +1,11 @@
 /*===- compare_runs.c - two runs, compared bit for bit ------------------===*/
 #include "thunky-c/Compare.h"
 
+#include "thunky-c/Check.h"
 #include "thunky-c/ElementTypes.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +25,29 @@ bool thunkySameParameters(const ThunkyPlan *a, const ThunkyPlan *b, ThunkyError 
   return true;
 }
 
+uint64_t thunkyRankSeed(uint64_t seed, uint32_t rank) {
+  return rank ? thunkyFingerprintHash(seed, &rank, sizeof rank) : seed;
+}
+
 bool thunkyWriteInputs(const ThunkyBackendOps *backend, void *state, const ThunkyPlan *plan,
-                       uint32_t ranks, const ThunkyNpyArray *inputs, ThunkyError *error) {
+                       uint32_t ranks, const ThunkyInputs *inputs, ThunkyError *error) {
+  /* A backend without bytes takes every parameter as a symbol. */
+  if (!inputs || !inputs->arrays || backend->contents)
+    return true;
   for (uint32_t i = 0; i < plan->numParameters; i++)
-    for (uint32_t r = 0; r < ranks; r++)
-      if (!backend->write(state, r, plan->parameters[i].slice, inputs[i].data, error))
+    for (uint32_t r = 0; r < ranks; r++) {
+      /* One rank's array at a time: the memory check counted one copy. */
+      ThunkyNpyArray own = {0};
+      bool made = inputs->seeded && r;
+      if (made && !thunkyRandomInput(&plan->parameters[i], thunkyRankSeed(inputs->seed, r), i,
+                                     &own, error))
         return false;
+      bool ok = backend->write(state, r, plan->parameters[i].slice,
+                               made ? own.data : inputs->arrays[i].data, error);
+      thunkyNpyArrayDestroy(&own);
+      if (!ok)
+        return false;
+    }
   return true;
 }
 
@@ -86,7 +105,7 @@ static bool readOutputs(const ThunkyBackendOps *backend, void *state, const Thun
 /* Runs one side once; with `trace`, records what each thunk wrote, else
  * reads every output of every rank into *outputs. */
 static bool runSide(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
-                    const ThunkyNpyArray *inputs, ThunkyWriteTrace *trace, Outputs *outputs,
+                    const ThunkyInputs *inputs, ThunkyWriteTrace *trace, Outputs *outputs,
                     ThunkyError *error) {
   ThunkyRunConfig config = side->config;
   config.writeTrace = trace;
@@ -112,7 +131,7 @@ static void describeThunk(FILE *out, const ThunkyRunSide *side, uint32_t thunk) 
 
 /* Both sides again with write traces, and where they part on `rank`. */
 static bool reportDivergence(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
-                             const ThunkyRunSide *b, const ThunkyNpyArray *inputs,
+                             const ThunkyRunSide *b, const ThunkyInputs *inputs,
                              uint32_t rank, FILE *out, ThunkyError *error) {
   uint32_t ranks = a->config.ranks ? a->config.ranks : 1;
   ThunkyWriteTrace *ta = thunkyWriteTraceCreate(ranks, MAX_TRACED);
@@ -248,15 +267,17 @@ static void describeOrigin(FILE *out, const ThunkyRunSide *side, const ThunkyPie
     fprintf(out, "a value of %s", name);
   } else if (p->parameter != UINT32_MAX) {
     fprintf(out, "parameter %u", p->parameter);
+  } else if (p->undefined) {
+    fputs("bytes no thunk wrote (undefined on a GPU)", out);
   } else {
     fputs("a fill or constant", out);
   }
   fprintf(out, " in %s", side->name);
 }
 
-int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
-                      const ThunkyRunSide *b, const ThunkyNpyArray *inputs, FILE *out,
-                      ThunkyError *error) {
+static int compareOnce(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
+                       const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
+                       ThunkyError *error) {
   const ThunkyPlan *pa = a->plan, *pb = b->plan;
   uint32_t ranks = a->config.ranks ? a->config.ranks : 1;
   if (!thunkySameParameters(pa, pb, error))
@@ -313,10 +334,33 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
     status = 1;
   }
   outputsFree(&x), outputsFree(&y);
-  if (status == 0) {
-    fprintf(out, "same: %u output(s) on %u rank(s), %s\n", pa->numOutputs, ranks,
-            backend->contents ? "term for term" : "bit for bit");
+  if (status == 0)
     return 0;
-  }
   return reportDivergence(backend, a, b, inputs, rank, out, error) ? 1 : 2;
+}
+
+/* Both schedules the async regions allow at their ends, unless one is
+ * asked for: a region that may race with what runs beside it gives other
+ * outputs at its done than at its start. */
+int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
+                      const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
+                      ThunkyError *error) {
+  int status = compareOnce(backend, a, b, inputs, out, error);
+  bool both = !a->config.oneSchedule && !a->config.asyncAtDone && !b->config.asyncAtDone &&
+              (a->plan->numAsyncSlots || b->plan->numAsyncSlots);
+  if (status == 0 && both) {
+    char nameA[512], nameB[512];
+    ThunkyRunSide lateA = *a, lateB = *b;
+    snprintf(nameA, sizeof nameA, "%s (async regions at their done)", a->name);
+    snprintf(nameB, sizeof nameB, "%s (async regions at their done)", b->name);
+    lateA.name = nameA, lateB.name = nameB;
+    lateA.config.asyncAtDone = lateB.config.asyncAtDone = true;
+    status = compareOnce(backend, &lateA, &lateB, inputs, out, error);
+  }
+  if (status == 0)
+    fprintf(out, "same: %u output(s) on %u rank(s), %s%s\n", a->plan->numOutputs,
+            a->config.ranks ? a->config.ranks : 1,
+            backend->contents ? "term for term" : "bit for bit",
+            both ? ", with async regions at their start and at their done" : "");
+  return status;
 }

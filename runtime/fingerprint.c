@@ -9,6 +9,7 @@
 
 #include "thunky-c/Executable.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const uint64_t P1 = 0x9e3779b185ebca87u, P2 = 0xc2b2ae3d27d4eb4fu;
@@ -91,6 +92,23 @@ void thunkyFingerprintFill(uint64_t seed, void *out, size_t size) {
   }
 }
 
+uint32_t *thunkyOutputsOfAllocations(const ThunkyPlan *plan) {
+  uint32_t *outputOf = malloc((plan->numAllocations + 1) * sizeof *outputOf);
+  if (!outputOf)
+    return NULL;
+  for (uint32_t a = 0; a < plan->numAllocations; a++)
+    outputOf[a] = UINT32_MAX;
+  for (uint32_t i = plan->numOutputs; i-- > 0;)
+    outputOf[plan->outputs[i].slice.allocation] = i;
+  return outputOf;
+}
+
+uint64_t thunkyInitialSeed(const uint32_t *outputOf, uint32_t allocation, uint32_t rank) {
+  bool output = outputOf[allocation] != UINT32_MAX;
+  uint64_t where = output ? outputOf[allocation] : allocation;
+  return finish(finish(finish(0x756e646566u + output) ^ where) ^ rank);
+}
+
 /* A kernel's written argument may also be read (an in-place update): its
  * bytes feed the hash when they are a parameter's, an output's or a
  * constant's, whose contents no correct rewrite changes, and not when they
@@ -104,6 +122,20 @@ bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t acc
     return al->parameter >= 0 || al->isOutput || al->isConstant;
   }
   return (a->access & THUNKY_ACCESS_READ) != 0;
+}
+
+bool thunkyCheckModels(const ThunkyPlan *plan, ThunkyError *error) {
+  for (uint32_t i = 0; i < plan->numThunks; i++) {
+    if (!plan->thunks[i].crossRank)
+      continue;
+    char name[200];
+    thunkyPlanThunkName(plan, i, name, sizeof name);
+    return thunkyErrorf(error,
+                        "cannot prove: %s is a %s, which moves bytes between ranks; the host "
+                        "checks do not model what it receives",
+                        name, plan->thunks[i].kind);
+  }
+  return true;
 }
 
 void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory) {

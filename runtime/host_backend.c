@@ -11,6 +11,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Runtime.h"
+#include "thunky-c/Check.h"
 #include "async_schedule.h"
 #include "registry.h"
 #include "host_collectives.h"
@@ -47,6 +48,7 @@ struct HostState {
   const ThunkyRegistryEntry **kernels, **calls;
   ThunkyHostWorld *world;
   Rank *ranks;
+  uint32_t *outputOf; /* per allocation, its first output (thunkyOutputsOfAllocations) */
 };
 
 static void destroy(void *opaque) {
@@ -59,7 +61,7 @@ static void destroy(void *opaque) {
     thunkyAsyncScheduleFree(&s->ranks[r].async);
     free(s->ranks[r].params), free(s->ranks[r].paramSizes);
   }
-  free(s->ranks), free(s->kernels), free(s->calls);
+  free(s->ranks), free(s->kernels), free(s->calls), free(s->outputOf);
   if (s->world)
     thunkyHostWorldDestroy(s->world);
   free(s);
@@ -114,8 +116,12 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   for (uint32_t a = 0; a < p->numAllocations; a++) {
     const ThunkyPlanAllocation *al = &p->allocations[a];
     r->memory[a] = r->block + at;
-    if (s->config.scratchByte && al->parameter < 0 && !al->isConstant && !al->isOutput)
+    bool scratch = al->parameter < 0 && !al->isConstant && !al->isOutput;
+    if (scratch && s->config.scratchByte)
       memset(r->memory[a], s->config.scratchByte, (size_t)al->size);
+    else if ((scratch || (al->isOutput && al->parameter < 0)) && s->config.undefinedInitial)
+      thunkyFingerprintFill(thunkyInitialSeed(s->outputOf, a, r->rank), r->memory[a],
+                            (size_t)al->size);
     if (p->allocations[a].constant.size)
       memcpy(r->memory[a], p->allocations[a].constant.data, p->allocations[a].constant.size);
     fillGlobal(s, al);
@@ -150,6 +156,8 @@ static bool resolve(HostState *s, ThunkyError *error) {
   s->calls = calloc(p->numCustomCalls + 1, sizeof *s->calls);
   if (!s->kernels || !s->calls)
     return thunkyErrorf(error, "host: out of memory");
+  if (fingerprint && !thunkyCheckModels(p, error))
+    return false;
   for (uint32_t i = 0; i < p->numCommands; i++) {
     const ThunkyCommand *c = &p->commands[i];
     char name[160];
@@ -212,6 +220,8 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
   if (!s->config.partitions || s->config.ranks % s->config.partitions)
     s->config.partitions = 1;
   bool ok = thunkyHostMemoryCheck(plan, &s->config, error) && resolve(s, error) &&
+            ((s->outputOf = thunkyOutputsOfAllocations(plan)) ||
+             thunkyErrorf(error, "host: out of memory")) &&
             (s->world = thunkyHostWorldCreate(s->config.ranks, s->config.partitions, error)) &&
             (s->ranks = calloc(s->config.ranks, sizeof *s->ranks));
   if (ok && !s->ranks)

@@ -2,6 +2,7 @@
 #include "plan_builder.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +80,15 @@ ThunkyCommand *thunkyPlanEmit(Builder *b, CommandVec *v, ThunkyCommandKind kind)
   c->kind = (uint8_t)kind;
   c->thunk = b->currentThunk;
   return c;
+}
+
+bool thunkyPlanRefuse(Builder *b, CommandVec *v, const char *format, ...) {
+  char why[256];
+  int n = snprintf(why, sizeof why, "%s with ", b->plan->thunks[b->currentThunk].kind);
+  va_list args;
+  va_start(args, format);
+  vsnprintf(why + n, sizeof why - (size_t)n, format, args);
+  va_end(args);
+  return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) &&
+         thunkyPlanKeepString(b, why, &b->plan->thunks[b->currentThunk].unsupported);
 }

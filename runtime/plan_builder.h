@@ -50,7 +50,8 @@ typedef struct {
                                 once a kernel_thunk asked; UINT32_MAX before */
   uint32_t currentThunk;
   uint64_t binaryKey; /* the executable's own binary, in kernel_thunk keys */
-  bool hasBinaryKey;
+  uint64_t graphsKey; /* its compiled cuDNN graphs, in cudnn_thunk keys */
+  bool hasBinaryKey, hasGraphsKey;
   bool replayOnly; /* thunkyPlanCreateForReplay: no keys, code or constant bytes */
 } Builder;
 /* Sets the message and names the current thunk in front of it; false. */
@@ -72,9 +73,18 @@ bool thunkyPlanSliceRange(Builder *b, size_t n, const SliceProto *const *slices,
                           const char *what, ThunkyRange *range);
 /* A new command of the current thunk at the end of `v`; NULL when out of memory. */
 ThunkyCommand *thunkyPlanEmit(Builder *b, CommandVec *v, ThunkyCommandKind kind);
+/* A thunk no backend runs for a reason a field gives: an OPAQUE command,
+ * its reason ("<kind> with <format>") kept in ThunkyPlanThunk.unsupported
+ * for the backends' refusal; a fingerprint run still takes it as an
+ * uninterpreted function. */
+bool thunkyPlanRefuse(Builder *b, CommandVec *v, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* What thunk `t` computes, for fingerprint runs (ThunkyPlanThunk.key). */
 uint64_t thunkyPlanThunkKey(Builder *b, const Thunk *t);
+/* Mixes into *key which of a thunk's accesses overlap where one writes
+ * (plan_keys.c); false when out of memory. */
+bool thunkyPlanOverlapKey(const ThunkyPlanAccess *accesses, uint32_t n, uint64_t *key);
 
 /* Builds a list of thunks; *list is its index in plan->lists. */
 bool thunkyPlanBuildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *list);

@@ -17,7 +17,6 @@
 #include "thunky-c/ElementTypes.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 typedef Xla__GemmConfigProto__MatrixLayout LayoutProto;
@@ -30,19 +29,6 @@ enum {
 /* XLA's GemmConfig::kNumAlgorithms: how many algorithms cublas_lt's
  * algorithm_idx indexes into. */
 enum { XLA_NUM_ALGORITHMS = 128 };
-
-/* Why the thunk is not run: an OPAQUE command, and its reason kept for the
- * backends' refusal ("cublas_lt_matmul_thunk with epilogue EPILOGUE_BIAS"). */
-static bool refuse(Builder *b, CommandVec *v, const char *format, ...) {
-  char why[256];
-  int n = snprintf(why, sizeof why, "%s with ", b->plan->thunks[b->currentThunk].kind);
-  va_list args;
-  va_start(args, format);
-  vsnprintf(why + n, sizeof why - (size_t)n, format, args);
-  va_end(args);
-  return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) &&
-         thunkyPlanKeepString(b, why, &b->plan->thunks[b->currentThunk].unsupported);
-}
 
 static const char *enumName(const ProtobufCEnumDescriptor *d, int value) {
   const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(d, value);
@@ -228,22 +214,22 @@ static bool planGemm(Builder *b, CommandVec *v, const Xla__GemmConfigProto *conf
   g.algorithmWorkspace = lt ? algorithmWorkspace : g.workspace.size;
   char why[160];
   if (!typesRun(&g))
-    return refuse(b, v, "operand types %s x %s -> %s (c %s)", typeName(g.lhsType),
+    return thunkyPlanRefuse(b, v, "operand types %s x %s -> %s (c %s)", typeName(g.lhsType),
                   typeName(g.rhsType), typeName(g.outType), typeName(g.cType));
   if (!computeOf(config, lt, &g, &g.compute, why, sizeof why))
-    return refuse(b, v, "%s", why);
+    return thunkyPlanRefuse(b, v, "%s", why);
   const LayoutProto *layouts[] = {config->lhs_layout, config->rhs_layout, cLayout,
                                   config->output_layout};
   for (int i = 0; i < 4; i++)
     if (layouts[i]->transpose == XLA__BLAS_TRANSPOSE_PROTO__BLAS_CONJUGATE_TRANSPOSE)
-      return refuse(b, v, "a conjugate-transposed %s", (const char *[]){"lhs", "rhs", "c",
+      return thunkyPlanRefuse(b, v, "a conjugate-transposed %s", (const char *[]){"lhs", "rhs", "c",
                                                                           "output"}[i]);
   /* cuBLASLt has no transpose for C: it must lie as D does. */
   if ((g.cLayout.rowMajor != g.cLayout.transposed) !=
       (g.outLayout.rowMajor != g.outLayout.transposed))
-    return refuse(b, v, "a c layout transposed against the output's");
+    return thunkyPlanRefuse(b, v, "a c layout transposed against the output's");
   if (config->scale_mode)
-    return refuse(b, v, "scale_mode %" PRId32, config->scale_mode);
+    return thunkyPlanRefuse(b, v, "scale_mode %" PRId32, config->scale_mode);
   if (!layoutFits(b, &g.lhsLayout, g.lhs, g.lhsType, "lhs") ||
       !layoutFits(b, &g.rhsLayout, g.rhs, g.rhsType, "rhs") ||
       !layoutFits(b, &g.cLayout, g.c, g.cType, "c") ||
@@ -263,7 +249,7 @@ bool thunkyPlanGemmThunk(Builder *b, CommandVec *v, const Xla__Gpu__GemmThunkPro
   /* XLA's kDefaultAlgorithm, -1, is cuBLAS's CUBLAS_GEMM_DEFAULT; any
    * other names a cuBLAS (not cuBLASLt) algorithm thunky cannot pick. */
   if (config && config->has_algorithm && config->algorithm != -1)
-    return refuse(b, v, "algorithm %" PRId64 " (a cuBLAS algorithm; thunky runs cuBLASLt's "
+    return thunkyPlanRefuse(b, v, "algorithm %" PRId64 " (a cuBLAS algorithm; thunky runs cuBLASLt's "
                         "heuristic choice)", config->algorithm);
   GemmSlices s = {t->lhs_buffer, t->rhs_buffer, t->output_buffer, t->output_buffer,
                   t->workspace};
@@ -280,13 +266,13 @@ static const char *unrunSlice(const Xla__Gpu__CublasLtMatmulThunkProto *t) {
 bool thunkyPlanCublasLtThunk(Builder *b, CommandVec *v,
                              const Xla__Gpu__CublasLtMatmulThunkProto *t) {
   if (t->impl_case != XLA__GPU__CUBLAS_LT_MATMUL_THUNK_PROTO__IMPL_GEMM_CONFIG)
-    return refuse(b, v, "a grouped gemm config");
+    return thunkyPlanRefuse(b, v, "a grouped gemm config");
   if (t->epilogue != XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_DEFAULT)
-    return refuse(b, v, "epilogue %s",
+    return thunkyPlanRefuse(b, v, "epilogue %s",
                   enumName(&xla__blas_lt_epilogue_proto__descriptor, t->epilogue));
   const char *slice = unrunSlice(t);
   if (slice)
-    return refuse(b, v, "%s", slice);
+    return thunkyPlanRefuse(b, v, "%s", slice);
   if (t->algorithm_idx < 0 || t->algorithm_idx >= XLA_NUM_ALGORITHMS)
     return fail(b, "cublas_lt_matmul_thunk: algorithm_idx %" PRId64 " is outside XLA's %d",
                 t->algorithm_idx, XLA_NUM_ALGORITHMS);

@@ -12,6 +12,7 @@
  *===--------------------------------------------------------------------===*/
 #include "plan_builder.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -98,6 +99,12 @@ static uint64_t message(uint64_t h, const ProtobufCMessage *m, unsigned depth) {
   if (depth > 256)
     return mix(h, 3);
   h = mixBytes(h, d->name, strlen(d->name));
+  /* Fields newer than the schema, which import keeps as bytes: an XLA
+   * that sets one computes something this schema cannot name. */
+  for (unsigned i = 0; i < m->n_unknown_fields; i++) {
+    const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
+    h = mixBytes(mix(mix(h, u->tag), u->wire_type), u->data, u->len);
+  }
   for (unsigned i = 0; i < d->n_fields; i++) {
     const ProtobufCFieldDescriptor *f = &d->fields[i];
     const char *field = (const char *)m + f->offset;
@@ -129,6 +136,37 @@ static uint64_t message(uint64_t h, const ProtobufCMessage *m, unsigned depth) {
   return h;
 }
 
+/* The code a thunk runs that its message only names: the executable's
+ * module (cubin, else PTX) for a kernel and for the kernels a dynamic-slice
+ * thunk or fusion embeds, and the compiled graphs for cuDNN (a set, by
+ * name). Hashed once per plan: per launch would cost launches times its
+ * size. */
+static uint64_t codeKey(Builder *b, Xla__Gpu__ThunkProto__ImplCase kind) {
+  const Executable *exe = b->exe;
+  if (kind == XLA__GPU__THUNK_PROTO__IMPL_CUDNN_THUNK) {
+    if (!b->hasGraphsKey) {
+      uint64_t sum = 0;
+      for (size_t i = 0; i < exe->n_dnn_compiled_graphs; i++) {
+        const Xla__Gpu__GpuExecutableProto__DnnCompiledGraphsEntry *e =
+            exe->dnn_compiled_graphs[i];
+        const char *name = e->key ? e->key : "";
+        sum += mixBytes(mixBytes(3, name, strlen(name)), e->value.data, e->value.len);
+      }
+      b->graphsKey = mix(exe->n_dnn_compiled_graphs, sum);
+      b->hasGraphsKey = true;
+    }
+    return b->graphsKey;
+  }
+  if (!b->hasBinaryKey) {
+    bool cubin = exe->has_binary && exe->binary.len;
+    b->binaryKey = cubin ? mixBytes(1, exe->binary.data, exe->binary.len)
+                   : exe->has_asm_text ? mixBytes(2, exe->asm_text.data, exe->asm_text.len)
+                                       : 0;
+    b->hasBinaryKey = true;
+  }
+  return b->binaryKey;
+}
+
 uint64_t thunkyPlanThunkKey(Builder *b, const Thunk *t) {
   const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
       &xla__gpu__thunk_proto__descriptor, (unsigned)t->impl_case);
@@ -138,16 +176,78 @@ uint64_t thunkyPlanThunkKey(Builder *b, const Thunk *t) {
     if (impl)
       h = message(h, impl, 0);
   }
-  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK) {
-    if (!b->hasBinaryKey) {
-      const Executable *exe = b->exe;
-      bool cubin = exe->has_binary && exe->binary.len;
-      b->binaryKey = cubin ? mixBytes(1, exe->binary.data, exe->binary.len)
-                           : exe->has_asm_text ? mixBytes(2, exe->asm_text.data, exe->asm_text.len)
-                                           : 0;
-      b->hasBinaryKey = true;
-    }
-    h = mix(h, b->binaryKey);
+  switch (t->impl_case) {
+  case XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_SLICE_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_SLICE_FUSION_THUNK:
+  case XLA__GPU__THUNK_PROTO__IMPL_CUDNN_THUNK:
+    return mix(h, codeKey(b, t->impl_case));
+  default:
+    return h;
   }
-  return h;
+}
+
+typedef struct Span {
+  uint32_t allocation, index;
+  uint64_t start, end;
+  bool writes;
+} Span;
+
+static int bySpan(const void *x, const void *y) {
+  const Span *a = x, *b = y;
+  if (a->allocation != b->allocation)
+    return a->allocation < b->allocation ? -1 : 1;
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Which of a thunk's buffers overlap, and how, where one of them is
+ * written: an output moved onto its own input is another computation (a
+ * race on a GPU) though each slice keeps its size. Buffers that overlap
+ * form runs, each named by its first buffer in the thunk's order, and each
+ * member is hashed with its run's name and its offset in the run: where
+ * the runs lie does not count, as moving buffers changes nothing. Buffers
+ * that only read the same bytes are left out (a copy elided into a second
+ * read of its source). n log n in the thunk's buffers. */
+bool thunkyPlanOverlapKey(const ThunkyPlanAccess *accesses, uint32_t n, uint64_t *key) {
+  if (n < 2)
+    return true;
+  Span *spans = malloc(n * sizeof *spans);
+  uint32_t *name = malloc(n * sizeof *name);
+  uint64_t *at = malloc(n * sizeof *at);
+  if (!spans || !name || !at)
+    return free(spans), free(name), free(at), false;
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    ThunkyPlanSlice s = accesses[i].slice;
+    name[i] = UINT32_MAX;
+    if (s.size)
+      spans[m++] = (Span){s.allocation, i, s.offset, s.offset + s.size,
+                          (accesses[i].access & THUNKY_ACCESS_WRITE) != 0};
+  }
+  qsort(spans, m, sizeof *spans, bySpan);
+  bool any = false;
+  for (uint32_t i = 0; i < m;) {
+    uint32_t j = i + 1, first = spans[i].index;
+    uint64_t end = spans[i].end;
+    bool writes = spans[i].writes;
+    for (; j < m && spans[j].allocation == spans[i].allocation && spans[j].start < end; j++) {
+      end = spans[j].end > end ? spans[j].end : end;
+      writes |= spans[j].writes;
+      first = spans[j].index < first ? spans[j].index : first;
+    }
+    for (uint32_t k = i; j - i > 1 && writes && k < j; k++)
+      name[spans[k].index] = first, at[spans[k].index] = spans[k].start - spans[i].start;
+    any |= j - i > 1 && writes;
+    i = j;
+  }
+  /* In the thunk's order, so the hash does not depend on the sort. */
+  uint64_t h = *key;
+  for (uint32_t i = 0; any && i < n; i++)
+    if (name[i] != UINT32_MAX)
+      h = mix(mix(mix(h, i), name[i]), at[i]);
+  *key = any ? mix(h, 0x616c696173u) : *key;
+  free(spans), free(name), free(at);
+  return true;
 }

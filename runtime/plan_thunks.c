@@ -182,7 +182,11 @@ static bool nameThunk(Builder *b, Thunk *t) {
   /* The pointer moves when the array grows: index it again after. */
   bool ok = thunkyPlanKeepString(b, annotation, &thunk->annotation) &&
             thunkyForEachSlice(&t->base, false, keepAccess, b);
-  b->plan->thunks[b->currentThunk].accesses = (ThunkyRange){first, b->plan->numAccesses - first};
+  ThunkyPlanThunk *named = &b->plan->thunks[b->currentThunk];
+  named->accesses = (ThunkyRange){first, b->plan->numAccesses - first};
+  if (ok && !b->replayOnly && named->accesses.count > 1 &&
+      !thunkyPlanOverlapKey(&b->plan->accesses[first], named->accesses.count, &named->key))
+    return thunkyErrorf(b->error, "out of memory");
   return ok;
 }
 
@@ -268,7 +272,10 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
     return fail(b, "a thunk of no kind this schema knows (from a newer XLA?)");
   default:
     /* What it reads and writes is in the thunk kind table; backends decide
-     * whether they can run it. */
+     * whether they can run it. A kind with a collective config moves bytes
+     * between ranks. */
+    b->plan->thunks[b->currentThunk].crossRank = thunkyThunkKindIsCollective(
+        b->plan->thunks[b->currentThunk].kind, strlen(b->plan->thunks[b->currentThunk].kind));
     return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) != NULL;
   }
 }

@@ -213,7 +213,8 @@ bool thunkySessionRun(ThunkySession *s, const void *const *inputs, const uint64_
   ThunkyNpyArray *arrays = NULL;
   bool ok = makeInputs(s->plan, inputs, sizes, count, seed, &arrays, error) &&
             s->backend->create(s->plan, &s->config, &s->state, error);
-  ok = ok && thunkyWriteInputs(s->backend, s->state, s->plan, s->config.ranks, arrays, error) &&
+  ThunkyInputs given = {arrays, !inputs, seed};
+  ok = ok && thunkyWriteInputs(s->backend, s->state, s->plan, s->config.ranks, &given, error) &&
        s->backend->run(s->state, error);
   freeInputs(s->plan, arrays, !inputs);
   if (!ok)
@@ -243,6 +244,7 @@ int thunkySessionCompare(const ThunkySession *a, const char *nameA, const Thunky
   if (!checkReady(a, error) || !checkReady(b, error))
     return 2;
   ThunkyRunSide sideA = {nameA, a->plan, a->config}, sideB = {nameB, b->plan, a->config};
+  sideA.config.undefinedInitial = sideB.config.undefinedInitial = true;
   /* Every parameter is a symbol: no inputs are made (or read). */
   bool symbolic = a->backend == &thunkySymbolicBackend;
   ThunkyNpyArray *arrays = NULL;
@@ -254,7 +256,8 @@ int thunkySessionCompare(const ThunkySession *a, const char *nameA, const Thunky
   else if (symbolic && !(arrays = calloc(a->plan->numParameters + 1, sizeof *arrays)))
     thunkyErrorf(error, "out of memory");
   else if (symbolic || makeInputs(a->plan, inputs, sizes, count, seed, &arrays, error))
-    status = thunkyCompareRuns(a->backend, &sideA, &sideB, arrays, out, error);
+    status = thunkyCompareRuns(a->backend, &sideA, &sideB,
+                               &(ThunkyInputs){arrays, !inputs && !symbolic, seed}, out, error);
   if (out)
     fclose(out);
   freeInputs(a->plan, arrays, !inputs && !symbolic);

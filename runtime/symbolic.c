@@ -38,7 +38,7 @@
 /* Tags that keep terms of different origins apart. */
 enum {
   TAG_THUNK = 1, TAG_PARAMETER, TAG_CONSTANT, TAG_FILL4, TAG_REDUCE, TAG_FORMAL, TAG_LOOP,
-  TAG_CONDITIONAL, TAG_RESULT, TAG_WRITES,
+  TAG_CONDITIONAL, TAG_RESULT, TAG_WRITES, TAG_UNDEFINED,
 };
 
 /* A loop with a known trip count runs its body this many times before the
@@ -71,6 +71,7 @@ typedef struct State {
   uint32_t numAtoms;
   uint32_t *members;
   uint8_t *seen;
+  uint32_t *outputOf; /* per allocation, its first output (thunkyOutputsOfAllocations) */
   SymPieces *results; /* a collective's, per rank and buffer */
   size_t numResults;
   SymPieces scratch;
@@ -109,7 +110,7 @@ static bool writeOne(State *s, uint32_t rank, ThunkyPlanSlice slice, uint32_t te
 }
 
 static uint32_t unknown(State *s, SymHash h, uint32_t thunk, uint32_t parameter) {
-  return symTerm(s->memory, (SymTerm){h, SYM_UNKNOWN, 0, NULL, 0, thunk, parameter, false});
+  return symTerm(s->memory, (SymTerm){h, SYM_UNKNOWN, 0, NULL, 0, thunk, parameter, false, false});
 }
 
 /* The word `value` repeated; a fill of one byte when its bytes agree. */
@@ -119,7 +120,7 @@ static uint32_t fill4(State *s, uint32_t value) {
   SymHash h = symHashStart(TAG_FILL4);
   symHashAdd(&h, value);
   return symTerm(s->memory,
-                 (SymTerm){h, SYM_FILL4, value, NULL, 0, UINT32_MAX, UINT32_MAX, false});
+                 (SymTerm){h, SYM_FILL4, value, NULL, 0, UINT32_MAX, UINT32_MAX, false, false});
 }
 
 /*--- the first state --------------------------------------------------------*/
@@ -135,11 +136,27 @@ static uint32_t constantTerm(State *s, ThunkyBytes bytes) {
   symHashAdd(&h, thunkyFingerprintHash(2, bytes.data, bytes.size));
   symHashAdd(&h, bytes.size);
   return symTerm(s->memory,
-                 (SymTerm){h, SYM_BYTES, 0, bytes.data, bytes.size, UINT32_MAX, UINT32_MAX, false});
+                 (SymTerm){h, SYM_BYTES, 0, bytes.data, bytes.size, UINT32_MAX, UINT32_MAX, false, false});
 }
 
-/* As the host backend starts: zeros, scratch as the scratch byte, the
- * constants' bytes; every parameter is a leaf term of its number. */
+/* What the allocator left in allocation `a` of rank `rank`: unknown bytes.
+ * An output's are a term of its number, the same in any program with that
+ * output, so two programs that leave the same bytes of it unwritten agree;
+ * scratch's are one unknown byte repeated, the same wherever the scratch
+ * lies, as a rewrite may move it. */
+static uint32_t undefinedTerm(State *s, uint32_t a, uint32_t rank) {
+  uint32_t output = s->outputOf[a];
+  SymHash h = symHashStart(TAG_UNDEFINED);
+  symHashAdd(&h, rank);
+  symHashAdd(&h, output);
+  SymTerm t = {h, output == UINT32_MAX ? SYM_ANY1 : SYM_UNKNOWN, 0, NULL, 0, UINT32_MAX,
+               UINT32_MAX, false, true};
+  return symTerm(s->memory, t);
+}
+
+/* As a GPU starts: outputs and scratch undefined (the scratch byte when
+ * one is given), the constants' bytes, and every parameter a leaf term of
+ * its number and rank: each rank has its own inputs. */
 static bool initialize(State *s) {
   const ThunkyPlan *p = s->plan;
   for (uint32_t r = 0; r < s->ranks; r++) {
@@ -147,7 +164,10 @@ static bool initialize(State *s) {
       const ThunkyPlanAllocation *al = &p->allocations[a];
       ThunkyPlanSlice whole = {a, 0, al->size};
       bool scratch = al->parameter < 0 && !al->isConstant && !al->isOutput;
-      if (!writeOne(s, r, whole, symFill(s->memory, scratch ? s->config.scratchByte : 0), 0))
+      uint32_t term = scratch && s->config.scratchByte ? symFill(s->memory, s->config.scratchByte)
+                      : scratch || (al->isOutput && al->parameter < 0) ? undefinedTerm(s, a, r)
+                                                                       : symFill(s->memory, 0);
+      if (!writeOne(s, r, whole, term, 0))
         return false;
       uint64_t known = al->constant.size < al->size ? al->constant.size : al->size;
       ThunkyPlanSlice head = {a, 0, known};
@@ -157,6 +177,7 @@ static bool initialize(State *s) {
     for (uint32_t i = 0; i < p->numParameters; i++) {
       SymHash h = symHashStart(TAG_PARAMETER);
       symHashAdd(&h, i);
+      symHashAdd(&h, r);
       symHashAdd(&h, p->parameters[i].slice.size);
       if (!writeOne(s, r, p->parameters[i].slice, unknown(s, h, UINT32_MAX, i), 0))
         return false;
@@ -956,7 +977,7 @@ static void destroy(void *opaque) {
     return;
   symMemoryDestroy(s->memory);
   thunkyAsyncScheduleFree(&s->async);
-  free(s->members), free(s->seen);
+  free(s->members), free(s->seen), free(s->outputOf);
   for (uint32_t i = 0; i < s->numAtoms; i++)
     free(s->atoms[i]->items), free(s->atoms[i]);
   free(s->atoms);
@@ -975,6 +996,8 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
   if (ranks % partitions)
     return thunkyErrorf(error, "symbolic: %u ranks are not a multiple of %u partitions", ranks,
                         partitions);
+  if (!thunkyCheckModels(plan, error))
+    return false;
   if ((uint64_t)ranks * plan->numAllocations >= UINT32_MAX)
     return thunkyErrorf(error, "symbolic: %u ranks of %u allocations are too many maps", ranks,
                         plan->numAllocations);
@@ -987,7 +1010,8 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     bool async = thunkyAsyncScheduleInit(&s->async, plan->numAsyncSlots, config->asyncAtDone);
     s->members = calloc(ranks + 1, sizeof *s->members);
     s->seen = calloc(ranks + 1, sizeof *s->seen);
-    ok = s->memory && async && s->members && s->seen;
+    s->outputOf = thunkyOutputsOfAllocations(plan);
+    ok = s->memory && async && s->members && s->seen && s->outputOf;
   }
   if (!ok) {
     destroy(s);
@@ -1039,7 +1063,7 @@ static bool contents(void *opaque, uint32_t rank, ThunkyPlanSlice slice, ThunkyP
     const SymTerm *t = symTermGet(s->memory, p.term);
     ThunkyPiece *out = &(*pieces)[i];
     *out = (ThunkyPiece){{t->hash.lo, t->hash.hi}, p.offset, p.size, t->thunk, t->parameter,
-                         {0}, 0, NULL, 0};
+                         {0}, 0, NULL, 0, false};
     if (t->kind == SYM_FILL1 || t->kind == SYM_FILL4) {
       uint32_t word = t->kind == SYM_FILL1 ? t->value * 0x01010101u : t->value;
       memcpy(out->fill, &word, 4);
@@ -1047,6 +1071,7 @@ static bool contents(void *opaque, uint32_t rank, ThunkyPlanSlice slice, ThunkyP
     } else if (t->kind == SYM_BYTES) {
       out->bytes = t->bytes, out->bytesSize = t->size;
     }
+    out->undefined = t->undefined;
   }
   *count = s->scratch.count;
   return true;

@@ -118,13 +118,14 @@ SymTerm *symTermGet(SymMemory *m, uint32_t term) { return &m->terms[term]; }
 uint32_t symFill(SymMemory *m, uint8_t byte) {
   SymHash h = symHashStart(SYM_FILL1);
   symHashAdd(&h, byte);
-  return symTerm(m, (SymTerm){h, SYM_FILL1, byte, NULL, 0, UINT32_MAX, UINT32_MAX, false});
+  return symTerm(m, (SymTerm){h, SYM_FILL1, byte, NULL, 0, UINT32_MAX, UINT32_MAX, false, false});
 }
 
 /* Where a piece of `term` starting at `offset` is: a fill's bytes repeat. */
 static uint64_t normal(const SymMemory *m, uint32_t term, uint64_t offset) {
   switch (m->terms[term].kind) {
   case SYM_FILL1:
+  case SYM_ANY1:
     return 0;
   case SYM_FILL4:
     return offset % 4;

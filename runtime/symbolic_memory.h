@@ -34,6 +34,7 @@ typedef enum SymTermKind {
   SYM_FILL1,   /* every byte is `value` */
   SYM_FILL4,   /* the 4-byte word `value`, repeated */
   SYM_BYTES,   /* `bytes` (a constant's), zeros past them */
+  SYM_ANY1,    /* one unknown byte, repeated: what scratch holds before a write */
 } SymTermKind;
 
 typedef struct SymTerm {
@@ -45,6 +46,7 @@ typedef struct SymTerm {
   uint32_t thunk;   /* the thunk that made it, for messages; UINT32_MAX: none */
   uint32_t parameter; /* a parameter's leaf: its number; UINT32_MAX: none */
   bool read;        /* set by every read, digest or concrete read of a piece of it */
+  bool undefined;   /* bytes no thunk wrote: what the allocator left */
 } SymTerm;
 
 /* Bytes [offset, offset + size) of term `term`. */

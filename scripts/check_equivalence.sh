@@ -16,8 +16,9 @@
 # reason. A program whose outputs change with what scratch
 # holds at the start (it reads scratch bytes nothing wrote, which XLA's
 # programs never do and whose result XLA leaves undefined) does not check
-# the passes that move scratch (pack-scratch, and thunky-optimize, which
-# runs it); the line says so. Prints a line per input and the counts;
+# the passes that move scratch or remove copies, and so change which
+# undefined bytes it reads (pack-scratch, elide-copies, and thunky-optimize,
+# which runs both); the line says so. Prints a line per input and the counts;
 # exits 1 if any comparison or race check fails.
 set -uo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
@@ -150,7 +151,7 @@ checkOne() {
   done
   for pass in "${passes[@]}"; do
     case "$pass" in
-      thunky-pack-scratch|thunky-optimize) [ $readsUnwritten -eq 0 ] || continue ;;
+      thunky-pack-scratch|thunky-elide-copies|thunky-optimize) [ $readsUnwritten -eq 0 ] || continue ;;
     esac
     checked=$((checked + 1))
     # The race check runs right after the pass, in the same pipeline.
@@ -169,7 +170,7 @@ checkOne() {
     layouts="$(printf '%s, ' "${ranks[@]}")"
     unchecked=""
     [ $readsUnwritten -eq 0 ] ||
-      unchecked="; pack-scratch and thunky-optimize not compared: it reads scratch bytes nothing wrote"
+      unchecked="; pack-scratch, elide-copies and thunky-optimize not compared: it reads scratch bytes nothing wrote"
     [ "$symbolicOnly" = 0 ] || unchecked="$unchecked; symbolically only: $symbolicWhy"
     echo "$name: equal after $checked rewrites on ${layouts%, } ranks, race-free$unchecked"
   else

@@ -94,6 +94,8 @@ bool thunkyPrintContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendO
             fprintf(out, "made by %s\n", name);
           } else if (pieces[k].parameter != UINT32_MAX) {
             fprintf(out, "parameter %u\n", pieces[k].parameter);
+          } else if (pieces[k].undefined) {
+            fputs("no thunk wrote it (undefined on a GPU)\n", out);
           } else {
             fputs("a fill or constant\n", out);
           }

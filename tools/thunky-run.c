@@ -59,7 +59,8 @@ static const char usage[] =
     "                         (model: predict OTHER too, and print the difference)\n"
     "  --check-async          host: run every async region at its start, then at its done, and\n"
     "                         compare as --compare does (a race shows as a difference)\n"
-    "  --schedule start|done  host: when an async region runs (start, the default)\n"
+    "  --schedule start|done  host: when an async region runs (start, the default); a\n"
+    "                         --compare runs both unless one is given\n"
     "  --scratch-byte N       host: fill scratch allocations with byte N (0-255) before\n"
     "                         running, not zeros: outputs that change read scratch\n"
     "                         bytes nothing wrote\n"
@@ -124,6 +125,7 @@ typedef struct {
   uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
   bool print, profile, cudaGraph, fingerprint, symbolic, hasSeed, checkAsync, asyncAtDone;
+  bool oneSchedule;
   bool commandBuffers;
   uint8_t scratchByte;
   const char *hostOnly, *cudaOnly, *modelOnly; /* an option that applies to one backend */
@@ -296,7 +298,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
   } else if (!strcmp(a, "--schedule")) {
     if (strcmp(value, "start") && strcmp(value, "done"))
       return bad("--schedule: '%s' is not a schedule (start or done)", value);
-    o->asyncAtDone = !strcmp(value, "done"), o->hostOnly = a;
+    o->asyncAtDone = !strcmp(value, "done"), o->oneSchedule = true, o->hostOnly = a;
   } else if (!strcmp(a, "--kernels")) {
     if (strcmp(value, "registered") && strcmp(value, "fingerprint") && strcmp(value, "symbolic"))
       return bad("--kernels: '%s' is not a kind of run (registered, fingerprint or symbolic)",
@@ -558,7 +560,7 @@ static bool writeOutputs(const Options *o, const ThunkyPlan *plan, const ThunkyN
 
 /* --compare and --check-async: two runs, compared; 0 same, 1 different, 2 error. */
 static int compare(const Options *o, const ThunkyBackendOps *backend, const ThunkyPlan *plan,
-                   const ThunkyRunConfig *config, const ThunkyNpyArray *inputs,
+                   const ThunkyRunConfig *config, const ThunkyInputs *inputs,
                    ThunkyError *error) {
   ThunkyRunSide a = {o->executable, plan, *config}, b = a;
   ThunkyPlan *other = NULL;
@@ -749,8 +751,9 @@ int main(int argc, char **argv) {
                             .maxIterations = o.maxIterations,
                             .maxHostMemory = o.maxHostMemory, .registry = registry,
                             .timeline = timeline, .fingerprint = o.fingerprint,
-                            .asyncAtDone = o.asyncAtDone,
+                            .asyncAtDone = o.asyncAtDone, .oneSchedule = o.oneSchedule,
                             .scratchByte = o.scratchByte,
+                            .undefinedInitial = o.compare || o.checkAsync,
                             .ncclIdFile = o.ncclId, .timeoutSeconds = o.timeout};
   ThunkyCommandBuffers *graphs = NULL;
   if (ok && o.cudaGraph && commandBuffersOf(&o, o.executable, plan, false, &graphs, &error))
@@ -771,12 +774,14 @@ int main(int argc, char **argv) {
   ok = ok && (backend != &thunkyHostBackend || thunkyHostMemoryCheck(plan, &config, &error)) &&
        (o.symbolic || loadInputs(&o, plan, inputs, &error));
   int status = 0;
+  /* Random inputs are each rank's own; .npy files every rank's. */
+  ThunkyInputs given = {o.symbolic ? NULL : inputs, !o.numInputs && o.hasSeed, o.seed};
   if (ok && (o.compare || o.checkAsync)) {
-    status = compare(&o, backend, plan, &config, inputs, &error);
+    status = compare(&o, backend, plan, &config, &given, &error);
     ok = status != 2;
   } else {
     ok = ok && backend->create(plan, &config, &state, &error) &&
-         thunkyWriteInputs(backend, state, plan, o.ranks, inputs, &error) &&
+         thunkyWriteInputs(backend, state, plan, o.ranks, &given, &error) &&
          runRepeatedly(&o, backend, state, &error);
     if (ok && o.symbolic) {
       ok = thunkyPrintContents(stdout, plan, backend, state, o.ranks, &error);

@@ -36,11 +36,30 @@ uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size);
  * thunk writes one; a wider one gets any bytes. */
 void thunkyFingerprintFill(uint64_t seed, void *out, size_t size);
 
+/* For each allocation of `plan`, the number of the first output that lies
+ * in it, else UINT32_MAX: an array of plan->numAllocations entries the
+ * caller frees, NULL when out of memory. */
+uint32_t *thunkyOutputsOfAllocations(const ThunkyPlan *plan);
+
+/* The seed of the undefined bytes allocation `allocation` of rank `rank`
+ * starts with (ThunkyRunConfig.undefinedInitial), given `outputOf` from
+ * thunkyOutputsOfAllocations: an output's is drawn from its output number,
+ * which no rewrite changes, scratch's from its allocation. */
+uint64_t thunkyInitialSeed(const uint32_t *outputOf, uint32_t allocation, uint32_t rank);
+
 /* Whether access `access` (0 .. count - 1) of thunk `thunk` feeds its
  * fingerprint: what it reads, but not a kernel's written scratch, which
  * holds whatever was there before (fingerprint.c). Symbolic runs share the
  * rule. */
 bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access);
+
+/* Whether the host checks (fingerprint and symbolic runs) model every
+ * thunk of `plan` soundly. False, with a message that starts "cannot
+ * prove", naming the first thunk that moves bytes between ranks in a way
+ * they do not model (ThunkyPlanThunk.crossRank): taken as a function of
+ * one rank's bytes, what a receiver gets would not depend on what was
+ * sent, and a comparison could call two different programs the same. */
+bool thunkyCheckModels(const ThunkyPlan *plan, ThunkyError *error);
 
 /* Runs thunk `thunk` of `plan` as an uninterpreted function on one rank's
  * memory (allocation bases). Bytes it only writes never feed the hash; a
@@ -67,6 +86,9 @@ typedef struct ThunkyPiece {
   uint8_t fill[4], period;
   const uint8_t *bytes;
   uint64_t bytesSize;
+  /* Bytes no thunk wrote: what an output or scratch held at the start,
+   * which a GPU leaves undefined (ThunkyRunConfig.undefinedInitial). */
+  bool undefined;
 } ThunkyPiece;
 
 /* Byte `at` of piece p's term into *byte, when the term's bytes are known. */

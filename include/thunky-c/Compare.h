@@ -29,10 +29,26 @@ typedef struct ThunkyRunSide {
  * with a message when not. */
 bool thunkySameParameters(const ThunkyPlan *a, const ThunkyPlan *b, ThunkyError *error);
 
-/* Writes inputs[i] (borrowed) into parameter i of every rank of a state
- * `backend` created for `plan`. */
+/* What each rank's parameters hold in a run. `arrays` (one per parameter,
+ * borrowed) is rank 0's. Given arrays (.npy files) are every rank's, so a
+ * result holds for those inputs only. Seeded ones are thunkyRandomInput's
+ * of `seed` on rank 0 and of a seed drawn from it and the rank on every
+ * other rank, as a real SPMD step gives each device its own shard: a
+ * collective that pairs other ranks then moves other bytes. */
+typedef struct ThunkyInputs {
+  const ThunkyNpyArray *arrays;
+  bool seeded;
+  uint64_t seed;
+} ThunkyInputs;
+
+/* The seed of rank `rank`'s random inputs in a seeded run of `seed`. */
+uint64_t thunkyRankSeed(uint64_t seed, uint32_t rank);
+
+/* Writes the inputs (borrowed; NULL: none, for a backend that ignores
+ * them) into the parameters of every rank of a state `backend` created
+ * for `plan`. */
 bool thunkyWriteInputs(const ThunkyBackendOps *backend, void *state, const ThunkyPlan *plan,
-                       uint32_t ranks, const ThunkyNpyArray *inputs, ThunkyError *error);
+                       uint32_t ranks, const ThunkyInputs *inputs, ThunkyError *error);
 
 /* Seeded random bytes for parameter `index` of a plan, the same whatever
  * else runs (thunky-run --seed): floats a reference GEMM keeps finite
@@ -40,12 +56,11 @@ bool thunkyWriteInputs(const ThunkyBackendOps *backend, void *state, const Thunk
 bool thunkyRandomInput(const ThunkyPlanArray *parameter, uint64_t seed, uint32_t index,
                        ThunkyNpyArray *out, ThunkyError *error);
 
-/* Runs both sides on `backend` with `inputs` (one per parameter, borrowed)
- * and reports to `out`. Returns 0 when every output of every rank is the
+/* Runs both sides on `backend` with `inputs` (borrowed) and reports to `out`. Returns 0 when every output of every rank is the
  * same, 1 when one differs (named, with the first divergent thunk), 2 on an
  * error (in *error), including two plans without outputs. */
 int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
-                      const ThunkyRunSide *b, const ThunkyNpyArray *inputs, FILE *out,
+                      const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
                       ThunkyError *error);
 
 #ifdef __cplusplus

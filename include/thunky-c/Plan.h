@@ -238,6 +238,10 @@ typedef struct ThunkyPlanThunk {
    * one ("cublas_lt_matmul_thunk with epilogue EPILOGUE_BIAS"): what the
    * backends name when they refuse it; empty for a kind none runs. */
   ThunkyBytes unsupported;
+  /* A THUNKY_CMD_OPAQUE thunk that moves bytes between ranks (send, recv,
+   * ragged all-to-all, collective kernels, NVSHMEM): what one rank gets
+   * depends on what others hold, which no host check models. */
+  bool crossRank;
 } ThunkyPlanThunk;
 
 typedef struct ThunkyPlanAllocation {

@@ -106,10 +106,22 @@ typedef struct ThunkyRunConfig {
    * (thunky-c/Check.h); without it, such a plan is refused at create. */
   bool fingerprint;
   bool asyncAtDone;            /* host: run async regions at their done, not their start */
+  /* thunkyCompareRuns: compare under this schedule only. Without it, two
+   * programs with async regions, both at their start, are compared at
+   * their done too: a region may run any time until its done. */
+  bool oneSchedule;
   /* host: the byte scratch allocations (no parameter, constant or output)
    * start as; two runs with two bytes tell whether a program reads
    * scratch it never wrote, which a GPU leaves undefined. */
   uint8_t scratchByte;
+  /* host: outputs and scratch (where scratchByte is 0) start as bytes drawn
+   * from the rank, where they stand and the offset, not as zeros: a GPU's
+   * allocator leaves them undefined, so a program that reads them before
+   * it writes them reads bytes no thunk made. An output's are drawn from
+   * its output number, the same in any program with that output; scratch's
+   * from its allocation. The comparisons (thunkyCompareRuns' callers) set
+   * it; the symbolic backend always starts so. */
+  bool undefinedInitial;
   ThunkyWriteTrace *writeTrace; /* host: NULL, or where each rank records what thunks wrote */
   /* cuda: runs of commands launched as CUDA graphs, each captured once, as
    * XLA's command buffers are (thunky-c/Schedule.h: thunkyCommandBuffersCreate

@@ -66,21 +66,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   ThunkyRunConfig config = {.ranks = 1, .partitions = 1, .maxIterations = 256,
                             .maxHostMemory = 64 << 20, .registry = registry,
-                            .fingerprint = true};
+                            .fingerprint = true, .undefinedInitial = true};
   ThunkyRunSide a = {"the original", original, config}, b = a;
+  const ThunkyInputs given = {inputs, false, 0};
   FILE *sink = fopen("/dev/null", "w");
   ThunkyError error;
   /* Only what runs can be compared; run twice, it must agree with itself. */
-  int same = ok && sink ? thunkyCompareRuns(&thunkyHostBackend, &a, &a, inputs, sink, &error) : 2;
+  int same = ok && sink ? thunkyCompareRuns(&thunkyHostBackend, &a, &a, &given, sink, &error) : 2;
   if (same == 1)
     fail("a fingerprint run differs from itself", NULL, (MlirOperation){NULL});
-  if (ok && sink && thunkyCompareRuns(&thunkySymbolicBackend, &a, &a, inputs, sink, &error) == 1)
+  if (ok && sink && thunkyCompareRuns(&thunkySymbolicBackend, &a, &a, &given, sink, &error) == 1)
     fail("a symbolic run differs from itself", NULL, (MlirOperation){NULL});
   /* A program that reads scratch it never wrote means nothing on a GPU,
    * and passes may give that scratch to other values: not comparable. */
   ThunkyRunSide dirty = a;
   dirty.config.scratchByte = 0xa5;
-  if (same == 0 && thunkyCompareRuns(&thunkyHostBackend, &a, &dirty, inputs, sink, &error) != 0)
+  if (same == 0 && thunkyCompareRuns(&thunkyHostBackend, &a, &dirty, &given, sink, &error) != 0)
     same = 2;
   MlirContext ctx = thunkyFuzzContext();
   MlirOperation module = same == 0 ? thunkyFuzzImport(ctx, data, size) : (MlirOperation){NULL};
@@ -96,15 +97,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!plan(bytes.data, bytes.size, &optimized))
       fail("the optimized executable does not plan", NULL, module);
     b.name = "the optimized", b.plan = optimized;
-    int status = thunkyCompareRuns(&thunkyHostBackend, &a, &b, inputs, sink, &error);
+    int status = thunkyCompareRuns(&thunkyHostBackend, &a, &b, &given, sink, &error);
     if (status == 1) {
-      thunkyCompareRuns(&thunkyHostBackend, &a, &b, inputs, stderr, &error);
+      thunkyCompareRuns(&thunkyHostBackend, &a, &b, &given, stderr, &error);
       fail("thunky-optimize changed the outputs (above)", NULL, module);
     }
     if (status == 2)
       fail("the optimized executable fails where the original runs", &error, module);
-    if (thunkyCompareRuns(&thunkySymbolicBackend, &a, &b, inputs, sink, &error) == 1) {
-      thunkyCompareRuns(&thunkySymbolicBackend, &a, &b, inputs, stderr, &error);
+    if (thunkyCompareRuns(&thunkySymbolicBackend, &a, &b, &given, sink, &error) == 1) {
+      thunkyCompareRuns(&thunkySymbolicBackend, &a, &b, &given, stderr, &error);
       fail("the symbolic check finds a difference the fingerprint does not (above)", NULL, module);
     }
     thunkyBufferDestroy(&bytes);
