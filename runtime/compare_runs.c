@@ -339,16 +339,29 @@ static int compareOnce(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
   return reportDivergence(backend, a, b, inputs, rank, out, error) ? 1 : 2;
 }
 
+/* Whether a run of `plan` may take another path for other inputs, or for
+ * another reading of the thunks the host does not run: a conditional, or a
+ * loop without a known trip count, decides on bytes. */
+static bool decidesOnBytes(const ThunkyPlan *plan) {
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    if (c->kind == THUNKY_CMD_CONDITIONAL ||
+        (c->kind == THUNKY_CMD_WHILE && c->loop.tripCount < 0))
+      return true;
+  }
+  return false;
+}
+
 /* Both schedules the async regions allow at their ends, unless one is
  * asked for: a region that may race with what runs beside it gives other
  * outputs at its done than at its start. */
-int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
-                      const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
-                      ThunkyError *error) {
+static int compareSchedules(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
+                            const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
+                            bool *both, ThunkyError *error) {
   int status = compareOnce(backend, a, b, inputs, out, error);
-  bool both = !a->config.oneSchedule && !a->config.asyncAtDone && !b->config.asyncAtDone &&
-              (a->plan->numAsyncSlots || b->plan->numAsyncSlots);
-  if (status == 0 && both) {
+  *both = !a->config.oneSchedule && !a->config.asyncAtDone && !b->config.asyncAtDone &&
+          (a->plan->numAsyncSlots || b->plan->numAsyncSlots);
+  if (status == 0 && *both) {
     char nameA[512], nameB[512];
     ThunkyRunSide lateA = *a, lateB = *b;
     snprintf(nameA, sizeof nameA, "%s (async regions at their done)", a->name);
@@ -357,10 +370,29 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
     lateA.config.asyncAtDone = lateB.config.asyncAtDone = true;
     status = compareOnce(backend, &lateA, &lateB, inputs, out, error);
   }
+  return status;
+}
+
+/* A fingerprint run follows one path: where a loop or conditional decides
+ * on bytes, its `same` holds for that path only, so the comparison is made
+ * on symbols too, where loops and conditionals are taken as functions, and
+ * `same` needs both. */
+int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
+                      const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
+                      ThunkyError *error) {
+  bool both = false;
+  int status = compareSchedules(backend, a, b, inputs, out, &both, error);
+  bool paths = status == 0 && !backend->contents && a->config.fingerprint &&
+               (decidesOnBytes(a->plan) || decidesOnBytes(b->plan));
+  if (paths && (status = compareSchedules(&thunkySymbolicBackend, a, b, NULL, out, &both,
+                                          error)) == 2)
+    thunkyErrorContext(error, "cannot prove: the fingerprint run follows one path of a loop or "
+                              "conditional that decides on bytes, and on symbols");
   if (status == 0)
-    fprintf(out, "same: %u output(s) on %u rank(s), %s%s\n", a->plan->numOutputs,
+    fprintf(out, "same: %u output(s) on %u rank(s), %s%s%s\n", a->plan->numOutputs,
             a->config.ranks ? a->config.ranks : 1,
             backend->contents ? "term for term" : "bit for bit",
+            paths ? " and term for term (a loop or conditional decides on bytes)" : "",
             both ? ", with async regions at their start and at their done" : "");
   return status;
 }

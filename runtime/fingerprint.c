@@ -109,10 +109,13 @@ uint64_t thunkyInitialSeed(const uint32_t *outputOf, uint32_t allocation, uint32
   return finish(finish(finish(0x756e646566u + output) ^ where) ^ rank);
 }
 
-/* A kernel's written argument may also be read (an in-place update): its
- * bytes feed the hash when they are a parameter's, an output's or a
- * constant's, whose contents no correct rewrite changes, and not when they
- * are scratch, which may hold anything before the kernel writes it
+/* A kernel's written argument may also be read (an in-place update).
+ * Where the executable's HLO shows it is (ThunkyPlanThunk.writesOnlyWritten
+ * false), its bytes feed the hash wherever they lie. Elsewhere they feed it
+ * when they are a parameter's, an output's or a constant's, whose contents
+ * no correct rewrite changes, so that in-place updates of outputs and loop
+ * state kept there are seen without the HLO, and not when they are
+ * scratch, which may hold anything before the kernel writes it
  * (pack-scratch shares it; docs/checking.md says what this misses). */
 bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access) {
   const ThunkyPlanThunk *t = &plan->thunks[thunk];

@@ -137,6 +137,7 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
   if (!ok)
     thunkyPlanDestroy(plan);
   thunkyHashMapDestroy(&b.binaryIndex);
+  thunkyHloLaunchesDestroy(b.launches);
   thunkyExecutableDestroy(model);
   if (ok)
     *out = plan;

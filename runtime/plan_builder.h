@@ -13,6 +13,7 @@
 #include "thunky-c/Arena.h"
 #include "thunky-c/Executable.h"
 #include "thunky-c/HashMap.h"
+#include "thunky-c/HloText.h"
 #include "thunky-c/Plan.h"
 
 #include <stdbool.h>
@@ -53,6 +54,10 @@ typedef struct {
   uint64_t graphsKey; /* its compiled cuDNN graphs, in cudnn_thunk keys */
   bool hasBinaryKey, hasGraphsKey;
   bool replayOnly; /* thunkyPlanCreateForReplay: no keys, code or constant bytes */
+  /* The executable's HLO instructions by name, made at the first kernel
+   * (NULL: no HLO, or not yet); launchesTried once it was. */
+  ThunkyHloLaunches *launches;
+  bool launchesTried;
 } Builder;
 /* Sets the message and names the current thunk in front of it; false. */
 #define fail(b, ...) (thunkyErrorf((b)->error, __VA_ARGS__), thunkyPlanInThunk(b))

@@ -165,6 +165,51 @@ static bool keepAccess(ThunkySlice *s, ThunkyAccess access, void *userData) {
   return thunkyPlanSliceOf(b, s, "slice", &a->slice);
 }
 
+/* Whether a kernel's written arguments are outputs only, none an operand
+ * it updates in place. XLA passes a fusion its operands then its outputs,
+ * each buffer once (kernel_arguments.cc), so an output that shares an
+ * operand's buffer (a dynamic-update-slice or scatter in place) makes one
+ * argument fewer, or is passed as an operand flagged written too: a launch
+ * with as many arguments as its fusion in the executable's HLO has
+ * operands and outputs, no operand flagged written, updates none. A launch
+ * the HLO does not name is taken as updating none, an assumption
+ * docs/checking.md states. False: its written arguments are read too. */
+static bool writesOnlyOutputs(Builder *b, const Thunk *t) {
+  const char *name = NULL;
+  size_t args = 0, flags = 0;
+  const protobuf_c_boolean *written = NULL;
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK) {
+    const Xla__Gpu__KernelThunkProto *k = t->kernel_thunk;
+    name = k->kernel_name, args = k->n_args, flags = k->n_written, written = k->written;
+  } else if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK) {
+    const Xla__Gpu__CustomKernelThunkProto *k = t->custom_kernel_thunk;
+    name = k->custom_kernel ? k->custom_kernel->name : NULL;
+    args = k->n_args, flags = k->n_written, written = k->written;
+  } else {
+    return false;
+  }
+  const Xla__HloModuleProtoWithConfig *hlo = b->exe->hlo_module_with_config;
+  if (!b->launchesTried && hlo && hlo->hlo_module)
+    b->launches = thunkyHloLaunchesCreate(hlo->hlo_module);
+  b->launchesTried = true;
+  if (hlo && hlo->hlo_module && !b->launches)
+    return false; /* out of memory for the index: not shown, so read */
+  const Xla__HloInstructionProto *fusion =
+      b->launches && name ? thunkyHloLaunchFind(b->launches, name, strlen(name), NULL) : NULL;
+  if (!fusion || !fusion->opcode || strcmp(fusion->opcode, "fusion"))
+    return true;
+  const Xla__ShapeProto *shape = fusion->shape;
+  size_t outputs = shape && shape->element_type == XLA__PRIMITIVE_TYPE__TUPLE
+                       ? shape->n_tuple_shapes
+                       : 1;
+  if (args != fusion->n_operand_ids + outputs)
+    return false;
+  for (size_t i = 0; i < fusion->n_operand_ids && i < flags; i++)
+    if (written[i])
+      return false;
+  return true;
+}
+
 static bool nameThunk(Builder *b, Thunk *t) {
   ThunkyPlanThunk *thunk = thunkyPlanPush(&b->thunks);
   if (!thunk)
@@ -176,8 +221,7 @@ static bool nameThunk(Builder *b, Thunk *t) {
   thunk->kind = f ? f->name : "an unknown thunk";
   thunk->id = t->thunk_info ? t->thunk_info->thunk_id : 0;
   thunk->key = b->replayOnly ? 0 : thunkyPlanThunkKey(b, t);
-  thunk->writesOnlyWritten = t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK ||
-                             t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK;
+  thunk->writesOnlyWritten = !b->replayOnly && writesOnlyOutputs(b, t);
   uint32_t first = b->plan->numAccesses;
   /* The pointer moves when the array grows: index it again after. */
   bool ok = thunkyPlanKeepString(b, annotation, &thunk->annotation) &&

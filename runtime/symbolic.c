@@ -190,8 +190,10 @@ static bool initialize(State *s) {
 
 /* A thunk the host cannot run: each buffer it writes becomes the term of
  * its key, the contents it reads (by the fingerprint's rule) and the
- * output's place among its writes. */
-static bool runUninterpreted(State *s, const ThunkyCommand *c) {
+ * output's place among its writes. `inPlace`: what it writes held bytes it
+ * may leave alone (a dynamic copy writes a window of its destination), so
+ * those feed the term too. */
+static bool runFunction(State *s, const ThunkyCommand *c, bool inPlace) {
   const ThunkyPlan *p = s->plan;
   const ThunkyPlanThunk *t = &p->thunks[c->thunk];
   const ThunkyPlanAccess *accesses = t->accesses.count ? &p->accesses[t->accesses.first] : NULL;
@@ -199,7 +201,8 @@ static bool runUninterpreted(State *s, const ThunkyCommand *c) {
     SymHash h = symHashStart(TAG_THUNK);
     symHashAdd(&h, t->key);
     for (uint32_t i = 0; i < t->accesses.count; i++)
-      if (thunkyFingerprintReads(p, c->thunk, i))
+      if (thunkyFingerprintReads(p, c->thunk, i) ||
+          (inPlace && (accesses[i].access & THUNKY_ACCESS_WRITE)))
         symHashAddHash(&h, digest(s, r, accesses[i].slice));
     uint64_t position = 0;
     for (uint32_t i = 0; i < t->accesses.count; i++) {
@@ -895,18 +898,19 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
     return true;
   case THUNKY_CMD_COPY: {
     /* Loops run here as functions of what they read, without iterations:
-     * a copy that follows one is a function of what it reads, too. */
+     * a copy that follows one is a function of what it reads, and of the
+     * destination bytes outside the window it writes. */
     ThunkyCommand fixed = *c;
     if (c->copy.dependsOnLoop ||
         !thunkyPlanCopySlices(s->plan, c, 0, &fixed.copy.src, &fixed.copy.dst))
-      return runUninterpreted(s, c);
+      return runFunction(s, c, true);
     return runCopy(s, &fixed);
   }
   case THUNKY_CMD_KERNEL:
   case THUNKY_CMD_CUSTOM_CALL:
   case THUNKY_CMD_GEMM:
   case THUNKY_CMD_OPAQUE:
-    return runUninterpreted(s, c);
+    return runFunction(s, c, false);
   case THUNKY_CMD_CONDITIONAL:
     return runConditional(s, c);
   case THUNKY_CMD_WHILE:

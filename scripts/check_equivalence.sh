@@ -2,8 +2,9 @@
 # check_equivalence.sh [-m MESSAGE] [-j JOBS] INPUT|DIR... : thunky proves
 # its passes, JOBS inputs at a time (1 by default).
 #
-# For each input (a .pb executable, or a textproto of MESSAGE, by default
-# xla.gpu.GpuExecutableProto; every .textproto in a DIR), imports it, checks
+# For each input (an executable in any layering thunky reads, or a
+# .textproto or .pbtxt of MESSAGE, by default xla.gpu.GpuExecutableProto;
+# every .textproto in a DIR), imports it, checks
 # the module with thunky-check-races and the runtime's --check-async, then
 # runs every rewrite pass alone and thunky-optimize, exports each result
 # and compares it with the original with thunky-run --kernels=fingerprint
@@ -77,8 +78,8 @@ checkOne() {
   local i="$1"
   input="${inputs[$i]}" name="$(basename "${inputs[$i]}")"
   case "$input" in
-    *.pb) cp "$input" "$tmp/in.pb" ;;
-    *) "$scripts/encode.sh" "${messages[$i]}" < "$input" > "$tmp/in.pb" ;;
+    *.textproto|*.pbtxt) "$scripts/encode.sh" "${messages[$i]}" < "$input" > "$tmp/in.pb" ;;
+    *) cp "$input" "$tmp/in.pb" ;;
   esac
   if ! thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/in.mlir" 2> "$tmp/err"; then
     echo "$name: FAIL: does not import: $(head -1 "$tmp/err")"; failures=$((failures + 1)); return

@@ -117,6 +117,11 @@ ctest --output-on-failure || status=1
 for summary in "$build"/test/Passes/Output/equivalence-*.test.tmp.summary; do
   [ -f "$summary" ] && echo "$(basename "$summary" .test.tmp.summary): $(grep '^equivalence:' "$summary")"
 done
+# The mutation campaign's sample, wrong programs asked of both checks
+# (test/Checking/mutation-campaign.test; docs/mutation-campaign.md is the
+# whole campaign, scripts/mutation_campaign.py makes it again).
+campaign="$build/test/Checking/Output/mutation-campaign.test.tmp.md"
+[ -f "$campaign" ] && echo "sample: $(grep -m1 '^mutation campaign:' "$campaign")"
 # What the schedule model predicts of the async passes and of a real JAX
 # step (test/Schedule/*.test).
 for summary in "$build"/test/Schedule/Output/*.test.tmp.summary; do

@@ -232,7 +232,9 @@ typedef struct ThunkyPlanThunk {
    * thunk_info; a kernel_thunk's also covers the executable's binary. */
   uint64_t key;
   /* A kernel's read-write arguments are the ones it is flagged to write:
-   * fingerprint runs take them as outputs only (docs/checking.md). */
+   * taken as outputs only, unless the executable's HLO shows the kernel
+   * updating an operand in place; fingerprint and symbolic runs then read
+   * them wherever they lie (docs/checking.md). */
   bool writesOnlyWritten;
   /* Why a THUNKY_CMD_OPAQUE thunk of a kind the runtime otherwise runs is
    * one ("cublas_lt_matmul_thunk with epilogue EPILOGUE_BIAS"): what the
