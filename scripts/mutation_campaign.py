@@ -197,12 +197,16 @@ def with_args(line, call, args, types):
     return line[:call.start(1)] + ", ".join(args) + " : " + ", ".join(types) + line[call.end(2):]
 
 
-def mutants_operands(m):
+def launches(m):
+    """Each launch whose operands read: (line, call match, args, types, written)."""
     for i in m.ops(r"thunky\.launch "):
         parsed = launch_args(m.lines[i])
-        if not parsed:
-            continue
-        call, args, types, flags = parsed
+        if parsed:
+            yield (i,) + parsed
+
+
+def mutants_operands(m):
+    for i, call, args, types, flags in launches(m):
         reads = [k for k in range(len(args)) if not flags[k]]
         for a in range(len(reads)):
             for b in range(a + 1, len(reads)):
@@ -213,8 +217,8 @@ def mutants_operands(m):
                 new[x], new[y] = new[y], new[x]
                 yield ("operands %d and %d swapped at line %d" % (x, y, i + 1),
                        m.lines[:i] + [with_args(m.lines[i], call, new, types)] + m.lines[i + 1:], i)
-    # Each slice moved by its size and by one 4-byte element, either way,
-    # where it stays inside its buffer.
+    # Each slice moved by its size, half its size, or one or two 4-byte
+    # elements, where it stays inside its buffer.
     for i in range(m.end):
         s = SLICE.match(m.lines[i])
         if not s:
@@ -230,11 +234,7 @@ def mutants_operands(m):
 
 
 def mutants_alias(m):
-    for i in m.ops(r"thunky\.launch "):
-        parsed = launch_args(m.lines[i])
-        if not parsed:
-            continue
-        call, args, types, flags = parsed
+    for i, call, args, types, flags in launches(m):
         for w in range(len(args)):
             for r in range(len(args)):
                 if r == w or flags[r] or types[r] != types[w] or args[r] == args[w]:

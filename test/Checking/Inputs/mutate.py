@@ -14,8 +14,14 @@ is every line of it, its regions too):
   swap-branches REGEX [I J]
                           regions I and J (0 and 1) of that thunky.cond swap
 """
+import os
 import re
 import sys
+
+# What an op spans is read as the mutation campaign reads it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "scripts"))
+from mutation_campaign import op_end  # noqa: E402
 
 
 def find(lines, pattern, start=0):
@@ -23,27 +29,6 @@ def find(lines, pattern, start=0):
         if re.search(pattern, lines[i]):
             return i
     sys.exit("mutate.py: no line matches %r" % pattern)
-
-
-def op_end(lines, i):
-    """The last line of the op that starts at line i: where its brackets,
-    outside string literals, close again."""
-    depth = 0
-    for k in range(i, len(lines)):
-        quoted = escaped = False
-        for c in lines[k]:
-            if quoted:
-                quoted = escaped or c != '"'
-                escaped = not escaped and c == "\\"
-            elif c == '"':
-                quoted = True
-            elif c in "{[(":
-                depth += 1
-            elif c in "}])":
-                depth -= 1
-        if depth <= 0:
-            return k
-    sys.exit("mutate.py: unbalanced brackets")
 
 
 def operands_above(lines, i):
