@@ -2,14 +2,27 @@
 #include "interval_set.h"
 
 #include <stdlib.h>
+#include <time.h>
 
+/* 48 bytes, so that a million ranges stay dense in cache; a node's
+ * priority is a hash of its handle, not stored. */
 typedef struct ThunkyIntervalNode {
   const void *root;
   int64_t start, end, maxEnd; /* maxEnd: the largest end in its subtree */
-  int64_t left, right, previous;
-  uint64_t priority;
+  int32_t left, right, previous;
   uint32_t owner;
 } Node;
+
+/* A node's priority: its handle mixed with the set's seed (splitmix64's
+ * finalizer). The seed is drawn at the set's first range from where its
+ * memory lies and the clock, so that no input can be crafted to line keys
+ * up with priorities; the set's answers do not depend on it. */
+static uint64_t priority(const ThunkyIntervalSet *s, int64_t n) {
+  uint64_t h = s->seed + (uint64_t)n * 0x9e3779b97f4a7c15u;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+  return h ^ (h >> 31);
+}
 
 /* Keys are (root, start, handle): unique, so a node is found again by its own. */
 typedef struct Key {
@@ -39,7 +52,7 @@ static void update(ThunkyIntervalSet *s, int64_t n) {
 }
 
 /* Splits treap t into keys before `key` (*low) and the rest (*high). */
-static void split(ThunkyIntervalSet *s, int64_t t, Key key, int64_t *low, int64_t *high) {
+static void split(ThunkyIntervalSet *s, int32_t t, Key key, int32_t *low, int32_t *high) {
   if (t < 0) {
     *low = *high = -1;
     return;
@@ -55,10 +68,10 @@ static void split(ThunkyIntervalSet *s, int64_t t, Key key, int64_t *low, int64_
 }
 
 /* Every key of a before every key of b. */
-static int64_t merge(ThunkyIntervalSet *s, int64_t a, int64_t b) {
+static int32_t merge(ThunkyIntervalSet *s, int32_t a, int32_t b) {
   if (a < 0 || b < 0)
     return a < 0 ? b : a;
-  if (s->nodes[a].priority > s->nodes[b].priority) {
+  if (priority(s, a) > priority(s, b)) {
     s->nodes[a].right = merge(s, s->nodes[a].right, b);
     update(s, a);
     return a;
@@ -70,6 +83,8 @@ static int64_t merge(ThunkyIntervalSet *s, int64_t a, int64_t b) {
 
 int64_t thunkyIntervalAdd(ThunkyIntervalSet *s, const void *root, int64_t start, int64_t end,
                           uint32_t owner, int64_t previous) {
+  if (s->count >= INT32_MAX)
+    return -1;
   if (s->count == s->capacity) {
     size_t capacity = s->capacity ? 2 * s->capacity : 64;
     Node *nodes = realloc(s->nodes, capacity * sizeof *nodes);
@@ -77,22 +92,21 @@ int64_t thunkyIntervalAdd(ThunkyIntervalSet *s, const void *root, int64_t start,
       return -1;
     s->nodes = nodes, s->capacity = capacity;
   }
-  if (!s->count)
+  if (!s->count) {
     s->top = -1;
+    s->seed = (uint64_t)(uintptr_t)s->nodes ^ (uint64_t)clock() * 0x9e3779b97f4a7c15u;
+  }
   int64_t n = (int64_t)s->count++;
-  /* xorshift: priorities only need to look random to the input. */
-  s->random ^= s->random << 13, s->random ^= s->random >> 7, s->random ^= s->random << 17;
-  s->random += !s->random * 0x9e3779b97f4a7c15u;
-  s->nodes[n] = (Node){root, start, end, end, -1, -1, previous, s->random, owner};
-  int64_t low, high;
+  s->nodes[n] = (Node){root, start, end, end, -1, -1, (int32_t)previous, owner};
+  int32_t low, high;
   split(s, s->top, keyOf(s, n), &low, &high);
-  s->top = merge(s, merge(s, low, n), high);
+  s->top = merge(s, merge(s, low, (int32_t)n), high);
   return n;
 }
 
 /* A node of subtree t overlapping [start, end) of root, or -1. A subtree
  * whose largest end is at or before start holds none. */
-static int64_t find(ThunkyIntervalSet *s, int64_t t, uintptr_t root, int64_t start, int64_t end) {
+static int32_t find(ThunkyIntervalSet *s, int32_t t, uintptr_t root, int64_t start, int64_t end) {
   while (t >= 0) {
     const Node *x = &s->nodes[t];
     s->visits++;
@@ -109,7 +123,7 @@ static int64_t find(ThunkyIntervalSet *s, int64_t t, uintptr_t root, int64_t sta
     }
     if (x->end > start)
       return t;
-    int64_t hit = find(s, x->left, root, start, end);
+    int32_t hit = find(s, x->left, root, start, end);
     if (hit >= 0)
       return hit;
     t = x->right;
@@ -121,7 +135,7 @@ int64_t thunkyIntervalFind(ThunkyIntervalSet *s, const void *root, int64_t start
                            uint32_t *owner) {
   if (!s->count || start >= end)
     return -1;
-  int64_t hit = find(s, s->top, (uintptr_t)root, start, end);
+  int32_t hit = find(s, s->top, (uintptr_t)root, start, end);
   if (hit >= 0)
     *owner = s->nodes[hit].owner;
   return hit;
@@ -131,7 +145,7 @@ void thunkyIntervalRemoveList(ThunkyIntervalSet *s, int64_t last) {
   for (int64_t n = last; n >= 0; n = s->nodes[n].previous) {
     Key key = keyOf(s, n), next = key;
     next.handle++;
-    int64_t low, middle, high;
+    int32_t low, middle, high;
     split(s, s->top, key, &low, &middle);
     split(s, middle, next, &middle, &high);
     s->top = merge(s, low, high);

@@ -18,14 +18,14 @@
 typedef struct ThunkyIntervalSet {
   struct ThunkyIntervalNode *nodes; /* every range ever added; removed ones unlinked */
   size_t count, capacity;
-  int64_t top;     /* the treap's root node, -1 when empty */
-  uint64_t random; /* priorities */
+  int32_t top;     /* the treap's root node, -1 when empty */
+  uint64_t seed;   /* of the priorities (interval_set.c) */
   uint64_t visits; /* nodes a find looked at, over the set's life */
 } ThunkyIntervalSet;
 
 /* Adds bytes [start, end) of `root`, owned by `owner`, linked to the owner's
  * previous range `previous` (-1: its first). Returns the range's handle,
- * or -1 when out of memory. */
+ * or -1 when out of memory (or past 2^31 - 1 ranges). */
 int64_t thunkyIntervalAdd(ThunkyIntervalSet *set, const void *root, int64_t start, int64_t end,
                           uint32_t owner, int64_t previous);
 
