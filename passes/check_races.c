@@ -22,6 +22,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
+#include "thunky-c/Arena.h"
 #include "interval_set.h"
 #include "op_map.h"
 #include "thunk_info.h"
@@ -72,7 +73,6 @@ static void rootText(MlirValue root, char *out, size_t size) {
 typedef struct {
   MlirOperation start;
   int64_t lastAny, lastWrite; /* -1: none, or already removed */
-  bool collective;
   int32_t besidePrev, besideNext, streamPrev, streamNext; /* -1: none */
   bool inBeside, inStream;
   ThunkyOpMapKey stream;
@@ -171,22 +171,15 @@ static ThunkyOpMapKey streamOf(MlirOperation start) {
   MlirAttribute id = mlirOperationGetAttributeByName(start, mlirStringRefCreateFromCString("stream_id"));
   MlirAttribute comm =
       mlirOperationGetAttributeByName(start, mlirStringRefCreateFromCString("is_communication"));
-  return (ThunkyOpMapKey){id.ptr ? id.ptr : (const void *)1, (int64_t)(intptr_t)comm.ptr, 7};
+  return (ThunkyOpMapKey){id.ptr ? id.ptr : (const void *)1, (int64_t)(intptr_t)comm.ptr, 0};
 }
 
 /*--- the sweep --------------------------------------------------------------*/
 
 static bool keepAccess(ThunkyOpAccess **items, size_t *capacity, int64_t handle,
                        ThunkyOpAccess access) {
-  if ((size_t)handle >= *capacity) {
-    size_t n = *capacity ? 2 * *capacity : 64;
-    while (n <= (size_t)handle)
-      n *= 2;
-    ThunkyOpAccess *grown = realloc(*items, n * sizeof *grown);
-    if (!grown)
-      return false;
-    *items = grown, *capacity = n;
-  }
+  if (!thunkyArrayGrow((void **)items, capacity, (size_t)handle, sizeof **items))
+    return false;
   (*items)[handle] = access;
   return true;
 }
@@ -216,17 +209,14 @@ static void conflicts(Check *c, MlirOperation op, ThunkyOpAccess access) {
 
 static bool addRegion(Check *c, MlirOperation start, const ThunkyOpAccesses *accesses,
                       bool collective) {
-  if (c->numRegions == c->regionCapacity) {
-    size_t n = c->regionCapacity ? 2 * c->regionCapacity : 64;
-    Region *grown = realloc(c->regions, n * sizeof *grown);
-    if (!grown || n > INT32_MAX)
-      return false;
-    c->regions = grown, c->regionCapacity = n;
-  }
+  if (c->numRegions >= INT32_MAX ||
+      !thunkyArrayGrow((void **)&c->regions, &c->regionCapacity, c->numRegions,
+                       sizeof *c->regions))
+    return false;
   int32_t r = (int32_t)c->numRegions++;
   c->inFlight++;
   Region *x = &c->regions[r];
-  *x = (Region){start, -1, -1, collective, -1, -1, -1, -1, false, false, streamOf(start)};
+  *x = (Region){start, -1, -1, -1, -1, -1, -1, false, false, streamOf(start)};
   if (!thunkyOpMapPut(&c->regionOf, (ThunkyOpMapKey){start.ptr, 0, 0}, (void *)(uintptr_t)(r + 1)))
     return false;
   for (size_t i = 0; i < accesses->count; i++) {

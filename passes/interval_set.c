@@ -1,6 +1,8 @@
 /*===- interval_set.c - byte ranges of many roots, found by overlap ------===*/
 #include "interval_set.h"
 
+#include "thunky-c/Arena.h"
+
 #include <stdlib.h>
 #include <time.h>
 
@@ -83,15 +85,9 @@ static int32_t merge(ThunkyIntervalSet *s, int32_t a, int32_t b) {
 
 int64_t thunkyIntervalAdd(ThunkyIntervalSet *s, const void *root, int64_t start, int64_t end,
                           uint32_t owner, int64_t previous) {
-  if (s->count >= INT32_MAX)
+  if (s->count >= INT32_MAX ||
+      !thunkyArrayGrow((void **)&s->nodes, &s->capacity, s->count, sizeof *s->nodes))
     return -1;
-  if (s->count == s->capacity) {
-    size_t capacity = s->capacity ? 2 * s->capacity : 64;
-    Node *nodes = realloc(s->nodes, capacity * sizeof *nodes);
-    if (!nodes)
-      return -1;
-    s->nodes = nodes, s->capacity = capacity;
-  }
   if (!s->count) {
     s->top = -1;
     s->seed = (uint64_t)(uintptr_t)s->nodes ^ (uint64_t)clock() * 0x9e3779b97f4a7c15u;
