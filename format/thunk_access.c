@@ -3,7 +3,10 @@
  * One row per slice field of the schema whose access is known; a field
  * that is no row reads and writes (safe for every pass and check), so a
  * kind added to the schema is covered, conservatively, before anyone
- * writes its row.
+ * writes its row. Each role is XLA's, as its thunks' buffer_uses() and
+ * ExecuteOnStream show: thunk_roles.tsv beside this file cites the line
+ * of XLA for each, and test/Format/thunk_roles_test.c checks this table
+ * against that list.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Executable.h"
@@ -23,7 +26,9 @@ static const struct {
     {&xla__gpu__copy_thunk_proto__descriptor, "source_buffer", R},
     {&xla__gpu__copy_thunk_proto__descriptor, "destination_buffer", W},
     {&xla__gpu__dynamic_memcpy_thunk_proto__descriptor, "source_buffer", R},
-    {&xla__gpu__dynamic_memcpy_thunk_proto__descriptor, "destination_buffer", W},
+    /* XLA calls it a write, but it writes mem_size bytes at an offset of the
+     * operand it updates (a dynamic-update-slice): the rest stays. */
+    {&xla__gpu__dynamic_memcpy_thunk_proto__descriptor, "destination_buffer", RW},
     {&xla__gpu__memzero_thunk_proto__descriptor, "dest_buffer", W},
     {&xla__gpu__memset32_bit_value_thunk_proto__descriptor, "dest_buffer", W},
     {&xla__gpu__replica_id_thunk_proto__descriptor, "dest_buffer", W},
@@ -81,8 +86,77 @@ static const struct {
     {&xla__gpu__infeed_thunk_proto__descriptor, "dest_slices", W},
     {&xla__gpu__outfeed_thunk_proto__descriptor, "source_slices", R},
     {&xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor, "parameter_buffers", R},
-    {&xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor, "result_buffers", W},
+    /* A result with an update is written in a window of its parameter. */
+    {&xla__gpu__dynamic_slice_fusion_thunk_proto__descriptor, "result_buffers", RW},
+    {&xla__gpu__optional_dynamic_slice_offsets_proto__dynamic_slice_offset_proto__descriptor,
+     "slice_offset", R},
 };
+
+/* Rows for some elements of a repeated field: the input, then the values
+ * and indices a top-k writes. */
+static const struct {
+  const ProtobufCMessageDescriptor *message;
+  const char *field;
+  size_t index;
+  ThunkyAccess access;
+} elementRows[] = {
+    {&xla__gpu__select_kthunk_proto__descriptor, "args", 0, R},
+    {&xla__gpu__select_kthunk_proto__descriptor, "args", 1, W},
+    {&xla__gpu__select_kthunk_proto__descriptor, "args", 2, W},
+};
+
+/* The access of element `k` of field `f` of `desc` by its element row; 0
+ * where it has none. */
+static ThunkyAccess elementAccess(const ProtobufCMessageDescriptor *desc,
+                                  const ProtobufCFieldDescriptor *f, size_t k) {
+  for (size_t i = 0; i < sizeof elementRows / sizeof elementRows[0]; i++)
+    if (elementRows[i].message == desc && elementRows[i].index == k &&
+        strcmp(elementRows[i].field, f->name) == 0)
+      return elementRows[i].access;
+  return 0;
+}
+
+static bool hasElementRows(const ProtobufCMessageDescriptor *desc,
+                           const ProtobufCFieldDescriptor *f) {
+  for (size_t i = 0; i < sizeof elementRows / sizeof elementRows[0]; i++)
+    if (elementRows[i].message == desc && strcmp(elementRows[i].field, f->name) == 0)
+      return true;
+  return false;
+}
+
+/* A collective's buffers are source and destination pairs, read and
+ * written, but some thunks give a pair one slice for both ends, or use a
+ * pair otherwise: a send's destination is its operand, which it reads; a
+ * recv's source is its result, which it writes; a ragged all-to-all's
+ * pairs are its input, its output (updated where rows arrive) and four
+ * offset and size operands; a broadcast with a dynamic root ends with the
+ * roots, read. Element `k` of `n` of the buffers of thunk `msg`: whether
+ * its roles differ from the pair's rows, and if so, what they are. */
+static bool pairRoles(const ProtobufCMessage *msg, size_t k, size_t n, ThunkyAccess *source,
+                      ThunkyAccess *destination) {
+  const ProtobufCMessageDescriptor *d = msg->descriptor;
+  if (d == &xla__gpu__send_thunk_proto__descriptor ||
+      d == &xla__gpu__nvshmem_send_thunk_proto__descriptor)
+    return *source = R, *destination = R, true;
+  if (d == &xla__gpu__recv_thunk_proto__descriptor ||
+      d == &xla__gpu__nvshmem_recv_thunk_proto__descriptor)
+    return *source = W, *destination = W, true;
+  if (d == &xla__gpu__ragged_all_to_all_thunk_proto__descriptor)
+    return *source = R, *destination = k == 1 ? RW : R, true;
+  if (d == &xla__gpu__collective_broadcast_thunk_proto__descriptor &&
+      ((const Xla__Gpu__CollectiveBroadcastThunkProto *)msg)->has_dynamic_root && k + 1 == n)
+    return *source = R, *destination = R, true;
+  return false;
+}
+
+static bool isPairedThunk(const ProtobufCMessageDescriptor *d) {
+  return d == &xla__gpu__send_thunk_proto__descriptor ||
+         d == &xla__gpu__nvshmem_send_thunk_proto__descriptor ||
+         d == &xla__gpu__recv_thunk_proto__descriptor ||
+         d == &xla__gpu__nvshmem_recv_thunk_proto__descriptor ||
+         d == &xla__gpu__ragged_all_to_all_thunk_proto__descriptor ||
+         d == &xla__gpu__collective_broadcast_thunk_proto__descriptor;
+}
 
 /* The access of field `f` of `desc` by its row; 0 where it has none. */
 static ThunkyAccess rowAccess(const ProtobufCMessageDescriptor *desc,
@@ -94,10 +168,12 @@ static ThunkyAccess rowAccess(const ProtobufCMessageDescriptor *desc,
 }
 
 /* A kernel's `written` flags say which arguments it may write (and maybe
- * read); the others it only reads. Without one flag per argument, all may. */
+ * read), a cuDNN graph's `output_args` which it writes; the others they
+ * only read. Without one flag per argument, all may be both. */
 typedef struct KernelFlags {
   const protobuf_c_boolean *written; /* NULL: `f` is no kernel's arguments */
   size_t count;
+  ThunkyAccess flagged; /* of a flagged argument */
 } KernelFlags;
 
 /* The flags of a kernel thunk `msg`, whose arguments are being walked. */
@@ -105,19 +181,23 @@ static KernelFlags kernelFlags(const ProtobufCMessage *msg) {
   static const protobuf_c_boolean none[1];
   if (msg->descriptor == &xla__gpu__kernel_thunk_proto__descriptor) {
     const Xla__Gpu__KernelThunkProto *k = (const Xla__Gpu__KernelThunkProto *)msg;
-    return (KernelFlags){k->written ? k->written : none, k->n_written};
+    return (KernelFlags){k->written ? k->written : none, k->n_written, RW};
   }
   if (msg->descriptor == &xla__gpu__custom_kernel_thunk_proto__descriptor) {
     const Xla__Gpu__CustomKernelThunkProto *k = (const Xla__Gpu__CustomKernelThunkProto *)msg;
-    return (KernelFlags){k->written ? k->written : none, k->n_written};
+    return (KernelFlags){k->written ? k->written : none, k->n_written, RW};
   }
-  return (KernelFlags){NULL, 0};
+  if (msg->descriptor == &xla__gpu__cudnn_thunk_proto__descriptor) {
+    const Xla__Gpu__CudnnThunkProto *c = (const Xla__Gpu__CudnnThunkProto *)msg;
+    return (KernelFlags){c->output_args ? c->output_args : none, c->n_output_args, W};
+  }
+  return (KernelFlags){NULL, 0, 0};
 }
 
 static ThunkyAccess kernelArgAccess(KernelFlags flags, size_t nArgs, size_t i) {
   if (flags.count != nArgs)
     return RW;
-  return flags.written[i] ? RW : R;
+  return flags.written[i] ? flags.flagged : R;
 }
 
 /*--- which fields can hold a slice ----------------------------------------*/
@@ -137,6 +217,8 @@ typedef struct WalkField {
   bool thunks;         /* holds thunks: walked only for nested slices */
   bool gemmOutput;     /* a GEMM's output: read too when beta != 0 */
   bool kernelArgs;     /* a kernel's arguments: written per its flags */
+  bool elements;       /* some elements have rows of their own */
+  bool pairs;          /* a collective's buffers, whose roles pairRoles may change */
 } WalkField;
 
 static struct {
@@ -195,8 +277,12 @@ static bool describeField(const ProtobufCMessageDescriptor *desc,
       .gemmOutput = desc == &xla__gpu__gemm_thunk_proto__descriptor &&
                     strcmp(f->name, "output_buffer") == 0,
       .kernelArgs = (desc == &xla__gpu__kernel_thunk_proto__descriptor ||
-                     desc == &xla__gpu__custom_kernel_thunk_proto__descriptor) &&
-                    strcmp(f->name, "args") == 0};
+                     desc == &xla__gpu__custom_kernel_thunk_proto__descriptor ||
+                     desc == &xla__gpu__cudnn_thunk_proto__descriptor) &&
+                    strcmp(f->name, "args") == 0,
+      .elements = hasElementRows(desc, f),
+      .pairs = isPairedThunk(desc) &&
+               f->descriptor == &xla__gpu__collective_buffer_proto__descriptor};
   return true;
 }
 
@@ -260,14 +346,25 @@ static bool walkField(ProtobufCMessage *msg, const WalkField *w, bool nested,
       fieldAccess = RW;
   }
   void *slot = (char *)msg + f->offset;
-  if (f->label != PROTOBUF_C_LABEL_REPEATED)
-    return walk(*(ProtobufCMessage **)slot, nested, fieldAccess, visit, userData);
-  size_t n = *(size_t *)((char *)msg + f->quantifier_offset);
-  ProtobufCMessage **items = *(ProtobufCMessage ***)slot;
-  const KernelFlags flags = w->kernelArgs ? kernelFlags(msg) : (KernelFlags){NULL, 0};
+  bool repeated = f->label == PROTOBUF_C_LABEL_REPEATED;
+  size_t n = repeated ? *(size_t *)((char *)msg + f->quantifier_offset) : 1;
+  ProtobufCMessage **items = repeated ? *(ProtobufCMessage ***)slot : (ProtobufCMessage **)slot;
+  const KernelFlags flags = w->kernelArgs ? kernelFlags(msg) : (KernelFlags){NULL, 0, 0};
   for (size_t k = 0; k < n; ++k) {
-    ThunkyAccess a = flags.written ? kernelArgAccess(flags, n, k) : fieldAccess;
-    if (items[k] && !walk(items[k], nested, a, visit, userData))
+    ThunkyAccess a = flags.written ? kernelArgAccess(flags, n, k) : fieldAccess, source, destination;
+    if (w->elements && elementAccess(msg->descriptor, f, k))
+      a = elementAccess(msg->descriptor, f, k);
+    if (!items[k])
+      continue;
+    if (w->pairs && pairRoles(msg, k, n, &source, &destination)) {
+      const Xla__Gpu__CollectiveBufferProto *b = (const Xla__Gpu__CollectiveBufferProto *)items[k];
+      if ((b->source_buffer && !walk(&b->source_buffer->base, nested, source, visit, userData)) ||
+          (b->destination_buffer &&
+           !walk(&b->destination_buffer->base, nested, destination, visit, userData)))
+        return false;
+      continue;
+    }
+    if (!walk(items[k], nested, a, visit, userData))
       return false;
   }
   return true;

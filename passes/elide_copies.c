@@ -51,6 +51,7 @@ typedef struct Entry {
   MlirOperation op; /* null: a copy that went */
   ThunkyOpAccesses accesses;
   bool collected;
+  bool branches; /* it is, or holds, a cond or while: its writes may not happen */
 } Entry;
 
 typedef struct Ops {
@@ -81,7 +82,7 @@ static bool listOps(Ops *o, MlirBlock block) {
         return false;
       o->entries = grown;
     }
-    o->entries[o->count++] = (Entry){op, {0}, false};
+    o->entries[o->count++] = (Entry){.op = op};
   }
   for (size_t i = 0; i < o->count; ++i)
     if (!thunkyOpMapPut(&o->index, (ThunkyOpMapKey){o->entries[i].op.ptr, 0, 0},
@@ -90,10 +91,21 @@ static bool listOps(Ops *o, MlirBlock block) {
   return true;
 }
 
+static MlirWalkResult findBranches(MlirOperation op, void *userData) {
+  ThunkyOpKind kind = thunkyOpGetKind(op);
+  if (kind != THUNKY_OP_COND && kind != THUNKY_OP_WHILE)
+    return MlirWalkResultAdvance;
+  *(bool *)userData = true;
+  return MlirWalkResultInterrupt;
+}
+
 static bool step(Entry *e, ThunkyByteRange dst, ThunkyByteRange src, Step *s) {
   if (!e->collected) {
     thunkyAccessesClear(&e->accesses);
     thunkyCollectAccesses(e->op, &e->accesses);
+    e->branches = false;
+    if (mlirOperationGetNumRegions(e->op))
+      mlirOperationWalk(e->op, findBranches, &e->branches, MlirWalkPreOrder);
     e->collected = true;
   }
   const ThunkyOpAccesses *a = &e->accesses;
@@ -104,7 +116,9 @@ static bool step(Entry *e, ThunkyByteRange dst, ThunkyByteRange src, Step *s) {
       s->readsDst |= !x.write;
       s->readsAround |= !x.write && !thunkyBytesContain(dst, x.bytes);
       s->writesDst |= x.write;
-      s->coversDst |= x.write && thunkyBytesContain(x.bytes, dst);
+      /* A write in a branch not taken, or a loop body run no time, leaves
+       * the copy's bytes in place. */
+      s->coversDst |= x.write && !e->branches && thunkyBytesContain(x.bytes, dst);
     }
     if (thunkyBytesOverlap(x.bytes, src)) {
       s->writesSrc |= x.write;

@@ -3,6 +3,7 @@
 
 #include "thunky-c/Check.h"
 #include "thunky-c/ElementTypes.h"
+#include "thunky-c/HashMap.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,18 +66,25 @@ typedef struct Outputs {
   ThunkyPiece **pieces;
   size_t *counts;
   size_t n;
+  uint64_t *sent; /* per rank, its sent digest (ThunkyBackendOps.sent); NULL: none */
 } Outputs;
 
 static void outputsFree(Outputs *o) {
   for (size_t i = 0; o->pieces && i < o->n; i++)
     free(o->pieces[i]);
-  free(o->bytes), free(o->pieces), free(o->counts);
+  free(o->bytes), free(o->pieces), free(o->counts), free(o->sent);
   *o = (Outputs){0};
 }
 
 static bool readOutputs(const ThunkyBackendOps *backend, void *state, const ThunkyPlan *plan,
                         uint32_t ranks, Outputs *o, ThunkyError *error) {
   o->n = (size_t)ranks * plan->numOutputs;
+  if (backend->sent) {
+    if (!(o->sent = calloc(ranks, sizeof *o->sent)))
+      return thunkyErrorf(error, "out of memory");
+    for (uint32_t r = 0; r < ranks; r++)
+      backend->sent(state, r, &o->sent[r]);
+  }
   if (backend->contents) {
     o->pieces = calloc(o->n + 1, sizeof *o->pieces);
     o->counts = calloc(o->n + 1, sizeof *o->counts);
@@ -275,6 +283,15 @@ static void describeOrigin(FILE *out, const ThunkyRunSide *side, const ThunkyPie
   fprintf(out, " in %s", side->name);
 }
 
+/* Whether `plan` holds a thunk that sends to other ranks, which a
+ * comparison compares as it compares outputs. */
+static bool exchanges(const ThunkyPlan *plan) {
+  for (uint32_t i = 0; i < plan->numThunks; i++)
+    if (plan->thunks[i].exchange)
+      return true;
+  return false;
+}
+
 static int compareOnce(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
                        const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
                        ThunkyError *error) {
@@ -282,9 +299,9 @@ static int compareOnce(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
   uint32_t ranks = a->config.ranks ? a->config.ranks : 1;
   if (!thunkySameParameters(pa, pb, error))
     return thunkyErrorContext(error, "%s and %s cannot be compared", a->name, b->name), 2;
-  if (!pa->numOutputs && !pb->numOutputs)
-    return thunkyErrorf(error, "%s and %s have no outputs (output_info_map): nothing to compare",
-                        a->name, b->name), 2;
+  if (!pa->numOutputs && !pb->numOutputs && !exchanges(pa) && !exchanges(pb))
+    return thunkyErrorf(error, "%s and %s have no outputs (output_info_map) and send nothing "
+                               "to other ranks: nothing to compare", a->name, b->name), 2;
   Outputs x = {0}, y = {0};
   if (!runSide(backend, a, inputs, NULL, &x, error) ||
       !runSide(backend, b, inputs, NULL, &y, error)) {
@@ -333,6 +350,14 @@ static int compareOnce(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
     }
     status = 1;
   }
+  /* Outputs alike, what went to other ranks may not be: a peer that
+   * receives it computes with it. */
+  for (uint32_t r = 0; !status && x.sent && r < ranks; r++)
+    if (x.sent[r] != y.sent[r]) {
+      fprintf(out, "different: rank %u sends other bytes out (what its sends, outfeeds and "
+                   "other thunks that move bytes to other ranks or the host read)\n", r);
+      rank = r, status = 1;
+    }
   outputsFree(&x), outputsFree(&y);
   if (status == 0)
     return 0;
@@ -373,13 +398,71 @@ static int compareSchedules(const ThunkyBackendOps *backend, const ThunkyRunSide
   return status;
 }
 
+/* What the HLO of one side shows of a kernel (ThunkyPlanThunk.written),
+ * the other side, which may have lost its HLO (thunky-strip-metadata),
+ * learns for its kernels of the same key: the same code, launched the same
+ * way, updates in place or not whichever program runs it. Where the two
+ * disagree, the written arguments are read. A side with something to
+ * learn gets a copy of its plan (*own, freed by the caller). */
+static bool learn(ThunkyRunSide *side, const ThunkyHashMap *shown, ThunkyPlan **own) {
+  const ThunkyPlan *p = side->plan;
+  for (uint32_t i = 0; i < p->numThunks; i++) {
+    uint32_t written;
+    if (p->thunks[i].written != THUNKY_WRITTEN_UNKNOWN ||
+        !thunkyHashMapGet(shown, p->thunks[i].key, &written))
+      continue;
+    if (!*own) {
+      ThunkyPlanThunk *thunks = malloc(p->numThunks * sizeof *thunks);
+      *own = malloc(sizeof **own);
+      if (!thunks || !*own)
+        return free(thunks), false;
+      memcpy(thunks, p->thunks, p->numThunks * sizeof *thunks);
+      **own = *p;
+      (*own)->thunks = thunks;
+      side->plan = *own;
+    }
+    (*own)->thunks[i].written = (uint8_t)written;
+  }
+  return true;
+}
+
+static void forget(ThunkyPlan *own) {
+  if (own)
+    free(own->thunks), free(own);
+}
+
+static bool share(ThunkyRunSide *a, ThunkyRunSide *b, ThunkyPlan **ownA, ThunkyPlan **ownB) {
+  ThunkyHashMap shown = {0};
+  bool ok = true;
+  for (int side = 0; side < 2 && ok; side++) {
+    const ThunkyPlan *p = side ? b->plan : a->plan;
+    for (uint32_t i = 0; i < p->numThunks && ok; i++) {
+      uint32_t known, written = p->thunks[i].written;
+      if (written == THUNKY_WRITTEN_UNKNOWN || p->thunks[i].exchange)
+        continue;
+      if (thunkyHashMapGet(&shown, p->thunks[i].key, &known) && known != written)
+        written = THUNKY_WRITTEN_UPDATED;
+      ok = thunkyHashMapPut(&shown, p->thunks[i].key, written);
+    }
+  }
+  ok = ok && learn(a, &shown, ownA) && learn(b, &shown, ownB);
+  thunkyHashMapDestroy(&shown);
+  return ok;
+}
+
 /* A fingerprint run follows one path: where a loop or conditional decides
  * on bytes, its `same` holds for that path only, so the comparison is made
  * on symbols too, where loops and conditionals are taken as functions, and
  * `same` needs both. */
-int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
-                      const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
+int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *sideA,
+                      const ThunkyRunSide *sideB, const ThunkyInputs *inputs, FILE *out,
                       ThunkyError *error) {
+  ThunkyRunSide sharedA = *sideA, sharedB = *sideB, *a = &sharedA, *b = &sharedB;
+  ThunkyPlan *ownA = NULL, *ownB = NULL;
+  if (!share(a, b, &ownA, &ownB)) {
+    forget(ownA), forget(ownB);
+    return thunkyErrorf(error, "out of memory"), 2;
+  }
   bool both = false;
   int status = compareSchedules(backend, a, b, inputs, out, &both, error);
   bool paths = status == 0 && !backend->contents && a->config.fingerprint &&
@@ -389,10 +472,12 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
     thunkyErrorContext(error, "cannot prove: the fingerprint run follows one path of a loop or "
                               "conditional that decides on bytes, and on symbols");
   if (status == 0)
-    fprintf(out, "same: %u output(s) on %u rank(s), %s%s%s\n", a->plan->numOutputs,
+    fprintf(out, "same: %u output(s)%s on %u rank(s), %s%s%s\n", a->plan->numOutputs,
+            exchanges(a->plan) || exchanges(b->plan) ? " and what each rank sends" : "",
             a->config.ranks ? a->config.ranks : 1,
             backend->contents ? "term for term" : "bit for bit",
             paths ? " and term for term (a loop or conditional decides on bytes)" : "",
             both ? ", with async regions at their start and at their done" : "");
+  forget(ownA), forget(ownB);
   return status;
 }

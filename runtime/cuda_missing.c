@@ -10,7 +10,7 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
 
 static void destroy(void *state) {}
 
-const ThunkyBackendOps thunkyCudaBackend = {"cuda", create, NULL, NULL, NULL, destroy, NULL};
+const ThunkyBackendOps thunkyCudaBackend = {"cuda", create, NULL, NULL, NULL, destroy, NULL, NULL};
 
 bool thunkyCudaLibraryPath(const char *name, char *path, size_t size, ThunkyError *error) {
   return thunkyErrorf(error, "this thunky-run was built without the CUDA backend");

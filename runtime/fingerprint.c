@@ -109,67 +109,101 @@ uint64_t thunkyInitialSeed(const uint32_t *outputOf, uint32_t allocation, uint32
   return finish(finish(finish(0x756e646566u + output) ^ where) ^ rank);
 }
 
-/* A kernel's written argument may also be read (an in-place update).
- * Where the executable's HLO shows it is (ThunkyPlanThunk.writesOnlyWritten
- * false), its bytes feed the hash wherever they lie. Elsewhere they feed it
- * when they are a parameter's, an output's or a constant's, whose contents
- * no correct rewrite changes, so that in-place updates of outputs and loop
- * state kept there are seen without the HLO, and not when they are
- * scratch, which may hold anything before the kernel writes it
- * (pack-scratch shares it; docs/checking.md says what this misses). */
+/* A kernel's written argument may also be read (an in-place update), as
+ * the executable's HLO shows (ThunkyPlanThunk.written). Where it shows
+ * nothing, its bytes feed the hash when they are a parameter's, an
+ * output's or a constant's, whose contents no correct rewrite changes, so
+ * that in-place updates of outputs and loop state kept there are seen, and
+ * not when they are scratch, which may hold anything before the kernel
+ * writes it (pack-scratch shares it; docs/checking.md says what this
+ * misses). */
 bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access) {
   const ThunkyPlanThunk *t = &plan->thunks[thunk];
   const ThunkyPlanAccess *a = &plan->accesses[t->accesses.first + access];
-  if (a->access == THUNKY_ACCESS_READ_WRITE && t->writesOnlyWritten) {
-    const ThunkyPlanAllocation *al = &plan->allocations[a->slice.allocation];
-    return al->parameter >= 0 || al->isOutput || al->isConstant;
-  }
-  return (a->access & THUNKY_ACCESS_READ) != 0;
+  if (a->access != THUNKY_ACCESS_READ_WRITE || t->written == THUNKY_WRITTEN_UPDATED)
+    return (a->access & THUNKY_ACCESS_READ) != 0;
+  if (t->written == THUNKY_WRITTEN_OUTPUTS)
+    return false;
+  const ThunkyPlanAllocation *al = &plan->allocations[a->slice.allocation];
+  return al->parameter >= 0 || al->isOutput || al->isConstant;
 }
 
-bool thunkyCheckModels(const ThunkyPlan *plan, ThunkyError *error) {
-  for (uint32_t i = 0; i < plan->numThunks; i++) {
-    if (!plan->thunks[i].crossRank)
-      continue;
-    char name[200];
-    thunkyPlanThunkName(plan, i, name, sizeof name);
-    return thunkyErrorf(error,
-                        "cannot prove: %s is a %s, which moves bytes between ranks; the host "
-                        "checks do not model what it receives",
-                        name, plan->thunks[i].kind);
-  }
+bool thunkyExchangeRun(ThunkyExchanges *x, uint64_t key, uint64_t sentHash, uint64_t *run) {
+  uint32_t runs = 0;
+  thunkyHashMapGet(&x->runs, key, &runs);
+  if (runs == UINT32_MAX || !thunkyHashMapPut(&x->runs, key, runs + 1))
+    return false;
+  *run = runs;
+  x->sent += finish(finish(finish(key ^ P2) ^ runs) ^ sentHash);
+  x->count++;
   return true;
 }
 
-void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory) {
+uint64_t thunkyExchangeSeed(uint64_t key, uint64_t run, uint32_t rank) {
+  return finish(finish(finish(key ^ 0x65786368u) ^ run) ^ rank);
+}
+
+void thunkyExchangesFree(ThunkyExchanges *x) {
+  thunkyHashMapDestroy(&x->runs);
+  *x = (ThunkyExchanges){0};
+}
+
+/* Indexed, not offset: a plan without accesses has a NULL array. */
+static const ThunkyPlanAccess *accessesOf(const ThunkyPlan *plan, const ThunkyPlanThunk *t) {
+  return t->accesses.count ? &plan->accesses[t->accesses.first] : NULL;
+}
+
+/* Fills what thunk `t` writes, each output from `seed` and its place
+ * among the writes. */
+static void fillWrites(const ThunkyPlan *plan, const ThunkyPlanThunk *t, uint8_t *const *memory,
+                       uint64_t seed) {
+  const ThunkyPlanAccess *accesses = accessesOf(plan, t);
+  uint64_t position = 0;
+  for (uint32_t i = 0; i < t->accesses.count; i++) {
+    ThunkyPlanSlice s = accesses[i].slice;
+    if (accesses[i].access & THUNKY_ACCESS_WRITE)
+      thunkyFingerprintFill(seed + P1 * ++position, memory[s.allocation] + s.offset, s.size);
+  }
+}
+
+/* The hash of the key of thunk `thunk` and the bytes it reads. */
+static uint64_t readsHash(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory) {
   const ThunkyPlanThunk *t = &plan->thunks[thunk];
-  /* Indexed, not offset: a plan without accesses has a NULL array. */
-  const ThunkyPlanAccess *accesses = t->accesses.count ? &plan->accesses[t->accesses.first] : NULL;
+  const ThunkyPlanAccess *accesses = accessesOf(plan, t);
   uint64_t h = t->key;
   for (uint32_t i = 0; i < t->accesses.count; i++) {
     ThunkyPlanSlice s = accesses[i].slice;
     if (thunkyFingerprintReads(plan, thunk, i))
       h = thunkyFingerprintHash(h, memory[s.allocation] + s.offset, s.size);
   }
-  /* Each output gets its own stream: the key and its position. */
-  uint64_t position = 0;
-  for (uint32_t i = 0; i < t->accesses.count; i++) {
-    ThunkyPlanSlice s = accesses[i].slice;
-    if (accesses[i].access & THUNKY_ACCESS_WRITE)
-      thunkyFingerprintFill(h + P1 * ++position, memory[s.allocation] + s.offset, s.size);
-  }
+  return h;
 }
 
+bool thunkyFingerprintExchange(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
+                               uint32_t rank, ThunkyExchanges *x) {
+  const ThunkyPlanThunk *t = &plan->thunks[thunk];
+  uint64_t run;
+  if (!thunkyExchangeRun(x, t->key, readsHash(plan, thunk, memory), &run))
+    return false;
+  fillWrites(plan, t, memory, thunkyExchangeSeed(t->key, run, rank));
+  return true;
+}
+
+void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory) {
+  fillWrites(plan, &plan->thunks[thunk], memory, readsHash(plan, thunk, memory));
+}
 bool thunkyChecksumWrites(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
                           uint64_t *checksum) {
   const ThunkyPlanThunk *t = &plan->thunks[thunk];
-  /* Indexed, not offset: a plan without accesses has a NULL array. */
-  const ThunkyPlanAccess *accesses = t->accesses.count ? &plan->accesses[t->accesses.first] : NULL;
-  bool writes = false;
-  uint64_t h = 0;
+  const ThunkyPlanAccess *accesses = accessesOf(plan, t);
+  /* What an exchange sends (its key and the bytes it reads) is seen only
+   * by other ranks: a trace that left it out would find no thunk to blame
+   * for a different sent digest. */
+  bool writes = t->exchange;
+  uint64_t h = t->exchange ? t->key : 0;
   for (uint32_t i = 0; i < t->accesses.count; i++) {
     ThunkyPlanSlice s = accesses[i].slice;
-    if (accesses[i].access & THUNKY_ACCESS_WRITE) {
+    if ((accesses[i].access & THUNKY_ACCESS_WRITE) || t->exchange) {
       h = thunkyFingerprintHash(h, memory[s.allocation] + s.offset, s.size);
       writes = true;
     }

@@ -38,6 +38,7 @@ typedef struct {
   ThunkyError why;     /* what a kernel or custom call said went wrong */
   ThunkyAsyncSchedule async;
   uint64_t iteration;  /* of the innermost while loop running; 0 outside */
+  ThunkyExchanges exchanges; /* fingerprint runs: what its cross-rank thunks sent */
   ThunkyError error;
   bool failed;
 } Rank;
@@ -59,6 +60,7 @@ static void destroy(void *opaque) {
     free(s->ranks[r].block), free(s->ranks[r].memory);
     free(s->ranks[r].pointers), free(s->ranks[r].sizes);
     thunkyAsyncScheduleFree(&s->ranks[r].async);
+    thunkyExchangesFree(&s->ranks[r].exchanges);
     free(s->ranks[r].params), free(s->ranks[r].paramSizes);
   }
   free(s->ranks), free(s->kernels), free(s->calls), free(s->outputOf);
@@ -156,8 +158,6 @@ static bool resolve(HostState *s, ThunkyError *error) {
   s->calls = calloc(p->numCustomCalls + 1, sizeof *s->calls);
   if (!s->kernels || !s->calls)
     return thunkyErrorf(error, "host: out of memory");
-  if (fingerprint && !thunkyCheckModels(p, error))
-    return false;
   for (uint32_t i = 0; i < p->numCommands; i++) {
     const ThunkyCommand *c = &p->commands[i];
     char name[160];
@@ -295,10 +295,16 @@ static bool failWith(Rank *r, const ThunkyCommand *c, const ThunkyError *why) {
 
 static uint8_t *at(Rank *r, ThunkyPlanSlice s) { return r->memory[s.allocation] + s.offset; }
 
-/* A thunk with no host implementation, in a fingerprint run. */
+/* A thunk with no host implementation, in a fingerprint run; one that
+ * moves bytes between ranks as an exchange (thunky-c/Check.h). */
 static bool fingerprint(Rank *r, const ThunkyCommand *c) {
-  thunkyFingerprintThunk(r->state->plan, c->thunk, r->memory);
-  return true;
+  const ThunkyPlan *p = r->state->plan;
+  if (!p->thunks[c->thunk].exchange) {
+    thunkyFingerprintThunk(p, c->thunk, r->memory);
+    return true;
+  }
+  return thunkyFingerprintExchange(p, c->thunk, r->memory, r->rank, &r->exchanges) ||
+         fail(r, c, "out of memory");
 }
 
 static bool runKernel(Rank *r, const ThunkyCommand *c) {
@@ -478,8 +484,10 @@ static bool run(void *opaque, ThunkyError *error) {
   HostState *s = opaque;
   uint32_t n = s->config.ranks, started = 0;
   pthread_t threads[n > 1 ? n : 1];
-  for (uint32_t r = 0; r < n; r++)
+  for (uint32_t r = 0; r < n; r++) {
     s->ranks[r].failed = false;
+    thunkyExchangesFree(&s->ranks[r].exchanges);
+  }
   thunkyHostWorldReset(s->world); /* a failed run left it aborted */
   if (n == 1) {
     runRank(&s->ranks[0]);
@@ -508,4 +516,11 @@ static bool run(void *opaque, ThunkyError *error) {
   return true;
 }
 
-const ThunkyBackendOps thunkyHostBackend = {"host", create, write, read, run, destroy, NULL};
+static bool sent(void *opaque, uint32_t rank, uint64_t *digest) {
+  HostState *s = opaque;
+  *digest = s->ranks[rank].exchanges.sent;
+  return true;
+}
+
+const ThunkyBackendOps thunkyHostBackend = {"host", create, write, read, run,
+                                            destroy, NULL, sent};

@@ -165,16 +165,26 @@ static bool keepAccess(ThunkySlice *s, ThunkyAccess access, void *userData) {
   return thunkyPlanSliceOf(b, s, "slice", &a->slice);
 }
 
-/* Whether a kernel's written arguments are outputs only, none an operand
- * it updates in place. XLA passes a fusion its operands then its outputs,
- * each buffer once (kernel_arguments.cc), so an output that shares an
- * operand's buffer (a dynamic-update-slice or scatter in place) makes one
- * argument fewer, or is passed as an operand flagged written too: a launch
- * with as many arguments as its fusion in the executable's HLO has
- * operands and outputs, no operand flagged written, updates none. A launch
- * the HLO does not name is taken as updating none, an assumption
- * docs/checking.md states. False: its written arguments are read too. */
-static bool writesOnlyOutputs(Builder *b, const Thunk *t) {
+/* Whether a thunk of kind `kind` moves bytes between ranks (a kind with a
+ * collective config), or between its rank and the host. */
+static bool movesBytesOut(const char *kind) {
+  static const char *const host[] = {"infeed_thunk", "outfeed_thunk", "host_send_thunk",
+                                     "host_recv_thunk"};
+  for (size_t i = 0; i < sizeof host / sizeof host[0]; i++)
+    if (!strcmp(kind, host[i]))
+      return true;
+  return thunkyThunkKindIsCollective(kind, strlen(kind));
+}
+
+/* What a kernel's written arguments held before it ran is to the checks
+ * (ThunkyWritten). XLA passes a fusion its operands then its outputs, each
+ * buffer once (kernel_arguments.cc), so an output that shares an operand's
+ * buffer (a dynamic-update-slice or scatter in place) makes one argument
+ * fewer, or is passed as an operand flagged written too: a launch with as
+ * many arguments as its fusion in the executable's HLO has operands and
+ * outputs, no operand flagged written, updates none, and writes its
+ * outputs whole. */
+static ThunkyWritten writtenArguments(Builder *b, const Thunk *t) {
   const char *name = NULL;
   size_t args = 0, flags = 0;
   const protobuf_c_boolean *written = NULL;
@@ -186,28 +196,28 @@ static bool writesOnlyOutputs(Builder *b, const Thunk *t) {
     name = k->custom_kernel ? k->custom_kernel->name : NULL;
     args = k->n_args, flags = k->n_written, written = k->written;
   } else {
-    return false;
+    return THUNKY_WRITTEN_UPDATED;
   }
   const Xla__HloModuleProtoWithConfig *hlo = b->exe->hlo_module_with_config;
   if (!b->launchesTried && hlo && hlo->hlo_module)
     b->launches = thunkyHloLaunchesCreate(hlo->hlo_module);
   b->launchesTried = true;
   if (hlo && hlo->hlo_module && !b->launches)
-    return false; /* out of memory for the index: not shown, so read */
+    return THUNKY_WRITTEN_UPDATED; /* out of memory for the index: not shown, so read */
   const Xla__HloInstructionProto *fusion =
       b->launches && name ? thunkyHloLaunchFind(b->launches, name, strlen(name), NULL) : NULL;
   if (!fusion || !fusion->opcode || strcmp(fusion->opcode, "fusion"))
-    return true;
+    return THUNKY_WRITTEN_UNKNOWN;
   const Xla__ShapeProto *shape = fusion->shape;
   size_t outputs = shape && shape->element_type == XLA__PRIMITIVE_TYPE__TUPLE
                        ? shape->n_tuple_shapes
                        : 1;
   if (args != fusion->n_operand_ids + outputs)
-    return false;
+    return THUNKY_WRITTEN_UPDATED;
   for (size_t i = 0; i < fusion->n_operand_ids && i < flags; i++)
     if (written[i])
-      return false;
-  return true;
+      return THUNKY_WRITTEN_UPDATED;
+  return THUNKY_WRITTEN_OUTPUTS;
 }
 
 static bool nameThunk(Builder *b, Thunk *t) {
@@ -221,7 +231,7 @@ static bool nameThunk(Builder *b, Thunk *t) {
   thunk->kind = f ? f->name : "an unknown thunk";
   thunk->id = t->thunk_info ? t->thunk_info->thunk_id : 0;
   thunk->key = b->replayOnly ? 0 : thunkyPlanThunkKey(b, t);
-  thunk->writesOnlyWritten = !b->replayOnly && writesOnlyOutputs(b, t);
+  thunk->written = b->replayOnly ? THUNKY_WRITTEN_UPDATED : writtenArguments(b, t);
   uint32_t first = b->plan->numAccesses;
   /* The pointer moves when the array grows: index it again after. */
   bool ok = thunkyPlanKeepString(b, annotation, &thunk->annotation) &&
@@ -316,10 +326,8 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
     return fail(b, "a thunk of no kind this schema knows (from a newer XLA?)");
   default:
     /* What it reads and writes is in the thunk kind table; backends decide
-     * whether they can run it. A kind with a collective config moves bytes
-     * between ranks. */
-    b->plan->thunks[b->currentThunk].crossRank = thunkyThunkKindIsCollective(
-        b->plan->thunks[b->currentThunk].kind, strlen(b->plan->thunks[b->currentThunk].kind));
+     * whether they can run it. */
+    b->plan->thunks[b->currentThunk].exchange = movesBytesOut(b->plan->thunks[b->currentThunk].kind);
     return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) != NULL;
   }
 }

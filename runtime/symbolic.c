@@ -38,7 +38,7 @@
 /* Tags that keep terms of different origins apart. */
 enum {
   TAG_THUNK = 1, TAG_PARAMETER, TAG_CONSTANT, TAG_FILL4, TAG_REDUCE, TAG_FORMAL, TAG_LOOP,
-  TAG_CONDITIONAL, TAG_RESULT, TAG_WRITES, TAG_UNDEFINED,
+  TAG_CONDITIONAL, TAG_RESULT, TAG_WRITES, TAG_UNDEFINED, TAG_EXCHANGE,
 };
 
 /* A loop with a known trip count runs its body this many times before the
@@ -76,6 +76,9 @@ typedef struct State {
   size_t numResults;
   SymPieces scratch;
   uint64_t runs; /* how many times the enclosing loops run what is running now */
+  ThunkyExchanges *exchanges; /* per rank: what its cross-rank thunks sent */
+  uint64_t exchangeRuns;      /* runs of cross-rank thunks, every rank's */
+  uint32_t asFunction;        /* loops and conditionals taken as functions around here */
   ThunkyError *error;
 } State;
 
@@ -215,6 +218,49 @@ static bool runFunction(State *s, const ThunkyCommand *c, bool inPlace) {
         return false;
     }
   }
+  return true;
+}
+
+/* A thunk that moves bytes between ranks, as an exchange (thunky-c/Check.h):
+ * what it reads goes into the rank's sent digest, and what it writes is a
+ * term of its key, the rank and which run of its key this is. That run is
+ * not known inside a loop or conditional taken as a function. */
+static bool runExchange(State *s, const ThunkyCommand *c) {
+  const ThunkyPlan *p = s->plan;
+  const ThunkyPlanThunk *t = &p->thunks[c->thunk];
+  if (s->asFunction) {
+    char name[200];
+    thunkyPlanThunkName(p, c->thunk, name, sizeof name);
+    return thunkyErrorf(s->error,
+                        "cannot prove: %s, a %s, which moves bytes between ranks, runs in a loop "
+                        "or conditional that decides on symbols, so which of its runs happen "
+                        "is not known", name, t->kind);
+  }
+  const ThunkyPlanAccess *accesses = t->accesses.count ? &p->accesses[t->accesses.first] : NULL;
+  for (uint32_t r = 0; r < s->ranks; r++) {
+    SymHash h = symHashStart(TAG_THUNK);
+    symHashAdd(&h, t->key);
+    for (uint32_t i = 0; i < t->accesses.count; i++)
+      if (thunkyFingerprintReads(p, c->thunk, i))
+        symHashAddHash(&h, digest(s, r, accesses[i].slice));
+    uint64_t run;
+    if (!thunkyExchangeRun(&s->exchanges[r], t->key, h.lo ^ (h.hi * 0x9e3779b97f4a7c15u), &run))
+      return outOfMemory(s);
+    uint64_t position = 0;
+    for (uint32_t i = 0; i < t->accesses.count; i++) {
+      if (!(accesses[i].access & THUNKY_ACCESS_WRITE))
+        continue;
+      SymHash out = symHashStart(TAG_EXCHANGE);
+      symHashAdd(&out, t->key);
+      symHashAdd(&out, run);
+      symHashAdd(&out, r);
+      symHashAdd(&out, ++position);
+      symHashAdd(&out, accesses[i].slice.size);
+      if (!writeOne(s, r, accesses[i].slice, unknown(s, out, c->thunk, UINT32_MAX), 0))
+        return false;
+    }
+  }
+  s->exchangeRuns++;
   return true;
 }
 
@@ -694,6 +740,7 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
   /* An atom the run leaves holding its own formal (untouched, or copied
    * onto itself) is invariant: the run is done again with it holding what
    * it holds, so that a rewrite that drops such a copy keeps the function. */
+  s->asFunction++;
   for (int pass = 0; ok && pass < 2; pass++) {
     ok = runList(s, c->loop.body) && (count >= 0 || runList(s, c->loop.condition));
     bool more = false;
@@ -715,6 +762,7 @@ static bool loopAsFunction(State *s, const ThunkyCommand *c, int64_t count) {
       symTermGet(s->memory, f.terms[k])->read = false;
     }
   }
+  s->asFunction--;
   if (ok) {
     absorbCarried(s, &f, carried, invariant, &function);
     for (uint32_t r = 0; count < 0 && r < s->ranks; r++)
@@ -759,7 +807,9 @@ static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
   for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++) {
     for (size_t k = 0; ok && b && k < n; k++)
       ok = restoreAtom(s, atoms, &before, k);
+    s->asFunction++;
     ok = ok && runList(s, (uint32_t)s->plan->ids[c->conditional.branches.first + b]);
+    s->asFunction--;
     for (size_t k = 0; ok && k < n; k++) {
       SymHash d = atomDigest(s, (uint32_t)(k / atoms->count), &atoms->items[k % atoms->count]);
       if (!b)
@@ -857,9 +907,11 @@ static bool runWhile(State *s, const ThunkyCommand *c) {
     int64_t i = 0;
     for (; ok && !fixed && i < unrolled; i++) {
       SymHash before = loopState(s, atoms);
+      uint64_t exchanged = s->exchangeRuns;
       ok = runList(s, c->loop.body);
       SymHash after = loopState(s, atoms);
-      fixed = before.lo == after.lo && before.hi == after.hi;
+      /* A body that exchanged sends again in each later run. */
+      fixed = before.lo == after.lo && before.hi == after.hi && exchanged == s->exchangeRuns;
     }
     s->runs = outer;
     return ok && (fixed || i == trips || loopAsFunction(s, c, trips - i));
@@ -906,10 +958,13 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
       return runFunction(s, c, true);
     return runCopy(s, &fixed);
   }
+  case THUNKY_CMD_OPAQUE:
+    if (s->plan->thunks[c->thunk].exchange)
+      return runExchange(s, c);
+    return runFunction(s, c, false);
   case THUNKY_CMD_KERNEL:
   case THUNKY_CMD_CUSTOM_CALL:
   case THUNKY_CMD_GEMM:
-  case THUNKY_CMD_OPAQUE:
     return runFunction(s, c, false);
   case THUNKY_CMD_CONDITIONAL:
     return runConditional(s, c);
@@ -946,10 +1001,12 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
 static bool writesChecksum(State *s, uint32_t rank, uint32_t thunk, uint64_t *checksum) {
   const ThunkyPlanThunk *t = &s->plan->thunks[thunk];
   SymHash h = symHashStart(TAG_WRITES);
-  bool writes = false;
+  bool writes = t->exchange; /* as thunkyChecksumWrites */
+  if (t->exchange)
+    symHashAdd(&h, t->key);
   for (uint32_t i = 0; i < t->accesses.count; i++) {
     const ThunkyPlanAccess *a = &s->plan->accesses[t->accesses.first + i];
-    if (a->access & THUNKY_ACCESS_WRITE) {
+    if ((a->access & THUNKY_ACCESS_WRITE) || t->exchange) {
       symHashAddHash(&h, digest(s, rank, a->slice));
       writes = true;
     }
@@ -982,6 +1039,9 @@ static void destroy(void *opaque) {
   symMemoryDestroy(s->memory);
   thunkyAsyncScheduleFree(&s->async);
   free(s->members), free(s->seen), free(s->outputOf);
+  for (uint32_t r = 0; s->exchanges && r < s->ranks; r++)
+    thunkyExchangesFree(&s->exchanges[r]);
+  free(s->exchanges);
   for (uint32_t i = 0; i < s->numAtoms; i++)
     free(s->atoms[i]->items), free(s->atoms[i]);
   free(s->atoms);
@@ -1000,8 +1060,6 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
   if (ranks % partitions)
     return thunkyErrorf(error, "symbolic: %u ranks are not a multiple of %u partitions", ranks,
                         partitions);
-  if (!thunkyCheckModels(plan, error))
-    return false;
   if ((uint64_t)ranks * plan->numAllocations >= UINT32_MAX)
     return thunkyErrorf(error, "symbolic: %u ranks of %u allocations are too many maps", ranks,
                         plan->numAllocations);
@@ -1015,7 +1073,8 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     s->members = calloc(ranks + 1, sizeof *s->members);
     s->seen = calloc(ranks + 1, sizeof *s->seen);
     s->outputOf = thunkyOutputsOfAllocations(plan);
-    ok = s->memory && async && s->members && s->seen && s->outputOf;
+    s->exchanges = calloc(ranks, sizeof *s->exchanges);
+    ok = s->memory && async && s->members && s->seen && s->outputOf && s->exchanges;
   }
   if (!ok) {
     destroy(s);
@@ -1089,5 +1148,11 @@ bool thunkyPieceByte(const ThunkyPiece *p, uint64_t at, uint8_t *byte) {
   return p->period || p->bytes;
 }
 
-const ThunkyBackendOps thunkySymbolicBackend = {"symbolic", create, write, read,
-                                                run,        destroy, contents};
+static bool sent(void *opaque, uint32_t rank, uint64_t *digest) {
+  State *s = opaque;
+  *digest = s->exchanges[rank].sent;
+  return true;
+}
+
+const ThunkyBackendOps thunkySymbolicBackend = {"symbolic", create,  write,    read,
+                                                run,        destroy, contents, sent};

@@ -18,6 +18,7 @@
 #ifndef THUNKY_C_CHECK_H
 #define THUNKY_C_CHECK_H
 
+#include "thunky-c/HashMap.h"
 #include "thunky-c/Plan.h"
 
 #include <stdbool.h>
@@ -53,21 +54,48 @@ uint64_t thunkyInitialSeed(const uint32_t *outputOf, uint32_t allocation, uint32
  * rule. */
 bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access);
 
-/* Whether the host checks (fingerprint and symbolic runs) model every
- * thunk of `plan` soundly. False, with a message that starts "cannot
- * prove", naming the first thunk that moves bytes between ranks in a way
- * they do not model (ThunkyPlanThunk.crossRank): taken as a function of
- * one rank's bytes, what a receiver gets would not depend on what was
- * sent, and a comparison could call two different programs the same. */
-bool thunkyCheckModels(const ThunkyPlan *plan, ThunkyError *error);
+/*--- exchanges --------------------------------------------------------------*/
+
+/* A thunk that moves bytes between ranks and that the host does not run
+ * (ThunkyPlanThunk.exchange: send, recv, ragged all-to-all, collective
+ * kernels, NVSHMEM) is an exchange to the checks. What it writes on a
+ * rank is a function of its key, the rank, and which run of that key
+ * this is on the rank (the first, the second, ...); what it reads is what
+ * it sends, and each run's bytes go into the rank's sent digest, which a
+ * comparison compares as it compares outputs. Whoever receives what is
+ * sent, two programs that send the same bytes in the same runs of the
+ * same keys receive the same bytes, so equal outputs and equal digests
+ * prove them the same (docs/checking.md). Zero-initialize; free with
+ * thunkyExchangesFree. */
+typedef struct ThunkyExchanges {
+  ThunkyHashMap runs; /* key -> runs so far */
+  uint64_t sent;      /* a sum of one hash per run: key, run number, bytes read */
+  uint64_t count;     /* runs so far, of every key */
+} ThunkyExchanges;
+
+/* Counts a run of key `key` into *x, and what it sent (`sentHash`, a hash
+ * of the bytes it read); its run number (0 the first run of that key) to
+ * *run. False when out of memory. */
+bool thunkyExchangeRun(ThunkyExchanges *x, uint64_t key, uint64_t sentHash, uint64_t *run);
+
+/* The seed of what run `run` of key `key` writes on rank `rank`. */
+uint64_t thunkyExchangeSeed(uint64_t key, uint64_t run, uint32_t rank);
+
+void thunkyExchangesFree(ThunkyExchanges *x);
+
+/* Runs cross-rank thunk `thunk` of `plan` as an exchange on rank `rank`'s
+ * memory (allocation bases), counted into *x. False when out of memory. */
+bool thunkyFingerprintExchange(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
+                               uint32_t rank, ThunkyExchanges *x);
 
 /* Runs thunk `thunk` of `plan` as an uninterpreted function on one rank's
  * memory (allocation bases). Bytes it only writes never feed the hash; a
  * kernel's written arguments do when they are no scratch (fingerprint.c). */
 void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory);
 
-/* A checksum of the bytes thunk `thunk` writes, as they are now; false
- * when it writes none. */
+/* A checksum of the bytes thunk `thunk` writes, as they are now, and for a
+ * cross-rank thunk of what it sends; false when it writes and sends
+ * nothing. */
 bool thunkyChecksumWrites(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
                           uint64_t *checksum);
 

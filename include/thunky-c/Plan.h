@@ -221,6 +221,19 @@ typedef struct ThunkyPlanAccess {
   uint8_t access; /* ThunkyAccess */
 } ThunkyPlanAccess;
 
+/* What a kernel's written arguments held before it ran is... */
+typedef enum ThunkyWritten {
+  /* ...read: the executable's HLO shows the kernel updating an operand in
+   * place (or the thunk is no kernel, and its table says it reads them). */
+  THUNKY_WRITTEN_UPDATED,
+  /* ...not read: the HLO shows outputs that share no operand's buffer,
+   * which a fusion writes whole. */
+  THUNKY_WRITTEN_OUTPUTS,
+  /* ...read where it is a parameter's, an output's or a constant's, and
+   * not where it is scratch: no HLO names the kernel. */
+  THUNKY_WRITTEN_UNKNOWN,
+} ThunkyWritten;
+
 /* A thunk of the executable, numbered depth first (sequential thunks too). */
 typedef struct ThunkyPlanThunk {
   ThunkyBytes annotation; /* its profile annotation (may be empty) */
@@ -231,19 +244,19 @@ typedef struct ThunkyPlanThunk {
    * field but where its buffers are (slices count by size only) and its
    * thunk_info; a kernel_thunk's also covers the executable's binary. */
   uint64_t key;
-  /* A kernel's read-write arguments are the ones it is flagged to write:
-   * taken as outputs only, unless the executable's HLO shows the kernel
-   * updating an operand in place; fingerprint and symbolic runs then read
-   * them wherever they lie (docs/checking.md). */
-  bool writesOnlyWritten;
+  /* Whether what a kernel's written arguments held before it ran feeds
+   * fingerprint and symbolic runs (docs/checking.md): a ThunkyWritten. */
+  uint8_t written;
   /* Why a THUNKY_CMD_OPAQUE thunk of a kind the runtime otherwise runs is
    * one ("cublas_lt_matmul_thunk with epilogue EPILOGUE_BIAS"): what the
    * backends name when they refuse it; empty for a kind none runs. */
   ThunkyBytes unsupported;
-  /* A THUNKY_CMD_OPAQUE thunk that moves bytes between ranks (send, recv,
-   * ragged all-to-all, collective kernels, NVSHMEM): what one rank gets
-   * depends on what others hold, which no host check models. */
-  bool crossRank;
+  /* A THUNKY_CMD_OPAQUE thunk that moves bytes between ranks, or between
+   * a rank and its host (send, recv, ragged all-to-all, collective
+   * kernels, NVSHMEM, infeed, outfeed, host send and recv): what it reads
+   * leaves the rank, what it writes comes from outside it; the checks run
+   * it as an exchange (thunky-c/Check.h). */
+  bool exchange;
 } ThunkyPlanThunk;
 
 typedef struct ThunkyPlanAllocation {

@@ -586,4 +586,4 @@ static void destroy(void *opaque) {
 }
 
 const ThunkyBackendOps thunkyCudaBackend = {"cuda",    create, writeSlice,
-                                            readSlice, run,    destroy, NULL};
+                                            readSlice, run,    destroy, NULL, NULL};
