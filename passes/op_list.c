@@ -1,5 +1,6 @@
 /*===- op_list.c - ops of one kind, collected by a walk -----------------===*/
 #include "thunky-c/PassKit.h"
+#include "thunk_info.h"
 
 #include <stdlib.h>
 
@@ -39,8 +40,11 @@ void thunkyOpListClear(ThunkyOpList *list) {
   *list = (ThunkyOpList){0};
 }
 
+/* A collective kept as call_thunk_proto (a broadcast, send, recv, ragged
+ * all-to-all, collective kernel) is one to every rule, as a first-class
+ * one is. */
 bool thunkyOpHoldsCollective(MlirOperation op, bool outsideAsyncRegions) {
-  if (thunkyOpKindIsCollective(thunkyOpGetKind(op)))
+  if (thunkyIsCollective(op))
     return true;
   for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
     for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));

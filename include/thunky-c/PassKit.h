@@ -100,8 +100,9 @@ MLIR_CAPI_EXPORTED bool thunkyCollectOps(MlirOperation root, ThunkyOpKind kind,
 /* Frees the list's memory; it is empty and usable again afterwards. */
 MLIR_CAPI_EXPORTED void thunkyOpListClear(ThunkyOpList *list);
 
-/* Whether `op` is a collective or holds one in its regions; with
- * `outsideAsyncRegions`, leaving out those in async regions nested in it,
+/* Whether `op` is a collective (a first-class one, or one kept as
+ * call_thunk_proto: a broadcast, send, recv, ragged all-to-all, collective
+ * kernel) or holds one in its regions; with `outsideAsyncRegions`, leaving out those in async regions nested in it,
  * which run on execution streams of their own. */
 MLIR_CAPI_EXPORTED bool thunkyOpHoldsCollective(MlirOperation op, bool outsideAsyncRegions);
 
