@@ -350,13 +350,25 @@ static MlirLogicalResult verifyAsyncStart(MlirOperation op) {
   int64_t stream = getInt(op, "stream_id");
   if (stream < 0)
     return FAIL(op, "stream_id must be >= 0, got %" PRId64, stream);
-  int waits = 0;
+  /* A region is done once, by a done that always runs where it started:
+   * one in a branch or loop body of a later op may never run, and the
+   * runtime refuses a region never done. */
+  int waits = 0, elsewhere = 0;
   for (MlirOpOperand use = mlirValueGetFirstUse(mlirOperationGetResult(op, 0));
-       !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use))
-    waits += thunkyOpGetKind(mlirOpOperandGetOwner(use)) == THUNKY_OP_ASYNC_DONE;
+       !mlirOpOperandIsNull(use); use = mlirOpOperandGetNextUse(use)) {
+    MlirOperation user = mlirOpOperandGetOwner(use);
+    if (thunkyOpGetKind(user) != THUNKY_OP_ASYNC_DONE)
+      continue;
+    waits++;
+    elsewhere += !mlirBlockEqual(mlirOperationGetBlock(user), mlirOperationGetBlock(op));
+  }
   if (waits > 1)
-    return FAIL(op, "token is awaited by %d thunky.async_done ops; at most one may",
-                waits);
+    return FAIL(op, "token is awaited by %d thunky.async_done ops; exactly one must", waits);
+  if (waits == 0)
+    return FAIL(op, "token is awaited by no thunky.async_done: the region is never done");
+  if (elsewhere)
+    return FAIL(op, "token is awaited in another block than the region starts in; its "
+                    "thunky.async_done must follow it in the same block, where it always runs");
   return OK;
 }
 

@@ -6,7 +6,10 @@
  * there that is itself an async region (a start, or the done of one that
  * began earlier and is still in flight) counts with everything its region
  * does. On the byte-range accesses of access.h; a region whose done is not
- * in its block is in flight to the end of the block.
+ * in its block is in flight to the end of the block. XLA's host
+ * computations and host transfers are such pairs too, kept as
+ * call_thunk_proto: a host_execute_start, host_send or host_recv works on
+ * its buffers until the done thunk of its async_events_unique_id.
  *
  * One sweep over each block that holds a start: the accesses of the
  * regions in flight sit in two interval sets (every access, and the
@@ -32,6 +35,8 @@
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -88,6 +93,7 @@ typedef struct {
   Region *regions;
   size_t numRegions, regionCapacity;
   ThunkyOpMap regionOf; /* start op -> region index + 1 */
+  ThunkyOpMap pairOf;   /* a host pair's kind and id -> region index + 1 */
   ThunkyOpMap streamHead; /* stream -> first region index + 1 of its list */
   int32_t besideHead;
   size_t inFlight; /* regions of this sweep started and not done */
@@ -247,6 +253,50 @@ static bool addRegion(Check *c, MlirOperation start, const ThunkyOpAccesses *acc
   return thunkyOpMapPut(&c->streamHead, x->stream, (void *)(uintptr_t)(r + 1));
 }
 
+/* XLA's host computations and transfers, kept as call_thunk_proto: a start
+ * thunk whose work goes on until the done thunk of the same kind and
+ * async_events_unique_id (host_execute_thunk.cc, host_send_recv_thunk.cc). */
+typedef enum { UNPAIRED, PAIR_START, PAIR_DONE } Pairing;
+
+static const char *const pairStarts[] = {"host_execute_start_thunk", "host_send_thunk",
+                                         "host_recv_thunk"};
+static const char *const pairDones[] = {"host_execute_done_thunk", "host_send_done_thunk",
+                                        "host_recv_done_thunk"};
+
+/* Whether `op` starts or ends such a pair; its key is the pair's kind and
+ * id. A thunk_proto kept serialized gives no id: its start stays in flight
+ * to the end of the block, and its done ends nothing. */
+static Pairing pairing(MlirOperation op, ThunkyOpMapKey *key) {
+  if (thunkyOpGetKind(op) != THUNKY_OP_CALL_THUNK_PROTO)
+    return UNPAIRED;
+  MlirAttribute kind = mlirOperationGetDiscardableAttributeByName(
+      op, mlirStringRefCreateFromCString(THUNKY_ATTR_THUNK_KIND));
+  if (mlirAttributeIsNull(kind) || !mlirAttributeIsAString(kind))
+    return UNPAIRED;
+  MlirStringRef k = mlirStringAttrGetValue(kind);
+  for (int64_t f = 0; f < 3; f++)
+    for (int done = 0; done < 2; done++) {
+      const char *name = done ? pairDones[f] : pairStarts[f];
+      if (strlen(name) != k.length || memcmp(name, k.data, k.length))
+        continue;
+      *key = (ThunkyOpMapKey){pairStarts, f, -1};
+      MlirAttribute proto =
+          mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("thunk_proto"));
+      MlirAttribute body = mlirAttributeIsADictionary(proto)
+                               ? mlirDictionaryAttrGetElementByName(
+                                     proto, mlirStringRefCreateFromCString(name))
+                               : (MlirAttribute){NULL};
+      MlirAttribute id = !mlirAttributeIsNull(body) && mlirAttributeIsADictionary(body)
+                             ? mlirDictionaryAttrGetElementByName(
+                                   body, mlirStringRefCreateFromCString("async_events_unique_id"))
+                             : (MlirAttribute){NULL};
+      if (!mlirAttributeIsNull(id) && mlirAttributeIsAInteger(id))
+        key->b = (int64_t)mlirIntegerAttrGetValueUInt(id);
+      return done ? PAIR_DONE : PAIR_START;
+    }
+  return UNPAIRED;
+}
+
 /* The region of `done`'s token when it started earlier in this sweep, else -1. */
 static int32_t regionOfDone(Check *c, MlirOperation done) {
   MlirValue token = mlirOperationGetOperand(done, 0);
@@ -283,17 +333,25 @@ static void checkCollectives(Check *c, MlirOperation op, ThunkyOpKind kind) {
 
 static void sweepOp(Check *c, MlirOperation op) {
   ThunkyOpKind kind = thunkyOpGetKind(op);
-  if (kind == THUNKY_OP_ASYNC_DONE) {
-    int32_t r = regionOfDone(c, op);
+  ThunkyOpMapKey pair;
+  Pairing paired = pairing(op, &pair);
+  if (kind == THUNKY_OP_ASYNC_DONE || paired == PAIR_DONE) {
+    uintptr_t found = paired == PAIR_DONE && pair.b >= 0
+                          ? (uintptr_t)thunkyOpMapGet(&c->pairOf, pair)
+                          : 0;
+    int32_t r = paired == PAIR_DONE ? (found ? (int32_t)(found - 1) : -1) : regionOfDone(c, op);
     if (r >= 0) {
       retire(c, r);
       leaveBeside(c, r), leaveStream(c, r);
       c->inFlight--;
+      if (paired == PAIR_DONE)
+        thunkyOpMapPut(&c->pairOf, pair, NULL); /* a later start may reuse the id */
       return;
     }
   }
+  bool starts = kind == THUNKY_OP_ASYNC_START || paired == PAIR_START;
   /* Nothing in flight: only a start has anything to do. */
-  if (!c->inFlight && kind != THUNKY_OP_ASYNC_START)
+  if (!c->inFlight && !starts)
     return;
   ThunkyOpAccesses accesses = {0};
   thunkyCollectAccesses(op, &accesses);
@@ -304,6 +362,11 @@ static void sweepOp(Check *c, MlirOperation op) {
   for (size_t i = 0; !accesses.outOfMemory && i < accesses.count; i++)
     conflicts(c, op, accesses.items[i]);
   checkCollectives(c, op, kind);
+  if (paired == PAIR_START && !accesses.outOfMemory &&
+      (!addRegion(c, op, &accesses, false) ||
+       (pair.b >= 0 &&
+        !thunkyOpMapPut(&c->pairOf, pair, (void *)(uintptr_t)c->numRegions))))
+    c->outOfMemory = true;
   if (kind == THUNKY_OP_ASYNC_START && !accesses.outOfMemory) {
     bool collective = thunkyOpHoldsCollective(op, false);
     /* XLA orders thunks at run time only through buffers and resources
@@ -326,6 +389,7 @@ static void sweep(Check *c, MlirBlock block) {
   c->numRegions = c->inFlight = 0, c->besideHead = -1;
   thunkyIntervalSetClear(&c->any), thunkyIntervalSetClear(&c->writes);
   thunkyOpMapClear(&c->regionOf), thunkyOpMapClear(&c->streamHead);
+  thunkyOpMapClear(&c->pairOf);
   for (MlirOperation op = mlirBlockGetFirstOperation(block);
        !mlirOperationIsNull(op) && c->budget >= 0 && !c->outOfMemory;
        op = mlirOperationGetNextInBlock(op))
@@ -337,10 +401,16 @@ static void run(MlirOperation root, ThunkyPassState *state) {
   Check c = {.budget = thunkyPassGetOption(state, 0), .besideHead = -1};
   ThunkyOpList starts = {0};
   ThunkyOpMap swept = {0};
-  if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPreOrder, &starts))
+  ThunkyOpList calls = {0};
+  if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPreOrder, &starts) ||
+      !thunkyCollectOps(root, THUNKY_OP_CALL_THUNK_PROTO, MlirWalkPreOrder, &calls))
     c.outOfMemory = true;
-  for (size_t i = 0; i < starts.count && c.budget >= 0 && !c.outOfMemory; i++) {
-    MlirBlock block = mlirOperationGetBlock(starts.ops[i]);
+  for (size_t i = 0; i < starts.count + calls.count && c.budget >= 0 && !c.outOfMemory; i++) {
+    MlirOperation start = i < starts.count ? starts.ops[i] : calls.ops[i - starts.count];
+    ThunkyOpMapKey pair;
+    if (i >= starts.count && pairing(start, &pair) != PAIR_START)
+      continue;
+    MlirBlock block = mlirOperationGetBlock(start);
     ThunkyOpMapKey key = {block.ptr, 0, 0};
     if (thunkyOpMapGet(&swept, key))
       continue;
@@ -359,8 +429,9 @@ static void run(MlirOperation root, ThunkyPassState *state) {
                       thunkyPassGetOption(state, 0));
     c.failed = true;
   }
-  thunkyOpListClear(&starts);
+  thunkyOpListClear(&starts), thunkyOpListClear(&calls);
   thunkyOpMapClear(&swept), thunkyOpMapClear(&c.regionOf), thunkyOpMapClear(&c.streamHead);
+  thunkyOpMapClear(&c.pairOf);
   thunkyIntervalSetClear(&c.any), thunkyIntervalSetClear(&c.writes);
   free(c.anyAccess), free(c.writeAccess), free(c.regions);
   thunkyThunkNumbersClear(&c.numbers);

@@ -9,7 +9,8 @@
  * (an op with regions touches what its regions touch; an async region counts
  * until its async_done). A scratch buffer used whole, or through slices of
  * slices (run thunky-fold-slices first), is left as it is, and so is one the
- * packing would not shrink. New offsets keep 64-byte alignment.
+ * packing would not shrink. A slice keeps its offset modulo 64: one
+ * 64-byte aligned stays so.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
@@ -69,14 +70,17 @@ static int largestFirst(const void *x, const void *y) {
   return (sa < sb) - (sa > sb);
 }
 
-/* Places groups largest first at the lowest aligned offset that clashes
- * with no placed group live at the same time; returns the bytes used. */
+/* Places groups largest first at the lowest offset that clashes with no
+ * placed group live at the same time, and lies where the group did modulo
+ * the alignment: a group moves by a multiple of it, so every slice in it
+ * keeps the alignment it had (a group may start anywhere, its slices at 64
+ * bytes past it). Returns the bytes used. */
 static int64_t place(ThunkyScratchGroups *p) {
   qsort(p->items, p->count, sizeof *p->items, largestFirst);
   int64_t total = 0;
   for (size_t i = 0; i < p->count; ++i) {
     ThunkyScratchGroup *g = &p->items[i];
-    int64_t size = g->end - g->start, at = 0;
+    int64_t size = g->end - g->start, residue = g->start % ALIGNMENT, at = residue;
     for (bool moved = true; moved;) {
       moved = false;
       for (size_t j = 0; j < i; ++j) {
@@ -84,7 +88,7 @@ static int64_t place(ThunkyScratchGroups *p) {
         bool together = g->first <= h->last && h->first <= g->last;
         int64_t hs = h->newStart, he = h->newStart + (h->end - h->start);
         if (together && at < he && hs < at + size) {
-          at = (he + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+          at = (he - residue + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT + residue;
           moved = true;
         }
       }

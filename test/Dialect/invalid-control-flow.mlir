@@ -76,12 +76,38 @@ func.func @async_start_negative_stream(%arg0: !thunky.buffer<16>) {
 // -----
 
 func.func @async_start_awaited_twice(%arg0: !thunky.buffer<16>) {
-  // expected-error @+1 {{'thunky.async_start' op token is awaited by 2 thunky.async_done ops; at most one may}}
+  // expected-error @+1 {{'thunky.async_start' op token is awaited by 2 thunky.async_done ops; exactly one must}}
   %0 = thunky.async_start stream = 1 {
     thunky.memzero %arg0 : <16>
   } <{is_communication = true}> : !thunky.token
   thunky.async_done %0 : !thunky.token
   thunky.async_done %0 : !thunky.token
+  return
+}
+
+// -----
+
+func.func @async_start_never_done(%arg0: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.async_start' op token is awaited by no thunky.async_done: the region is never done}}
+  %0 = thunky.async_start stream = 1 {
+    thunky.memzero %arg0 : <16>
+  } : !thunky.token
+  return
+}
+
+// -----
+
+// Started in a branch and done after it: the done may not run where the
+// region did not (issue 44).
+func.func @async_done_in_a_branch(%arg0: !thunky.buffer<16>, %p: !thunky.buffer<4>) {
+  // expected-error @+1 {{'thunky.async_start' op token is awaited in another block than the region starts in; its thunky.async_done must follow it in the same block, where it always runs}}
+  %0 = thunky.async_start stream = 1 {
+    thunky.memzero %arg0 : <16>
+  } : !thunky.token
+  thunky.cond %p : !thunky.buffer<4> {
+    thunky.async_done %0 : !thunky.token
+  }, {
+  }
   return
 }
 

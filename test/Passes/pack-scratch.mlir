@@ -128,3 +128,25 @@ func.func @read_before_written(%out: !thunky.buffer<64>, %tmp: !thunky.buffer<25
   thunky.copy %b, %out : <64>, <64>
   return
 }
+
+// -----
+
+// A group that starts off the 64-byte grid moves by a multiple of 64: the
+// kernel's slice, 64-byte aligned inside it, stays aligned (at 64, not at
+// 56 as a group placed at 0 would put it).
+// REPORT: thunky-pack-scratch: argument 1: 512 -> 256 bytes
+// CHECK-LABEL: func.func @alignment_kept
+// CHECK-SAME: %{{.*}}: !thunky.buffer<256> {thunky.role = "scratch"}
+// CHECK: thunky.slice_buffer %{{.*}} offset = 8 : <256> -> <120>
+// CHECK: thunky.slice_buffer %{{.*}} offset = 64 : <256> -> <64>
+// CHECK: thunky.slice_buffer %{{.*}} offset = 0 : <256> -> <256>
+func.func @alignment_kept(%out: !thunky.buffer<256>, %tmp: !thunky.buffer<512> {thunky.role = "scratch"}) {
+  %x = thunky.slice_buffer %tmp offset = 8 : <512> -> <120>
+  %k = thunky.slice_buffer %tmp offset = 64 : <512> -> <64>
+  %y = thunky.slice_buffer %tmp offset = 256 : <512> -> <256>
+  thunky.memzero %x : <120>
+  thunky.launch "aligned_fusion"(%k, %out : !thunky.buffer<64>, !thunky.buffer<256>) <grid = [1, 1, 1], block = [64, 1, 1], written = [false, true]>
+  thunky.memset32 %y, 1 : <256>
+  thunky.copy %y, %out : <256>, <256>
+  return
+}
