@@ -267,14 +267,8 @@ static const char *const pairDones[] = {"host_execute_done_thunk", "host_send_do
  * id. A thunk_proto kept serialized gives no id: its start stays in flight
  * to the end of the block, and its done ends nothing. */
 static Pairing pairing(MlirOperation op, ThunkyOpMapKey *key) {
-  if (thunkyOpGetKind(op) != THUNKY_OP_CALL_THUNK_PROTO)
-    return UNPAIRED;
-  MlirAttribute kind = mlirOperationGetDiscardableAttributeByName(
-      op, mlirStringRefCreateFromCString(THUNKY_ATTR_THUNK_KIND));
-  if (mlirAttributeIsNull(kind) || !mlirAttributeIsAString(kind))
-    return UNPAIRED;
-  MlirStringRef k = mlirStringAttrGetValue(kind);
-  for (int64_t f = 0; f < 3; f++)
+  MlirStringRef k = thunkyCallThunkKind(op);
+  for (int64_t f = 0; k.length && f < 3; f++)
     for (int done = 0; done < 2; done++) {
       const char *name = done ? pairDones[f] : pairStarts[f];
       if (strlen(name) != k.length || memcmp(name, k.data, k.length))

@@ -106,16 +106,19 @@ void thunkyPrintOpSource(MlirOperation op, MlirStringCallback write, void *userD
   mlirLocationPrint(loc, write, userData);
 }
 
-bool thunkyIsCollective(MlirOperation op) {
-  ThunkyOpKind kind = thunkyOpGetKind(op);
-  if (thunkyOpKindIsCollective(kind))
-    return true;
-  if (kind != THUNKY_OP_CALL_THUNK_PROTO)
-    return false;
-  MlirAttribute k = mlirOperationGetDiscardableAttributeByName(
-      op, mlirStringRefCreateFromCString(THUNKY_ATTR_THUNK_KIND));
+MlirStringRef thunkyCallThunkKind(MlirOperation op) {
+  MlirAttribute k = thunkyOpGetKind(op) == THUNKY_OP_CALL_THUNK_PROTO
+                        ? mlirOperationGetDiscardableAttributeByName(
+                              op, mlirStringRefCreateFromCString(THUNKY_ATTR_THUNK_KIND))
+                        : (MlirAttribute){NULL};
   if (mlirAttributeIsNull(k) || !mlirAttributeIsAString(k))
-    return false;
-  MlirStringRef s = mlirStringAttrGetValue(k);
-  return thunkyThunkKindIsCollective(s.data, s.length);
+    return (MlirStringRef){"", 0};
+  return mlirStringAttrGetValue(k);
+}
+
+bool thunkyIsCollective(MlirOperation op) {
+  if (thunkyOpKindIsCollective(thunkyOpGetKind(op)))
+    return true;
+  MlirStringRef s = thunkyCallThunkKind(op);
+  return s.length && thunkyThunkKindIsCollective(s.data, s.length);
 }

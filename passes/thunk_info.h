@@ -48,6 +48,10 @@ void thunkyOpThunkName(MlirOperation op, int64_t number, char *out, size_t size)
  * name, with XLA's id, is not how reports name a thunk. */
 void thunkyPrintOpSource(MlirOperation op, MlirStringCallback write, void *userData);
 
+/* The thunk kind a call_thunk_proto holds (THUNKY_ATTR_THUNK_KIND,
+ * "send_thunk"); empty for any other op, or one without the attribute. */
+MlirStringRef thunkyCallThunkKind(MlirOperation op);
+
 /* Whether `op` is a collective: a collective op (thunkyOpKindIsCollective),
  * or a call_thunk_proto whose THUNKY_ATTR_THUNK_KIND names one. */
 bool thunkyIsCollective(MlirOperation op);
