@@ -7,13 +7,17 @@
  * byte, and shrinks the argument to what is used. A lifetime runs from the
  * first to the last op of the function's entry block that touches the group
  * (an op with regions touches what its regions touch; an async region counts
- * until its async_done). A scratch buffer used whole, or through slices of
+ * until its async_done). A group read before anything wrote it, also inside
+ * an op with regions (a loop body that reads, then writes; a read after a
+ * write in one branch), holds what scratch started with: live from the
+ * start. A scratch buffer used whole, or through slices of
  * slices (run thunky-fold-slices first), is left as it is, and so is one the
  * packing would not shrink. A slice keeps its offset modulo 64: one
  * 64-byte aligned stays so.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
+#include "thunky-c/Arena.h"
 #include "scratch_groups.h"
 #include "stages.h"
 
@@ -35,12 +39,27 @@ enum { OPTION_REPORT };
 
 static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
 
+/* A group an op with regions has written whole so far, in program order,
+ * and what its mark was before: undone when the branch or loop body that
+ * wrote it ends, since it may not have run. */
+typedef struct Marked {
+  uint8_t *mark;
+  uint8_t before;
+} Marked;
+
 /* The scratch arguments being packed, indexed by argument number (a count
  * of 0: not packed), and the entry-block op being visited. */
 typedef struct Packing {
   MlirBlock entry;
   ThunkyScratchGroups *groups;
   int64_t step;
+  /* Inside an op with regions, visited op by op in program order: per
+   * argument and group, whether it was written whole earlier in the op,
+   * and the marks to undo (NULL: an op without regions, visited whole). */
+  uint8_t **written;
+  Marked *undo;
+  size_t numUndo, undoCapacity;
+  bool ordered, outOfMemory;
 } Packing;
 
 static void touchArgument(ThunkyByteRange b, bool write, void *userData) {
@@ -48,9 +67,69 @@ static void touchArgument(ThunkyByteRange b, bool write, void *userData) {
   if (!mlirValueIsABlockArgument(b.root) ||
       !mlirBlockEqual(mlirBlockArgumentGetOwner(b.root), p->entry))
     return;
-  ThunkyScratchGroups *g = &p->groups[mlirBlockArgumentGetArgNumber(b.root)];
-  if (g->count)
-    thunkyScratchGroupsTouch(g, b.offset, b.offset + b.size, p->step, p->step, write);
+  intptr_t arg = mlirBlockArgumentGetArgNumber(b.root);
+  ThunkyScratchGroups *g = &p->groups[arg];
+  int64_t from = b.offset, to = b.offset + b.size;
+  if (!g->count)
+    return;
+  if (!p->ordered) {
+    thunkyScratchGroupsTouch(g, from, to, p->step, p->step, write);
+    return;
+  }
+  /* A read of a group no earlier op touched, and nothing earlier in this
+   * one wrote whole, reads the bytes scratch starts with (a loop body that
+   * reads before it writes): the group is live from the start. */
+  for (size_t k = thunkyFirstGroupAfter(g, from); k < g->count && g->items[k].start < to; ++k) {
+    ThunkyScratchGroup *grp = &g->items[k];
+    bool fresh = grp->first > grp->last || grp->first >= p->step;
+    int64_t first = !write && fresh && !p->written[arg][k] ? 0 : p->step;
+    thunkyScratchGroupsTouch(g, grp->start, grp->end, first, p->step, write);
+    if (!write || p->written[arg][k] || from > grp->start || to < grp->end)
+      continue;
+    if (!thunkyArrayGrow((void **)&p->undo, &p->undoCapacity, p->numUndo, sizeof *p->undo)) {
+      p->outOfMemory = true;
+      return;
+    }
+    p->undo[p->numUndo++] = (Marked){&p->written[arg][k], 0};
+    p->written[arg][k] = 1;
+  }
+}
+
+static void readOperands(Packing *p, MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); ++i) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    if (thunkyValueGetBufferSize(v) >= 0)
+      touchArgument(thunkyResolveBytes(v), false, p);
+  }
+}
+
+/* The ops of an op with regions, each in program order, their writes before
+ * their reads. What a cond's branch or a while's regions write may not
+ * have happened (another branch, no iteration, XLA's known trip count,
+ * which skips the condition), so their marks end with them. */
+static bool visitOrdered(Packing *p, MlirOperation op) {
+  if (!mlirOperationGetNumRegions(op))
+    return thunkyVisitAccesses(op, touchArgument, p) && !p->outOfMemory;
+  ThunkyOpKind kind = thunkyOpGetKind(op);
+  bool maybe = kind == THUNKY_OP_COND || kind == THUNKY_OP_WHILE;
+  /* The op's own operands it reads: a cond's index before its branches, a
+   * while's predicate after its condition wrote it. */
+  if (kind == THUNKY_OP_COND)
+    readOperands(p, op);
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r) {
+    size_t undoFrom = p->numUndo;
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+           o = mlirOperationGetNextInBlock(o))
+        if (!visitOrdered(p, o))
+          return false;
+    for (; maybe && p->numUndo > undoFrom; --p->numUndo)
+      *p->undo[p->numUndo - 1].mark = p->undo[p->numUndo - 1].before;
+  }
+  if (kind != THUNKY_OP_COND)
+    readOperands(p, op);
+  return !p->outOfMemory;
 }
 
 /* Lifetimes in entry-block op indices, of every packed argument in one walk
@@ -58,9 +137,18 @@ static void touchArgument(ThunkyByteRange b, bool write, void *userData) {
 static bool lifetimes(Packing *p) {
   p->step = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(p->entry); !mlirOperationIsNull(op);
-       op = mlirOperationGetNextInBlock(op), ++p->step)
-    if (!thunkyVisitAccesses(op, touchArgument, p))
+       op = mlirOperationGetNextInBlock(op), ++p->step) {
+    p->ordered = mlirOperationGetNumRegions(op) > 0;
+    if (!p->ordered) {
+      if (!thunkyVisitAccesses(op, touchArgument, p))
+        return false;
+      continue;
+    }
+    if (!visitOrdered(p, op))
       return false;
+    for (; p->numUndo; --p->numUndo)
+      *p->undo[p->numUndo - 1].mark = 0;
+  }
   return true;
 }
 
@@ -154,9 +242,12 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
     return MlirWalkResultAdvance;
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
   intptr_t n = mlirBlockIsNull(entry) ? 0 : mlirBlockGetNumArguments(entry);
-  Packing p = {entry, calloc((size_t)n + 1, sizeof *p.groups), 0};
-  if (!p.groups)
+  Packing p = {.entry = entry, .groups = calloc((size_t)n + 1, sizeof *p.groups),
+               .written = calloc((size_t)n + 1, sizeof *p.written)};
+  if (!p.groups || !p.written) {
+    free(p.groups), free(p.written);
     return outOfMemory(func, state);
+  }
   bool any = false, ok = true;
   for (intptr_t i = 0; ok && i < n; ++i) {
     MlirValue arg = mlirBlockGetArgument(entry, i);
@@ -165,7 +256,7 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
     if (thunkyValueGetBufferSize(arg) > 0 && thunkyIsScratchArgument(arg))
       ok = thunkyGroupSlices(arg, &p.groups[i], &grouped);
     if (grouped && p.groups[i].count > 0)
-      any = true;
+      any = true, ok = (p.written[i] = calloc(p.groups[i].count, 1)) != NULL;
     else
       thunkyScratchGroupsClear(&p.groups[i]);
   }
@@ -186,8 +277,8 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
       }
     }
   for (intptr_t i = 0; i < n; ++i)
-    thunkyScratchGroupsClear(&p.groups[i]);
-  free(p.groups);
+    thunkyScratchGroupsClear(&p.groups[i]), free(p.written[i]);
+  free(p.groups), free(p.written), free(p.undo);
   if (!ok)
     return outOfMemory(func, state);
   if (changed)

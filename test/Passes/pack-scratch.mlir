@@ -150,3 +150,41 @@ func.func @alignment_kept(%out: !thunky.buffer<256>, %tmp: !thunky.buffer<512> {
   thunky.copy %y, %out : <256>, <256>
   return
 }
+
+// -----
+
+// A loop body that reads a temporary before it writes it reads, on its
+// first run, what scratch held before the loop: the temporary is live from
+// the start, and shares no byte with one that died before the loop. One
+// that the body writes before it reads is born in the loop, and may. A
+// write in a branch does not count for a read after it in the same op:
+// the other branch runs without it.
+// REPORT: thunky-pack-scratch: argument 2: 512 -> 384 bytes
+// CHECK-LABEL: func.func @read_in_loop_before_written
+// CHECK-SAME: %{{.*}}: !thunky.buffer<384> {thunky.role = "scratch"}
+// CHECK: %[[Y:.*]] = thunky.slice_buffer %{{.*}} offset = 0 : <384> -> <128>
+// CHECK: %[[X:.*]] = thunky.slice_buffer %{{.*}} offset = 128 : <384> -> <128>
+// CHECK: %[[W:.*]] = thunky.slice_buffer %{{.*}} offset = 0 : <384> -> <128>
+// CHECK: %[[B:.*]] = thunky.slice_buffer %{{.*}} offset = 256 : <384> -> <128>
+func.func @read_in_loop_before_written(%out: !thunky.buffer<128>, %p: !thunky.buffer<1>, %tmp: !thunky.buffer<512> {thunky.role = "scratch"}) {
+  %y = thunky.slice_buffer %tmp offset = 0 : <512> -> <128>
+  %x = thunky.slice_buffer %tmp offset = 128 : <512> -> <128>
+  %w = thunky.slice_buffer %tmp offset = 256 : <512> -> <128>
+  %b = thunky.slice_buffer %tmp offset = 384 : <512> -> <128>
+  thunky.memzero %y : <128>
+  thunky.copy %y, %out : <128>, <128>
+  thunky.while %p : !thunky.buffer<1> cond {
+    thunky.launch "keep_going"(%p : !thunky.buffer<1>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true]>
+  } body {
+    thunky.copy %x, %out : <128>, <128>
+    thunky.memset32 %x, 1 : <128>
+    thunky.memset32 %w, 2 : <128>
+    thunky.copy %w, %out : <128>, <128>
+    thunky.cond %p : !thunky.buffer<1> {
+      thunky.memset32 %b, 3 : <128>
+    }, {
+    }
+    thunky.copy %b, %out : <128>, <128>
+  }
+  return
+}
