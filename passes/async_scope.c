@@ -4,7 +4,10 @@
  * (xla/backends/gpu/runtime/async_thunk_passes.h, openxla/xla#39435):
  *
  * - remove-redundant-async: an async start directly followed by its done
- *   runs nothing beside it, so its region is inlined where the pair was.
+ *   runs nothing beside it, so its region is inlined where the pair was;
+ *   but not a region holding a collective while another region of
+ *   collectives is in flight there: inlined, its collective would run
+ *   beside that region's (openxla/xla#40520).
  * - expand-async-scope: each async start moves up, and then each done
  *   down, past every neighbour it does not conflict with, so that the
  *   region overlaps as much as the buffers allow. A done counts with the
@@ -24,6 +27,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
+#include "op_map.h"
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
@@ -48,9 +52,55 @@ static bool waitsFor(MlirOperation done, MlirOperation start) {
   return mlirValueIsAOpResult(token) && mlirOperationEqual(mlirOpResultGetOwner(token), start);
 }
 
+/* Marks in `beside` each async start of `block` that another region of
+ * collectives is in flight at: one started before it in the block and not
+ * yet done. False when out of memory. */
+static bool markBeside(MlirBlock block, ThunkyOpMap *beside) {
+  ThunkyOpMap open = {0}; /* a collective region's start, in flight */
+  size_t inFlight = 0;
+  bool ok = true;
+  for (MlirOperation op = mlirBlockGetFirstOperation(block); ok && !mlirOperationIsNull(op);
+       op = nextOp(op)) {
+    ThunkyOpKind kind = thunkyOpGetKind(op);
+    if (kind == THUNKY_OP_ASYNC_DONE) {
+      MlirValue token = mlirOperationGetOperand(op, 0);
+      ThunkyOpMapKey key = {mlirValueIsAOpResult(token) ? mlirOpResultGetOwner(token).ptr : NULL,
+                            0, 0};
+      if (key.object && thunkyOpMapGet(&open, key)) {
+        ok = thunkyOpMapPut(&open, key, NULL);
+        inFlight--;
+      }
+      continue;
+    }
+    if (kind != THUNKY_OP_ASYNC_START)
+      continue;
+    ThunkyOpMapKey key = {op.ptr, 0, 0};
+    ok = !inFlight || thunkyOpMapPut(beside, key, (void *)1);
+    MlirOperation next = nextOp(op);
+    if (ok && (mlirOperationIsNull(next) || !waitsFor(next, op)) &&
+        thunkyOpHoldsCollective(op, false)) {
+      ok = thunkyOpMapPut(&open, key, (void *)1);
+      inFlight++;
+    }
+  }
+  thunkyOpMapClear(&open);
+  return ok;
+}
+
 static void removeRedundant(MlirOperation root, ThunkyPassState *state) {
   ThunkyOpList starts = {0};
-  if (!thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPostOrder, &starts)) {
+  ThunkyOpMap beside = {0}, marked = {0};
+  bool ok = thunkyCollectOps(root, THUNKY_OP_ASYNC_START, MlirWalkPostOrder, &starts);
+  for (size_t i = 0; ok && i < starts.count; i++) {
+    ThunkyOpMapKey block = {mlirOperationGetBlock(starts.ops[i]).ptr, 0, 0};
+    if (thunkyOpMapGet(&marked, block))
+      continue;
+    ok = thunkyOpMapPut(&marked, block, (void *)1) &&
+         markBeside(mlirOperationGetBlock(starts.ops[i]), &beside);
+  }
+  thunkyOpMapClear(&marked);
+  if (!ok) {
+    thunkyOpListClear(&starts), thunkyOpMapClear(&beside);
     thunkyEmitOpError(root, "thunky-remove-redundant-async: out of memory");
     thunkyPassSignalFailure(state);
     return;
@@ -59,6 +109,9 @@ static void removeRedundant(MlirOperation root, ThunkyPassState *state) {
   for (size_t i = 0; i < starts.count; i++) {
     MlirOperation start = starts.ops[i], done = nextOp(start);
     if (mlirOperationIsNull(done) || !waitsFor(done, start))
+      continue;
+    if (thunkyOpMapGet(&beside, (ThunkyOpMapKey){start.ptr, 0, 0}) &&
+        thunkyOpHoldsCollective(start, false))
       continue;
     /* The region's ops, but its terminator, take the pair's place. */
     MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(start, 0));
@@ -73,7 +126,7 @@ static void removeRedundant(MlirOperation root, ThunkyPassState *state) {
     mlirOperationDestroy(start);
     changed = true;
   }
-  thunkyOpListClear(&starts);
+  thunkyOpListClear(&starts), thunkyOpMapClear(&beside);
   if (!changed)
     thunkyPassMarkUnchanged(state);
 }

@@ -145,3 +145,33 @@ func.func @in_loop(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buf
   }
   return
 }
+
+// -----
+
+// An all-gather region whose done follows its start, in flight while an
+// all-reduce region is: inlined, the all-gather would run beside the
+// all-reduce's region, two collectives in flight together
+// (openxla/xla#40520), so it stays. One after the all-reduce's done goes.
+// REDUNDANT-LABEL: func.func @collective_beside_a_window
+// REDUNDANT: thunky.async_start stream = 1
+// REDUNDANT: thunky.async_start stream = 2
+// REDUNDANT-NEXT: thunky.all_gather
+// REDUNDANT: thunky.async_done
+// REDUNDANT-NEXT: thunky.async_done
+// REDUNDANT-NEXT: thunky.all_gather
+// REDUNDANT-NEXT: return
+func.func @collective_beside_a_window(%a: !thunky.buffer<8>, %b: !thunky.buffer<8>, %c: !thunky.buffer<8>, %d: !thunky.buffer<16>) {
+  %t = thunky.async_start stream = 1 {
+    thunky.all_reduce (%a), (%b) <reduction_kind = "sum", element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<8>)
+  } <{is_communication = true}> : !thunky.token
+  %u = thunky.async_start stream = 2 {
+    thunky.all_gather (%c), (%d) <element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<16>)
+  } <{is_communication = true}> : !thunky.token
+  thunky.async_done %u : !thunky.token
+  thunky.async_done %t : !thunky.token
+  %v = thunky.async_start stream = 2 {
+    thunky.all_gather (%c), (%d) <element_type = [f32], replica_groups = [], group_mode = "cross_replica"> : (!thunky.buffer<8>), (!thunky.buffer<16>)
+  } <{is_communication = true}> : !thunky.token
+  thunky.async_done %v : !thunky.token
+  return
+}
