@@ -177,7 +177,26 @@ static bool scaleByTable(const ThunkyKernelCall *call, void *user, ThunkyError *
   return true;
 }
 
+/* out = in + k, f32: add_one_fusion (k = 1) and add_two_fusion (k = 2). */
+static bool addConstant(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 2, error))
+    return false;
+  float k = *(const float *)user;
+  for (uint64_t i = 0; i < call->argSizes[1] / 4; i++)
+    storeF32(call->args[1], i, loadF32(call->args[0], i) + k);
+  return true;
+}
+
+/* A loop condition that says stop: its predicate (pred or s32) becomes 0. */
+static bool stopNow(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!expectArgs(call, 1, error))
+    return false;
+  memset(call->args[0], 0, call->argSizes[0]);
+  return true;
+}
+
 bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
+  static float one = 1, two = 2;
   return (thunkyRegistryAddHostKernel(r, "add_f32", addF32, NULL) &&
           thunkyRegistryAddHostKernel(r, "less_than", lessThan, NULL) &&
           thunkyRegistryAddHostKernel(r, "increment", increment, NULL) &&
@@ -189,6 +208,9 @@ bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
           thunkyRegistryAddHostGlobal(r, "table_constant", tableConstant,
                                       sizeof tableConstant) &&
           thunkyRegistryAddHostKernel(r, "never_ends", neverEnds, NULL) &&
+          thunkyRegistryAddHostKernel(r, "add_one_fusion", addConstant, &one) &&
+          thunkyRegistryAddHostKernel(r, "add_two_fusion", addConstant, &two) &&
+          thunkyRegistryAddHostKernel(r, "stop_now", stopNow, NULL) &&
           thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL) &&
           thunkyRegistryAddCustomCall(r, "cuda", "plus_one", plusOneOnSimulation, NULL)) ||
          thunkyErrorf(error, "out of memory");
