@@ -12,6 +12,8 @@
 // RUN: thunky-run --library %test_kernels --seed 3 %s --compare %t.mlir | FileCheck %s --check-prefix=SAME
 // RUN: sed -e '/thunky.copy %%in, %%tmp/d' %s > %t.both-gone.mlir
 // RUN: not thunky-run --library %test_kernels --seed 3 %s --compare %t.both-gone.mlir | FileCheck %s --check-prefix=GONE
+// The symbolic check, where scratch starts undefined, tells them apart too.
+// RUN: not thunky-run --kernels=symbolic --ranks 2 %s --compare %t.both-gone.mlir | FileCheck %s --check-prefix=GONE
 // SAME: same: 2 output(s) on {{[12]}} rank(s)
 // GONE: different: output 0 (f32[4]) of rank 0 differs first at byte 0
 module {
