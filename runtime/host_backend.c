@@ -38,7 +38,7 @@ typedef struct {
   ThunkyError why;     /* what a kernel or custom call said went wrong */
   ThunkyAsyncSchedule async;
   uint64_t iteration;  /* of the innermost while loop running; 0 outside */
-  ThunkyExchanges exchanges; /* fingerprint runs: what its cross-rank thunks sent */
+  ThunkyExchanges exchanges; /* fingerprint runs: what its exchanges sent */
   ThunkyError error;
   bool failed;
 } Rank;

@@ -76,8 +76,8 @@ typedef struct State {
   size_t numResults;
   SymPieces scratch;
   uint64_t runs; /* how many times the enclosing loops run what is running now */
-  ThunkyExchanges *exchanges; /* per rank: what its cross-rank thunks sent */
-  uint64_t exchangeRuns;      /* runs of cross-rank thunks, every rank's */
+  ThunkyExchanges *exchanges; /* per rank: what its exchanges sent (thunky-c/Check.h) */
+  uint64_t exchangeRuns;      /* runs of exchanges, every rank's */
   uint32_t asFunction;        /* loops and conditionals taken as functions around here */
   ThunkyError *error;
 } State;
@@ -221,10 +221,11 @@ static bool runFunction(State *s, const ThunkyCommand *c, bool inPlace) {
   return true;
 }
 
-/* A thunk that moves bytes between ranks, as an exchange (thunky-c/Check.h):
- * what it reads goes into the rank's sent digest, and what it writes is a
- * term of its key, the rank and which run of its key this is. That run is
- * not known inside a loop or conditional taken as a function. */
+/* A thunk that moves bytes between ranks or to and from the host, as an
+ * exchange (thunky-c/Check.h): what it reads goes into the rank's sent
+ * digest, and what it writes is a term of its key, the rank and which run
+ * of its key this is. That run is not known inside a loop or conditional
+ * taken as a function. */
 static bool runExchange(State *s, const ThunkyCommand *c) {
   const ThunkyPlan *p = s->plan;
   const ThunkyPlanThunk *t = &p->thunks[c->thunk];
@@ -232,7 +233,7 @@ static bool runExchange(State *s, const ThunkyCommand *c) {
     char name[200];
     thunkyPlanThunkName(p, c->thunk, name, sizeof name);
     return thunkyErrorf(s->error,
-                        "cannot prove: %s, a %s, which moves bytes between ranks, runs in a loop "
+                        "cannot prove: %s, a %s, which moves bytes between ranks or to the host, runs in a loop "
                         "or conditional that decides on symbols, so which of its runs happen "
                         "is not known", name, t->kind);
   }

@@ -83,19 +83,20 @@ uint64_t thunkyExchangeSeed(uint64_t key, uint64_t run, uint32_t rank);
 
 void thunkyExchangesFree(ThunkyExchanges *x);
 
-/* Runs cross-rank thunk `thunk` of `plan` as an exchange on rank `rank`'s
- * memory (allocation bases), counted into *x. False when out of memory. */
+/* Runs thunk `thunk` of `plan` (ThunkyPlanThunk.exchange) as an exchange
+ * on rank `rank`'s memory (allocation bases), counted into *x. False when
+ * out of memory. */
 bool thunkyFingerprintExchange(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
                                uint32_t rank, ThunkyExchanges *x);
 
 /* Runs thunk `thunk` of `plan` as an uninterpreted function on one rank's
  * memory (allocation bases). Bytes it only writes never feed the hash; a
- * kernel's written arguments do when they are no scratch (fingerprint.c). */
+ * kernel's written arguments do as ThunkyPlanThunk.written says
+ * (fingerprint.c). */
 void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory);
 
-/* A checksum of the bytes thunk `thunk` writes, as they are now, and for a
- * cross-rank thunk of what it sends; false when it writes and sends
- * nothing. */
+/* A checksum of the bytes thunk `thunk` writes, as they are now, and for
+ * an exchange of what it sends; false when it writes and sends nothing. */
 bool thunkyChecksumWrites(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
                           uint64_t *checksum);
 

@@ -154,7 +154,7 @@ typedef struct ThunkyBackendOps {
    * `rank` holds, as *count pieces in *pieces, an array the caller frees. */
   bool (*contents)(void *state, uint32_t rank, ThunkyPlanSlice slice, ThunkyPiece **pieces,
                    size_t *count, ThunkyError *error);
-  /* Optional, for a backend that runs cross-rank thunks as exchanges
+  /* Optional, for a backend that runs exchanges
    * (fingerprint and symbolic runs, thunky-c/Check.h): rank `rank`'s sent
    * digest after a run, which comparisons compare as they do outputs. */
   bool (*sent)(void *state, uint32_t rank, uint64_t *digest);
