@@ -49,9 +49,10 @@ uint32_t *thunkyOutputsOfAllocations(const ThunkyPlan *plan);
 uint64_t thunkyInitialSeed(const uint32_t *outputOf, uint32_t allocation, uint32_t rank);
 
 /* Whether access `access` (0 .. count - 1) of thunk `thunk` feeds its
- * fingerprint: what it reads, but not a kernel's written scratch, which
- * holds whatever was there before (fingerprint.c). Symbolic runs share the
- * rule. */
+ * fingerprint: what it reads, and a kernel's written arguments as
+ * ThunkyPlanThunk.written says (read where the HLO shows an update in
+ * place, never where it shows outputs only, and outside scratch where it
+ * shows nothing; fingerprint.c). Symbolic runs share the rule. */
 bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access);
 
 /*--- exchanges --------------------------------------------------------------*/
