@@ -575,6 +575,10 @@ static int compare(const Options *o, const ThunkyBackendOps *backend, const Thun
     a.config.asyncAtDone = false, b.config.asyncAtDone = true;
   }
   int status = thunkyCompareRuns(backend, &a, &b, inputs, stdout, error);
+  /* Two schedules are not all of them: say what else may race. */
+  if (status == 0 && o->checkAsync && plan->numAsyncSlots)
+    printf("(two schedules: a race that leaves the same bytes at both ends, such as a value "
+           "set and set back while a region reads it, is thunky-check-races' to find)\n");
   thunkyPlanDestroy(other);
   return status;
 }
