@@ -98,6 +98,18 @@ static bool readArrays(Builder *b) {
 #define VEC(field, counter) \
   (Vec) { (void **)&plan->field, &plan->counter, 0, sizeof *plan->field }
 
+/* Counts past what a run could simulate are taken as not recorded. */
+static void recordLayout(ThunkyPlan *plan, const Xla__Gpu__GpuExecutableProto *exe) {
+  const Xla__HloModuleProtoWithConfig *hlo = exe->hlo_module_with_config;
+  const Xla__HloModuleConfigProto *config = hlo ? hlo->config : NULL;
+  if (!config || config->replica_count < 1 || config->num_partitions < 1 ||
+      config->replica_count > 65536 || config->num_partitions > 65536 ||
+      config->replica_count * config->num_partitions > 65536)
+    return;
+  plan->replicaCount = (uint32_t)config->replica_count;
+  plan->numPartitions = (uint32_t)config->num_partitions;
+}
+
 static bool create(const void *data, size_t size, const ThunkyLimits *limits, bool replayOnly,
                    ThunkyPlan **out, ThunkyError *error) {
   *out = NULL;
@@ -133,6 +145,7 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
     plan->numAsyncSlots = model->numAsyncSlots;
     plan->maxDepth = model->maxDepth;
     plan->moduleBinary = b.moduleBinary;
+    recordLayout(plan, model->proto);
   }
   if (!ok)
     thunkyPlanDestroy(plan);

@@ -85,8 +85,10 @@ static const char usage[] =
     "                         default the executable's, else JAX 0.11.2's)\n"
     "  --json FILE            model: the prediction as JSON\n"
     "  --svg FILE             model: the predicted timeline as an SVG picture\n"
-    "  --ranks N              ranks: simulated (host) or GPUs (cuda); default 1\n"
-    "  --partitions N         of the ranks, partitions per replica; default 1\n"
+    "  --ranks N              ranks: simulated (host) or GPUs (cuda); default: the\n"
+    "                         replicas times partitions the executable records, else 1\n"
+    "  --partitions N         of the ranks, partitions per replica; default: the\n"
+    "                         executable's when they divide the ranks, else 1\n"
     "  --library LIB.so       host kernels and custom calls to register (repeatable)\n"
     "  -o DIR                 write outputs as DIR/out<i>.npy (out<i>.rank<r>.npy for r > 0)\n"
     "  --print                print the outputs\n"
@@ -121,6 +123,7 @@ typedef struct {
   const char *inputs[256], *libraries[32];
   int numInputs, numLibraries;
   uint32_t ranks, partitions, repeat, profileTop, timeout;
+  bool ranksGiven, partitionsGiven;
   uint32_t graphMinSize;  /* 0: the executable's, else JAX's */
   const char *graphTypes; /* NULL: the executable's, else JAX's */
   uint64_t maxIterations, maxHostMemory, seed;
@@ -259,6 +262,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
       return false;
     *(!strcmp(a, "--ranks") ? &o->ranks : !strcmp(a, "--partitions") ? &o->partitions
                                                                      : &o->repeat) = (uint32_t)n;
+    o->ranksGiven |= !strcmp(a, "--ranks"), o->partitionsGiven |= !strcmp(a, "--partitions");
     if (!strcmp(a, "--repeat"))
       o->runOnly = a;
   } else if (!strcmp(a, "--max-iterations")) {
@@ -559,6 +563,19 @@ static bool writeOutputs(const Options *o, const ThunkyPlan *plan, const ThunkyN
   return true;
 }
 
+/* Ranks and partitions not given are the executable's: all its replicas
+ * and partitions, or with --ranks alone, its partitions where they divide
+ * the ranks. */
+static void recordedLayout(Options *o, const ThunkyPlan *plan) {
+  uint32_t partitions = plan->numPartitions, ranks = plan->replicaCount * partitions;
+  if (!partitions || o->partitionsGiven || ranks > 4096)
+    return;
+  if (!o->ranksGiven)
+    o->ranks = ranks;
+  if (o->ranks % partitions == 0)
+    o->partitions = partitions;
+}
+
 /* --compare and --check-async: two runs, compared; 0 same, 1 different, 2 error. */
 static int compare(const Options *o, const ThunkyBackendOps *backend, const ThunkyPlan *plan,
                    const ThunkyRunConfig *config, const ThunkyInputs *inputs,
@@ -752,6 +769,8 @@ int main(int argc, char **argv) {
     thunkyErrorf(&error, "out of memory");
   ok = ok && loadPlan(o.executable, &o.limits, false, &plan, &error) &&
        loadLibraries(&o, registry, &error);
+  if (ok)
+    recordedLayout(&o, plan);
   ThunkyRunConfig config = {.ranks = o.ranks, .partitions = o.partitions,
                             .maxIterations = o.maxIterations,
                             .maxHostMemory = o.maxHostMemory, .registry = registry,

@@ -302,6 +302,9 @@ typedef struct ThunkyPlan {
       numThunks, numAccesses;
   uint32_t numAsyncSlots;
   uint32_t maxDepth; /* deepest nesting of lists */
+  /* The layout it was compiled for, as its HLO module's config records it:
+   * replicas and partitions per replica; 0 where it records none. */
+  uint32_t replicaCount, numPartitions;
   /* The executable's own module (its cubin, else its PTX) in plan->binaries,
    * where constants' globals live; UINT32_MAX when no kernel_thunk uses it. */
   uint32_t moduleBinary;
