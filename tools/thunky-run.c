@@ -266,7 +266,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
     if (!strcmp(a, "--repeat"))
       o->runOnly = a;
   } else if (!strcmp(a, "--max-iterations")) {
-    if (!countOption(a, value, 0, UINT64_MAX, &o->maxIterations))
+    if (!countOption(a, value, 1, UINT64_MAX, &o->maxIterations))
       return false;
   } else if (!strcmp(a, "--max-host-memory")) {
     if (!thunkyParseAmount(value, true, &o->maxHostMemory))
