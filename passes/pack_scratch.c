@@ -113,7 +113,7 @@ static bool visitOrdered(Packing *p, MlirOperation op) {
   ThunkyOpKind kind = thunkyOpGetKind(op);
   bool maybe = kind == THUNKY_OP_COND || kind == THUNKY_OP_WHILE;
   /* The op's own operands it reads: a cond's index before its branches, a
-   * while's predicate after its condition wrote it. */
+   * while's predicate after its condition wrote it (below). */
   if (kind == THUNKY_OP_COND)
     readOperands(p, op);
   for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); ++r) {
@@ -124,11 +124,11 @@ static bool visitOrdered(Packing *p, MlirOperation op) {
            o = mlirOperationGetNextInBlock(o))
         if (!visitOrdered(p, o))
           return false;
+    if (kind == THUNKY_OP_WHILE && r == 0)
+      readOperands(p, op); /* before the condition's marks end */
     for (; maybe && p->numUndo > undoFrom; --p->numUndo)
       *p->undo[p->numUndo - 1].mark = p->undo[p->numUndo - 1].before;
   }
-  if (kind != THUNKY_OP_COND)
-    readOperands(p, op);
   return !p->outOfMemory;
 }
 

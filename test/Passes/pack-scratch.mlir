@@ -188,3 +188,26 @@ func.func @read_in_loop_before_written(%out: !thunky.buffer<128>, %p: !thunky.bu
   }
   return
 }
+
+// -----
+
+// A while's predicate, which its condition writes whole before the loop
+// reads it, is born in the loop: it shares bytes with a temporary that
+// died before it.
+// REPORT: thunky-pack-scratch: argument 1: 128 -> 64 bytes
+// CHECK-LABEL: func.func @predicate_born_in_the_loop
+// CHECK-SAME: %{{.*}}: !thunky.buffer<64> {thunky.role = "scratch"}
+// CHECK: thunky.slice_buffer %{{.*}} offset = 0 : <64> -> <64>
+// CHECK: thunky.slice_buffer %{{.*}} offset = 0 : <64> -> <1>
+func.func @predicate_born_in_the_loop(%out: !thunky.buffer<64>, %tmp: !thunky.buffer<128> {thunky.role = "scratch"}) {
+  %y = thunky.slice_buffer %tmp offset = 0 : <128> -> <64>
+  %p = thunky.slice_buffer %tmp offset = 64 : <128> -> <1>
+  thunky.memzero %y : <64>
+  thunky.copy %y, %out : <64>, <64>
+  thunky.while %p : !thunky.buffer<1> cond {
+    thunky.launch "stop_now"(%p : !thunky.buffer<1>) <grid = [1, 1, 1], block = [1, 1, 1], written = [true]>
+  } body {
+    thunky.memzero %out : <64>
+  }
+  return
+}
