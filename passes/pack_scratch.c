@@ -39,14 +39,6 @@ enum { OPTION_REPORT };
 
 static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
 
-/* A group an op with regions has written whole so far, in program order,
- * and what its mark was before: undone when the branch or loop body that
- * wrote it ends, since it may not have run. */
-typedef struct Marked {
-  uint8_t *mark;
-  uint8_t before;
-} Marked;
-
 /* The scratch arguments being packed, indexed by argument number (a count
  * of 0: not packed), and the entry-block op being visited. */
 typedef struct Packing {
@@ -55,9 +47,11 @@ typedef struct Packing {
   int64_t step;
   /* Inside an op with regions, visited op by op in program order: per
    * argument and group, whether it was written whole earlier in the op,
-   * and the marks to undo (NULL: an op without regions, visited whole). */
+   * and the marks set so far, in order: a mark is set only where none was,
+   * and those a branch or loop region set are cleared when it ends, since
+   * it may not have run. */
   uint8_t **written;
-  Marked *undo;
+  uint8_t **undo;
   size_t numUndo, undoCapacity;
   bool ordered, outOfMemory;
 } Packing;
@@ -90,7 +84,7 @@ static void touchArgument(ThunkyByteRange b, bool write, void *userData) {
       p->outOfMemory = true;
       return;
     }
-    p->undo[p->numUndo++] = (Marked){&p->written[arg][k], 0};
+    p->undo[p->numUndo++] = &p->written[arg][k];
     p->written[arg][k] = 1;
   }
 }
@@ -127,7 +121,7 @@ static bool visitOrdered(Packing *p, MlirOperation op) {
     if (kind == THUNKY_OP_WHILE && r == 0)
       readOperands(p, op); /* before the condition's marks end */
     for (; maybe && p->numUndo > undoFrom; --p->numUndo)
-      *p->undo[p->numUndo - 1].mark = p->undo[p->numUndo - 1].before;
+      *p->undo[p->numUndo - 1] = 0;
   }
   return !p->outOfMemory;
 }
@@ -147,7 +141,7 @@ static bool lifetimes(Packing *p) {
     if (!visitOrdered(p, op))
       return false;
     for (; p->numUndo; --p->numUndo)
-      *p->undo[p->numUndo - 1].mark = 0;
+      *p->undo[p->numUndo - 1] = 0;
   }
   return true;
 }

@@ -83,7 +83,8 @@ static bool readOutputs(const ThunkyBackendOps *backend, void *state, const Thun
     if (!(o->sent = calloc(ranks, sizeof *o->sent)))
       return thunkyErrorf(error, "out of memory");
     for (uint32_t r = 0; r < ranks; r++)
-      backend->sent(state, r, &o->sent[r]);
+      if (!backend->sent(state, r, &o->sent[r]))
+        return thunkyErrorf(error, "rank %u: what it sent is not known", r);
   }
   if (backend->contents) {
     o->pieces = calloc(o->n + 1, sizeof *o->pieces);
