@@ -93,7 +93,7 @@ typedef struct {
   Region *regions;
   size_t numRegions, regionCapacity;
   ThunkyOpMap regionOf; /* start op -> region index + 1 */
-  ThunkyOpMap pairOf;   /* a host pair's kind and id -> region index + 1 */
+  ThunkyOpMap pairOf;   /* a host pair's kind and id -> region index + 1, or ENDED */
   ThunkyOpMap streamHead; /* stream -> first region index + 1 of its list */
   int32_t besideHead;
   size_t inFlight; /* regions of this sweep started and not done */
@@ -253,44 +253,6 @@ static bool addRegion(Check *c, MlirOperation start, const ThunkyOpAccesses *acc
   return thunkyOpMapPut(&c->streamHead, x->stream, (void *)(uintptr_t)(r + 1));
 }
 
-/* XLA's host computations and transfers, kept as call_thunk_proto: a start
- * thunk whose work goes on until the done thunk of the same kind and
- * async_events_unique_id (host_execute_thunk.cc, host_send_recv_thunk.cc). */
-typedef enum { UNPAIRED, PAIR_START, PAIR_DONE } Pairing;
-
-static const char *const pairStarts[] = {"host_execute_start_thunk", "host_send_thunk",
-                                         "host_recv_thunk"};
-static const char *const pairDones[] = {"host_execute_done_thunk", "host_send_done_thunk",
-                                        "host_recv_done_thunk"};
-
-/* Whether `op` starts or ends such a pair; its key is the pair's kind and
- * id. A thunk_proto kept serialized gives no id: its start stays in flight
- * to the end of the block, and its done ends nothing. */
-static Pairing pairing(MlirOperation op, ThunkyOpMapKey *key) {
-  MlirStringRef k = thunkyCallThunkKind(op);
-  for (int64_t f = 0; k.length && f < 3; f++)
-    for (int done = 0; done < 2; done++) {
-      const char *name = done ? pairDones[f] : pairStarts[f];
-      if (strlen(name) != k.length || memcmp(name, k.data, k.length))
-        continue;
-      *key = (ThunkyOpMapKey){pairStarts, f, -1};
-      MlirAttribute proto =
-          mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("thunk_proto"));
-      MlirAttribute body = mlirAttributeIsADictionary(proto)
-                               ? mlirDictionaryAttrGetElementByName(
-                                     proto, mlirStringRefCreateFromCString(name))
-                               : (MlirAttribute){NULL};
-      MlirAttribute id = !mlirAttributeIsNull(body) && mlirAttributeIsADictionary(body)
-                             ? mlirDictionaryAttrGetElementByName(
-                                   body, mlirStringRefCreateFromCString("async_events_unique_id"))
-                             : (MlirAttribute){NULL};
-      if (!mlirAttributeIsNull(id) && mlirAttributeIsAInteger(id))
-        key->b = (int64_t)mlirIntegerAttrGetValueUInt(id);
-      return done ? PAIR_DONE : PAIR_START;
-    }
-  return UNPAIRED;
-}
-
 /* The region of `done`'s token when it started earlier in this sweep, else -1. */
 static int32_t regionOfDone(Check *c, MlirOperation done) {
   MlirValue token = mlirOperationGetOperand(done, 0);
@@ -325,25 +287,32 @@ static void checkCollectives(Check *c, MlirOperation op, ThunkyOpKind kind) {
   }
 }
 
+/* pairOf's value for a pair whose done came. */
+#define ENDED UINTPTR_MAX
+
 static void sweepOp(Check *c, MlirOperation op) {
   ThunkyOpKind kind = thunkyOpGetKind(op);
   ThunkyOpMapKey pair;
-  Pairing paired = pairing(op, &pair);
-  if (kind == THUNKY_OP_ASYNC_DONE || paired == PAIR_DONE) {
-    uintptr_t found = paired == PAIR_DONE && pair.b >= 0
+  ThunkyHostPairing paired = thunkyHostPairing(op, &pair);
+  if (kind == THUNKY_OP_ASYNC_DONE || paired == THUNKY_PAIR_DONE) {
+    uintptr_t found = paired == THUNKY_PAIR_DONE && pair.b >= 0
                           ? (uintptr_t)thunkyOpMapGet(&c->pairOf, pair)
                           : 0;
-    int32_t r = paired == PAIR_DONE ? (found ? (int32_t)(found - 1) : -1) : regionOfDone(c, op);
+    int32_t r = paired != THUNKY_PAIR_DONE ? regionOfDone(c, op)
+                : found && found != ENDED ? (int32_t)(found - 1)
+                                          : -1;
     if (r >= 0) {
       retire(c, r);
       leaveBeside(c, r), leaveStream(c, r);
       c->inFlight--;
-      if (paired == PAIR_DONE)
-        thunkyOpMapPut(&c->pairOf, pair, NULL); /* a later start may reuse the id */
+      /* Ended, not forgotten (a map keeps its keys); a later start may
+       * reuse the id. */
+      if (paired == THUNKY_PAIR_DONE && !thunkyOpMapPut(&c->pairOf, pair, (void *)ENDED))
+        c->outOfMemory = true;
       return;
     }
   }
-  bool starts = kind == THUNKY_OP_ASYNC_START || paired == PAIR_START;
+  bool starts = kind == THUNKY_OP_ASYNC_START || paired == THUNKY_PAIR_START;
   /* Nothing in flight: only a start has anything to do. */
   if (!c->inFlight && !starts)
     return;
@@ -356,7 +325,7 @@ static void sweepOp(Check *c, MlirOperation op) {
   for (size_t i = 0; !accesses.outOfMemory && i < accesses.count; i++)
     conflicts(c, op, accesses.items[i]);
   checkCollectives(c, op, kind);
-  if (paired == PAIR_START && !accesses.outOfMemory &&
+  if (paired == THUNKY_PAIR_START && !accesses.outOfMemory &&
       (!addRegion(c, op, &accesses, false) ||
        (pair.b >= 0 &&
         !thunkyOpMapPut(&c->pairOf, pair, (void *)(uintptr_t)c->numRegions))))
@@ -402,7 +371,7 @@ static void run(MlirOperation root, ThunkyPassState *state) {
   for (size_t i = 0; i < starts.count + calls.count && c.budget >= 0 && !c.outOfMemory; i++) {
     MlirOperation start = i < starts.count ? starts.ops[i] : calls.ops[i - starts.count];
     ThunkyOpMapKey pair;
-    if (i >= starts.count && pairing(start, &pair) != PAIR_START)
+    if (i >= starts.count && thunkyHostPairing(start, &pair) != THUNKY_PAIR_START)
       continue;
     MlirBlock block = mlirOperationGetBlock(start);
     ThunkyOpMapKey key = {block.ptr, 0, 0};

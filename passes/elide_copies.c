@@ -11,7 +11,8 @@
  * an output, read after the program ends. The last two rewrites look at
  * copies in a function's entry block and treat each later op, with all its
  * regions, as one step: a read or write anywhere inside a cond, while, async
- * region (until its async_done) or collective group counts at that op, which
+ * region (until its async_done), host computation or transfer (until its
+ * done thunk) or collective group counts at that op, which
  * keeps them correct across control flow, loops and streams. A copy is
  * looked at over at most `window` ops after it (kept if undecided), which
  * keeps the pass linear in the size of the function.
@@ -20,6 +21,7 @@
 #include "thunky-c/Access.h"
 #include "op_map.h"
 #include "stages.h"
+#include "thunk_info.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -52,6 +54,7 @@ typedef struct Entry {
   ThunkyOpAccesses accesses;
   bool collected;
   bool branches; /* it is, or holds, a cond or while: its writes may not happen */
+  size_t start;  /* a host pair's done: its start's entry + 1, whose accesses it ends */
 } Entry;
 
 typedef struct Ops {
@@ -84,11 +87,20 @@ static bool listOps(Ops *o, MlirBlock block) {
     }
     o->entries[o->count++] = (Entry){.op = op};
   }
-  for (size_t i = 0; i < o->count; ++i)
-    if (!thunkyOpMapPut(&o->index, (ThunkyOpMapKey){o->entries[i].op.ptr, 0, 0},
-                        &o->entries[i]))
-      return false;
-  return true;
+  ThunkyOpMap starts = {0}; /* a host pair's key -> its last start's entry + 1 */
+  bool ok = true;
+  for (size_t i = 0; i < o->count && ok; ++i) {
+    ThunkyOpMapKey key;
+    ThunkyHostPairing paired = thunkyHostPairing(o->entries[i].op, &key);
+    if (paired == THUNKY_PAIR_START && key.b >= 0)
+      ok = thunkyOpMapPut(&starts, key, (void *)(uintptr_t)(i + 1));
+    else if (paired == THUNKY_PAIR_DONE && key.b >= 0)
+      o->entries[i].start = (uintptr_t)thunkyOpMapGet(&starts, key);
+    ok = ok && thunkyOpMapPut(&o->index, (ThunkyOpMapKey){o->entries[i].op.ptr, 0, 0},
+                              &o->entries[i]);
+  }
+  thunkyOpMapClear(&starts);
+  return ok;
 }
 
 static MlirWalkResult findBranches(MlirOperation op, void *userData) {
@@ -99,10 +111,14 @@ static MlirWalkResult findBranches(MlirOperation op, void *userData) {
   return MlirWalkResultInterrupt;
 }
 
-static bool step(Entry *e, ThunkyByteRange dst, ThunkyByteRange src, Step *s) {
-  if (!e->collected) {
+static bool step(Ops *o, Entry *e, ThunkyByteRange dst, ThunkyByteRange src, Step *s) {
+  /* A done takes its start's accesses as they are now: a forward may have
+   * pointed the start at other bytes since. */
+  if (!e->collected || e->start) {
     thunkyAccessesClear(&e->accesses);
     thunkyCollectAccesses(e->op, &e->accesses);
+    if (e->start && !mlirOperationIsNull(o->entries[e->start - 1].op))
+      thunkyCollectAccesses(o->entries[e->start - 1].op, &e->accesses);
     e->branches = false;
     if (mlirOperationGetNumRegions(e->op))
       mlirOperationWalk(e->op, findBranches, &e->branches, MlirWalkPreOrder);
@@ -141,7 +157,7 @@ static Fate decide(Ops *o, Entry *copy, ThunkyByteRange dst, ThunkyByteRange src
     if (++seen > window)
       return KEEP;
     Step s;
-    if (!(*ok = step(e, dst, src, &s)))
+    if (!(*ok = step(o, e, dst, src, &s)))
       return KEEP;
     if (s.readsDst) {
       /* A reader that also writes dst or src, or reads after src changed,
@@ -215,7 +231,7 @@ static bool forward(Ops *o, Entry *copy, ThunkyByteRange dst, ThunkyByteRange sr
     if (mlirOperationIsNull(e->op))
       continue;
     Step s;
-    if (!step(e, dst, src, &s))
+    if (!step(o, e, dst, src, &s))
       return false;
     if (s.writesDst)
       break;

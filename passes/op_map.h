@@ -24,7 +24,8 @@ typedef struct ThunkyOpMap {
 
 /* The value stored for `key`, or NULL. */
 void *thunkyOpMapGet(const ThunkyOpMap *map, ThunkyOpMapKey key);
-/* Stores `value` (not NULL) for `key`; false when out of memory. */
+/* Stores `value` for `key`; false when out of memory. `value` must not be
+ * NULL: a NULL slot ends the probe for other keys (keys are never removed). */
 bool thunkyOpMapPut(ThunkyOpMap *map, ThunkyOpMapKey key, void *value);
 /* Frees the map's memory; it is empty and usable again afterwards. */
 void thunkyOpMapClear(ThunkyOpMap *map);

@@ -7,7 +7,8 @@
  * byte, and shrinks the argument to what is used. A lifetime runs from the
  * first to the last op of the function's entry block that touches the group
  * (an op with regions touches what its regions touch; an async region counts
- * until its async_done). A group read before anything wrote it, also inside
+ * until its async_done, a host computation or transfer until its done
+ * thunk, or to the end when none comes). A group read before anything wrote it, also inside
  * an op with regions (a loop body that reads, then writes; a read after a
  * write in one branch), holds what scratch started with: live from the
  * start. A scratch buffer used whole, or through slices of
@@ -20,6 +21,7 @@
 #include "thunky-c/Arena.h"
 #include "scratch_groups.h"
 #include "stages.h"
+#include "thunk_info.h"
 
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
@@ -53,6 +55,11 @@ typedef struct Packing {
   uint8_t **written;
   uint8_t **undo;
   size_t numUndo, undoCapacity;
+  /* Host pairs' starts in the entry block, each kept live until its done
+   * (NULL once it came), and where each pair's key last started. */
+  MlirOperation *starts;
+  size_t numStarts, startsCapacity;
+  ThunkyOpMap startOf;
   bool ordered, outOfMemory;
 } Packing;
 
@@ -126,12 +133,45 @@ static bool visitOrdered(Packing *p, MlirOperation op) {
   return !p->outOfMemory;
 }
 
+static void touchUntilNow(ThunkyByteRange b, bool write, void *userData) {
+  (void)write;
+  touchArgument(b, false, userData);
+}
+
+/* A host computation or transfer reads and writes what its start names
+ * until its done: its start's bytes stay live to the done, or to the end
+ * of the block where none comes. */
+static bool pairs(Packing *p, MlirOperation op) {
+  ThunkyOpMapKey key;
+  ThunkyHostPairing paired = thunkyHostPairing(op, &key);
+  if (paired == THUNKY_PAIR_START) {
+    if (!thunkyArrayGrow((void **)&p->starts, &p->startsCapacity, p->numStarts,
+                         sizeof *p->starts) ||
+        (key.b >= 0 &&
+         !thunkyOpMapPut(&p->startOf, key, (void *)(uintptr_t)(p->numStarts + 1))))
+      return false;
+    p->starts[p->numStarts++] = op;
+  }
+  uintptr_t at = paired == THUNKY_PAIR_DONE && key.b >= 0
+                     ? (uintptr_t)thunkyOpMapGet(&p->startOf, key)
+                     : 0;
+  if (at && !mlirOperationIsNull(p->starts[at - 1])) {
+    p->ordered = false;
+    if (!thunkyVisitAccesses(p->starts[at - 1], touchUntilNow, p))
+      return false;
+    p->starts[at - 1] = (MlirOperation){NULL};
+  }
+  return true;
+}
+
 /* Lifetimes in entry-block op indices, of every packed argument in one walk
  * (one walk per argument would cost arguments times ops). */
 static bool lifetimes(Packing *p) {
   p->step = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(p->entry); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op), ++p->step) {
+    if (!pairs(p, op))
+      return false;
     p->ordered = mlirOperationGetNumRegions(op) > 0;
     if (!p->ordered) {
       if (!thunkyVisitAccesses(op, touchArgument, p))
@@ -143,6 +183,11 @@ static bool lifetimes(Packing *p) {
     for (; p->numUndo; --p->numUndo)
       *p->undo[p->numUndo - 1] = 0;
   }
+  p->step--, p->ordered = false;
+  for (size_t i = 0; i < p->numStarts; i++)
+    if (!mlirOperationIsNull(p->starts[i]) &&
+        !thunkyVisitAccesses(p->starts[i], touchUntilNow, p))
+      return false;
   return true;
 }
 
@@ -272,7 +317,8 @@ static MlirWalkResult packFunction(MlirOperation func, void *userData) {
     }
   for (intptr_t i = 0; i < n; ++i)
     thunkyScratchGroupsClear(&p.groups[i]), free(p.written[i]);
-  free(p.groups), free(p.written), free(p.undo);
+  free(p.groups), free(p.written), free(p.undo), free(p.starts);
+  thunkyOpMapClear(&p.startOf);
   if (!ok)
     return outOfMemory(func, state);
   if (changed)

@@ -122,3 +122,36 @@ bool thunkyIsCollective(MlirOperation op) {
   MlirStringRef s = thunkyCallThunkKind(op);
   return s.length && thunkyThunkKindIsCollective(s.data, s.length);
 }
+
+/* XLA's host computations and transfers (host_execute_thunk.cc,
+ * host_send_recv_thunk.cc): the start's work goes on until the done of the
+ * same kind and async_events_unique_id. */
+static const char *const pairStarts[] = {"host_execute_start_thunk", "host_send_thunk",
+                                         "host_recv_thunk"};
+static const char *const pairDones[] = {"host_execute_done_thunk", "host_send_done_thunk",
+                                        "host_recv_done_thunk"};
+
+ThunkyHostPairing thunkyHostPairing(MlirOperation op, ThunkyOpMapKey *key) {
+  MlirStringRef k = thunkyCallThunkKind(op);
+  for (int64_t f = 0; k.length && f < 3; f++)
+    for (int done = 0; done < 2; done++) {
+      const char *name = done ? pairDones[f] : pairStarts[f];
+      if (strlen(name) != k.length || memcmp(name, k.data, k.length))
+        continue;
+      *key = (ThunkyOpMapKey){pairStarts, f, -1};
+      MlirAttribute proto =
+          mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("thunk_proto"));
+      MlirAttribute body = mlirAttributeIsADictionary(proto)
+                               ? mlirDictionaryAttrGetElementByName(
+                                     proto, mlirStringRefCreateFromCString(name))
+                               : (MlirAttribute){NULL};
+      MlirAttribute id = !mlirAttributeIsNull(body) && mlirAttributeIsADictionary(body)
+                             ? mlirDictionaryAttrGetElementByName(
+                                   body, mlirStringRefCreateFromCString("async_events_unique_id"))
+                             : (MlirAttribute){NULL};
+      if (!mlirAttributeIsNull(id) && mlirAttributeIsAInteger(id))
+        key->b = (int64_t)mlirIntegerAttrGetValueUInt(id);
+      return done ? THUNKY_PAIR_DONE : THUNKY_PAIR_START;
+    }
+  return THUNKY_UNPAIRED;
+}

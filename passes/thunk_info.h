@@ -56,4 +56,13 @@ MlirStringRef thunkyCallThunkKind(MlirOperation op);
  * or a call_thunk_proto whose THUNKY_ATTR_THUNK_KIND names one. */
 bool thunkyIsCollective(MlirOperation op);
 
+/* XLA's host computations and transfers, kept as call_thunk_proto: a start
+ * thunk whose work goes on until the done thunk of the same kind and
+ * async_events_unique_id. Whether `op` starts or ends such a pair; *key is
+ * the pair's kind and id (key->b < 0: a thunk_proto kept serialized gives
+ * no id, so its start stays in flight to the end of its block, and its
+ * done ends nothing). */
+typedef enum { THUNKY_UNPAIRED, THUNKY_PAIR_START, THUNKY_PAIR_DONE } ThunkyHostPairing;
+ThunkyHostPairing thunkyHostPairing(MlirOperation op, ThunkyOpMapKey *key);
+
 #endif /* THUNKY_PASSES_THUNK_INFO_H */
