@@ -26,7 +26,7 @@ static bool readAllocations(Builder *b) {
     p->allocations[i] = (ThunkyPlanAllocation){
         .size = a->size,
         .parameter = a->parameter,
-        .isOutput = a->proto->maybe_live_out,
+        .isOutput = a->isOutput,
         .isThreadLocal = a->proto->is_thread_local};
   }
   for (uint32_t i = 0; i < m->numConstants; i++) {

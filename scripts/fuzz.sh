@@ -3,7 +3,7 @@
 # (default 600), FUZZ_PARALLEL at a time (default 1).
 #
 # Targets (test/Fuzz/fuzz_*.c): import, export, riegeli, plan, npy,
-# equivalence (all by default). They are built in build-asan/ (scripts/build-asan.sh: ASan,
+# equivalence, programs (all by default). They are built in build-asan/ (scripts/build-asan.sh: ASan,
 # UBSan, libFuzzer), seeded from the test fixtures (test/Fuzz/make_seeds.sh)
 # and the regression corpus (test/Fuzz/regressions/TARGET), and grow a
 # corpus in build-asan/fuzz/corpus/TARGET that the next run starts from.
@@ -16,7 +16,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 asan="${THUNKY_ASAN_BUILD_DIR:-$root/build-asan}"
 seconds="${FUZZ_SECONDS:-600}"
 parallel="${FUZZ_PARALLEL:-1}"
-all=(import export riegeli plan npy equivalence)
+all=(import export riegeli plan npy equivalence programs)
 targets=("${@:-${all[@]}}")
 for t in "${targets[@]}"; do
   case " ${all[*]} " in *" $t "*) ;; *) echo "fuzz.sh: unknown target $t (${all[*]})" >&2; exit 2 ;; esac
@@ -40,6 +40,10 @@ dict() {
   esac
 }
 
+# The program generator reads a few hundred choices; longer inputs only
+# slow it.
+maxlen() { [ "$1" = programs ] && echo 4096 || echo 65536; }
+
 # One target: libFuzzer writes new inputs into the first directory and reads
 # the others. -rss_limit_mb and -timeout turn unbounded memory and hangs into
 # reported failures.
@@ -50,7 +54,7 @@ run() {
   local rc=0
   LD_PRELOAD="$asan_runtime" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:allow_user_poisoning=0 \
     UBSAN_OPTIONS=print_stacktrace=1 "$asan/bin/thunky-fuzz-$t" "$corpus" "$work/seeds/$t" "$regressions" $(dict "$t") \
-    -max_total_time="$seconds" -timeout=30 -rss_limit_mb=3072 -max_len=65536 \
+    -max_total_time="$seconds" -timeout=30 -rss_limit_mb=3072 -max_len="$(maxlen "$t")" \
     -artifact_prefix="$artifacts" -print_final_stats=1 >"$work/$t.log" 2>&1 || rc=$?
   local runs rate
   runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t.log" | tail -1)"

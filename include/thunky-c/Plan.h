@@ -262,6 +262,10 @@ typedef struct ThunkyPlanThunk {
 typedef struct ThunkyPlanAllocation {
   uint64_t size;
   int64_t parameter;   /* entry parameter number, or -1 */
+  /* isOutput: an array of the result lives in it (output_info_map), as
+   * import says. An allocation XLA flags maybe_live_out that holds none (a
+   * tuple's index table) is scratch: it starts undefined, and no caller
+   * reads it. */
   bool isConstant, isOutput, isThreadLocal;
   ThunkyBytes constant; /* initial bytes of a constant allocation, may be empty */
   /* A constant's symbol_name (may be empty): on a GPU, XLA places the

@@ -7,12 +7,14 @@
 #   OUT/npy     .npy files of several types and shapes
 #   OUT/equivalence  the executables, and small bench-gen ones with loops,
 #               branches, async regions and collectives (seeds 1 to 4)
+#   OUT/programs  choices for the program generator: 64 strings of 256
+#               bytes drawn from seeds 1 to 64
 set -euo pipefail
 bin="$1" out="$2"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 encode="$root/scripts/encode.sh"
 rm -rf "$out"
-mkdir -p "$out"/{import,export,plan,riegeli,npy,equivalence,work}
+mkdir -p "$out"/{import,export,plan,riegeli,npy,equivalence,programs,work}
 work="$out/work"
 
 # Every textproto that is a GpuExecutableProto (the others do not encode).
@@ -65,6 +67,12 @@ for seed in 1 2 3 4; do
     -o "$out/equivalence/bench-gen-$seed.pb"
 done
 
+for seed in $(seq 1 64); do
+  LC_ALL=C awk -v seed="$seed" \
+    'BEGIN { srand(seed); for (i = 0; i < 256; i++) printf "%c", int(rand() * 256) }' \
+    > "$out/programs/choices-$seed.bin"
+done
+
 npy="$root/test/Runtime/Inputs/npy.py"
 python3 "$npy" write "$work/f32.npy" f32 2,3 1 2 3 4 5 6
 python3 "$npy" write "$work/s32.npy" s32 scalar 7
@@ -77,4 +85,4 @@ for seed in "f32 11" "s32 4" "pred 1" "u8 6" "f64 12"; do
   { printf "\\x$(printf %02x "$2")"; cat "$work/$1.npy"; } > "$out/npy/$1.bin"
 done
 rm -rf "$work"
-echo "seeds: $n executables, $(ls "$out/import" | wc -l) import, $(ls "$out/riegeli" | wc -l) riegeli, $(ls "$out/npy" | wc -l) npy, $(ls "$out/equivalence" | wc -l) equivalence"
+echo "seeds: $n executables, $(ls "$out/import" | wc -l) import, $(ls "$out/riegeli" | wc -l) riegeli, $(ls "$out/npy" | wc -l) npy, $(ls "$out/equivalence" | wc -l) equivalence, $(ls "$out/programs" | wc -l) programs"

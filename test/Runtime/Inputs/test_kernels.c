@@ -195,6 +195,51 @@ static bool stopNow(const ThunkyKernelCall *call, void *user, ThunkyError *error
   return true;
 }
 
+/* The kernels the program generator (test/Fuzz/fuzz_programs.c) launches
+ * compute what a GPU kernel would on f32 buffers of one size: an in-place
+ * update reads what it writes, a partial write leaves the rest, a reduction
+ * reads every element. */
+static bool sameSizes(const ThunkyKernelCall *call, uint32_t n, ThunkyError *error) {
+  if (!expectArgs(call, n, error))
+    return false;
+  for (uint32_t i = 1; i < n; i++)
+    if (call->argSizes[i] != call->argSizes[0])
+      return thunkyErrorf(error, "%s takes arguments of one size, got %llu and %llu bytes",
+                          call->name, (unsigned long long)call->argSizes[0],
+                          (unsigned long long)call->argSizes[i]);
+  return true;
+}
+
+/* x += 1, f32, in place. */
+static bool incrementF32(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!sameSizes(call, 1, error))
+    return false;
+  for (uint64_t i = 0; i < call->argSizes[0] / 4; i++)
+    storeF32(call->args[0], i, loadF32(call->args[0], i) + 1);
+  return true;
+}
+
+/* out[i] = 2 * in[i] for the first half of out; the rest is left alone. */
+static bool writeHeadF32(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!sameSizes(call, 2, error))
+    return false;
+  for (uint64_t i = 0; i < call->argSizes[1] / 8; i++)
+    storeF32(call->args[1], i, 2 * loadF32(call->args[0], i));
+  return true;
+}
+
+/* out[i] = the sum of every element of in, f32. */
+static bool reduceSumF32(const ThunkyKernelCall *call, void *user, ThunkyError *error) {
+  if (!sameSizes(call, 2, error))
+    return false;
+  float sum = 0;
+  for (uint64_t i = 0; i < call->argSizes[0] / 4; i++)
+    sum += loadF32(call->args[0], i);
+  for (uint64_t i = 0; i < call->argSizes[1] / 4; i++)
+    storeF32(call->args[1], i, sum);
+  return true;
+}
+
 bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
   static float one = 1, two = 2;
   return (thunkyRegistryAddHostKernel(r, "add_f32", addF32, NULL) &&
@@ -211,6 +256,9 @@ bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
           thunkyRegistryAddHostKernel(r, "add_one_fusion", addConstant, &one) &&
           thunkyRegistryAddHostKernel(r, "add_two_fusion", addConstant, &two) &&
           thunkyRegistryAddHostKernel(r, "stop_now", stopNow, NULL) &&
+          thunkyRegistryAddHostKernel(r, "increment_f32", incrementF32, NULL) &&
+          thunkyRegistryAddHostKernel(r, "write_head_f32", writeHeadF32, NULL) &&
+          thunkyRegistryAddHostKernel(r, "reduce_sum_f32", reduceSumF32, NULL) &&
           thunkyRegistryAddCustomCall(r, "host", "plus_one", plusOne, NULL) &&
           thunkyRegistryAddCustomCall(r, "cuda", "plus_one", plusOneOnSimulation, NULL)) ||
          thunkyErrorf(error, "out of memory");
