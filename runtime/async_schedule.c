@@ -4,8 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool thunkyAsyncScheduleInit(ThunkyAsyncSchedule *s, uint32_t slots, bool atDone) {
-  *s = (ThunkyAsyncSchedule){.atDone = atDone, .slots = slots,
+bool thunkyAsyncScheduleInit(ThunkyAsyncSchedule *s, uint32_t slots,
+                             const ThunkyRunConfig *config) {
+  bool late = !config->asyncAtDone && config->lateRegion;
+  *s = (ThunkyAsyncSchedule){.atDone = config->asyncAtDone, .slots = slots,
+                             .late = late ? config->lateRegion - 1 : UINT32_MAX,
+                             .lateBefore = late ? config->lateBefore : UINT32_MAX,
                              .inFlight = calloc(slots + 1, sizeof *s->inFlight),
                              .ranEarly = calloc(slots + 1, sizeof *s->ranEarly),
                              .pending = calloc(slots + 1, sizeof *s->pending)};
@@ -28,10 +32,20 @@ bool thunkyAsyncStart(ThunkyAsyncSchedule *s, const ThunkyPlan *plan, const Thun
     return false;
   }
   s->inFlight[slot] = true;
+  if (!s->atDone && (uint32_t)(c - plan->commands) == s->late)
+    return s->lateWaits = true;
   if (!s->atDone)
     return run(context, c);
   s->pending[s->numPending++] = (uint32_t)(c - plan->commands);
   return true;
+}
+
+bool thunkyAsyncBefore(ThunkyAsyncSchedule *s, const ThunkyPlan *plan, const ThunkyCommand *c,
+                       ThunkyRunRegion run, void *context) {
+  if (!s->lateWaits || (uint32_t)(c - plan->commands) != s->lateBefore)
+    return true;
+  s->lateWaits = false;
+  return run(context, &plan->commands[s->late]);
 }
 
 bool thunkyAsyncDone(ThunkyAsyncSchedule *s, const ThunkyPlan *plan, const ThunkyCommand *c,
@@ -42,6 +56,12 @@ bool thunkyAsyncDone(ThunkyAsyncSchedule *s, const ThunkyPlan *plan, const Thunk
     return false;
   }
   s->inFlight[slot] = false;
+  /* A late region whose command never came runs at its done at the latest. */
+  if (s->lateWaits && plan->commands[s->late].asyncStart.slot == slot) {
+    s->lateWaits = false;
+    if (!run(context, &plan->commands[s->late]))
+      return false;
+  }
   if (!s->atDone)
     return true;
   if (s->ranEarly[slot]) {
@@ -70,5 +90,6 @@ bool thunkyAsyncScheduleFinish(ThunkyAsyncSchedule *s) {
   memset(s->inFlight, 0, s->slots * sizeof *s->inFlight);
   memset(s->ranEarly, 0, s->slots * sizeof *s->ranEarly);
   s->numPending = 0;
+  s->lateWaits = false;
   return done;
 }

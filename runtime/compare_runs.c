@@ -1,8 +1,10 @@
 /*===- compare_runs.c - two runs, compared bit for bit ------------------===*/
+#include "thunky-c/Arena.h"
 #include "thunky-c/Compare.h"
 
 #include "thunky-c/Check.h"
 #include "thunky-c/ElementTypes.h"
+#include "thunky-c/Executable.h"
 #include "thunky-c/HashMap.h"
 
 #include <inttypes.h>
@@ -480,5 +482,157 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *side
             paths ? " and term for term (a loop or conditional decides on bytes)" : "",
             both ? ", with async regions at their start and at their done" : "");
   forget(ownA), forget(ownB);
+  return status;
+}
+
+/* For each async start, the command index of its done (the first done of
+ * its slot after it in its list), else UINT32_MAX: one walk of each list.
+ * NULL when out of memory; the caller frees it. */
+static uint32_t *donesOf(const ThunkyPlan *plan) {
+  uint32_t *done = malloc((plan->numCommands + 1) * sizeof *done);
+  uint32_t *open = malloc((plan->numAsyncSlots + 1) * sizeof *open);
+  if (!done || !open)
+    return free(done), free(open), NULL;
+  for (uint32_t i = 0; i < plan->numCommands; i++)
+    done[i] = UINT32_MAX;
+  for (uint32_t l = 0; l < plan->numLists; l++) {
+    ThunkyRange list = plan->lists[l];
+    for (uint32_t k = 0; k < plan->numAsyncSlots; k++)
+      open[k] = UINT32_MAX;
+    for (uint32_t i = list.first; i < list.first + list.count; i++) {
+      const ThunkyCommand *c = &plan->commands[i];
+      if (c->kind == THUNKY_CMD_ASYNC_START && c->asyncStart.slot < plan->numAsyncSlots)
+        open[c->asyncStart.slot] = i;
+      else if (c->kind == THUNKY_CMD_ASYNC_DONE && c->asyncDone.slot < plan->numAsyncSlots &&
+               open[c->asyncDone.slot] != UINT32_MAX)
+        done[open[c->asyncDone.slot]] = i, open[c->asyncDone.slot] = UINT32_MAX;
+    }
+  }
+  free(open);
+  return done;
+}
+
+/* Byte ranges a command touches, with what it does to them. */
+typedef struct Touches {
+  ThunkyPlanAccess *items;
+  size_t count, capacity;
+  bool failed;
+} Touches;
+
+static void touchList(const ThunkyPlan *p, uint32_t list, Touches *t);
+
+/* Its thunk's accesses, and those of every list it runs. */
+static void touchCommand(const ThunkyPlan *p, const ThunkyCommand *c, Touches *t) {
+  ThunkyRange own = p->thunks[c->thunk].accesses;
+  for (uint32_t i = 0; i < own.count && !t->failed; i++) {
+    if (!thunkyArrayGrow((void **)&t->items, &t->capacity, t->count, sizeof *t->items)) {
+      t->failed = true;
+      return;
+    }
+    t->items[t->count++] = p->accesses[own.first + i];
+  }
+  switch (c->kind) {
+  case THUNKY_CMD_CONDITIONAL:
+    for (uint32_t b = 0; b < c->conditional.branches.count; b++)
+      touchList(p, p->ids[c->conditional.branches.first + b], t);
+    break;
+  case THUNKY_CMD_WHILE:
+    touchList(p, c->loop.condition, t), touchList(p, c->loop.body, t);
+    break;
+  case THUNKY_CMD_ASYNC_START:
+    touchList(p, c->asyncStart.list, t);
+    break;
+  case THUNKY_CMD_COLLECTIVE_GROUP:
+    touchList(p, c->group.list, t);
+    break;
+  default:
+    break;
+  }
+}
+
+static void touchList(const ThunkyPlan *p, uint32_t list, Touches *t) {
+  ThunkyRange r = p->lists[list];
+  for (uint32_t i = 0; i < r.count && !t->failed; i++)
+    touchCommand(p, &p->commands[r.first + i], t);
+}
+
+/* Whether two sets of ranges overlap where one writes, counting the pairs
+ * looked at against *budget. */
+static bool conflict(const Touches *x, const Touches *y, uint64_t *budget) {
+  for (size_t i = 0; i < x->count; i++)
+    for (size_t j = 0; j < y->count; j++) {
+      if (*budget)
+        --*budget;
+      const ThunkyPlanSlice *a = &x->items[i].slice, *b = &y->items[j].slice;
+      if (a->allocation == b->allocation && a->offset < b->offset + b->size &&
+          b->offset < a->offset + a->size &&
+          ((x->items[i].access | y->items[j].access) & THUNKY_ACCESS_WRITE))
+        return true;
+    }
+  return false;
+}
+
+/* Pairs of ranges the search for the ops that touch a region's bytes may
+ * look at: it stays linear in the program for any realistic one. */
+enum { CONFLICT_BUDGET = 1 << 24 };
+
+int thunkyCompareLateRegions(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
+                             const ThunkyInputs *inputs, FILE *out, uint32_t most,
+                             uint32_t *explored, uint32_t *total, bool *complete,
+                             ThunkyError *error) {
+  const ThunkyPlan *p = side->plan;
+  uint32_t *done = donesOf(p);
+  FILE *sink = done ? fopen("/dev/null", "w") : NULL;
+  if (!sink)
+    return free(done), thunkyErrorf(error, "out of memory"), 2;
+  ThunkyRunSide early = *side;
+  early.config.asyncAtDone = false, early.config.oneSchedule = true;
+  *explored = *total = 0, *complete = true;
+  uint64_t budget = CONFLICT_BUDGET;
+  Touches region = {0}, op = {0};
+  int status = 0;
+  for (uint32_t s = 0; s < p->numCommands && status == 0; s++) {
+    if (p->commands[s].kind != THUNKY_CMD_ASYNC_START || done[s] == UINT32_MAX)
+      continue;
+    region.count = 0;
+    touchList(p, p->commands[s].asyncStart.list, &region);
+    /* Just after each op beside it that touches its bytes; just after the
+     * last op, it runs at its done: the other schedule, run already. */
+    for (uint32_t x = s + 1; x < done[s] && status == 0; x++) {
+      op.count = 0;
+      touchCommand(p, &p->commands[x], &op);
+      if (region.failed || op.failed) {
+        status = 2, thunkyErrorf(error, "out of memory");
+        break;
+      }
+      if (!budget) {
+        *complete = false;
+        break;
+      }
+      if (!conflict(&region, &op, &budget))
+        continue;
+      if (++*total > most) {
+        *complete = false;
+        continue;
+      }
+      ++*explored;
+      if (x + 1 == done[s])
+        continue;
+      char startName[200], afterName[200], name[600];
+      thunkyPlanThunkName(p, p->commands[s].thunk, startName, sizeof startName);
+      thunkyPlanThunkName(p, p->commands[x].thunk, afterName, sizeof afterName);
+      snprintf(name, sizeof name, "the run with the region of %s run just after %s", startName,
+               afterName);
+      ThunkyRunSide late = early;
+      late.name = name;
+      late.config.lateRegion = s + 1, late.config.lateBefore = x + 1;
+      status = thunkyCompareRuns(backend, &early, &late, inputs, sink, error);
+      if (status == 1)
+        thunkyCompareRuns(backend, &early, &late, inputs, out, error);
+    }
+  }
+  free(region.items), free(op.items);
+  fclose(sink);
+  free(done);
   return status;
 }

@@ -108,7 +108,7 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   r->sizes = calloc(p->numSlices + 1, sizeof *r->sizes);
   r->params = calloc(p->numParams + 1, sizeof *r->params);
   r->paramSizes = calloc(p->numParams + 1, sizeof *r->paramSizes);
-  bool async = thunkyAsyncScheduleInit(&r->async, p->numAsyncSlots, s->config.asyncAtDone);
+  bool async = thunkyAsyncScheduleInit(&r->async, p->numAsyncSlots, &s->config);
   if (!r->block || !r->memory || !r->pointers || !r->sizes || !r->params || !r->paramSizes ||
       !async)
     return thunkyErrorf(error, "host: out of memory for %llu bytes of allocations",
@@ -448,6 +448,8 @@ static bool runList(Rank *r, uint32_t list, uint32_t stream) {
   ThunkyRange range = p->lists[list];
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &p->commands[range.first + i];
+    if (!thunkyAsyncBefore(&r->async, p, c, runRegion, r))
+      return false;
     if (!timeline && !trace) {
       if (!runCommand(r, c, stream))
         return false;

@@ -1021,7 +1021,7 @@ static bool runList(State *s, uint32_t list) {
   ThunkyWriteTrace *trace = s->config.writeTrace;
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &s->plan->commands[range.first + i];
-    if (!runCommand(s, c))
+    if (!thunkyAsyncBefore(&s->async, s->plan, c, runRegion, s) || !runCommand(s, c))
       return false;
     uint64_t checksum;
     for (uint32_t r = 0; trace && r < s->ranks; r++)
@@ -1070,7 +1070,7 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     *s = (State){.plan = plan, .config = *config, .ranks = ranks, .partitions = partitions,
                  .error = error};
     s->memory = symMemoryCreate(ranks * plan->numAllocations);
-    bool async = thunkyAsyncScheduleInit(&s->async, plan->numAsyncSlots, config->asyncAtDone);
+    bool async = thunkyAsyncScheduleInit(&s->async, plan->numAsyncSlots, config);
     s->members = calloc(ranks + 1, sizeof *s->members);
     s->seen = calloc(ranks + 1, sizeof *s->seen);
     s->outputOf = thunkyOutputsOfAllocations(plan);

@@ -63,6 +63,22 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
                       const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
                       ThunkyError *error);
 
+/* --check-async beyond its two schedules: runs `side` (regions at their
+ * start) against itself with each async region run late, just after each
+ * op beside it (up to its done) that touches its bytes (one of the two
+ * writes them), every other region at its start, and compares the
+ * outputs, as thunkyCompareRuns does; the first schedule that differs is
+ * reported to `out`, named. These are all the places a region can run
+ * relative to what it may race with. At most `most` schedules run:
+ * *explored says how many did, *total how many were found, and *complete
+ * whether the search saw every op (it looks at a bounded number of pairs
+ * of byte ranges). Returns 0 when all those run agree, 1 when one
+ * differs, 2 on an error. */
+int thunkyCompareLateRegions(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
+                             const ThunkyInputs *inputs, FILE *out, uint32_t most,
+                             uint32_t *explored, uint32_t *total, bool *complete,
+                             ThunkyError *error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -106,6 +106,11 @@ typedef struct ThunkyRunConfig {
    * (thunky-c/Check.h); without it, such a plan is refused at create. */
   bool fingerprint;
   bool asyncAtDone;            /* host: run async regions at their done, not their start */
+  /* host and symbolic, regions at their start: run the region of async
+   * start command lateRegion - 1 (an index into plan->commands; 0: none)
+   * late, just before command lateBefore, a command of its window (the
+   * commands of its list after it, up to its done), or at its done. */
+  uint32_t lateRegion, lateBefore;
   /* thunkyCompareRuns: compare under this schedule only. Without it, two
    * programs with async regions, both at their start, are compared at
    * their done too: a region may run any time until its done. */
