@@ -19,24 +19,10 @@
 #include "thunky-c/Compare.h"
 #include "thunky-c/Passes.h"
 
-#include "mlir-c/Pass.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void ignore(MlirStringRef text, void *userData) { (void)text, (void)userData; }
-
-/* Runs `pipeline` on the module; false when it fails. */
-static bool runPipeline(MlirContext ctx, MlirOperation module, const char *pipeline) {
-  MlirPassManager pm = mlirPassManagerCreate(ctx);
-  bool ok = mlirLogicalResultIsSuccess(
-                mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                      mlirStringRefCreateFromCString(pipeline), ignore, NULL)) &&
-            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
-  mlirPassManagerDestroy(pm);
-  return ok;
-}
 
 static bool plan(const void *data, size_t size, ThunkyPlan **out) {
   ThunkyLimits limits = thunkyLimitsDefault();
@@ -124,10 +110,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MlirContext ctx = thunkyFuzzContext();
   MlirOperation module = same == 0 ? thunkyFuzzImport(ctx, data, size) : (MlirOperation){NULL};
   if (!mlirOperationIsNull(module)) {
-    bool raceFree = runPipeline(ctx, module, "builtin.module(thunky-check-races)");
-    if (!runPipeline(ctx, module, "builtin.module(thunky-optimize)"))
+    bool raceFree = thunkyFuzzRunPipeline(ctx, module, "builtin.module(thunky-check-races)");
+    if (!thunkyFuzzRunPipeline(ctx, module, "builtin.module(thunky-optimize)"))
       fail("thunky-optimize failed on an imported module", NULL, module);
-    if (raceFree && !runPipeline(ctx, module, "builtin.module(thunky-check-races)"))
+    if (raceFree && !thunkyFuzzRunPipeline(ctx, module, "builtin.module(thunky-check-races)"))
       fail("thunky-optimize made a race", NULL, module);
     ThunkyBuffer bytes = {0};
     if (mlirLogicalResultIsFailure(thunkyExportExecutable(module, thunkyFuzzAppend, &bytes)))

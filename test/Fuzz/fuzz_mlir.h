@@ -7,6 +7,7 @@
 
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +44,21 @@ static void thunkyFuzzAppend(MlirStringRef text, void *userData) {
 
 static inline void thunkyFuzzPrint(MlirOperation op, ThunkyBuffer *out) {
   mlirOperationPrint(op, thunkyFuzzAppend, out);
+}
+
+static inline void thunkyFuzzIgnore(MlirStringRef text, void *userData) { (void)text, (void)userData; }
+
+/* Runs `pipeline` on the module; false when it fails. */
+static inline bool thunkyFuzzRunPipeline(MlirContext ctx, MlirOperation module,
+                                         const char *pipeline) {
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  bool ok = mlirLogicalResultIsSuccess(
+                mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                      mlirStringRefCreateFromCString(pipeline), thunkyFuzzIgnore,
+                                      NULL)) &&
+            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
+  mlirPassManagerDestroy(pm);
+  return ok;
 }
 
 /* A broken promise: say which, show the module, and crash so the fuzzer

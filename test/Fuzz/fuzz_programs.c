@@ -33,7 +33,6 @@
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Passes.h"
 
-#include "mlir-c/Pass.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -528,18 +527,6 @@ static MlirLogicalResult countWarnings(MlirDiagnostic diagnostic, void *userData
   return mlirLogicalResultSuccess();
 }
 
-static void ignore(MlirStringRef text, void *userData) { (void)text, (void)userData; }
-
-static bool runPipeline(MlirContext ctx, MlirOperation module, const char *pipeline) {
-  MlirPassManager pm = mlirPassManagerCreate(ctx);
-  bool ok = mlirLogicalResultIsSuccess(
-                mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                      mlirStringRefCreateFromCString(pipeline), ignore, NULL)) &&
-            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
-  mlirPassManagerDestroy(pm);
-  return ok;
-}
-
 static MlirOperation parse(MlirContext ctx, const ThunkyBuffer *text) {
   MlirModule m = mlirModuleCreateParse(ctx, mlirStringRefCreate((const char *)text->data, text->size));
   return mlirModuleIsNull(m) ? (MlirOperation){NULL} : mlirModuleGetOperation(m);
@@ -580,11 +567,11 @@ static void checkPasses(MlirContext ctx, Diagnosed *diagnosed, const ThunkyBuffe
     char pipeline[96], what[160];
     snprintf(pipeline, sizeof pipeline, "builtin.module(%s)", passes[i]);
     MlirOperation module = parse(ctx, text);
-    if (!runPipeline(ctx, module, pipeline))
+    if (!thunkyFuzzRunPipeline(ctx, module, pipeline))
       snprintf(what, sizeof what, "%s failed on a valid module", passes[i]),
           broken(what, NULL, text, module);
     diagnosed->warnings = 0;
-    if (!runPipeline(ctx, module, "builtin.module(thunky-check-races)"))
+    if (!thunkyFuzzRunPipeline(ctx, module, "builtin.module(thunky-check-races)"))
       snprintf(what, sizeof what, "%s made a race", passes[i]), broken(what, NULL, text, module);
     if (diagnosed->warnings > warnings)
       snprintf(what, sizeof what, "%s made a warning the program had not (collectives in flight "
@@ -675,7 +662,7 @@ static void checkMutants(MlirContext ctx, const uint8_t *data, size_t size, int 
     ThunkyError error;
     if (!mutantPlan)
       broken("the grammar's mutant does not export", NULL, &mutantText, mutant);
-    if (runPipeline(ctx, mutant, "builtin.module(thunky-check-races)") &&
+    if (thunkyFuzzRunPipeline(ctx, mutant, "builtin.module(thunky-check-races)") &&
         runAll(mutantPlan, ranks, &got, &error))
       checkChecks(text, &mutantText, plan, mutantPlan, ranks, expected, &got);
     resultsFree(&got);
@@ -719,7 +706,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!sameRun(&expected, run, &expected, run ^ SCHEDULES))
       broken("the grammar's program reads scratch nothing wrote", NULL, &text, module);
   diagnosed.warnings = 0;
-  bool raceFree = runPipeline(ctx, module, "builtin.module(thunky-check-races)");
+  bool raceFree = thunkyFuzzRunPipeline(ctx, module, "builtin.module(thunky-check-races)");
   int warnings = diagnosed.warnings;
   bool racy = false;
   for (int run = 0; run < RUNS; run += SCHEDULES)
