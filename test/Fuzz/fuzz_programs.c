@@ -5,8 +5,8 @@
  * (test/Runtime/Inputs/test_kernels.c: in-place updates, partial writes,
  * reductions), conditionals with empty branches and branch indices computed
  * from the inputs, loops of zero to three iterations, async regions on two
- * streams, and all-reduce, all-gather, reduce-scatter and
- * collective-permute on 1, 2 or 4 ranks, over values in scratch slices and
+ * streams, and all-reduce, all-gather, reduce-scatter, all-to-all and
+ * collective-permute on 1, 2, 4 or 8 ranks, over values in scratch slices and
  * slices of slices at offsets that are not 64-byte aligned. The grammar
  * reads only bytes something wrote, so every program it writes means one
  * thing on a GPU.
@@ -192,7 +192,9 @@ static void kernel(Gen *g, int depth, Defined *d) {
 static void collective(Gen *g, int depth, Defined *d) {
   char x[16], y[16];
   int a = readable(g, d, -1), share = VALUE / (int)g->ranks;
-  unsigned which = pick(g, 4);
+  unsigned which = pick(g, 5);
+  if (share < 4 && (which == 1 || which == 2 || which == 4))
+    which = 0; /* on 8 ranks a share is less than an f32 */
   /* An all-reduce may reduce in place. */
   int b = writable(g, which == 0 && pick(g, 4) == 0 ? -1 : a, -1);
   switch (which) {
@@ -212,14 +214,19 @@ static void collective(Gen *g, int depth, Defined *d) {
                    "element_type = f32, replica_groups = [], group_mode = \"cross_replica\"> : "
                    "<16>, <%d>", slotName(a, x), b, share);
     return;
+  case 4:
+    emit(g, depth, "thunky.all_to_all(%s), (%s) <element_type = f32, replica_groups = [], "
+                   "group_mode = \"cross_replica\", has_split_dimension = true> : "
+                   "(!thunky.buffer<16>), (!thunky.buffer<16>)", slotName(a, x), slotName(b, y));
+    d->slot[b] = true;
+    return;
   default: {
     bool back = pick(g, 2);
-    char pairs[128] = "";
-    for (uint32_t r = 0; r < g->ranks; r++) {
-      char one[40];
+    char pairs[8 * 32] = "";
+    for (uint32_t r = 0, at = 0; r < g->ranks; r++) {
       uint32_t to = back ? (r + g->ranks - 1) % g->ranks : (r + 1) % g->ranks;
-      snprintf(one, sizeof one, "%sarray<i64: %u, %u>", r ? ", " : "", r, to);
-      strcat(pairs, one);
+      at += (uint32_t)snprintf(pairs + at, sizeof pairs - at, "%sarray<i64: %u, %u>",
+                               r ? ", " : "", r, to);
     }
     emit(g, depth, "thunky.collective_permute %s, %s <element_type = f32, source_target_pairs "
                    "= [%s], group_mode = \"cross_replica\"> : <16>, <16>",
@@ -353,7 +360,7 @@ static void statements(Gen *g, int depth, Defined *d, int most) {
 
 /* The whole program; returns the number of statements it chose. */
 static int program(Gen *g) {
-  g->ranks = (uint32_t[]){1, 2, 4}[pick(g, 3)];
+  g->ranks = (uint32_t[]){1, 2, 4, 8}[pick(g, 4)];
   g->exact = pick(g, 2);
   int pad = 8 * (int)pick(g, 2), nested = (int)pick(g, 8);
   int scratchBytes = pad + SCRATCH * VALUE;
@@ -387,7 +394,7 @@ static int program(Gen *g) {
   for (int s = 0; s < SLOTS; s++) {
     char x[16];
     emit(g, 0, "%%q%d = thunky.slice_buffer %s offset = 0 : <16> -> <4>", s, slotName(s, x));
-    if (g->ranks > 1)
+    if (g->ranks > 1 && VALUE / g->ranks >= 4)
       emit(g, 0, "%%h%d = thunky.slice_buffer %s offset = 0 : <16> -> <%u>", s, slotName(s, x),
            VALUE / g->ranks);
   }
