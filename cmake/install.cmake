@@ -1,5 +1,5 @@
 # What `cmake --install build --prefix P` puts under P, in GNU's layout:
-#   bin/          the tools
+#   bin/          the tools, and bench-gen (synthetic executables of any size)
 #   lib/          libThunkyPlugin.so (dialect, C API, passes, translations),
 #                 libThunkyRuntime and libThunkyFormat (no MLIR; .so and .a)
 #   lib/cmake/Thunky/  ThunkyConfig.cmake: find_package(Thunky) and the
@@ -29,6 +29,8 @@ macro(thunky_install_binaries)
 endmacro()
 
 thunky_install_binaries(thunky-run thunky-container ThunkyFormat ThunkyRuntime)
+# bench-gen links thunky statically: it has no rpath to change.
+install(TARGETS bench-gen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET ThunkyRuntimeShared)
   thunky_install_binaries(ThunkyFormatShared ThunkyRuntimeShared)
 endif()

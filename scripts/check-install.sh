@@ -59,6 +59,7 @@ CHECK: thunk 0: memset32bit_value_thunk
 CHECK: thunks, {{[0-9]+}} allocations
 CHECK: thunk 0: memset32bit_value_thunk
 CHECK: thunks, {{[0-9]+}} allocations
+CHECK: predicted step: {{[0-9.]+}} us on H200 SXM
 CHECKS
 
 # The Python package (docs/python.md), pip-installed offline into a venv,
