@@ -191,6 +191,19 @@ static int pack(const Args *a, ThunkyBytes in) {
   if (thunkyLayeringHasEnvelope(c.layering) && !a->metadata)
     return badUsage("--as %s needs --metadata (an xla.ifrt.SerializedXlaExecutableMetadata)",
                     a->as), 2;
+  /* A packed file is no executable to pack: say so, not that it is
+   * malformed as one. */
+  ThunkyContainer found;
+  if (thunkyContainerCreate(in.data, in.size, NULL, &found, &error)) {
+    ThunkyLayering layering = found.layering;
+    thunkyContainerDestroy(&found);
+    if (layering != THUNKY_LAYERING_EXECUTABLE) {
+      fprintf(stderr, "thunky-container: %s: already packed (%s): pack takes a bare "
+                      "GpuExecutableProto, which `thunky-container unpack %s -o EXE` takes out\n",
+              a->input, thunkyLayeringName(layering), a->input);
+      return 1;
+    }
+  }
   bool ok = (!a->options || readFile(a->options, &options)) &&
             (!a->metadata || readFile(a->metadata, &metadata));
   c.options = (ThunkyBytes){options.data, options.size};
