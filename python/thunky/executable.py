@@ -76,8 +76,13 @@ class Executable:
                           f"{self.name} with {other.name}")
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        """Writes :meth:`export`'s bytes to ``path``."""
-        Path(path).write_bytes(self._data)
+        """Writes :meth:`export`'s bytes to ``path``; raises :class:`Error`
+        naming the path when it cannot (a missing folder, no permission)."""
+        path = os.fspath(path)
+        try:
+            Path(path).write_bytes(self._data)
+        except OSError as e:
+            raise Error(f"{path}: {e.strerror}") from None
 
     # --- MLIR -----------------------------------------------------------------------
 

@@ -71,6 +71,9 @@ class Containers(unittest.TestCase):
             thunky.load(b"module {}\n")
         with self.assertRaisesRegex(thunky.Error, "No such file"):
             thunky.load("/nonexistent/x.pb")
+        exe = thunky.load(encode(RUNTIME / "memops.textproto"))
+        with self.assertRaisesRegex(thunky.Error, "^/nonexistent/x.pb: No such file"):
+            exe.save("/nonexistent/x.pb")
         with self.assertRaises(thunky.Error) as caught:
             thunky.from_mlir("module { thunky.nonsense }")
         self.assertIn("error:", str(caught.exception))
