@@ -181,7 +181,10 @@ class Executable:
                  libraries: Iterable[str], options: Dict[str, Any]) -> _session.Session:
         settings = [("backend", backend), ("kernels", kernels), ("ranks", ranks),
                     ("partitions", partitions)]
-        settings += [("library", os.fspath(lib)) for lib in libraries]
+        # One path is one library, not a string of one-letter paths.
+        if isinstance(libraries, (str, bytes, os.PathLike)):
+            libraries = [libraries]
+        settings += [("library", os.fsdecode(lib)) for lib in libraries]
         settings += [(k.replace("_", "-"), v) for k, v in options.items()]
         return _session.Session(self._data, settings)
 

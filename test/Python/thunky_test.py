@@ -164,6 +164,9 @@ class Running(unittest.TestCase):
         out = exe.run([a, b], libraries=[build / "lib" / "libThunkyTestKernels.so",
                                          build / "lib" / "libThunkyExampleKernels.so"])
         np.testing.assert_array_equal(out[0], [22, 44, 66, 88])
+        # One path is one library, not one per letter.
+        with self.assertRaisesRegex(thunky.Error, "/nonexistent/kernels.so"):
+            exe.run([a, b], libraries="/nonexistent/kernels.so")
 
     def test_compare_names_the_wrong_edit(self):
         exe = thunky.load(encode(RUNTIME / "memops.textproto"), name="memops")
