@@ -556,13 +556,20 @@ static void touchList(const ThunkyPlan *p, uint32_t list, Touches *t) {
     touchCommand(p, &p->commands[r.first + i], t);
 }
 
+/* Byte ranges the search for the ops that touch a region's bytes may
+ * collect and pairs of them it may look at, together: regions whose
+ * windows overlap see the same ops again, so without a bound the search
+ * could cost the regions times the ops. */
+enum { CONFLICT_BUDGET = 1 << 24 };
+
+static void charge(uint64_t *budget, size_t n) { *budget -= n < *budget ? n : *budget; }
+
 /* Whether two sets of ranges overlap where one writes, counting the pairs
- * looked at against *budget. */
+ * looked at against *budget; false, with *budget 0, when it ran out. */
 static bool conflict(const Touches *x, const Touches *y, uint64_t *budget) {
-  for (size_t i = 0; i < x->count; i++)
-    for (size_t j = 0; j < y->count; j++) {
-      if (*budget)
-        --*budget;
+  for (size_t i = 0; i < x->count && *budget; i++)
+    for (size_t j = 0; j < y->count && *budget; j++) {
+      charge(budget, 1);
       const ThunkyPlanSlice *a = &x->items[i].slice, *b = &y->items[j].slice;
       if (a->allocation == b->allocation && a->offset < b->offset + b->size &&
           b->offset < a->offset + a->size &&
@@ -571,10 +578,6 @@ static bool conflict(const Touches *x, const Touches *y, uint64_t *budget) {
     }
   return false;
 }
-
-/* Pairs of ranges the search for the ops that touch a region's bytes may
- * look at: it stays linear in the program for any realistic one. */
-enum { CONFLICT_BUDGET = 1 << 24 };
 
 int thunkyCompareLateRegions(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
                              const ThunkyInputs *inputs, FILE *out, uint32_t most,
@@ -591,25 +594,28 @@ int thunkyCompareLateRegions(const ThunkyBackendOps *backend, const ThunkyRunSid
   uint64_t budget = CONFLICT_BUDGET;
   Touches region = {0}, op = {0};
   int status = 0;
-  for (uint32_t s = 0; s < p->numCommands && status == 0; s++) {
+  for (uint32_t s = 0; s < p->numCommands && status == 0 && *complete; s++) {
     if (p->commands[s].kind != THUNKY_CMD_ASYNC_START || done[s] == UINT32_MAX)
       continue;
     region.count = 0;
     touchList(p, p->commands[s].asyncStart.list, &region);
+    charge(&budget, region.count);
     /* Just after each op beside it that touches its bytes; just after the
      * last op, it runs at its done: the other schedule, run already. */
     for (uint32_t x = s + 1; x < done[s] && status == 0; x++) {
       op.count = 0;
       touchCommand(p, &p->commands[x], &op);
+      charge(&budget, op.count);
       if (region.failed || op.failed) {
         status = 2, thunkyErrorf(error, "out of memory");
         break;
       }
+      bool touches = budget && conflict(&region, &op, &budget);
       if (!budget) {
         *complete = false;
         break;
       }
-      if (!conflict(&region, &op, &budget))
+      if (!touches)
         continue;
       if (++*total > most) {
         *complete = false;

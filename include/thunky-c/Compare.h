@@ -71,8 +71,8 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
  * reported to `out`, named. These are all the places a region can run
  * relative to what it may race with. At most `most` schedules run:
  * *explored says how many did, *total how many were found, and *complete
- * whether the search saw every op (it looks at a bounded number of pairs
- * of byte ranges). Returns 0 when all those run agree, 1 when one
+ * whether the search saw every op (it collects and pairs a bounded number
+ * of byte ranges, 2^24 in all). Returns 0 when all those run agree, 1 when one
  * differs, 2 on an error. */
 int thunkyCompareLateRegions(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
                              const ThunkyInputs *inputs, FILE *out, uint32_t most,
