@@ -15,6 +15,7 @@
 #include "async_schedule.h"
 #include "registry.h"
 #include "host_collectives.h"
+#include "run_stop.h"
 #include "thunky-c/HostGemm.h"
 
 #include <pthread.h>
@@ -39,6 +40,7 @@ typedef struct {
   ThunkyAsyncSchedule async;
   uint64_t iteration;  /* of the innermost while loop running; 0 outside */
   ThunkyExchanges exchanges; /* fingerprint runs: what its exchanges sent */
+  ThunkyRunStop stop;
   ThunkyError error;
   bool failed;
 } Rank;
@@ -448,6 +450,9 @@ static bool runList(Rank *r, uint32_t list, uint32_t stream) {
   ThunkyRange range = p->lists[list];
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &p->commands[range.first + i];
+    const char *why;
+    if (thunkyRunStopped(&r->stop, &why))
+      return fail(r, c, "%s", why);
     if (!thunkyAsyncBefore(&r->async, p, c, runRegion, r))
       return false;
     if (!timeline && !trace) {
@@ -486,8 +491,10 @@ static bool run(void *opaque, ThunkyError *error) {
   HostState *s = opaque;
   uint32_t n = s->config.ranks, started = 0;
   pthread_t threads[n > 1 ? n : 1];
+  ThunkyRunStop stop = thunkyRunStopStart(&s->config);
   for (uint32_t r = 0; r < n; r++) {
     s->ranks[r].failed = false;
+    s->ranks[r].stop = stop;
     thunkyExchangesFree(&s->ranks[r].exchanges);
   }
   thunkyHostWorldReset(s->world); /* a failed run left it aborted */

@@ -179,6 +179,18 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan);
 }
 
+void thunkyPlanRecordedLayout(const ThunkyPlan *plan, bool ranksGiven, bool partitionsGiven,
+                              uint32_t *ranks, uint32_t *partitions) {
+  uint32_t recorded = plan->numPartitions;
+  uint64_t all = (uint64_t)plan->replicaCount * recorded;
+  if (!recorded || partitionsGiven || all > 4096)
+    return;
+  if (!ranksGiven)
+    *ranks = (uint32_t)all;
+  if (*ranks % recorded == 0)
+    *partitions = recorded;
+}
+
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size) {
   if (!plan || thunk >= plan->numThunks)
     snprintf(out, size, "executable");

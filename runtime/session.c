@@ -20,6 +20,8 @@
 #include <string.h>
 
 struct ThunkySession {
+  volatile int interrupt; /* the config's: thunkySessionInterrupt sets it */
+  uint32_t ranks, partitions; /* as set; 0: the plan's (thunkyPlanRecordedLayout), else 1 */
   ThunkyPlan *plan;
   ThunkyRegistry *registry;
   ThunkyLimits limits;
@@ -39,7 +41,7 @@ ThunkySession *thunkySessionCreate(void) {
   s->backend = &thunkyHostBackend;
   s->config = (ThunkyRunConfig){.ranks = 1, .partitions = 1, .maxIterations = 1000000,
                                 .maxHostMemory = thunkyDefaultHostMemory(),
-                                .registry = s->registry, .timeoutSeconds = 300};
+                                .registry = s->registry, .interrupt = &s->interrupt};
   return s;
 }
 
@@ -56,6 +58,15 @@ void thunkySessionDestroy(ThunkySession *s) {
   thunkyPlanDestroy(s->plan);
   thunkyRegistryDestroy(s->registry);
   free(s);
+}
+
+/* The ranks and partitions of the next run: those set, else the plan's. */
+static void layout(ThunkySession *s) {
+  s->config.ranks = s->ranks ? s->ranks : 1;
+  s->config.partitions = s->partitions ? s->partitions : 1;
+  if (s->plan)
+    thunkyPlanRecordedLayout(s->plan, s->ranks, s->partitions, &s->config.ranks,
+                             &s->config.partitions);
 }
 
 static bool parseCount(const char *name, const char *value, uint64_t min, uint64_t max,
@@ -97,9 +108,10 @@ bool thunkySessionSet(ThunkySession *s, const char *name, const char *value,
   } else if (!strcmp(name, "ranks") || !strcmp(name, "partitions")) {
     if (!parseCount(name, value, 1, 4096, &n, error))
       return false;
-    *(!strcmp(name, "ranks") ? &c->ranks : &c->partitions) = (uint32_t)n;
+    *(!strcmp(name, "ranks") ? &s->ranks : &s->partitions) = (uint32_t)n;
+    layout(s);
   } else if (!strcmp(name, "max-iterations")) {
-    return parseCount(name, value, 0, UINT64_MAX, &c->maxIterations, error);
+    return parseCount(name, value, 1, UINT64_MAX, &c->maxIterations, error);
   } else if (!strcmp(name, "max-host-memory")) {
     if (!thunkyParseAmount(value, true, &c->maxHostMemory))
       return thunkyErrorf(error, "max-host-memory: '%s' is not a positive byte count", value);
@@ -137,8 +149,12 @@ bool thunkySessionLoad(ThunkySession *s, const void *data, size_t size, ThunkyEr
   dropState(s);
   thunkyPlanDestroy(s->plan);
   s->plan = plan;
+  layout(s);
   return true;
 }
+
+uint32_t thunkySessionRanks(const ThunkySession *s) { return s->config.ranks; }
+uint32_t thunkySessionPartitions(const ThunkySession *s) { return s->config.partitions; }
 
 uint32_t thunkySessionCount(const ThunkySession *s, bool outputs) {
   return !s->plan ? 0 : outputs ? s->plan->numOutputs : s->plan->numParameters;
@@ -194,18 +210,26 @@ static void freeInputs(const ThunkyPlan *plan, ThunkyNpyArray *arrays, bool owne
   free(arrays);
 }
 
-static bool checkReady(const ThunkySession *s, ThunkyError *error) {
-  if (!s->plan)
+/* Whether `plan` can run under `options`' backend and configuration: a
+ * comparison runs both plans under its first side's. */
+static bool checkReady(const ThunkyPlan *plan, const ThunkySession *options, ThunkyError *error) {
+  const ThunkyRunConfig *c = &options->config;
+  if (!plan)
     return thunkyErrorf(error, "the session holds no executable (thunkySessionLoad)");
-  if (s->config.ranks % s->config.partitions)
-    return thunkyErrorf(error, "ranks %u cannot be split into partitions of %u", s->config.ranks,
-                        s->config.partitions);
-  return s->backend != &thunkyHostBackend || thunkyHostMemoryCheck(s->plan, &s->config, error);
+  if (c->ranks % c->partitions)
+    return thunkyErrorf(error, "ranks %u cannot be split into partitions of %u", c->ranks,
+                        c->partitions);
+  return options->backend != &thunkyHostBackend || thunkyHostMemoryCheck(plan, c, error);
+}
+
+void thunkySessionInterrupt(ThunkySession *s) {
+  __atomic_store_n(&s->interrupt, 1, __ATOMIC_RELAXED);
 }
 
 bool thunkySessionRun(ThunkySession *s, const void *const *inputs, const uint64_t *sizes,
                       uint32_t count, uint64_t seed, ThunkyError *error) {
-  if (!checkReady(s, error))
+  s->interrupt = 0;
+  if (!checkReady(s->plan, s, error))
     return false;
   if (s->backend == &thunkySymbolicBackend)
     return thunkyErrorf(error, "kernels=symbolic holds no bytes to read: compare with it");
@@ -237,11 +261,12 @@ bool thunkySessionReadOutput(const ThunkySession *s, uint32_t rank, uint32_t out
   return s->backend->read(s->state, rank, s->plan->outputs[output].slice, out, error);
 }
 
-int thunkySessionCompare(const ThunkySession *a, const char *nameA, const ThunkySession *b,
+int thunkySessionCompare(ThunkySession *a, const char *nameA, const ThunkySession *b,
                          const char *nameB, const void *const *inputs, const uint64_t *sizes,
                          uint32_t count, uint64_t seed, char **report, ThunkyError *error) {
   *report = NULL;
-  if (!checkReady(a, error) || !checkReady(b, error))
+  a->interrupt = 0;
+  if (!checkReady(a->plan, a, error) || !checkReady(b->plan, a, error))
     return 2;
   ThunkyRunSide sideA = {nameA, a->plan, a->config}, sideB = {nameB, b->plan, a->config};
   sideA.config.undefinedInitial = sideB.config.undefinedInitial = true;

@@ -25,6 +25,7 @@
 #include "async_schedule.h"
 #include "host_collectives.h"
 #include "replica_groups.h"
+#include "run_stop.h"
 #include "symbolic_memory.h"
 #include "thunky-c/Executable.h"
 #include "thunky-c/HashMap.h"
@@ -65,6 +66,7 @@ typedef struct State {
   uint32_t ranks, partitions;
   SymMemory *memory;
   ThunkyAsyncSchedule async;
+  ThunkyRunStop stop;
   ThunkyHashMap atomsIndex; /* command -> atoms[]: each its own allocation, since a
                                nested loop's are made while an outer one's are in use */
   Atoms **atoms;
@@ -1021,6 +1023,9 @@ static bool runList(State *s, uint32_t list) {
   ThunkyWriteTrace *trace = s->config.writeTrace;
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &s->plan->commands[range.first + i];
+    const char *why;
+    if (thunkyRunStopped(&s->stop, &why))
+      return fail(s, c, "%s", why);
     if (!thunkyAsyncBefore(&s->async, s->plan, c, runRegion, s) || !runCommand(s, c))
       return false;
     uint64_t checksum;
@@ -1107,6 +1112,7 @@ static bool run(void *opaque, ThunkyError *error) {
   State *s = opaque;
   s->error = error;
   s->runs = 1;
+  s->stop = thunkyRunStopStart(&s->config);
   bool ok = runList(s, 0);
   if (!thunkyAsyncScheduleFinish(&s->async) && ok)
     return thunkyErrorf(error, "symbolic: an async region was started and never done");

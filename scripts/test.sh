@@ -14,13 +14,15 @@ status=0
 
 # The Python package (python/, docs/python.md) against this build; the lit
 # suite runs the same tests (test/Python), this prints their count.
-if python_out="$(PYTHONPATH="$root/python" THUNKY_BUILD_DIR="$build" \
-    /usr/bin/python3 "$root/test/Python/thunky_test.py" 2>&1)"; then
-  echo "$python_out" | tail -n 1
-else
-  echo "$python_out" | tail -n 40 >&2
-  status=1
-fi
+for suite in thunky_test adversarial_test; do
+  if python_out="$(PYTHONPATH="$root/python" THUNKY_BUILD_DIR="$build" \
+      /usr/bin/python3 "$root/test/Python/$suite.py" 2>&1)"; then
+    echo "$python_out" | tail -n 1
+  else
+    echo "$python_out" | tail -n 40 >&2
+    status=1
+  fi
+done
 
 # Upstream JAX's own test modules, when the team's shared facts are beside
 # the checkout (the lit suite asserts the same; this prints the count).

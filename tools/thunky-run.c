@@ -108,7 +108,8 @@ static const char usage[] =
     "                         thunks XLA's command buffers would (as --command-buffers);\n"
     "                         control flow and custom calls in them run thunk by thunk\n"
     "  --timeout S            cuda: fail a wait for the device or NCCL that takes longer\n"
-    "                         than S seconds, naming the thunk (default 300)\n"
+    "                         than S seconds, naming the thunk (default 300); host and\n"
+    "                         symbolic: fail a run that takes longer (default none)\n"
     "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
     "                         process's rank and count come from THUNKY_RANK and\n"
     "                         THUNKY_WORLD_SIZE, or mpirun's OMPI_COMM_WORLD_RANK/_SIZE\n"
@@ -287,7 +288,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
   } else if (!strcmp(a, "--timeout")) {
     if (!countOption(a, value, 1, 7 * 86400, &n))
       return false;
-    o->timeout = (uint32_t)n, o->cudaOnly = a;
+    o->timeout = (uint32_t)n, o->runOnly = a;
   } else if (!strcmp(a, "--nccl-id")) {
     o->ncclId = value, o->cudaOnly = a;
   } else if (!strcmp(a, "--compare")) {
@@ -338,7 +339,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
 
 static bool parseOptions(int argc, char **argv, Options *o) {
   *o = (Options){.backend = "host", .ranks = 1, .partitions = 1, .repeat = 1,
-                 .profileTop = 10, .maxIterations = 1000000, .timeout = 300, .branch = -1,
+                 .profileTop = 10, .maxIterations = 1000000, .branch = -1,
                  .maxHostMemory = thunkyDefaultHostMemory(), .limits = thunkyLimitsDefault()};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -563,19 +564,6 @@ static bool writeOutputs(const Options *o, const ThunkyPlan *plan, const ThunkyN
   return true;
 }
 
-/* Ranks and partitions not given are the executable's: all its replicas
- * and partitions, or with --ranks alone, its partitions where they divide
- * the ranks. */
-static void recordedLayout(Options *o, const ThunkyPlan *plan) {
-  uint32_t partitions = plan->numPartitions, ranks = plan->replicaCount * partitions;
-  if (!partitions || o->partitionsGiven || ranks > 4096)
-    return;
-  if (!o->ranksGiven)
-    o->ranks = ranks;
-  if (o->ranks % partitions == 0)
-    o->partitions = partitions;
-}
-
 enum { MAX_LATE_SCHEDULES = 256 };
 
 /* --compare and --check-async: two runs, compared; 0 same, 1 different, 2 error. */
@@ -788,7 +776,7 @@ int main(int argc, char **argv) {
   ok = ok && loadPlan(o.executable, &o.limits, false, &plan, &error) &&
        loadLibraries(&o, registry, &error);
   if (ok)
-    recordedLayout(&o, plan);
+    thunkyPlanRecordedLayout(plan, o.ranksGiven, o.partitionsGiven, &o.ranks, &o.partitions);
   ThunkyRunConfig config = {.ranks = o.ranks, .partitions = o.partitions,
                             .maxIterations = o.maxIterations,
                             .maxHostMemory = o.maxHostMemory, .registry = registry,

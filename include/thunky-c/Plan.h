@@ -332,6 +332,14 @@ bool thunkyPlanCreateForReplay(const void *data, size_t size, const ThunkyLimits
                                ThunkyPlan **plan, ThunkyError *error);
 void thunkyPlanDestroy(ThunkyPlan *plan);
 
+/* The rank layout of a run that leaves it out, from what the plan records
+ * (replicaCount, numPartitions): unless `partitionsGiven`, *ranks becomes
+ * all its replicas times its partitions (kept when `ranksGiven`), and
+ * *partitions its partitions where they divide *ranks. Where it records
+ * none, or more than 4096 ranks, both stay as they are. */
+void thunkyPlanRecordedLayout(const ThunkyPlan *plan, bool ranksGiven, bool partitionsGiven,
+                              uint32_t *ranks, uint32_t *partitions);
+
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion)". */
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size);
 /* The bytes copy command `c` moves, in *src and *dst (of one size), when

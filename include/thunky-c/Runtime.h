@@ -138,8 +138,14 @@ typedef struct ThunkyRunConfig {
   /* cuda: the most seconds one wait may take (for the device to finish
    * what a rank enqueued, for NCCL's communicators to form or a group to
    * be enqueued); past it the run fails naming the thunk waited on, and
-   * the communicators are aborted at destroy. 0: 300. */
+   * the communicators are aborted at destroy. 0: 300. host and symbolic:
+   * the most seconds the whole run may take; past it the run fails at the
+   * command it reached, naming it. 0: no limit. */
   uint32_t timeoutSeconds;
+  /* host and symbolic: NULL, or a flag that another thread (or a signal
+   * handler) sets to non-zero to stop the run before its next command; the
+   * run then fails, "interrupted", naming that command. */
+  const volatile int *interrupt;
   uint32_t processRank, processCount; /* cuda, several processes */
 } ThunkyRunConfig;
 

@@ -34,7 +34,9 @@ void thunkySessionDestroy(ThunkySession *session);
 /* Sets option `name` as thunky-run's --NAME VALUE: backend (host, cuda),
  * kernels (registered, fingerprint; symbolic: terms, not bytes, for
  * thunkySessionCompare only), ranks, partitions, max-iterations,
- * max-host-memory, scratch-byte, schedule (start, done), timeout, library
+ * max-host-memory, scratch-byte, schedule (start, done), timeout (cuda:
+ * for one wait, default 300; host and symbolic: for one whole run, default
+ * none), library
  * (a shared library of host kernels, loaded now; repeatable), and the
  * limits max-thunks, max-allocation-bytes, max-allocations,
  * max-decoded-bytes (taken by the next thunkySessionLoad). False, with
@@ -54,6 +56,10 @@ uint32_t thunkySessionCount(const ThunkySession *session, bool outputs);
  * dims (room for 8) and bytes. False when there is no such one. */
 bool thunkySessionArray(const ThunkySession *session, bool output, uint32_t index,
                         int32_t *elementType, uint32_t *rank, int64_t *dims, uint64_t *bytes);
+/* The ranks and partitions the next run takes: those set, else (after a
+ * load) what the executable records (thunkyPlanRecordedLayout), else 1. */
+uint32_t thunkySessionRanks(const ThunkySession *session);
+uint32_t thunkySessionPartitions(const ThunkySession *session);
 /* The plan's thunks and allocations. */
 uint32_t thunkySessionThunks(const ThunkySession *session);
 uint32_t thunkySessionAllocations(const ThunkySession *session);
@@ -65,6 +71,11 @@ uint32_t thunkySessionAllocations(const ThunkySession *session);
  * load or destroy. */
 bool thunkySessionRun(ThunkySession *session, const void *const *inputs, const uint64_t *sizes,
                       uint32_t count, uint64_t seed, ThunkyError *error);
+/* Stops the run or comparison in progress on `session` (from another
+ * thread, or a signal handler) before its next command, on the host and in
+ * symbolic runs: it fails, "interrupted", naming that command. A run or
+ * comparison that starts later is not affected. */
+void thunkySessionInterrupt(ThunkySession *session);
 /* Copies output `output` of rank `rank` of the last run into out[0, size),
  * where size is the output's bytes. */
 bool thunkySessionReadOutput(const ThunkySession *session, uint32_t rank, uint32_t output,
@@ -77,7 +88,7 @@ bool thunkySessionReadOutput(const ThunkySession *session, uint32_t rank, uint32
  * error (in *error); for 0 and 1, *report is what thunky-run prints (the
  * first difference, the first divergent thunk), which the caller frees
  * with thunkyFree. */
-int thunkySessionCompare(const ThunkySession *a, const char *nameA, const ThunkySession *b,
+int thunkySessionCompare(ThunkySession *a, const char *nameA, const ThunkySession *b,
                          const char *nameB, const void *const *inputs, const uint64_t *sizes,
                          uint32_t count, uint64_t seed, char **report, ThunkyError *error);
 

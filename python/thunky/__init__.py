@@ -13,13 +13,13 @@ has an example; ``help(thunky.Executable)`` the details.
 """
 
 from .comparison import Comparison
-from .errors import Error
+from .errors import ArgumentError, Error
 from .executable import Diagnostic, Executable, from_mlir, load
 from .jax import from_compiled, to_compiled
 
 __version__ = "0.2.0"
 
-__all__ = ["Comparison", "Diagnostic", "Error", "Executable", "from_compiled", "from_mlir",
+__all__ = ["ArgumentError", "Comparison", "Diagnostic", "Error", "Executable", "from_compiled", "from_mlir",
            "load", "to_compiled", "library_paths"]
 
 

@@ -11,6 +11,8 @@ thunky's (thunky-c/Translate.h, Dialect.h, Passes.h).
 from __future__ import annotations
 
 import ctypes
+import os
+import threading
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_int,
                     c_int8, c_int32, c_int64, c_size_t, c_uint, c_uint32, c_uint64,
                     c_void_p)
@@ -64,6 +66,10 @@ class Runtime:
         self.containerSwapExecutable = _bind(lib, "thunkyContainerSwapExecutable", c_bool,
                                              c_char_p, c_size_t, c_char_p, c_size_t,
                                              POINTER(c_void_p), POINTER(c_size_t), err)
+        self.sessionInterrupt = _bind(lib, "thunkySessionInterrupt", None, s)
+        self.sessionRanks = _bind(lib, "thunkySessionRanks", c_uint32, s)
+        self.checkTextNesting = _bind(lib, "thunkyCheckTextNesting", c_bool, c_char_p, c_size_t,
+                                      c_char_p, c_uint64, c_char_p, err)
         self.elementTypeName = _bind(lib, "thunkyElementTypeName", c_char_p, c_int32)
         self.elementBytes = _bind(lib, "thunkyElementBytes", c_uint32, c_int32)
 
@@ -150,26 +156,69 @@ class Plugin:
                                         MlirPassManager, op)
 
 
+class PassPluginInfo(Structure):
+    """thunky-c/Plugin.h's ThunkyPassPluginInfo: what mlirGetPassPluginInfo
+    of a pass plugin returns."""
+    _fields_ = [("apiVersion", c_uint32), ("pluginName", c_char_p),
+                ("pluginVersion", c_char_p), ("registerPassRegistryCallbacks", CFUNCTYPE(None))]
+
+
+MLIR_PLUGIN_API_VERSION = 1  # thunky-c/Plugin.h: MLIR 22's
+
 _runtime = None
 _plugin = None
+_pass_plugins: dict = {}  # real path -> the loaded library, its passes registered
+# Threads that use thunky for the first time at once must bind and
+# register once, and none may use the passes before they are registered.
+_lock = threading.Lock()
 
 
 def runtime() -> Runtime:
     """The runtime's functions, bound on first use."""
     global _runtime
-    if _runtime is None:
-        _runtime = Runtime()
-    return _runtime
+    with _lock:
+        if _runtime is None:
+            _runtime = Runtime()
+        return _runtime
 
 
 def plugin() -> Plugin:
     """The plugin's functions, bound on first use (passes registered once)."""
     global _plugin
-    if _plugin is None:
-        p = Plugin()
-        p.registerPasses()
-        _plugin = p
-    return _plugin
+    with _lock:
+        if _plugin is None:
+            p = Plugin()
+            p.registerPasses()
+            _plugin = p
+        return _plugin
+
+
+def load_pass_plugin(path: str) -> None:
+    """Loads the pass plugin at ``path`` (as ``thunky-opt
+    --load-pass-plugin``) and registers its passes, once per library."""
+    plugin()
+    real = os.path.realpath(path)
+    with _lock:
+        if real in _pass_plugins:
+            return
+        try:
+            lib = ctypes.CDLL(real)
+        except OSError as e:
+            raise Error(f"{path}: cannot load it as a pass plugin: {e}") from None
+        try:
+            entry = lib.mlirGetPassPluginInfo
+        except AttributeError:
+            raise Error(f"{path}: not a pass plugin (it defines no mlirGetPassPluginInfo; "
+                        f"thunky-c/Plugin.h: THUNKY_DEFINE_PASS_PLUGIN)") from None
+        entry.restype = PassPluginInfo
+        entry.argtypes = []
+        info = entry()
+        if info.apiVersion != MLIR_PLUGIN_API_VERSION:
+            raise Error(f"{path}: a pass plugin for MLIR's plugin API {info.apiVersion}, "
+                        f"not {MLIR_PLUGIN_API_VERSION} (MLIR 22)")
+        if info.registerPassRegistryCallbacks:
+            info.registerPassRegistryCallbacks()
+        _pass_plugins[real] = lib
 
 
 def check(ok: bool, error: ThunkyError, context: str = "") -> None:

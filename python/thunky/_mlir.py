@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 from typing import List, Optional, Tuple
 
-from . import _capi
+from . import _args, _capi
 from .errors import Error
 
 Diagnostic = Tuple[str, str, str]  # severity, location, message
@@ -83,7 +83,7 @@ class Context:
 
     def import_executable(self, data: bytes, name: str = "executable"):
         """The module of an executable's bytes; the caller destroys it."""
-        name_b = name.encode()
+        name_b = _args.text(name, "name")
         op = self.api.importExecutable(self.ctx, _capi.MlirStringRef.of(data),
                                        _capi.MlirStringRef.of(name_b), None, 0)
         if not op.ptr:
@@ -92,7 +92,7 @@ class Context:
 
     def parse(self, text: str):
         """The module of MLIR text; the caller destroys it."""
-        data = text.encode()
+        data = _args.text(text, "text")
         module = self.api.moduleCreateParse(self.ctx, _capi.MlirStringRef.of(data))
         if not module.ptr:
             raise self.error("cannot parse the MLIR module")
@@ -105,7 +105,7 @@ class Context:
     def export(self, op, layering: str = "") -> bytes:
         """The module's executable in its container (or `layering`)."""
         c = _Collector()
-        layering_b = layering.encode()
+        layering_b = _args.text(layering, "layering")
         result = self.api.exportExecutableAs(op, _capi.MlirStringRef.of(layering_b),
                                              c.callback, None)
         if not result.value:
@@ -115,12 +115,13 @@ class Context:
     def run_pipeline(self, op, pipeline: str) -> None:
         """Runs a pass pipeline ("thunky-optimize", or "builtin.module(...)") on op."""
         api = self.api
+        _args.text(pipeline, "pipeline")
         if not pipeline.startswith("builtin.module("):
             pipeline = f"builtin.module({pipeline})"
         pm = api.passManagerCreate(self.ctx)
         try:
             errors = _Collector()
-            text = pipeline.encode()
+            text = _args.text(pipeline, "pipeline")
             if not api.parsePassPipeline(api.passManagerGetAsOpPassManager(pm),
                                          _capi.MlirStringRef.of(text), errors.callback,
                                          None).value:

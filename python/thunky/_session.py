@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import ctypes
 import math
-from typing import List, Optional, Sequence, Tuple
+import threading
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from ._numpy import np
 
-from . import _arrays, _capi, _library
-from .errors import Error
+from . import _args, _arrays, _capi, _library
+from .errors import ArgumentError, Error
 
 
 class ArrayInfo:
@@ -57,8 +58,40 @@ class Session:
         if name == "library":
             _library.make_global(_library.RUNTIME)
         error = _capi.ThunkyError()
-        _capi.check(self.api.sessionSet(self.handle, name.encode(), str(value).encode(),
-                                        ctypes.byref(error)), error)
+        what = name.replace("-", "_")
+        _capi.check(self.api.sessionSet(self.handle, _args.text(name, "option"),
+                                        _args.option(value, what), ctypes.byref(error)), error)
+
+    def _interruptible(self, call: Callable[[], object]):
+        """``call()``'s result, the C call in it run on a thread of its
+        own: a C call holds the main thread, where Python raises
+        KeyboardInterrupt, until it returns. On Ctrl-C the run is
+        interrupted (thunkySessionInterrupt) and the KeyboardInterrupt goes
+        on once it has stopped."""
+        result: list = []
+        failure: list = []
+
+        def work() -> None:
+            try:
+                result.append(call())
+            except BaseException as e:  # handed to the caller's thread
+                failure.append(e)
+
+        worker = threading.Thread(target=work, name="thunky-run", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            # Asked again until the worker ends: the C call may not have
+            # started (and cleared the flag) when the first one came.
+            while worker.is_alive():
+                self.api.sessionInterrupt(self.handle)
+                worker.join(0.05)
+            raise
+        if failure:
+            raise failure[0]
+        return result[0]
 
     def _arrays(self, outputs: bool) -> List[ArrayInfo]:
         result = []
@@ -71,6 +104,11 @@ class Session:
             result.append(ArrayInfo(t.value, tuple(dims[k] for k in range(r.value)), b.value,
                                     (name or b"?").decode()))
         return result
+
+    @property
+    def ranks(self) -> int:
+        """The ranks a run takes: those set, else the executable's."""
+        return self.api.sessionRanks(self.handle)
 
     @property
     def thunks(self) -> int:
@@ -86,6 +124,9 @@ class Session:
         arrays that must stay alive while it runs."""
         if values is None:
             return None, None, 0, []
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise ArgumentError(f"inputs: a sequence of one array per parameter is needed, "
+                                f"not {type(values).__name__}")
         values = list(values)
         if len(values) != len(self.parameters):
             raise Error(f"the executable takes {len(self.parameters)} parameter(s) "
@@ -97,16 +138,18 @@ class Session:
                 if a.nbytes != p.nbytes:
                     raise Error(f"input {i} holds {a.nbytes} bytes, parameter {i} {p.nbytes}")
             else:
-                a = _arrays.as_input(v, p.dtype, p.shape, i)
+                a = _arrays.as_input(v, p.dtype, p.shape, i, p.type_name)
             kept.append(a)
         pointers = (ctypes.c_void_p * max(len(kept), 1))(*[a.ctypes.data for a in kept])
         sizes = (ctypes.c_uint64 * max(len(kept), 1))(*[a.nbytes for a in kept])
         return pointers, sizes, len(kept), kept
 
     def run(self, values, seed: int) -> None:
+        seed = _args.whole(seed, "seed", 0, 2**64 - 1)
         pointers, sizes, count, kept = self.inputs(values)
         error = _capi.ThunkyError()
-        ok = self.api.sessionRun(self.handle, pointers, sizes, count, seed, ctypes.byref(error))
+        ok = self._interruptible(lambda: self.api.sessionRun(
+            self.handle, pointers, sizes, count, seed, ctypes.byref(error)))
         del kept
         _capi.check(ok, error)
 
@@ -118,12 +161,14 @@ class Session:
 
     def compare(self, other: "Session", name: str, other_name: str, values,
                 seed: int) -> Tuple[int, str]:
+        seed = _args.whole(seed, "seed", 0, 2**64 - 1)
+        name_b, other_b = _args.text(name, "name"), _args.text(other_name, "name")
         pointers, sizes, count, kept = self.inputs(values)
         error = _capi.ThunkyError()
         report = ctypes.c_void_p()
-        status = self.api.sessionCompare(self.handle, name.encode(), other.handle,
-                                         other_name.encode(), pointers, sizes, count, seed,
-                                         ctypes.byref(report), ctypes.byref(error))
+        status = self._interruptible(lambda: self.api.sessionCompare(
+            self.handle, name_b, other.handle, other_b, pointers, sizes, count, seed,
+            ctypes.byref(report), ctypes.byref(error)))
         del kept
         if status == 2:
             raise Error(error.text())

@@ -54,9 +54,15 @@ class Comparison:
                     result.output, result.rank, result.byte = map(int, m.groups())
             elif line.startswith("first divergent thunk") and result.divergence is None:
                 result.divergence = line
+                # "thunk 3 (f) of SIDE (kind...)": the longer name first, for
+                # "exe (thunky-optimize)" against "exe".
+                sides = sorted([(name, True), (other_name, False)], key=lambda s: -len(s[0]))
                 for m in _THUNK.finditer(line):
-                    if line[m.end():].startswith(other_name + " "):
+                    rest = line[m.end():]
+                    mine = next((this for side, this in sides
+                                 if rest.startswith(side + " (")), None)
+                    if mine is False:
                         result.other_thunk = result.other_thunk or m.group(1)
-                    elif result.thunk is None:
+                    elif mine and result.thunk is None:
                         result.thunk, result.thunk_index = m.group(1), int(m.group(2))
         return result

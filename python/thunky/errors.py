@@ -1,4 +1,4 @@
-"""The one exception thunky raises."""
+"""The exceptions thunky raises."""
 
 
 class Error(Exception):
@@ -13,3 +13,8 @@ class Error(Exception):
     def __init__(self, message: str, diagnostics=None) -> None:
         super().__init__(message)
         self.diagnostics = list(diagnostics or [])
+
+
+class ArgumentError(Error, TypeError):
+    """An argument of the wrong type: both an :class:`Error`, which every
+    failure of thunky's API is, and the ``TypeError`` Python code expects."""

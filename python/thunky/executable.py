@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import tempfile
@@ -10,9 +11,9 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Un
 
 from ._numpy import np
 
-from . import _capi, _mlir, _session
+from . import _args, _capi, _mlir, _session
 from .comparison import Comparison
-from .errors import Error
+from .errors import ArgumentError, Error
 
 PathOrBytes = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 
@@ -39,6 +40,9 @@ class Executable:
 
     def __init__(self, data: bytes, name: str = "executable") -> None:
         """Wraps container bytes; use :func:`load` to check them first."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise ArgumentError(f"data: bytes are needed, not {type(data).__name__}")
+        _args.text(name, "name")
         self._data = bytes(data)
         self.name = name
 
@@ -60,6 +64,7 @@ class Executable:
         export."""
         if layering is None:
             return self._data
+        _args.text(layering, "layering")
         with _mlir.Context() as ctx:
             op = ctx.import_executable(self._data, self.name)
             try:
@@ -72,13 +77,14 @@ class Executable:
         envelope, ...) around ``other``'s executable: what replaces a cache
         entry, or goes back into ``deserialize_and_load``, in place of this
         one. Everything around the executable is kept as it is."""
+        _expect_executable(other, "other")
         return Executable(_session.swap_executable(self._data, other._data),
                           f"{self.name} with {other.name}")
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes :meth:`export`'s bytes to ``path``; raises :class:`Error`
         naming the path when it cannot (a missing folder, no permission)."""
-        path = os.fspath(path)
+        path = _args.path(path, "path")
         try:
             Path(path).write_bytes(self._data)
         except OSError as e:
@@ -112,11 +118,19 @@ class Executable:
             ctx.close()
             raise
 
-    def optimize(self, pipeline: str = "thunky-optimize") -> "Executable":
+    def optimize(self, pipeline: str = "thunky-optimize",
+                 plugins: Iterable[Union[str, "os.PathLike[str]"]] = ()) -> "Executable":
         """A new Executable rewritten by a pass pipeline (docs/passes.md):
         "thunky-optimize" (every rewrite), "thunky-fold-slices,
-        thunky-elide-copies", or a full "builtin.module(...)". Raises
-        :class:`Error` with the diagnostics when a pass fails."""
+        thunky-elide-copies", or a full "builtin.module(...)". ``plugins``:
+        pass plugins (shared libraries, as ``thunky-opt --load-pass-plugin``)
+        whose passes the pipeline may name, loaded and registered once per
+        process. Raises :class:`Error` with the diagnostics when a pass
+        fails."""
+        if isinstance(plugins, (str, bytes, os.PathLike)):
+            plugins = [plugins]  # one path is one plugin
+        for plugin in plugins:
+            _capi.load_pass_plugin(_args.path(plugin, "plugins"))
         ctx, op = self._with_module(pipeline)
         try:
             return Executable(ctx.export(op), f"{self.name} ({pipeline})")
@@ -137,8 +151,9 @@ class Executable:
         could not run (the executable does not import, or the pass failed
         without saying why)."""
         ctx = _mlir.Context()
-        op = ctx.import_executable(self._data, self.name)
+        op = None
         try:
+            op = ctx.import_executable(self._data, self.name)
             try:
                 ctx.run_pipeline(op, "thunky-check-races")
             except Error:
@@ -151,13 +166,16 @@ class Executable:
 
     def _report(self, pass_name: str) -> Dict[str, Any]:
         """The JSON report of analysis pass ``pass_name``, which it writes to
-        a file of its own (its ``output`` option), not to stderr."""
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "report.json")
+        a file of its own (its ``output`` option), not to stderr. The file is
+        named by its descriptor: a pass option ends at a space or a brace,
+        which $TMPDIR may hold."""
+        with tempfile.TemporaryFile() as f:
+            path = f"/proc/self/fd/{f.fileno()}"
             ctx, op = self._with_module(f"{pass_name}{{json=true output={path}}}")
             _mlir.destroy(op)
             ctx.close()
-            text = Path(path).read_text(encoding="utf-8")
+            f.seek(0)
+            text = f.read().decode("utf-8", "replace")
         try:
             return json.loads(text)
         except json.JSONDecodeError as e:
@@ -179,14 +197,19 @@ class Executable:
 
     def _session(self, backend: str, kernels: str, ranks: int, partitions: int,
                  libraries: Iterable[str], options: Dict[str, Any]) -> _session.Session:
-        settings = [("backend", backend), ("kernels", kernels), ("ranks", ranks),
-                    ("partitions", partitions)]
+        settings = [("backend", backend), ("kernels", kernels)]
+        # Left out, ranks and partitions are what the executable records.
+        settings += [(k, v) for k, v in (("ranks", ranks), ("partitions", partitions))
+                     if v is not None]
         # One path is one library, not a string of one-letter paths.
         if isinstance(libraries, (str, bytes, os.PathLike)):
             libraries = [libraries]
-        settings += [("library", os.fsdecode(lib)) for lib in libraries]
+        if not hasattr(libraries, "__iter__"):
+            raise ArgumentError(f"libraries: a path or a list of paths is needed, "
+                                f"not {type(libraries).__name__}")
+        settings += [("library", _args.path(lib, "libraries")) for lib in libraries]
         settings += [(k.replace("_", "-"), v) for k, v in options.items()]
-        return _session.Session(self._data, settings)
+        return settings
 
     @property
     def parameters(self) -> List[_session.ArrayInfo]:
@@ -198,9 +221,9 @@ class Executable:
         """The outputs, in order: ``.dtype``, ``.shape``, ``.nbytes``."""
         return _session.Session(self._data).outputs
 
-    def run(self, inputs: Optional[Sequence[Any]] = None, ranks: int = 1,
+    def run(self, inputs: Optional[Sequence[Any]] = None, ranks: Optional[int] = None,
             backend: str = "host", kernels: str = "registered", seed: int = 1,
-            partitions: int = 1, libraries: Iterable[str] = (),
+            partitions: Optional[int] = None, libraries: Iterable[str] = (),
             **options: Any) -> List[np.ndarray]:
         """Runs the executable once on every rank and returns its outputs.
 
@@ -209,31 +232,41 @@ class Executable:
         is handed to C without a copy. None: seeded random inputs, as
         ``thunky-run --seed seed`` makes. ``backend``: "host" (the reference
         backend, ``ranks`` simulated ranks) or "cuda" (``ranks`` local GPUs).
-        ``kernels``: "registered" (kernels run from ``libraries`` of host
-        kernels, else the run is refused) or "fingerprint" (each kernel a
-        keyed hash of what it reads: docs/checking.md). Other thunky-run
+        ``ranks`` and ``partitions`` left out are what the executable
+        records (an 8-GPU SPMD executable runs on 8 ranks of 8 partitions),
+        else 1. ``kernels``: "registered" (kernels run from ``libraries`` of
+        host kernels, else the run is refused) or "fingerprint" (each kernel
+        a keyed hash of what it reads: docs/checking.md). Other thunky-run
         options by keyword: ``max_iterations``, ``max_host_memory``,
-        ``scratch_byte``, ``schedule``, ``timeout``, ``max_thunks``, ...
+        ``scratch_byte``, ``schedule``, ``timeout`` (seconds: on the host, for
+        the whole run), ``max_thunks``, ... Ctrl-C stops a run on the host
+        before its next thunk and raises KeyboardInterrupt.
 
-        Returns one array per output. With ``ranks == 1`` each has the
+        Returns one array per output. With one rank each has the
         output's shape; with more, each gets a leading axis of the ranks:
         ``outputs[i][r]`` is output i of rank r.
         """
-        s = self._session(backend, kernels, ranks, partitions, libraries, options)
+        s = _session.Session(self._data, self._session(backend, kernels, ranks, partitions,
+                                                      libraries, options))
         s.run(inputs, seed)
+        ranks = s.ranks
         results = []
         for i, info in enumerate(s.outputs):
             out = np.empty((ranks,) + tuple(info.shape), dtype=info.dtype)
             if out.nbytes != ranks * info.nbytes:  # raw bytes or an opaque type
                 out = np.empty((ranks, info.nbytes), dtype=np.uint8)
+            # Rank r's bytes as an array even for a scalar output, whose
+            # out[r] would be a numpy scalar, not a view.
+            flat = out.reshape(ranks, -1)
             for r in range(ranks):
-                s.read_output(r, i, out[r])
+                s.read_output(r, i, flat[r])
             results.append(out[0] if ranks == 1 else out)
         return results
 
-    def compare(self, other: "Executable", ranks: int = 1, seed: int = 1,
+    def compare(self, other: "Executable", ranks: Optional[int] = None, seed: int = 1,
                 inputs: Optional[Sequence[Any]] = None, kernels: str = "fingerprint",
-                backend: str = "host", partitions: int = 1, libraries: Iterable[str] = (),
+                backend: str = "host", partitions: Optional[int] = None,
+                libraries: Iterable[str] = (),
                 **options: Any) -> Comparison:
         """Runs this executable and ``other`` on the same inputs (``inputs``,
         else seeded random ones) and compares every output of every rank bit
@@ -245,11 +278,14 @@ class Executable:
         bytes, at any size and through loops whose predicate a kernel
         computes, where fingerprints cannot follow. Raises :class:`Error` when the two cannot be
         compared (other parameters, no outputs) or a run fails."""
+        _expect_executable(other, "other")
         name, other_name = self.name, other.name
-        if other_name == name or other_name.startswith(name + " "):
+        if other_name == name:
             other_name = f"{other_name} (other)"
-        a = self._session(backend, kernels, ranks, partitions, libraries, options)
-        b = _session.Session(other._data)
+        # Both sides load under the same options and limits; the runs take a's.
+        settings = self._session(backend, kernels, ranks, partitions, libraries, options)
+        a = _session.Session(self._data, settings)
+        b = _session.Session(other._data, settings)
         status, report = a.compare(b, name, other_name, inputs, seed)
         return Comparison.parse(status, report, name, other_name)
 
@@ -264,13 +300,14 @@ def load(source: PathOrBytes, name: Optional[str] = None) -> Executable:
     if isinstance(source, (bytes, bytearray, memoryview)):
         data, default = bytes(source), "<bytes>"
     else:
-        path = os.fspath(source)
+        path = _args.path(source, "source")
         try:
             data = Path(path).read_bytes()
         except OSError as e:
             raise Error(f"{path}: {e.strerror}") from None
         default = path
     name = name or default
+    _args.text(name, "name")
     _capi.runtime()  # a missing library is no fault of the file's
     try:
         _session.describe(data)
@@ -279,14 +316,29 @@ def load(source: PathOrBytes, name: Optional[str] = None) -> Executable:
     return Executable(data, name)
 
 
-def from_mlir(text: str, name: str = "<mlir>") -> Executable:
+def from_mlir(text: str, name: str = "<mlir>", max_nesting: int = 1000) -> Executable:
     """An executable from a thunky module (MLIR text), exported in the
     container its attributes name (the one it was imported from), else as a
     bare GpuExecutableProto. Raises :class:`Error` with the parser's or
-    the exporter's diagnostics."""
+    the exporter's diagnostics, and for text whose brackets nest deeper than
+    ``max_nesting`` (``thunky-opt --max-nesting``), before MLIR's parser
+    recurses into it."""
+    data = _args.text(text, "text")
+    name_b = _args.text(name, "name")
+    api = _capi.runtime()
+    error = _capi.ThunkyError()
+    _capi.check(api.checkTextNesting(data, len(data), name_b,
+                                     _args.whole(max_nesting, "max_nesting", 1, 2**63),
+                                     b"max_nesting", ctypes.byref(error)), error)
     with _mlir.Context() as ctx:
         op = ctx.parse(text)
         try:
             return Executable(ctx.export(op), name)
         finally:
             _mlir.destroy(op)
+
+
+def _expect_executable(value: Any, what: str) -> None:
+    if not isinstance(value, Executable):
+        raise ArgumentError(f"{what}: a thunky.Executable is needed (thunky.load), "
+                            f"not {type(value).__name__}")
