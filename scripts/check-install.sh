@@ -52,6 +52,9 @@ CHECK: in.mlir:2:3: remark: 'thunky.memset32' op rewritten as thunky.memzero
 CHECK: thunky.memzero %arg0 : <64>
 CHECK-NEXT: thunky.memset32 %arg0, 7 : <64>
 CHECK-NOT: Failed to load
+CHECK: same: 2 output(s) on 8 rank(s)
+CHECK: train-step-fsdp.exe: equal after 2 rewrites on 8 (recorded) ranks, race-free
+CHECK: equivalence: 1 inputs: 1 proved
 CHECKS
 "$filecheck" --input-file "$work/building/output.txt" /dev/stdin <<'CHECKS' || status=1
 CHECK: thunky-run 0.{{[0-9]+}}.{{[0-9]+}}
@@ -62,33 +65,71 @@ CHECK: thunks, {{[0-9]+}} allocations
 CHECK: predicted step: {{[0-9.]+}} us on H200 SXM
 CHECKS
 
-# The Python package (docs/python.md), pip-installed offline into a venv,
-# finds the installed libraries through pkg-config (thunky-runtime.pc's
-# libdir) and runs the docs' example.
+# The Python package (docs/python.md) as the prefix installs it, pip-installed
+# offline into a venv of Debian's Python, finds the prefix's libraries with
+# no variable set (the wheel records them) and runs docs/python.md's
+# example; then, with a Python that is not Debian's (pyenv's, where there
+# is one: no setuptools, wheel or numpy), a new user's workflow on JAX's
+# 8-GPU FSDP step: optimize with a pass plugin and compare, with no ranks
+# or partitions given.
+awk '/<!-- run by test\/Python\/thunky_test.py -->/ { want = 1; next }
+     want && /^```python$/ { inside = 1; next }
+     inside && /^```$/ { exit }
+     inside { print }' "$root/docs/python.md" > "$work/example.py"
+cat > "$work/workflow.py" <<'PY'
+import sys, thunky
+prefix, plugin = sys.argv[1], sys.argv[2]
+assert all(p.startswith(prefix) for p in thunky.library_paths().values()), thunky.library_paths()
+exe = thunky.load(prefix + "/share/doc/thunky/examples/jax/train-step-fsdp.exe")
+fast = exe.optimize("thunky-optimize,example-memset-to-memzero", plugins=plugin)
+print(exe.compare(fast))
+print(exe.compare(fast, kernels="symbolic"))
+PY
+clean() { (cd "$work" && env -u PYTHONPATH -u THUNKY_LIBRARY_DIR -u THUNKY_BUILD_DIR \
+  -u PKG_CONFIG_PATH "$@"); }
+plugin="$work/writing-a-pass/my-pass/build/libExamplePass.so"
 python=/usr/bin/python3
 if "$python" -c 'import numpy, venv, ensurepip' 2>/dev/null; then
-  cp -r "$root/python" "$work/python-src"
-  awk '/<!-- run by test\/Python\/thunky_test.py -->/ { want = 1; next }
-       want && /^```python$/ { inside = 1; next }
-       inside && /^```$/ { exit }
-       inside { print }' "$root/docs/python.md" > "$work/example.py"
   if "$python" -m venv --system-site-packages "$work/venv" &&
-      "$work/venv/bin/pip" install --quiet --no-build-isolation --no-index "$work/python-src" &&
-      (cd "$root" && env -u PYTHONPATH -u THUNKY_LIBRARY_DIR -u THUNKY_BUILD_DIR \
-        PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" "$work/venv/bin/python" -c \
-        'import thunky; p = thunky.library_paths(); assert all(v.startswith(__import__("sys").argv[1]) for v in p.values()), p' \
-        "$work/prefix/" &&
-       env -u PYTHONPATH -u THUNKY_LIBRARY_DIR -u THUNKY_BUILD_DIR \
-        PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" "$work/venv/bin/python" "$work/example.py") \
-      > "$work/python.txt" 2>&1 && grep -q "same: 1 output(s) on 2 rank(s)" "$work/python.txt"; then
-    echo "check-install: pip installed the Python package into a venv; it found the prefix's libraries and ran docs/python.md's example"
+      clean "$work/venv/bin/pip" install --quiet --no-index "$work/prefix/share/thunky/python" &&
+      (cd "$root" && clean "$work/venv/bin/python" "$work/example.py") > "$work/python.txt" 2>&1 &&
+      clean "$work/venv/bin/python" "$work/workflow.py" "$work/prefix/" "$plugin" \
+        >> "$work/python.txt" 2>&1 &&
+      grep -q "same: 1 output(s) on 2 rank(s)" "$work/python.txt" &&
+      [ "$(grep -c "^same: 2 output(s) on 8 rank(s)" "$work/python.txt")" = 2 ]; then
+    echo "check-install: pip installed the prefix's Python package into a venv of $python; it found the prefix's libraries, ran docs/python.md's example and proved a plugin pass on JAX's FSDP step"
   else
-    echo "check-install: the Python package from the installed prefix failed:" >&2
+    echo "check-install: the Python package from the installed prefix failed with $python:" >&2
     tail -n 20 "$work/python.txt" >&2
     status=1
   fi
 else
   echo "check-install: no numpy or venv for $python: the Python package was not checked (scripts/setup.sh installs them)"
+  status=1
+fi
+# The oldest that the package supports (3.9) first, where there is a choice.
+other=""
+for p in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.*/bin/python3 /usr/local/bin/python3 \
+    /opt/*/bin/python3 2>/dev/null | sort -V); do
+  if "$p" -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; then
+    other="$p"
+    break
+  fi
+done
+if [ -n "$other" ] && "$other" -m venv "$work/venv-other" 2>/dev/null; then
+  if clean "$work/venv-other/bin/pip" install --quiet --no-index \
+        "$work/prefix/share/thunky/python" > "$work/python-other.txt" 2>&1 &&
+      clean "$work/venv-other/bin/python" "$work/workflow.py" "$work/prefix/" "$plugin" \
+        >> "$work/python-other.txt" 2>&1 &&
+      [ "$(grep -c "^same: 2 output(s) on 8 rank(s)" "$work/python-other.txt")" = 2 ]; then
+    echo "check-install: pip installed the Python package with $other ($("$other" -V 2>&1), not Debian's) and proved a plugin pass on JAX's FSDP step with it"
+  else
+    echo "check-install: the Python package failed with $other:" >&2
+    tail -n 20 "$work/python-other.txt" >&2
+    status=1
+  fi
+else
+  echo "check-install: no Python but Debian's here (pyenv's, /usr/local, /opt): the package was checked with Debian's only"
 fi
 
 # Nothing built outside refers to the tree: not its RUNPATH, not its

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# check_equivalence.sh [-m MESSAGE] [-j JOBS] INPUT|DIR... : thunky proves
-# its passes, JOBS inputs at a time (1 by default).
+# check_equivalence.sh [-m MESSAGE] [-j JOBS] [-l PLUGIN]... [-p PASS]...
+#                      INPUT|DIR... : thunky proves passes, JOBS inputs at
+# a time (1 by default).
 #
-# For each input (an executable in any layering thunky reads, or a
-# .textproto or .pbtxt of MESSAGE, by default xla.gpu.GpuExecutableProto;
-# every .textproto in a DIR), imports it, checks
-# the module with thunky-check-races and the runtime's --check-async, then
-# runs every rewrite pass alone and thunky-optimize, exports each result
+# Inputs: executables in any layering thunky reads (a .exe, .pb, .riegeli,
+# cache entry, pickle, ...), thunky modules (.mlir), and .textproto or
+# .pbtxt text of MESSAGE (by default xla.gpu.GpuExecutableProto). A DIR
+# gives every file in it that is one of these. Passes: thunky's rewrites,
+# each alone, and thunky-optimize; with -p, the passes (or pipelines, as
+# thunky-opt's --pass-pipeline takes them inside builtin.module) given
+# instead, from the pass plugins that -l loads.
+#
+# For each input it imports it, checks the module with thunky-check-races
+# and the runtime's --check-async, then runs each pass, exports the result
 # and compares it with the original with thunky-run --kernels=fingerprint
-# --compare on 2 and 4 ranks, and again with --kernels=symbolic: the two
-# must agree. An input that cannot run on 2 or 4 replicas runs as
-# partitions, or on 1 or 8 ranks (replica groups for another count). One
+# --compare, and again with --kernels=symbolic: the two must agree. Rank
+# layouts: the one the executable records (an 8-GPU SPMD executable: 8
+# ranks of 8 partitions), then 2 and 4 replicas; an input that cannot run
+# on those runs as partitions, or on 1 or 8 ranks. One
 # the fingerprint cannot run (a loop it cannot follow, bytes that do not fit
 # in memory) is proved symbolically alone, and its line says why; one that
 # cannot run at all, or has no outputs to compare, is listed with the
@@ -20,7 +27,7 @@
 # the passes that move scratch, and so change which undefined bytes it
 # reads (pack-scratch, and thunky-optimize, which runs it); the line says
 # so. Prints a line per input and the counts;
-# exits 1 if any comparison or race check fails.
+# exits 1 if any comparison or race check fails, 2 on a bad command line.
 set -uo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
 top="$(mktemp -d)"
@@ -28,21 +35,46 @@ trap 'rm -rf "$top"' EXIT
 passes=(thunky-flatten-sequential thunky-fold-slices thunky-elide-copies thunky-pack-scratch
         thunky-remove-redundant-async thunky-expand-async-scope thunky-optimize)
 message=xla.gpu.GpuExecutableProto parallel=1
-inputs=() messages=()
+inputs=() messages=() plugins=() given=()
+usage() { echo "check_equivalence.sh: $1 (usage: [-m MESSAGE] [-j JOBS] [-l PLUGIN]... [-p PASS]... INPUT|DIR...)" >&2; exit 2; }
+# Whether a file of a DIR is an input: text by its name, else bytes that
+# thunky-container reads as an executable.
+isInput() {
+  case "$1" in
+    *.textproto|*.pbtxt|*.mlir) return 0 ;;
+  esac
+  thunky-container info "$1" > /dev/null 2>&1
+}
 while [ $# -gt 0 ]; do
   case "$1" in
+    -m|-j|-l|-p) [ $# -ge 2 ] || usage "$1 needs a value" ;;&
     -m) message="$2"; shift 2; continue ;;
     -j) parallel="$2"; shift 2; continue ;;
+    -l) [ -f "$2" ] || usage "-l $2: no such pass plugin"
+        plugins+=("--load-pass-plugin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")")
+        shift 2; continue ;;
+    -p) given+=("$2"); shift 2; continue ;;
+    -*) usage "unknown option $1" ;;
   esac
   if [ -d "$1" ]; then
-    for f in "$1"/*.textproto; do inputs+=("$f"); messages+=("$message"); done
-  else
+    for f in "$1"/*; do
+      [ -f "$f" ] && isInput "$f" && inputs+=("$f") && messages+=("$message")
+    done
+  elif [ -e "$1" ]; then
     inputs+=("$1"); messages+=("$message")
+  else
+    usage "$1: no such file or folder"
   fi
   shift
 done
+[ ${#inputs[@]} -gt 0 ] || usage "no inputs"
+[ ${#given[@]} -eq 0 ] || passes=("${given[@]}")
 
 run() { thunky-run --kernels=fingerprint --seed 1 "$@"; }
+# layoutOptions LAYOUT: thunky-run's options for it ("recorded": none).
+layoutOptions() { [ "$1" = recorded ] || echo "--ranks $1"; }
+# layoutName LAYOUT: as the lines say it.
+layoutName() { if [ "$1" = recorded ]; then echo "$recordedRanks (recorded)"; else echo "$1"; fi; }
 sym() { thunky-run --kernels=symbolic "$@"; }
 # compare A B LABEL OPTIONS...: B against A on both checks (only the
 # symbolic one when $symbolicOnly); a difference, or the two disagreeing,
@@ -64,8 +96,8 @@ compare() {
 # sendsOnly run|sym: whether the input, which has no outputs, sends to other
 # ranks, which a comparison compares as it does outputs.
 sendsOnly() {
-  # shellcheck disable=SC2086
-  "$1" --ranks ${ranks[0]} "$tmp/in.pb" --compare "$tmp/in.pb" > /dev/null 2>&1
+  # shellcheck disable=SC2046
+  "$1" $(layoutOptions "${ranks[0]}") "$tmp/in.pb" --compare "$tmp/in.pb" > /dev/null 2>&1
 }
 # One input, in its own folder under $top; prints its line, and its counts
 # to $top/I.counts.
@@ -85,28 +117,40 @@ checkOne() {
   input="${inputs[$i]}" name="$(basename "${inputs[$i]}")"
   case "$input" in
     *.textproto|*.pbtxt) "$scripts/encode.sh" "${messages[$i]}" < "$input" > "$tmp/in.pb" ;;
+    *.mlir) if ! thunky-translate --export-thunky "$input" -o "$tmp/in.pb" 2> "$tmp/err"; then
+              echo "$name: FAIL: does not export: $(head -1 "$tmp/err")"
+              failures=$((failures + 1)); return
+            fi ;;
     *) cp "$input" "$tmp/in.pb" ;;
   esac
   if ! thunky-translate --import-thunky "$tmp/in.pb" -o "$tmp/in.mlir" 2> "$tmp/err"; then
     echo "$name: FAIL: does not import: $(head -1 "$tmp/err")"; failures=$((failures + 1)); return
   fi
-  # Rank layouts, as thunky-run options: 2 and 4 replicas; else as many
-  # partitions (a cross-partition collective); else 1 or 8 ranks.
-  ranks=()
-  for layout in "2" "4" "2 --partitions 2" "4 --partitions 4" "1" "8"; do
+  # Rank layouts, as thunky-run options: the one the executable records
+  # (no option), when it records one; 2 and 4 replicas; else as many
+  # partitions (a cross-partition collective); else 1 or 8 ranks, or 8
+  # partitions.
+  ranks=() layouts=("2" "4" "2 --partitions 2" "4 --partitions 4" "1" "8" "8 --partitions 8")
+  # thunky-run takes the recorded layout when given none: it records one
+  # when that runs on more than one rank.
+  recordedRanks="$(run "$tmp/in.pb" --print 2> /dev/null | grep -o '^rank [0-9]*' | sort -u | wc -l)"
+  [ "$recordedRanks" -gt 1 ] && layouts=(recorded "${layouts[@]}")
+  for layout in "${layouts[@]}"; do
     case "$layout" in "2 --partitions 2"|"1") [ ${#ranks[@]} -eq 0 ] || break ;; esac
-    # shellcheck disable=SC2086
-    run --ranks $layout "$tmp/in.pb" > /dev/null 2> "$tmp/why" && ranks+=("$layout")
+    # --ranks N alone, N the recorded count, is the recorded layout again.
+    [ "${layouts[0]}" = recorded ] && [ "$layout" = "$recordedRanks" ] && continue
+    # shellcheck disable=SC2046
+    run $(layoutOptions "$layout") "$tmp/in.pb" > /dev/null 2> "$tmp/why" && ranks+=("$layout")
     [ "$layout" = 2 ] && cp "$tmp/why" "$tmp/why.2"
   done
   # What the fingerprint cannot run, the symbolic check may: the same
   # layouts, its contents printed instead of outputs written.
   symbolicWhy=""
   if [ ${#ranks[@]} -eq 0 ]; then
-    for layout in "2" "4" "2 --partitions 2" "4 --partitions 4" "1" "8"; do
+    for layout in "${layouts[@]}"; do
       case "$layout" in "2 --partitions 2"|"1") [ ${#ranks[@]} -eq 0 ] || break ;; esac
-      # shellcheck disable=SC2086
-      sym --ranks $layout "$tmp/in.pb" --print > /dev/null 2>&1 && ranks+=("$layout")
+      # shellcheck disable=SC2046
+      sym $(layoutOptions "$layout") "$tmp/in.pb" --print > /dev/null 2>&1 && ranks+=("$layout")
     done
     if [ ${#ranks[@]} -eq 0 ]; then
       echo "$name: skipped: does not run on the host: $(sed 's/^thunky-run: //' "$tmp/why.2" | head -1)"
@@ -116,25 +160,25 @@ checkOne() {
   fi
   readsUnwritten=0
   if [ "$symbolicOnly" = 1 ]; then
-    # shellcheck disable=SC2086
-    sym --ranks ${ranks[0]} "$tmp/in.pb" --print > "$tmp/zeros" 2>&1
+    # shellcheck disable=SC2046
+    sym $(layoutOptions "${ranks[0]}") "$tmp/in.pb" --print > "$tmp/zeros" 2>&1
     if ! grep -q '^\(rank 0 \)\?out0' "$tmp/zeros" && ! sendsOnly sym; then
       echo "$name: skipped: no outputs to compare (output_info_map is empty) and sends nothing"
       noOutputs=$((noOutputs + 1)); return
     fi
-    # shellcheck disable=SC2086
-    sym --ranks ${ranks[0]} "$tmp/in.pb" --scratch-byte 165 --print > "$tmp/filled" 2>&1
+    # shellcheck disable=SC2046
+    sym $(layoutOptions "${ranks[0]}") "$tmp/in.pb" --scratch-byte 165 --print > "$tmp/filled" 2>&1
     cmp -s "$tmp/zeros" "$tmp/filled" || readsUnwritten=1
   else
     mkdir -p "$tmp/zeros" "$tmp/filled"
-    # shellcheck disable=SC2086
-    run --ranks ${ranks[0]} "$tmp/in.pb" -o "$tmp/zeros" > /dev/null 2>&1
+    # shellcheck disable=SC2046
+    run $(layoutOptions "${ranks[0]}") "$tmp/in.pb" -o "$tmp/zeros" > /dev/null 2>&1
     if [ -z "$(ls -A "$tmp/zeros")" ] && ! sendsOnly run; then
       echo "$name: skipped: no outputs to compare (output_info_map is empty) and sends nothing"
       noOutputs=$((noOutputs + 1)); rm -rf "$tmp/zeros" "$tmp/filled"; return
     fi
-    # shellcheck disable=SC2086
-    run --ranks ${ranks[0]} "$tmp/in.pb" --scratch-byte 165 -o "$tmp/filled" > /dev/null 2>&1
+    # shellcheck disable=SC2046
+    run $(layoutOptions "${ranks[0]}") "$tmp/in.pb" --scratch-byte 165 -o "$tmp/filled" > /dev/null 2>&1
     diff -rq "$tmp/zeros" "$tmp/filled" > /dev/null || readsUnwritten=1
   fi
   rm -rf "$tmp/zeros" "$tmp/filled"
@@ -145,14 +189,14 @@ checkOne() {
   fi
   for r in "${ranks[@]}"; do
     raceChecks=$((raceChecks + 1))
-    # shellcheck disable=SC2086
-    if [ "$symbolicOnly" = 0 ] && ! run --ranks $r "$tmp/in.pb" --check-async > "$tmp/out" 2>&1; then
-      echo "$name: FAIL: --check-async on $r ranks: $(head -2 "$tmp/out" | tr '\n' ' ')"; bad=1
+    # shellcheck disable=SC2046
+    if [ "$symbolicOnly" = 0 ] && ! run $(layoutOptions "$r") "$tmp/in.pb" --check-async > "$tmp/out" 2>&1; then
+      echo "$name: FAIL: --check-async on $(layoutName "$r") ranks: $(head -2 "$tmp/out" | tr '\n' ' ')"; bad=1
     fi
     symbolic=$((symbolic + 1))
-    # shellcheck disable=SC2086
-    if ! sym --ranks $r "$tmp/in.pb" --check-async > "$tmp/out" 2>&1; then
-      echo "$name: FAIL: --check-async on $r ranks, symbolically: $(head -2 "$tmp/out" | tr '\n' ' ')"
+    # shellcheck disable=SC2046
+    if ! sym $(layoutOptions "$r") "$tmp/in.pb" --check-async > "$tmp/out" 2>&1; then
+      echo "$name: FAIL: --check-async on $(layoutName "$r") ranks, symbolically: $(head -2 "$tmp/out" | tr '\n' ' ')"
       bad=1
     fi
   done
@@ -163,23 +207,24 @@ checkOne() {
     checked=$((checked + 1))
     # The race check runs right after the pass, in the same pipeline.
     raceChecks=$((raceChecks + 1))
-    if ! thunky-opt "--$pass" --thunky-check-races "$tmp/in.mlir" -o "$tmp/p.mlir" 2> "$tmp/err" ||
+    if ! thunky-opt "${plugins[@]}" --pass-pipeline="builtin.module($pass,thunky-check-races)" \
+           "$tmp/in.mlir" -o "$tmp/p.mlir" 2> "$tmp/err" ||
        ! thunky-translate --export-thunky "$tmp/p.mlir" -o "$tmp/p.pb" 2>> "$tmp/err"; then
       echo "$name: FAIL: $pass: $(head -1 "$tmp/err")"; bad=1; continue
     fi
     for r in "${ranks[@]}"; do
-      # shellcheck disable=SC2086
-      compare "$tmp/in.pb" "$tmp/p.pb" "$pass on $r ranks" --ranks $r
+      # shellcheck disable=SC2046
+      compare "$tmp/in.pb" "$tmp/p.pb" "$pass on $(layoutName "$r") ranks" $(layoutOptions "$r")
     done
   done
   if [ $bad -eq 0 ]; then
     inputsOk=$((inputsOk + 1))
-    layouts="$(printf '%s, ' "${ranks[@]}")"
+    shown="$(for r in "${ranks[@]}"; do printf '%s, ' "$(layoutName "$r")"; done)"
     unchecked=""
     [ $readsUnwritten -eq 0 ] ||
       unchecked="; pack-scratch and thunky-optimize not compared: it reads scratch bytes nothing wrote"
     [ "$symbolicOnly" = 0 ] || unchecked="$unchecked; symbolically only: $symbolicWhy"
-    echo "$name: equal after $checked rewrites on ${layouts%, } ranks, race-free$unchecked"
+    echo "$name: equal after $checked rewrites on ${shown%, } ranks, race-free$unchecked"
   else
     failures=$((failures + 1))
   fi

@@ -13,9 +13,12 @@ Each is looked for, in order:
 2. in the checkout's build tree, when the package runs from a checkout
    (``<checkout>/build/lib``, ``build/runtime``; ``$THUNKY_BUILD_DIR``
    stands for ``<checkout>/build``);
-3. in the installed prefix: ``lib/`` beside ``bin/`` of this Python's prefix,
-   and the ``libdir`` pkg-config gives for ``thunky-runtime``;
-4. by the system loader (``LD_LIBRARY_PATH``, ``ld.so.cache``).
+3. in the prefix the package was pip-installed from
+   (``<prefix>/share/thunky/python``, which ``cmake --install`` writes: the
+   wheel records ``<prefix>/lib``);
+4. in ``lib/`` of this Python's prefix and of ``/usr/local``, and the
+   ``libdir`` pkg-config gives for ``thunky-runtime``;
+5. by the system loader (``LD_LIBRARY_PATH``, ``ld.so.cache``).
 
 When none has it, :class:`thunky.Error` lists every place looked at.
 """
@@ -71,6 +74,11 @@ def search_dirs() -> List[Path]:
     build = _checkout_build()
     if build is not None:
         dirs += [build / "lib", build / "runtime", build / "format"]
+    try:
+        from . import _installed  # type: ignore[attr-defined]
+        dirs.append(Path(_installed.LIBDIR))
+    except ImportError:
+        pass
     for prefix in dict.fromkeys([sys.prefix, sys.base_prefix, "/usr/local"]):
         dirs.append(Path(prefix) / "lib")
     libdir = _pkg_config_libdir()

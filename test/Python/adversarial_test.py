@@ -216,17 +216,20 @@ class Runs(Case):
                 f"exe = thunky.from_mlir({SPIN!r})\n"
                 "print('running', flush=True)\n"
                 "try:\n"
-                "    exe.run(kernels='fingerprint', max_iterations=2**40)\n"
+                "    exe.run(kernels='fingerprint', max_iterations=2**40, timeout=120)\n"
                 "except KeyboardInterrupt:\n"
                 "    print('interrupted', flush=True)\n"
                 f"short = thunky.from_mlir({SPIN.replace('1000000000', '3')!r})\n"
                 "print(short.run(kernels='fingerprint')[0][:2])\n")
         p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=e, cwd=ROOT)
-        self.assertEqual("running\n", p.stdout.readline())
-        time.sleep(1)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        try:
+            self.assertEqual("running\n", p.stdout.readline())
+            time.sleep(1)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()  # a run that did not stop must not outlive the test
         self.assertEqual(0, p.returncode, err)
         # Interrupted, and the next run is not.
         self.assertIn("interrupted\n", out)
