@@ -78,7 +78,7 @@ int thunkyContainerList(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(stderr, "thunky-container: %s: %s\n", dir, strerror(errno));
-    return 1;
+    return 2;
   }
   char **names = NULL;
   size_t count = 0, capacity = 0, folders = 0;
@@ -103,7 +103,7 @@ int thunkyContainerList(const char *dir) {
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     if (stat(path, &st) != 0) {
       fprintf(stderr, "thunky-container: %s: %s\n", path, strerror(errno));
-      status = 1;
+      status = 2;
       continue;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -118,7 +118,7 @@ int thunkyContainerList(const char *dir) {
       continue;
     }
     fprintf(stderr, "thunky-container: %s: %s\n", path, error.message);
-    status = 1;
+    status = 2;
   }
   printf("%zu executable(s); %zu other file(s) and %zu folder(s) left out\n", executables,
          others, folders);

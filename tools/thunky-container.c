@@ -46,7 +46,7 @@ static int fail(const char *fmt, const char *a, const char *b) {
   fprintf(stderr, "thunky-container: ");
   fprintf(stderr, fmt, a, b);
   fputc('\n', stderr);
-  return 1;
+  return 2; /* every failure, as thunky-run's (docs/runtime.md#exit-status) */
 }
 
 /* Reads a whole file; "-" is stdin. */
@@ -164,7 +164,7 @@ static int unpack(const Args *a, ThunkyBytes in) {
             (!a->options || writeFile(a->options, c.options)) &&
             (!a->metadata || writeFile(a->metadata, c.metadata));
   thunkyContainerDestroy(&c);
-  return ok ? 0 : 1;
+  return ok ? 0 : 2;
 }
 
 static int pack(const Args *a, ThunkyBytes in) {
@@ -201,7 +201,7 @@ static int pack(const Args *a, ThunkyBytes in) {
       fprintf(stderr, "thunky-container: %s: already packed (%s): pack takes a bare "
                       "GpuExecutableProto, which `thunky-container unpack %s -o EXE` takes out\n",
               a->input, thunkyLayeringName(layering), a->input);
-      return 1;
+      return 2;
     }
   }
   bool ok = (!a->options || readFile(a->options, &options)) &&
@@ -212,7 +212,7 @@ static int pack(const Args *a, ThunkyBytes in) {
     ok = fail("%s: %s", a->input, error.message) == 0;
   ok = ok && writeFile(a->output, (ThunkyBytes){out.data, out.size});
   thunkyBufferDestroy(&options), thunkyBufferDestroy(&metadata), thunkyBufferDestroy(&out);
-  return ok ? 0 : 1;
+  return ok ? 0 : 2;
 }
 
 static int hlo(const Args *a, ThunkyBytes in) {
@@ -231,7 +231,7 @@ static int hlo(const Args *a, ThunkyBytes in) {
   else
     ok = true;
   thunkyExecutableDestroy(exe);
-  return ok ? 0 : 1;
+  return ok ? 0 : 2;
 }
 
 int main(int argc, char **argv) {

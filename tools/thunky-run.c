@@ -144,12 +144,14 @@ static void vreport(const char *fmt, va_list args) {
 }
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What stops the tool from answering: one line, exit status 2 (1 is
+ * "different", docs/runtime.md#exit-status). */
 static int fail(const char *fmt, ...) {
   va_list args;
   va_start(args, fmt);
   vreport(fmt, args);
   va_end(args);
-  return 1;
+  return 2;
 }
 
 /* A bad command line: one line, and parsing stops (exit status 2). */
@@ -741,7 +743,7 @@ int main(int argc, char **argv) {
     return predict(&o);
   if (o.symbolic && (o.numInputs || o.hasSeed))
     return fail("--kernels=symbolic: every parameter is a symbol, so a run takes no inputs "
-                "and no --seed"), 2;
+                "and no --seed");
   if (o.symbolic && !o.compare && !o.checkAsync && !o.print)
     return fail("--kernels=symbolic holds no bytes: use it with --compare, --check-async or "
                 "--print"), 2;
@@ -759,7 +761,6 @@ int main(int argc, char **argv) {
                                     : !strcmp(o.backend, "host") ? &thunkyHostBackend
                                                                  : &thunkyCudaBackend;
   /* A comparison's errors exit 2, so that 1 always means "different". */
-  int failed = o.compare || o.checkAsync ? 2 : 1;
   if (o.compare && o.checkAsync)
     return fail("--compare and --check-async are two checks: run them one at a time"), 2;
   if ((o.compare || o.checkAsync) && (o.repeat > 1 || o.profile || o.trace || o.outputDir))
@@ -828,7 +829,7 @@ int main(int argc, char **argv) {
     ok = ok && (!o.trace || thunkyWriteTrace(o.trace, plan, timeline, &error));
   }
   if (!ok)
-    status = (fail("%s", error.message), failed);
+    status = fail("%s", error.message);
   for (size_t i = 0; inputs && i < plan->numParameters; i++)
     thunkyNpyArrayDestroy(&inputs[i]);
   free(inputs);

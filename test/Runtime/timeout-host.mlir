@@ -2,14 +2,14 @@
 // of a billion iterations stops after a second, at the thunk it reached,
 // instead of running for minutes (and --max-iterations is no help: a long
 // loop can be meant).
-// RUN: %thunky_src/test/Tools/Inputs/error-line.sh 1 thunky-run --kernels=fingerprint --timeout 1 --max-iterations 4000000000 %s | FileCheck %s
+// RUN: %thunky_src/test/Tools/Inputs/error-line.sh 2 thunky-run --kernels=fingerprint --timeout 1 --max-iterations 4000000000 %s | FileCheck %s
 // CHECK: thunky-run: rank 0: thunk 3: the run took more than 1 second(s) (timeout)
 // On 2 ranks the first rank to stop says so, and the other does not wait
 // at a collective for it.
-// RUN: %thunky_src/test/Tools/Inputs/error-line.sh 1 thunky-run --kernels=fingerprint --ranks 2 --timeout 1 --max-iterations 4000000000 %s | FileCheck %s --check-prefix=RANKS
+// RUN: %thunky_src/test/Tools/Inputs/error-line.sh 2 thunky-run --kernels=fingerprint --ranks 2 --timeout 1 --max-iterations 4000000000 %s | FileCheck %s --check-prefix=RANKS
 // RANKS: thunky-run: rank {{[01]}}: thunk 3: the run took more than 1 second(s) (timeout)
 // --max-iterations bounds the iterations instead of the time.
-// RUN: %thunky_src/test/Tools/Inputs/error-line.sh 1 thunky-run --kernels=fingerprint --max-iterations 5 %s | FileCheck %s --check-prefix=ITER
+// RUN: %thunky_src/test/Tools/Inputs/error-line.sh 2 thunky-run --kernels=fingerprint --max-iterations 5 %s | FileCheck %s --check-prefix=ITER
 // ITER: thunky-run: rank 0: thunk 1: the loop ran past --max-iterations (5)
 module {
   func.func @main(%out: !thunky.buffer<4096> {thunky.role = "output {}", thunky.shape = tensor<1024xf32>},
