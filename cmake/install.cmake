@@ -1,6 +1,7 @@
 # What `cmake --install build --prefix P` puts under P, in GNU's layout:
 #   bin/          the tools, and bench-gen (synthetic executables of any size)
 #   lib/          libThunkyPlugin.so (dialect, C API, passes, translations),
+#                 thunky/libThunkyExampleKernels.so (the README's host kernel),
 #                 libThunkyRuntime and libThunkyFormat (no MLIR; .so and .a)
 #   lib/cmake/Thunky/  ThunkyConfig.cmake: find_package(Thunky) and the
 #                 imported targets Thunky::Plugin, Thunky::Runtime(Static),
@@ -75,6 +76,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/pass-plugin ${PROJECT_SOURCE_DIR}/examples/c-tool
   DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+# The README's tour: its module, its executable and the host kernel that
+# runs the executable's fusion.
+install(FILES ${PROJECT_SOURCE_DIR}/examples/train_step.mlir
+  ${PROJECT_SOURCE_DIR}/examples/executable.textproto DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+install(TARGETS ThunkyExampleKernels LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/thunky)
 # A real executable to try everything on: JAX 0.11.2's 8-GPU FSDP training
 # step, as XLA's AOT compiler wrote it (97 KB).
 install(FILES

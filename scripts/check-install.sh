@@ -22,23 +22,57 @@ doc_commands() {
 }
 
 status=0
-for doc in writing-a-pass building; do
-  dir="$work/$doc"
+# Every sh block of the README and docs/ is marked: run here, or not, and why.
+for doc in "$root/README.md" "$root"/docs/*.md; do
+  awk -v doc="${doc#"$root"/}" '/^```sh$/ && last !~ /^<!-- (run by|not run)/ {
+         print "check-install: " doc ":" NR ": a command block neither run by a test nor marked <!-- not run ...: why -->"; bad = 1 }
+       NF { last = $0 }
+       END { exit bad }' "$doc" >&2 || status=1
+done
+
+# The docs whose blocks it runs, in this order (writing-a-pass installs the
+# prefix the others use); each in an empty folder of its own, with a clean
+# environment: no PATH entry or variable leads into the tree but what a
+# doc names. The README's tour installs into ~/thunky from the checkout's
+# build/ (a link here), as a user's would.
+mkdir -p "$work/home"
+for doc in docs/writing-a-pass docs/building README docs/passes docs/schedule docs/checking \
+    docs/formats docs/runtime; do
+  dir="$work/$(basename "$doc")"
   mkdir -p "$dir"
-  doc_commands "$root/docs/$doc.md" > "$dir/commands.sh"
+  ln -s "$build" "$dir/build"
+  doc_commands "$root/$doc.md" > "$dir/commands.sh"
   if [ ! -s "$dir/commands.sh" ]; then
-    echo "check-install: docs/$doc.md marks no commands" >&2
+    echo "check-install: $doc.md marks no commands" >&2
     exit 1
   fi
-  # A clean environment: no PATH entry or variable leads into the tree.
-  if ! (cd "$dir" && env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin \
+  if ! (cd "$dir" && env -i HOME="$work/home" PATH="$work/prefix/bin:/usr/local/bin:/usr/bin:/bin" \
         PREFIX="$work/prefix" THUNKY_BUILD="$build" \
         bash -euo pipefail commands.sh) > "$dir/output.txt" 2>&1; then
-    echo "check-install: the commands of docs/$doc.md failed:" >&2
+    echo "check-install: the commands of $doc.md failed:" >&2
     tail -n 30 "$dir/output.txt" >&2
     exit 1
   fi
 done
+
+# The README's tour from the prefix: the round trips byte for byte, the
+# run, the proofs and the prediction; checking.md's proof on JAX's step.
+"$filecheck" --input-file "$work/README/output.txt" /dev/stdin <<'CHECKS' || status=1
+CHECK: rank 1 out0: f32[64] =
+CHECK: same
+CHECK: split: GpuExecutableProto as split-proto
+CHECK: same
+CHECK: rank 1 out0: f32[64] =
+CHECK: same: 1 output(s) on 2 rank(s), bit for bit
+CHECK: same: 1 output(s) on 2 rank(s), term for term
+CHECK: predicted step:
+CHECK: predicted step: {{.*}} us (step.pb), {{.*}} us (expanded.mlir)
+CHECKS
+"$filecheck" --input-file "$work/checking/output.txt" /dev/stdin <<'CHECKS' || status=1
+CHECK: same: 2 output(s) on 8 rank(s), bit for bit
+CHECK: same: 2 output(s) on 8 rank(s), bit for bit
+CHECK: same: 2 output(s) on 8 rank(s), term for term
+CHECKS
 
 # What the pass plugin's commands print (docs/writing-a-pass.md, section 4):
 # the rewrite through mlir-opt-22, thunky-opt -p, and the plugin's own flag
