@@ -106,6 +106,29 @@ else
   rm -rf "$hang" "$killed"
 fi
 
+# A Debian 12 machine without the CUDA toolkit: the runtime builds with its
+# cuda backend left out, saying so at configure time and when asked for it,
+# and its C tests pass (the whole suite does too: with the headers hidden,
+# its cuda tests are UNSUPPORTED and device-check's dry run says why above).
+nocuda="$(mktemp -d)"
+hidden="$(find /usr/include /usr/local/cuda*/include /usr/local/include -maxdepth 1 \
+  -name cuda.h -printf '%h;' 2>/dev/null || true)"
+if cmake -G Ninja -S "$root" -B "$nocuda" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
+      -DCMAKE_CXX_COMPILER=clang++ -DTHUNKY_ENABLE_MLIR=OFF "-DCMAKE_IGNORE_PATH=${hidden%;}" \
+      > "$nocuda/configure.txt" 2>&1 &&
+    grep -q "no CUDA backend: thunky-run --backend cuda will say it was left out" \
+      "$nocuda/configure.txt" &&
+    ninja -C "$nocuda" > /dev/null && ctest --test-dir "$nocuda" > /dev/null &&
+    "$nocuda/bin/thunky-run" --backend cuda --seed 1 "$root/test/Translate/jax-fixtures/0.11.2/matmul.exe" \
+      2>&1 | grep -q "built without the CUDA backend"; then
+  echo "without the CUDA headers: the runtime builds, its tests pass, and --backend cuda says it was left out"
+else
+  echo "without the CUDA headers: the runtime did not build or say so:" >&2
+  tail -n 20 "$nocuda/configure.txt" >&2
+  status=1
+fi
+rm -rf "$nocuda"
+
 # format/ and runtime/ on their own: built without MLIR, their C tests run.
 runtime_build="${THUNKY_RUNTIME_BUILD_DIR:-$root/build-runtime}"
 ninja -C "$runtime_build" >/dev/null && ctest --test-dir "$runtime_build" --output-on-failure ||

@@ -196,8 +196,27 @@ extern "C" void thunkyRegisterTranslations(void) {
         mlirDialectHandleInsertDialect(mlirGetDialectHandle__thunky__(), wrap(&registry));
         registry.insert<func::FuncDialect>();
         context->appendDialectRegistry(registry);
-        OwningOpRef<Operation *> module =
-            parseSourceFileForTool(sourceMgr, context, /*insertImplicitModule=*/true);
+        OwningOpRef<Operation *> module;
+        {
+          // thunky-opt loads every dialect, as mlir-opt does; export only
+          // thunky's. MLIR's "Dialect `arith' not found" says what, not why.
+          ScopedDiagnosticHandler otherDialect(context, [&](Diagnostic &diag) {
+            std::string message = diag.str();
+            size_t op = message.find("' not found for custom op '");
+            if (diag.getSeverity() != DiagnosticSeverity::Error ||
+                message.rfind("Dialect `", 0) != 0 || op == std::string::npos)
+              return failure();
+            std::string dialect = message.substr(9, op - 9);
+            std::string name = message.substr(op + 27);
+            name = name.substr(0, name.find('\''));
+            emitError(diag.getLocation())
+                << "'" << name << "' is an op of dialect '" << dialect
+                << "', which export cannot write: an executable holds thunks, so only thunky "
+                   "ops (in func.func @main) export; lower it to thunky ops or remove it";
+            return success();
+          });
+          module = parseSourceFileForTool(sourceMgr, context, /*insertImplicitModule=*/true);
+        }
         if (!module || failed(verify(*module)))
           return failure();
         return unwrap(thunkyExportExecutableAs(

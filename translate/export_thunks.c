@@ -466,7 +466,8 @@ static bool exportOp(Exporter *ex, MlirOperation op, List *out) {
     MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
     if (name.length == 11 && memcmp(name.data, "func.return", 11) == 0)
       return true;
-    thunkyEmitOpError(op, "export-thunky cannot write this op as a thunk yet");
+    thunkyEmitOpError(op, "export writes thunky ops only, and this op has no thunk: lower it "
+                          "to thunky ops or remove it");
     return false;
   }
   }

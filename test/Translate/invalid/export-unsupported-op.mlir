@@ -2,7 +2,7 @@
 // RUN: not thunky-translate --export-thunky %s -o %t.pb 2>&1 | FileCheck %s --implicit-check-not=Sanitizer
 func.func private @helper()
 func.func @main(%a: !thunky.buffer<16>) {
-  // CHECK: :[[@LINE+1]]:3: error: 'func.call' op export-thunky cannot write this op as a thunk
+  // CHECK: :[[@LINE+1]]:3: error: 'func.call' op export writes thunky ops only, and this op has no thunk: lower it to thunky ops or remove it
   func.call @helper() : () -> ()
   return
 }
