@@ -230,11 +230,5 @@ class Docs(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    result = unittest.main(exit=False, verbosity=2).result
-    skipped = len(result.skipped)
-    ran = result.testsRun - skipped
-    failed = len(result.failures) + len(result.errors)
-    reasons = "; ".join(sorted({reason for _, reason in result.skipped}))
-    print(f"python package: {ran - failed} tests passed, {failed} failed, {skipped} skipped"
-          + (f" ({reasons})" if reasons else ""))
-    sys.exit(1 if failed else 0)
+    import unittest_summary
+    unittest_summary.main("python package")
