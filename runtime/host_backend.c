@@ -450,8 +450,8 @@ static bool runList(Rank *r, uint32_t list, uint32_t stream) {
   ThunkyRange range = p->lists[list];
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &p->commands[range.first + i];
-    const char *why;
-    if (thunkyRunStopped(&r->stop, &why))
+    const char *why = thunkyRunStopped(&r->stop);
+    if (why)
       return fail(r, c, "%s", why);
     if (!thunkyAsyncBefore(&r->async, p, c, runRegion, r))
       return false;

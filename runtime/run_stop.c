@@ -12,23 +12,18 @@ static uint64_t now(void) {
 }
 
 ThunkyRunStop thunkyRunStopStart(const ThunkyRunConfig *config) {
-  ThunkyRunStop stop = {config->interrupt, 0, config->timeoutSeconds};
+  ThunkyRunStop stop = {config->interrupt, 0, config->timeoutSeconds, ""};
   if (config->timeoutSeconds)
     stop.deadline = now() + (uint64_t)config->timeoutSeconds * 1000000000u;
   return stop;
 }
 
-bool thunkyRunStopped(ThunkyRunStop *stop, const char **why) {
-  if (stop->interrupt && __atomic_load_n(stop->interrupt, __ATOMIC_RELAXED)) {
-    *why = "interrupted";
-    return true;
-  }
+const char *thunkyRunStopped(ThunkyRunStop *stop) {
+  if (stop->interrupt && __atomic_load_n(stop->interrupt, __ATOMIC_RELAXED))
+    return "interrupted";
   if (!stop->deadline || now() < stop->deadline)
-    return false;
-  /* The message outlives the call: one per deadline is all a run reports. */
-  static _Thread_local char message[96];
-  snprintf(message, sizeof message, "the run took more than %u second(s) (timeout)",
+    return NULL;
+  snprintf(stop->why, sizeof stop->why, "the run took more than %u second(s) (timeout)",
            stop->seconds);
-  *why = message;
-  return true;
+  return stop->why;
 }

@@ -20,15 +20,17 @@ typedef struct ThunkyRunStop {
   const volatile int *interrupt;
   uint64_t deadline; /* CLOCK_MONOTONIC nanoseconds; 0: none */
   uint32_t seconds;
+  char why[64]; /* once stopped */
 } ThunkyRunStop;
 
 /* Starts the clock of a run configured by `config`; each thread that runs
  * commands keeps its own copy. */
 ThunkyRunStop thunkyRunStopStart(const ThunkyRunConfig *config);
 
-/* Whether the run must stop before its next command; then *why says why
- * ("interrupted", "the run took more than 5 second(s) (timeout)"). A
- * clock read costs tens of nanoseconds, far less than any command. */
-bool thunkyRunStopped(ThunkyRunStop *stop, const char **why);
+/* NULL while the run may go on to its next command; else why it must stop
+ * ("interrupted", "the run took more than 5 second(s) (timeout)"), held
+ * in `stop`. A clock read costs tens of nanoseconds, far less than any
+ * command. */
+const char *thunkyRunStopped(ThunkyRunStop *stop);
 
 #endif /* THUNKY_RUNTIME_RUN_STOP_H */

@@ -228,7 +228,7 @@ void thunkySessionInterrupt(ThunkySession *s) {
 
 bool thunkySessionRun(ThunkySession *s, const void *const *inputs, const uint64_t *sizes,
                       uint32_t count, uint64_t seed, ThunkyError *error) {
-  s->interrupt = 0;
+  __atomic_store_n(&s->interrupt, 0, __ATOMIC_RELAXED);
   if (!checkReady(s->plan, s, error))
     return false;
   if (s->backend == &thunkySymbolicBackend)
@@ -265,7 +265,7 @@ int thunkySessionCompare(ThunkySession *a, const char *nameA, const ThunkySessio
                          const char *nameB, const void *const *inputs, const uint64_t *sizes,
                          uint32_t count, uint64_t seed, char **report, ThunkyError *error) {
   *report = NULL;
-  a->interrupt = 0;
+  __atomic_store_n(&a->interrupt, 0, __ATOMIC_RELAXED);
   if (!checkReady(a->plan, a, error) || !checkReady(b->plan, a, error))
     return 2;
   ThunkyRunSide sideA = {nameA, a->plan, a->config}, sideB = {nameB, b->plan, a->config};

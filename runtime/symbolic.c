@@ -1023,8 +1023,8 @@ static bool runList(State *s, uint32_t list) {
   ThunkyWriteTrace *trace = s->config.writeTrace;
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &s->plan->commands[range.first + i];
-    const char *why;
-    if (thunkyRunStopped(&s->stop, &why))
+    const char *why = thunkyRunStopped(&s->stop);
+    if (why)
       return fail(s, c, "%s", why);
     if (!thunkyAsyncBefore(&s->async, s->plan, c, runRegion, s) || !runCommand(s, c))
       return false;

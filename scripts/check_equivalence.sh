@@ -134,13 +134,23 @@ checkOne() {
   # thunky-run takes the recorded layout when given none: it records one
   # when that runs on more than one rank (symbolically where the
   # fingerprint cannot run it: too big, say).
-  recordedRanks="$({ run "$tmp/in.pb" --print 2> /dev/null || sym "$tmp/in.pb" --print 2> /dev/null; } |
-    grep -o '^rank [0-9]*' | sort -u | wc -l)"
+  # The fingerprint run that finds it counts as that layout's trial.
+  recordedRuns=0
+  if run "$tmp/in.pb" --print > "$tmp/recorded" 2> /dev/null; then
+    recordedRuns=1
+  else
+    sym "$tmp/in.pb" --print > "$tmp/recorded" 2> /dev/null
+  fi
+  recordedRanks="$(grep -o '^rank [0-9]*' "$tmp/recorded" | sort -u | wc -l)"
   [ "$recordedRanks" -gt 1 ] && layouts=(recorded "${layouts[@]}")
   for layout in "${layouts[@]}"; do
     case "$layout" in "2 --partitions 2"|"1") [ ${#ranks[@]} -eq 0 ] || break ;; esac
     # --ranks N alone, N the recorded count, is the recorded layout again.
     [ "${layouts[0]}" = recorded ] && [ "$layout" = "$recordedRanks" ] && continue
+    if [ "$layout" = recorded ] && [ "$recordedRuns" = 1 ]; then
+      ranks+=(recorded)
+      continue
+    fi
     # shellcheck disable=SC2046
     run $(layoutOptions "$layout") "$tmp/in.pb" > /dev/null 2> "$tmp/why" && ranks+=("$layout")
     [ "$layout" = 2 ] && cp "$tmp/why" "$tmp/why.2"

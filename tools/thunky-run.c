@@ -746,9 +746,9 @@ int main(int argc, char **argv) {
                 "and no --seed");
   if (o.symbolic && !o.compare && !o.checkAsync && !o.print)
     return fail("--kernels=symbolic holds no bytes: use it with --compare, --check-async or "
-                "--print"), 2;
+                "--print");
   if (o.symbolic && (o.repeat > 1 || o.profile || o.trace || o.outputDir))
-    return fail("--kernels=symbolic does not take --repeat, --profile, --trace or -o"), 2;
+    return fail("--kernels=symbolic does not take --repeat, --profile, --trace or -o");
   /* A fingerprint comparison without inputs given may go symbolic when the
    * bytes do not fit (below); with inputs it runs on them or not at all. */
   bool mayGoSymbolic = (o.compare || o.checkAsync) && o.fingerprint && !o.symbolic &&
@@ -760,11 +760,10 @@ int main(int argc, char **argv) {
   const ThunkyBackendOps *backend = o.symbolic                   ? &thunkySymbolicBackend
                                     : !strcmp(o.backend, "host") ? &thunkyHostBackend
                                                                  : &thunkyCudaBackend;
-  /* A comparison's errors exit 2, so that 1 always means "different". */
   if (o.compare && o.checkAsync)
-    return fail("--compare and --check-async are two checks: run them one at a time"), 2;
+    return fail("--compare and --check-async are two checks: run them one at a time");
   if ((o.compare || o.checkAsync) && (o.repeat > 1 || o.profile || o.trace || o.outputDir))
-    return fail("--compare and --check-async do not take --repeat, --profile, --trace or -o"), 2;
+    return fail("--compare and --check-async do not take --repeat, --profile, --trace or -o");
   ThunkyError error = {{0}};
   ThunkyPlan *plan = NULL;
   ThunkyRegistry *registry = thunkyRegistryCreate();
