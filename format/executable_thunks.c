@@ -31,9 +31,10 @@ static bool fail(Walk *w, const char *fmt, ...) {
   va_start(args, fmt);
   vsnprintf(what, sizeof what, fmt, args);
   va_end(args);
-  const char *annotation =
-      w->thunk && w->thunk->thunk_info ? w->thunk->thunk_info->profile_annotation : NULL;
-  thunkyThunkName(w->number, annotation, annotation ? strlen(annotation) : 0, name, sizeof name);
+  const Xla__Gpu__ThunkInfoProto *info = w->thunk ? w->thunk->thunk_info : NULL;
+  const char *annotation = info ? info->profile_annotation : NULL;
+  thunkyThunkName(w->number, annotation, annotation ? strlen(annotation) : 0,
+                  info ? info->thunk_id : 0, name, sizeof name);
   return thunkyErrorf(w->error, "%s: %s", name, what);
 }
 

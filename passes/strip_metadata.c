@@ -30,8 +30,10 @@ static bool is(MlirStringRef name, const char *literal) {
  * program, not metadata: without it the module would export kernels that
  * cannot load. An argument's role and shape say what the executable takes
  * and gives. */
+/* #thunky.info stays: it holds the names every report gives a thunk
+ * (thunkyThunkName), and export writes it back as the thunk's thunk_info. */
 static bool isMetadata(MlirStringRef name) {
-  if (is(name, "thunky.kernel_binary") ||
+  if (is(name, "thunky.kernel_binary") || is(name, THUNKY_ATTR_INFO) ||
       is(name, "thunky.role") || is(name, "thunky.shape") || is(name, "thunky.arg_shapes"))
     return false;
   return name.length > 7 && memcmp(name.data, "thunky.", 7) == 0;

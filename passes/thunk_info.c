@@ -64,34 +64,47 @@ static MlirAttribute locationInfo(MlirLocation loc) {
                                                                          : mlirAttributeGetNull();
 }
 
-MlirStringRef thunkyThunkAnnotation(MlirOperation op) {
+/* The annotation and XLA id of `op`'s #thunky.info (THUNKY_ATTR_INFO),
+ * else of the one import fused into its location, else of the name an
+ * older import gave its location ("thunk <xla id> <annotation>"); an empty
+ * annotation and id 0 where it has none. */
+static MlirStringRef infoOf(MlirOperation op, int64_t *id) {
   MlirAttribute info = mlirOperationGetDiscardableAttributeByName(
       op, mlirStringRefCreateFromCString(THUNKY_ATTR_INFO));
   MlirLocation loc = mlirOperationGetLocation(op);
   if (mlirAttributeIsNull(info) || !thunkyAttributeIsAThunkInfo(info))
     info = locationInfo(loc);
-  if (!mlirAttributeIsNull(info))
+  *id = 0;
+  if (!mlirAttributeIsNull(info)) {
+    *id = thunkyThunkInfoAttrGetId(info);
     return thunkyThunkInfoAttrGetAnnotation(info);
-  /* A module imported before #thunky.info: the name in the location. */
+  }
   if (!mlirLocationIsAName(loc))
     return mlirStringRefCreate("", 0);
   MlirStringRef s = mlirIdentifierStr(mlirLocationNameGetName(loc));
   if (s.length < 6 || memcmp(s.data, "thunk ", 6) != 0)
     return mlirStringRefCreate("", 0);
-  /* Past "thunk", XLA's id and the space before the annotation. */
   size_t i = 6;
-  if (i < s.length && s.data[i] == '-')
-    ++i;
-  while (i < s.length && s.data[i] >= '0' && s.data[i] <= '9')
-    ++i;
+  bool negative = i < s.length && s.data[i] == '-';
+  i += negative;
+  int64_t n = 0;
+  for (; i < s.length && s.data[i] >= '0' && s.data[i] <= '9'; ++i)
+    n = n < INT64_MAX / 10 ? n * 10 + (s.data[i] - '0') : INT64_MAX;
+  *id = negative ? -n : n;
   if (i < s.length && s.data[i] == ' ')
     ++i;
   return mlirStringRefCreate(s.data + i, s.length - i);
 }
 
+MlirStringRef thunkyThunkAnnotation(MlirOperation op) {
+  int64_t id;
+  return infoOf(op, &id);
+}
+
 void thunkyOpThunkName(MlirOperation op, int64_t number, char *out, size_t size) {
-  MlirStringRef annotation = thunkyThunkAnnotation(op);
-  thunkyThunkName((uint64_t)number, annotation.data, annotation.length, out, size);
+  int64_t id;
+  MlirStringRef annotation = infoOf(op, &id);
+  thunkyThunkName((uint64_t)number, annotation.data, annotation.length, id, out, size);
 }
 
 void thunkyPrintOpSource(MlirOperation op, MlirStringCallback write, void *userData) {

@@ -6,8 +6,8 @@
  * but slices, constants and yields; an op with regions before the thunks
  * nested in it), as thunky-run's plan, profiles and --compare number them
  * (docs/runtime.md). Import's #thunky.info (and its locations) carry XLA's
- * thunk id, which is not that number, and the profile annotation, which is
- * the name.
+ * thunk id, the number a module shows, which the name adds after the
+ * profile annotation: "thunk 7 (loop_add_fusion, id 8)".
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_PASSES_THUNK_INFO_H
@@ -39,8 +39,9 @@ void thunkyThunkNumbersClear(ThunkyThunkNumbers *numbers);
  * empty string; borrowed from the context. */
 MlirStringRef thunkyThunkAnnotation(MlirOperation op);
 
-/* "thunk 7 (loop_add_fusion)", or "thunk 7" when `op` has no annotation,
- * for `op` at `number`; into out[0, size). */
+/* "thunk 7 (loop_add_fusion, id 8)" for `op` at `number`, with the
+ * annotation and XLA id its #thunky.info (or import's location) gives, each
+ * left out where it has none (thunkyThunkName); into out[0, size). */
 void thunkyOpThunkName(MlirOperation op, int64_t number, char *out, size_t size);
 
 /* Where `op` came from, as MLIR prints locations, but for import's name

@@ -134,10 +134,7 @@ static bool runSide(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
 static void describeThunk(FILE *out, const ThunkyRunSide *side, uint32_t thunk) {
   char name[200];
   thunkyPlanThunkName(side->plan, thunk, name, sizeof name);
-  fprintf(out, "%s of %s (%s", name, side->name, side->plan->thunks[thunk].kind);
-  if (side->plan->thunks[thunk].id)
-    fprintf(out, ", XLA thunk id %" PRId64, side->plan->thunks[thunk].id);
-  fputc(')', out);
+  fprintf(out, "%s of %s (%s)", name, side->name, side->plan->thunks[thunk].kind);
 }
 
 /* Both sides again with write traces, and where they part on `rank`. */

@@ -196,5 +196,5 @@ void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size
     snprintf(out, size, "executable");
   else
     thunkyThunkName(thunk, (const char *)plan->thunks[thunk].annotation.data,
-                    plan->thunks[thunk].annotation.size, out, size);
+                    plan->thunks[thunk].annotation.size, plan->thunks[thunk].id, out, size);
 }

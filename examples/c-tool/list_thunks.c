@@ -1,6 +1,6 @@
 /* An example tool on thunky's MLIR-free runtime: it plans an XLA:GPU
  * executable (any layering thunky reads) and lists its thunks as every
- * thunky tool names them, with their kinds and XLA thunk ids.
+ * thunky tool names them (position, annotation, XLA thunk id) with their kinds.
  *   list-thunks EXECUTABLE
  * Built against an installed thunky with CMake (Thunky::Runtime) or
  * pkg-config (thunky-runtime); docs/building.md. */
@@ -28,10 +28,7 @@ int main(int argc, char **argv) {
   for (uint32_t t = 0; t < plan->numThunks; t++) {
     char name[160];
     thunkyPlanThunkName(plan, t, name, sizeof name);
-    printf("%s: %s", name, plan->thunks[t].kind);
-    if (plan->thunks[t].id)
-      printf(", XLA thunk id %" PRId64, plan->thunks[t].id);
-    putchar('\n');
+    printf("%s: %s\n", name, plan->thunks[t].kind);
   }
   printf("%" PRIu32 " thunks, %" PRIu32 " allocations\n", plan->numThunks,
          plan->numAllocations);

@@ -161,11 +161,13 @@ typedef enum ThunkyPredicate {
 ThunkyPredicate thunkyWhilePredicate(const Xla__Gpu__WhileThunkProto *w);
 ThunkyPredicate thunkyConditionalPredicate(const Xla__Gpu__ConditionalThunkProto *c);
 
-/* "thunk 7 (loop_add_fusion)" or "thunk 7": how the model, the plan and
- * profiles name the thunk at depth-first position `number`, given its
- * profile annotation annotation[0, length) (may be empty). */
-void thunkyThunkName(uint64_t number, const char *annotation, size_t length, char *out,
-                     size_t size);
+/* "thunk 7 (loop_add_fusion, id 8)": how every report names the thunk at
+ * depth-first position `number`, given its profile annotation
+ * annotation[0, length) and XLA's thunk_id `id`, the number a module shows
+ * in its #thunky.info (docs/runtime.md#thunk-numbers). An empty annotation
+ * or an id of 0 or less is left out: "thunk 7 (id 8)", "thunk 7". */
+void thunkyThunkName(uint64_t number, const char *annotation, size_t length, int64_t id,
+                     char *out, size_t size);
 
 /* Whether `kind`[0, length), the name of one of ThunkProto's impl fields
  * ("all_gather_thunk"), is a collective: its message carries a

@@ -19,7 +19,7 @@ class Comparison:
     ``same`` says whether they agree. When not, ``difference`` is the line
     naming the first output that differs (``output``, ``rank`` and ``byte``
     say where), and ``divergence`` the line naming the first thunk after
-    which the runs part (``thunk``: "thunk 3 (fusion.2)" of this
+    which the runs part (``thunk``: "thunk 3 (fusion.2, id 4)" of this
     executable's side, ``thunk_index`` its number, ``other_thunk`` the other
     side's), found by running both again with write traces. ``report`` is
     everything thunky-run would print. ``bool(comparison)`` is ``same``.

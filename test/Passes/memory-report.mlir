@@ -37,7 +37,7 @@
 // CHECK-NEXT: argument 2 (scratch): 1024 bytes, used 0-8, live in 3 groups of slices
 // CHECK-NEXT: argument 3 (scratch): 32 bytes, unused, never live
 // CHECK-NEXT: constant 0: 4 bytes, used 9-9, live 0-9
-// CHECK-NEXT: peak: 964 bytes at thunk 2 (while.3): while
+// CHECK-NEXT: peak: 964 bytes at thunk 2 (while.3, id 7): while
 // CHECK-NEXT: argument 2 bytes [256, 640) (scratch): 384 bytes, live 1-4
 // CHECK-NEXT: argument 2 bytes [0, 256) (scratch): 256 bytes, live 0-8
 // CHECK-NEXT: argument 2 bytes [768, 1024) (scratch): 256 bytes, live 2-4
@@ -48,7 +48,7 @@
 // JSON: {"thunks": 10, "allocations": [
 // JSON-SAME: {"name": "argument 2", "role": "scratch", "shape": null, "bytes": 1024, "first_use": 0, "last_use": 8, "groups": [{"offset": 0, "bytes": 256, "live_from": 0, "live_to": 8}, {"offset": 256, "bytes": 384, "live_from": 1, "live_to": 4}, {"offset": 768, "bytes": 256, "live_from": 2, "live_to": 4}]}
 // JSON-SAME: {"name": "argument 3", "role": "scratch", "shape": null, "bytes": 32, "first_use": null, "last_use": null, "groups": []}
-// JSON-SAME: "peak": {"bytes": 964, "thunk": 2, "name": "thunk 2 (while.3)", "op": "while", "kernel_name": null, "location": "loc(unknown)", "live": [
+// JSON-SAME: "peak": {"bytes": 964, "thunk": 2, "name": "thunk 2 (while.3, id 7)", "op": "while", "kernel_name": null, "location": "loc(unknown)", "live": [
 // JSON-SAME: "live_bytes": [324, 708, 964, 964, 964, 324, 324, 452, 452, 196]}
 
 func.func @main(%p: !thunky.buffer<64> {thunky.role = "parameter 0", thunky.shape = tensor<16xf32>},
