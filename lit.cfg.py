@@ -7,6 +7,7 @@ import lit.formats
 
 config.name = "thunky"
 config.test_format = lit.formats.ShTest(execute_external=False)
+
 config.suffixes = [".mlir", ".test", ".c"]
 # test/CudaSim is the simulated CUDA driver's source, not tests.
 config.excludes = ["lit.site.cfg.py.in", "CMakeLists.txt", "Inputs", "CudaSim"]
@@ -29,11 +30,11 @@ config.substitutions.append(("%thunky_plugin", plugin))
 # In a sanitizer build the plugin needs ASan's runtime, which stock mlir-opt
 # (not instrumented, and leaking on exit as LLVM tools do) does not load.
 mlir_opt = "mlir-opt"
+MLIR_OPT_ASAN = "ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0"
 if config.asan_runtime:
     # allow_user_poisoning=0 as in scripts/test.sh: the plugin's inline
     # allocator code poisons slabs that libMLIR then uses.
-    mlir_opt = ("env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0 mlir-opt"
-                % config.asan_runtime)
+    mlir_opt = "env LD_PRELOAD=%s %s mlir-opt" % (config.asan_runtime, MLIR_OPT_ASAN)
     # The few tests that repeat the same code over whole corpora
     # (`UNSUPPORTED: asan`) run in the plain build only; each path they
     # take runs under ASan in a smaller test that names them.
@@ -51,6 +52,8 @@ config.substitutions.append(
 config.substitutions.append(
     ("%test_kernels", os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so")))
 config.substitutions.append(("%thunky_src", config.thunky_src_root))
+config.substitutions.append(
+    ("%llvm_include", os.path.join(os.path.dirname(config.llvm_tools_dir), "include")))
 config.substitutions.append(("%thunky_bin", os.path.join(config.thunky_obj_root, "bin")))
 config.substitutions.append(("%shared", config.thunky_shared_dir))
 config.substitutions.append(("%scripts", os.path.join(config.thunky_src_root, "scripts")))
@@ -93,3 +96,11 @@ else:
     lit_config.note("%s not found: tests that read the team's shared facts "
                     "(REQUIRES: shared) are reported UNSUPPORTED"
                     % config.thunky_shared_dir)
+
+if config.asan_runtime:
+    # lit's workers unpickle the format by its module's name.
+    sys.path.insert(0, config.test_source_root)
+    import sanitized_format
+    config.test_format = sanitized_format.SanitizedShTest(
+        {var: config.environment.get(var, "") for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS")},
+        MLIR_OPT_ASAN)

@@ -25,7 +25,7 @@ module {
     } body {
       thunky.sequential {
         thunky.memset32 %acc, 1065353216 : <64>
-        thunky.ptx_kernel %step : !thunky.buffer<4> name = "increment" <ptx = ".entry increment", grid_dim = [1, 1, 1], block_dim = [1, 1, 1], written = [true], shmem_bytes = 0>
+        thunky.ptx_kernel %step : !thunky.buffer<4> name = "next_step" <ptx = ".entry next_step", grid_dim = [1, 1, 1], block_dim = [1, 1, 1], written = [true], shmem_bytes = 0>
       }
     }
 

@@ -10,6 +10,7 @@
 #include "thunky-c/Executable.h"
 
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 static const uint64_t P1 = 0x9e3779b185ebca87u, P2 = 0xc2b2ae3d27d4eb4fu;
@@ -29,14 +30,12 @@ static uint64_t load(const uint8_t *p) {
 }
 
 /* Sixteen 32-bit lanes over each 64 bytes: a loop compilers turn into
- * vector multiplies, and an AVX2 clone of it where the CPU has AVX2 (the
- * same integer arithmetic, so the same hash on every machine). Static:
- * clang names an exported clone's dispatcher NAME.ifunc, which other files
- * would not find. */
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-__attribute__((target_clones("avx2", "default")))
-#endif
-static uint64_t thunkyFingerprintLanes(uint64_t key, const void *data, size_t size) {
+ * vector multiplies, and an AVX2 copy of it where the CPU has AVX2 (the same
+ * integer arithmetic, so the same hash on every machine). Dispatched by
+ * hand, not with target_clones, whose resolver clang exports even for a
+ * static function. */
+static inline __attribute__((always_inline)) uint64_t
+lanesHash(uint64_t key, const void *data, size_t size) {
   const uint8_t *p = data;
   uint32_t lanes[16];
   for (uint32_t k = 0; k < 16; k++)
@@ -63,9 +62,32 @@ static uint64_t thunkyFingerprintLanes(uint64_t key, const void *data, size_t si
   return h;
 }
 
-uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size) {
-  return thunkyFingerprintLanes(key, data, size);
+static uint64_t lanesPortable(uint64_t key, const void *data, size_t size) {
+  return lanesHash(key, data, size);
 }
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+__attribute__((target("avx2"))) static uint64_t lanesAvx2(uint64_t key, const void *data,
+                                                          size_t size) {
+  return lanesHash(key, data, size);
+}
+
+uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size) {
+  /* Racing first calls store the same answer. */
+  static _Atomic int avx2 = -1;
+  int has = atomic_load_explicit(&avx2, memory_order_relaxed);
+  if (has < 0) {
+    __builtin_cpu_init();
+    has = __builtin_cpu_supports("avx2") ? 1 : 0;
+    atomic_store_explicit(&avx2, has, memory_order_relaxed);
+  }
+  return has ? lanesAvx2(key, data, size) : lanesPortable(key, data, size);
+}
+#else
+uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size) {
+  return lanesPortable(key, data, size);
+}
+#endif
 
 /* One mixed word per 64 bytes, spread over the block's eight words by
  * distinct odd constants: every word still depends on the seed and its

@@ -217,11 +217,8 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     return thunkyErrorf(error, "host: out of memory");
   s->plan = plan;
   s->config = *config;
-  if (!s->config.ranks)
-    s->config.ranks = 1;
-  if (!s->config.partitions || s->config.ranks % s->config.partitions)
-    s->config.partitions = 1;
-  bool ok = thunkyHostMemoryCheck(plan, &s->config, error) && resolve(s, error) &&
+  bool ok = (thunkyRunConfigNormalize(&s->config, error) || thunkyErrorContext(error, "host")) &&
+            thunkyHostMemoryCheck(plan, &s->config, error) && resolve(s, error) &&
             ((s->outputOf = thunkyOutputsOfAllocations(plan)) ||
              thunkyErrorf(error, "host: out of memory")) &&
             (s->world = thunkyHostWorldCreate(s->config.ranks, s->config.partitions, error)) &&
@@ -346,18 +343,7 @@ static bool runCustomCall(Rank *r, const ThunkyCommand *c) {
 
 static bool runConditional(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   const ThunkyPlan *p = r->state->plan;
-  uint32_t n = c->conditional.branches.count, branch;
-  const uint8_t *index = at(r, c->conditional.index);
-  if (c->conditional.index.size == 1) {
-    if (n != 2)
-      return fail(r, c, "a pred selects between 2 branches, not %u", n);
-    branch = index[0] ? 0 : 1;
-  } else {
-    int32_t i;
-    memcpy(&i, index, 4);
-    /* XLA runs the last branch for an index out of range. */
-    branch = i >= 0 && (uint32_t)i < n ? (uint32_t)i : n - 1;
-  }
+  uint32_t branch = thunkyPlanBranch(c, at(r, c->conditional.index));
   return runList(r, (uint32_t)p->ids[c->conditional.branches.first + branch], stream);
 }
 

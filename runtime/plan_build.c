@@ -191,6 +191,15 @@ void thunkyPlanRecordedLayout(const ThunkyPlan *plan, bool ranksGiven, bool part
     *partitions = recorded;
 }
 
+uint32_t thunkyPlanBranch(const ThunkyCommand *c, const uint8_t *index) {
+  uint32_t n = c->conditional.branches.count;
+  if (c->conditional.index.size == 1)
+    return index[0] ? 0 : 1;
+  int32_t i;
+  memcpy(&i, index, 4);
+  return i >= 0 && (uint32_t)i < n ? (uint32_t)i : n - 1;
+}
+
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size) {
   if (!plan || thunk >= plan->numThunks)
     snprintf(out, size, "executable");

@@ -22,13 +22,37 @@ uint64_t thunkyDefaultHostMemory(void) {
   return pages > 0 && pageSize > 0 ? (uint64_t)pages * (uint64_t)pageSize / 2 : UINT64_C(8) << 30;
 }
 
+bool thunkyRunConfigNormalize(ThunkyRunConfig *c, ThunkyError *error) {
+  if (!c->ranks)
+    c->ranks = 1;
+  if (!c->partitions)
+    c->partitions = 1;
+  if (!c->processCount)
+    c->processCount = 1;
+  if (c->processRank >= c->processCount)
+    return thunkyErrorf(error, "process %u of only %u", c->processRank, c->processCount);
+  uint64_t world = (uint64_t)c->ranks * c->processCount;
+  if (world > INT32_MAX)
+    return thunkyErrorf(error, "a world of %llu ranks is too large", (unsigned long long)world);
+  if (world % c->partitions)
+    return thunkyErrorf(error, "%u partitions do not divide a world of %llu ranks",
+                        c->partitions, (unsigned long long)world);
+  return true;
+}
+
 bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path, ThunkyError *error) {
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   ThunkyRegisterFn registerFn =
       handle ? (ThunkyRegisterFn)(uintptr_t)dlsym(handle, THUNKY_REGISTER_SYMBOL) : NULL;
+  if (!handle)
+    return thunkyErrorf(error, "%s: %s", path, dlerror());
   if (!registerFn)
-    return thunkyErrorf(error, "%s: %s", path,
-                        handle ? "exports no " THUNKY_REGISTER_SYMBOL : dlerror());
+    return thunkyErrorf(error,
+                        "%s: exports no " THUNKY_REGISTER_SYMBOL "%s (thunky-c/Runtime.h)", path,
+                        dlsym(handle, "thunky_register")
+                            ? ": it exports thunky_register, the unversioned interface of "
+                              "thunky 0.2 and before; rename it"
+                            : "");
   /* The library stays loaded: its functions are in the registry. */
   return registerFn(registry, error) || thunkyErrorContext(error, "%s", path);
 }

@@ -835,21 +835,14 @@ static bool conditionalAsFunction(State *s, const ThunkyCommand *c) {
 /* The branch every rank takes, when each knows its index and all agree;
  * UINT32_MAX otherwise. */
 static uint32_t knownBranch(State *s, const ThunkyCommand *c) {
-  uint32_t n = c->conditional.branches.count, chosen = UINT32_MAX;
+  uint32_t chosen = UINT32_MAX;
   ThunkyPlanSlice index = c->conditional.index;
   for (uint32_t r = 0; r < s->ranks; r++) {
     uint8_t bytes[4] = {0};
-    uint32_t branch;
     if (!symConcrete(s->memory, mapOf(s, r, index.allocation), index.offset,
                      index.size == 1 ? 1 : 4, bytes))
       return UINT32_MAX;
-    if (index.size == 1) {
-      branch = bytes[0] ? 0 : 1;
-    } else {
-      int32_t i;
-      memcpy(&i, bytes, 4);
-      branch = i >= 0 && (uint32_t)i < n ? (uint32_t)i : n - 1; /* XLA: the last */
-    }
+    uint32_t branch = thunkyPlanBranch(c, bytes);
     if (r && branch != chosen)
       return UINT32_MAX;
     chosen = branch;
@@ -858,8 +851,6 @@ static uint32_t knownBranch(State *s, const ThunkyCommand *c) {
 }
 
 static bool runConditional(State *s, const ThunkyCommand *c) {
-  if (c->conditional.index.size == 1 && c->conditional.branches.count != 2)
-    return fail(s, c, "a pred selects between 2 branches, not %u", c->conditional.branches.count);
   uint32_t branch = knownBranch(s, c);
   if (branch == UINT32_MAX)
     return conditionalAsFunction(s, c);
@@ -1061,18 +1052,17 @@ static void destroy(void *opaque) {
 
 static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **out,
                    ThunkyError *error) {
-  uint32_t ranks = config->ranks ? config->ranks : 1;
-  uint32_t partitions = config->partitions ? config->partitions : 1;
-  if (ranks % partitions)
-    return thunkyErrorf(error, "symbolic: %u ranks are not a multiple of %u partitions", ranks,
-                        partitions);
+  ThunkyRunConfig normalized = *config;
+  if (!thunkyRunConfigNormalize(&normalized, error))
+    return thunkyErrorContext(error, "symbolic");
+  uint32_t ranks = normalized.ranks, partitions = normalized.partitions;
   if ((uint64_t)ranks * plan->numAllocations >= UINT32_MAX)
     return thunkyErrorf(error, "symbolic: %u ranks of %u allocations are too many maps", ranks,
                         plan->numAllocations);
   State *s = calloc(1, sizeof *s);
   bool ok = s != NULL;
   if (ok) {
-    *s = (State){.plan = plan, .config = *config, .ranks = ranks, .partitions = partitions,
+    *s = (State){.plan = plan, .config = normalized, .ranks = ranks, .partitions = partitions,
                  .error = error};
     s->memory = symMemoryCreate(ranks * plan->numAllocations);
     bool async = thunkyAsyncScheduleInit(&s->async, plan->numAsyncSlots, config);

@@ -62,12 +62,19 @@ CHECK: rank 1 out0: f32[64] =
 CHECK: same
 CHECK: split: GpuExecutableProto as split-proto
 CHECK: same
-CHECK: rank 1 out0: f32[64] =
+CHECK: rank 0 out0: f32[64] = [0, 4, 8, 12, 16, 20, 24, 28, ...]
+CHECK-NEXT: rank 1 out0: f32[64] = [0, 4, 8, 12, 16, 20, 24, 28, ...]
+CHECK-NEXT: thunk {{ +}}total ms    calls   share   bytes/call     GB/s
+CHECK: thunk 1 (scale_fusion, id 2) {{.*}} 2 {{.*}} 512
 CHECK: same: 1 output(s) on 2 rank(s), bit for bit
 CHECK: same: 1 output(s) on 2 rank(s), term for term
 CHECK: predicted step:
 CHECK: predicted step: {{.*}} us (step.pb), {{.*}} us (expanded.mlir)
 CHECKS
+# What "Running it" writes: an output per rank and a trace.
+for made in out0.npy out0.rank1.npy trace.json; do
+  [ -s "$work/README/$made" ] || { echo "check-install: the README's run wrote no $made" >&2; status=1; }
+done
 "$filecheck" --input-file "$work/checking/output.txt" /dev/stdin <<'CHECKS' || status=1
 CHECK: same: 2 output(s) on 8 rank(s), bit for bit
 CHECK: same: 2 output(s) on 8 rank(s), bit for bit

@@ -4,7 +4,8 @@
 
 EXPECTED and ACTUAL are both files or both folders (then every .npy file of
 EXPECTED must be in ACTUAL too, and the other way round). Without a
-tolerance the arrays must be bit-identical. With one, floating-point
+tolerance the arrays must be bit-identical. Two folders without a .npy file
+are no comparison: exit 2. With one, floating-point
 elements may differ by at most atol + rtol * |expected| (numpy's allclose
 rule), as a GPU's TF32 GEMMs need (docs/runtime.md, "Comparing against
 JAX"). Each difference is one line: the file, the largest absolute and
@@ -121,6 +122,9 @@ def main(argv):
             lines += ["%s: only in %s" % (f, args.actual) for f in got if f not in want]
             pairs = [(os.path.join(args.expected, f), os.path.join(args.actual, f))
                      for f in want if f in got]
+            if not want and not got:
+                raise NpyError("%s and %s hold no .npy file: nothing to compare"
+                               % (args.expected, args.actual))
         else:
             lines, pairs = [], [(args.expected, args.actual)]
         lines += filter(None, (compare(e, a, args.rtol, args.atol) for e, a in pairs))

@@ -12,6 +12,20 @@ build="${THUNKY_BUILD_DIR:-$root/build}"
 status=0
 "$root/scripts/check-install.sh" || status=1
 
+# The main job, the README's other command, as a user runs it: each step
+# stops the demo where what it shows is false (a round trip that is not
+# byte-identical, a wrong edit that compares equal); all 8 must run.
+demo_out="$(mktemp)"
+if "$root/scripts/demo.sh" > "$demo_out" 2>&1 && [ "$(grep -c '^== [0-9]\.' "$demo_out")" -eq 8 ] &&
+    [ "$(tail -n 1 "$demo_out")" = "== done" ]; then
+  echo "demo: all 8 steps ran and checked what they show"
+else
+  echo "demo: failed:" >&2
+  tail -n 30 "$demo_out" >&2
+  status=1
+fi
+rm -f "$demo_out"
+
 # The Python package (python/, docs/python.md) against this build; the lit
 # suite runs the same tests (test/Python), this prints their count.
 for suite in thunky_test adversarial_test; do
@@ -77,9 +91,15 @@ if ! grep -q '^config.cuda_backend = True' "$build/test/lit.site.cfg.py"; then
     "(cuda.h, nccl.h, cublasLt.h; CUDA_INCLUDE_DIR), so without its cuda backend"
 else
   dry="$(mktemp -d)"
-  if "$root/scripts/device-check.sh" --dry-run "$dry" > /dev/null; then
-    echo "device-check --dry-run: $(grep -c '^- pass' "$dry/device-check.md") steps pass on the simulation"
+  # Every step the dry run has passes: a step added or left out changes
+  # this count, and the change is made here on purpose.
+  dry_steps=79
+  if "$root/scripts/device-check.sh" --dry-run "$dry" > /dev/null &&
+      [ "$(grep -c '^- pass' "$dry/device-check.md")" -eq $dry_steps ]; then
+    echo "device-check --dry-run: all $dry_steps steps pass on the simulation"
   else
+    echo "device-check --dry-run: expected $dry_steps steps to pass," \
+      "$(grep -c '^- pass' "$dry/device-check.md" || true) did:" >&2
     cat "$dry/device-check.md" >&2
     status=1
   fi
@@ -144,6 +164,10 @@ ninja -C "$runtime_build" >/dev/null && ctest --test-dir "$runtime_build" --outp
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" FUZZ_PARALLEL=2 "$root/scripts/fuzz.sh" || status=1
 
 cd "$build"
+# The summaries below are this run's: none an earlier run left is read.
+rm -f "$build"/test/Passes/Output/equivalence-*.test.tmp.summary \
+  "$build/test/Checking/Output/mutation-campaign.test.tmp.md" \
+  "$build"/test/Schedule/Output/*.test.tmp.summary
 ctest --output-on-failure || status=1
 # What the equivalence tests proved, each comparison and race check made
 # with fingerprints and again symbolically (test/Passes/equivalence-*.test).

@@ -18,6 +18,8 @@
 #ifndef THUNKY_C_CHECK_H
 #define THUNKY_C_CHECK_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/HashMap.h"
 #include "thunky-c/Plan.h"
 
@@ -30,30 +32,31 @@ extern "C" {
 #endif
 
 /* A keyed 64-bit hash of data[0, size): fast, not cryptographic. */
-uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size);
+THUNKY_EXPORT uint64_t thunkyFingerprintHash(uint64_t key, const void *data, size_t size);
 
 /* Fills out[0, size) with bytes drawn from `seed`. A 1-byte buffer gets 0
  * or 1, since it is a pred (a loop's condition, a branch) whenever a
  * thunk writes one; a wider one gets any bytes. */
-void thunkyFingerprintFill(uint64_t seed, void *out, size_t size);
+THUNKY_EXPORT void thunkyFingerprintFill(uint64_t seed, void *out, size_t size);
 
 /* For each allocation of `plan`, the number of the first output that lies
  * in it, else UINT32_MAX: an array of plan->numAllocations entries the
  * caller frees, NULL when out of memory. */
-uint32_t *thunkyOutputsOfAllocations(const ThunkyPlan *plan);
+THUNKY_EXPORT uint32_t *thunkyOutputsOfAllocations(const ThunkyPlan *plan);
 
 /* The seed of the undefined bytes allocation `allocation` of rank `rank`
  * starts with (ThunkyRunConfig.undefinedInitial), given `outputOf` from
  * thunkyOutputsOfAllocations: an output's is drawn from its output number,
  * which no rewrite changes, scratch's from its allocation. */
-uint64_t thunkyInitialSeed(const uint32_t *outputOf, uint32_t allocation, uint32_t rank);
+THUNKY_EXPORT uint64_t thunkyInitialSeed(const uint32_t *outputOf, uint32_t allocation,
+                                         uint32_t rank);
 
 /* Whether access `access` (0 .. count - 1) of thunk `thunk` feeds its
  * fingerprint: what it reads, and a kernel's written arguments as
  * ThunkyPlanThunk.written says (read where the HLO shows an update in
  * place, never where it shows outputs only, and outside scratch where it
  * shows nothing; fingerprint.c). Symbolic runs share the rule. */
-bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access);
+THUNKY_EXPORT bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t access);
 
 /*--- exchanges --------------------------------------------------------------*/
 
@@ -77,29 +80,32 @@ typedef struct ThunkyExchanges {
 /* Counts a run of key `key` into *x, and what it sent (`sentHash`, a hash
  * of the bytes it read); its run number (0 the first run of that key) to
  * *run. False when out of memory. */
-bool thunkyExchangeRun(ThunkyExchanges *x, uint64_t key, uint64_t sentHash, uint64_t *run);
+THUNKY_EXPORT bool thunkyExchangeRun(ThunkyExchanges *x, uint64_t key, uint64_t sentHash,
+                                     uint64_t *run);
 
 /* The seed of what run `run` of key `key` writes on rank `rank`. */
-uint64_t thunkyExchangeSeed(uint64_t key, uint64_t run, uint32_t rank);
+THUNKY_EXPORT uint64_t thunkyExchangeSeed(uint64_t key, uint64_t run, uint32_t rank);
 
-void thunkyExchangesFree(ThunkyExchanges *x);
+THUNKY_EXPORT void thunkyExchangesFree(ThunkyExchanges *x);
 
 /* Runs thunk `thunk` of `plan` (ThunkyPlanThunk.exchange) as an exchange
  * on rank `rank`'s memory (allocation bases), counted into *x. False when
  * out of memory. */
-bool thunkyFingerprintExchange(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
-                               uint32_t rank, ThunkyExchanges *x);
+THUNKY_EXPORT bool thunkyFingerprintExchange(const ThunkyPlan *plan, uint32_t thunk,
+                                             uint8_t *const *memory, uint32_t rank,
+                                             ThunkyExchanges *x);
 
 /* Runs thunk `thunk` of `plan` as an uninterpreted function on one rank's
  * memory (allocation bases). Bytes it only writes never feed the hash; a
  * kernel's written arguments do as ThunkyPlanThunk.written says
  * (fingerprint.c). */
-void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory);
+THUNKY_EXPORT void thunkyFingerprintThunk(const ThunkyPlan *plan, uint32_t thunk,
+                                          uint8_t *const *memory);
 
 /* A checksum of the bytes thunk `thunk` writes, as they are now, and for
  * an exchange of what it sends; false when it writes and sends nothing. */
-bool thunkyChecksumWrites(const ThunkyPlan *plan, uint32_t thunk, uint8_t *const *memory,
-                          uint64_t *checksum);
+THUNKY_EXPORT bool thunkyChecksumWrites(const ThunkyPlan *plan, uint32_t thunk,
+                                        uint8_t *const *memory, uint64_t *checksum);
 
 /* A piece of what a symbolic run (thunkySymbolicBackend) holds: bytes
  * [offset, offset + size) of a term, named by a 128-bit hash of how it was
@@ -122,7 +128,7 @@ typedef struct ThunkyPiece {
 } ThunkyPiece;
 
 /* Byte `at` of piece p's term into *byte, when the term's bytes are known. */
-bool thunkyPieceByte(const ThunkyPiece *p, uint64_t at, uint8_t *byte);
+THUNKY_EXPORT bool thunkyPieceByte(const ThunkyPiece *p, uint64_t at, uint8_t *byte);
 
 /*--- write traces ------------------------------------------------------------*/
 
@@ -136,14 +142,15 @@ typedef struct ThunkyWriteTrace ThunkyWriteTrace;
 /* An empty trace for `ranks` ranks keeping at most `maxEvents` events per
  * rank (later ones are counted, not kept); NULL when out of memory. The
  * caller owns it. */
-ThunkyWriteTrace *thunkyWriteTraceCreate(uint32_t ranks, size_t maxEvents);
-void thunkyWriteTraceDestroy(ThunkyWriteTrace *trace);
+THUNKY_EXPORT ThunkyWriteTrace *thunkyWriteTraceCreate(uint32_t ranks, size_t maxEvents);
+THUNKY_EXPORT void thunkyWriteTraceDestroy(ThunkyWriteTrace *trace);
 /* Appends an event of rank `rank`; only that rank's thread may call it. */
-void thunkyWriteTraceAdd(ThunkyWriteTrace *trace, uint32_t rank, ThunkyWriteEvent event);
+THUNKY_EXPORT void thunkyWriteTraceAdd(ThunkyWriteTrace *trace, uint32_t rank,
+                                       ThunkyWriteEvent event);
 /* Rank `rank`'s events in the order it ran them (borrowed), and whether
  * some were dropped past maxEvents. */
-const ThunkyWriteEvent *thunkyWriteTraceGet(const ThunkyWriteTrace *trace, uint32_t rank,
-                                            size_t *count, bool *truncated);
+THUNKY_EXPORT const ThunkyWriteEvent *
+thunkyWriteTraceGet(const ThunkyWriteTrace *trace, uint32_t rank, size_t *count, bool *truncated);
 
 typedef enum ThunkyDivergence {
   THUNKY_DIVERGENCE_NONE,   /* the traces agree */
@@ -166,11 +173,9 @@ typedef enum ThunkyDivergence {
  * to the same bytes ran in another order: the first pair that did is
  * named. Unset thunks are UINT32_MAX. Time and memory are linear in the
  * events (hash maps). */
-ThunkyDivergence thunkyWriteTraceDivergence(const ThunkyPlan *planA,
-                                            const ThunkyWriteTrace *traceA,
-                                            const ThunkyPlan *planB,
-                                            const ThunkyWriteTrace *traceB, uint32_t rank,
-                                            uint32_t *thunkA, uint32_t *thunkB);
+THUNKY_EXPORT ThunkyDivergence thunkyWriteTraceDivergence(
+    const ThunkyPlan *planA, const ThunkyWriteTrace *traceA, const ThunkyPlan *planB,
+    const ThunkyWriteTrace *traceB, uint32_t rank, uint32_t *thunkA, uint32_t *thunkB);
 
 #ifdef __cplusplus
 }

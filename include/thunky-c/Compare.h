@@ -9,6 +9,8 @@
 #ifndef THUNKY_C_COMPARE_H
 #define THUNKY_C_COMPARE_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Npy.h"
 #include "thunky-c/Runtime.h"
 
@@ -27,7 +29,8 @@ typedef struct ThunkyRunSide {
 
 /* Whether the two plans take the same parameters (count and bytes); false
  * with a message when not. */
-bool thunkySameParameters(const ThunkyPlan *a, const ThunkyPlan *b, ThunkyError *error);
+THUNKY_EXPORT bool thunkySameParameters(const ThunkyPlan *a, const ThunkyPlan *b,
+                                        ThunkyError *error);
 
 /* What each rank's parameters hold in a run. `arrays` (one per parameter,
  * borrowed) is rank 0's. Given arrays (.npy files) are every rank's, so a
@@ -42,26 +45,27 @@ typedef struct ThunkyInputs {
 } ThunkyInputs;
 
 /* The seed of rank `rank`'s random inputs in a seeded run of `seed`. */
-uint64_t thunkyRankSeed(uint64_t seed, uint32_t rank);
+THUNKY_EXPORT uint64_t thunkyRankSeed(uint64_t seed, uint32_t rank);
 
 /* Writes the inputs (borrowed; NULL: none, for a backend that ignores
  * them) into the parameters of every rank of a state `backend` created
  * for `plan`. */
-bool thunkyWriteInputs(const ThunkyBackendOps *backend, void *state, const ThunkyPlan *plan,
-                       uint32_t ranks, const ThunkyInputs *inputs, ThunkyError *error);
+THUNKY_EXPORT bool thunkyWriteInputs(const ThunkyBackendOps *backend, void *state,
+                                     const ThunkyPlan *plan, uint32_t ranks,
+                                     const ThunkyInputs *inputs, ThunkyError *error);
 
 /* Seeded random bytes for parameter `index` of a plan, the same whatever
  * else runs (thunky-run --seed): floats a reference GEMM keeps finite
  * (f32 and f64 in [-1, 1)), preds 0 or 1. The caller owns *out. */
-bool thunkyRandomInput(const ThunkyPlanArray *parameter, uint64_t seed, uint32_t index,
-                       ThunkyNpyArray *out, ThunkyError *error);
+THUNKY_EXPORT bool thunkyRandomInput(const ThunkyPlanArray *parameter, uint64_t seed,
+                                     uint32_t index, ThunkyNpyArray *out, ThunkyError *error);
 
 /* Runs both sides on `backend` with `inputs` (borrowed) and reports to `out`. Returns 0 when every output of every rank is the
  * same, 1 when one differs (named, with the first divergent thunk), 2 on an
  * error (in *error), including two plans without outputs. */
-int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
-                      const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
-                      ThunkyError *error);
+THUNKY_EXPORT int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
+                                    const ThunkyRunSide *b, const ThunkyInputs *inputs, FILE *out,
+                                    ThunkyError *error);
 
 /* --check-async beyond its two schedules: runs `side` (regions at their
  * start) against itself with each async region run late, just after each
@@ -74,10 +78,10 @@ int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
  * whether the search saw every op (it collects and pairs a bounded number
  * of byte ranges, 2^24 in all). Returns 0 when all those run agree, 1 when one
  * differs, 2 on an error. */
-int thunkyCompareLateRegions(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
-                             const ThunkyInputs *inputs, FILE *out, uint32_t most,
-                             uint32_t *explored, uint32_t *total, bool *complete,
-                             ThunkyError *error);
+THUNKY_EXPORT int thunkyCompareLateRegions(const ThunkyBackendOps *backend,
+                                           const ThunkyRunSide *side, const ThunkyInputs *inputs,
+                                           FILE *out, uint32_t most, uint32_t *explored,
+                                           uint32_t *total, bool *complete, ThunkyError *error);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,8 @@
 #ifndef THUNKY_C_CONTAINER_H
 #define THUNKY_C_CONTAINER_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Error.h"
 #include "thunky-c/Limits.h"
 
@@ -44,12 +46,12 @@ typedef struct ThunkyBuffer {
 
 /* Appends data[0, size); false (and the buffer marked failed) when out of
  * memory. Appending to a failed buffer does nothing. */
-bool thunkyBufferAppend(ThunkyBuffer *buffer, const void *data, size_t size);
-void thunkyBufferDestroy(ThunkyBuffer *buffer);
+THUNKY_EXPORT bool thunkyBufferAppend(ThunkyBuffer *buffer, const void *data, size_t size);
+THUNKY_EXPORT void thunkyBufferDestroy(ThunkyBuffer *buffer);
 /* Appends the whole file at `path` ("-": standard input); false, with an
  * error naming the file, when it cannot be opened or read or memory runs
  * out. */
-bool thunkyBufferReadFile(ThunkyBuffer *buffer, const char *path, ThunkyError *error);
+THUNKY_EXPORT bool thunkyBufferReadFile(ThunkyBuffer *buffer, const char *path, ThunkyError *error);
 
 /* A whole file's bytes, read-only: mapped where the file is a regular one
  * (a 100 MB executable read into fresh memory cost a page fault per 4 KB),
@@ -63,8 +65,9 @@ typedef struct ThunkyFileBytes {
 
 /* Opens `path` ("-": standard input) into `bytes`; false, with an error
  * naming the file, as thunkyBufferReadFile. */
-bool thunkyFileBytesCreate(ThunkyFileBytes *bytes, const char *path, ThunkyError *error);
-void thunkyFileBytesDestroy(ThunkyFileBytes *bytes);
+THUNKY_EXPORT bool thunkyFileBytesCreate(ThunkyFileBytes *bytes, const char *path,
+                                         ThunkyError *error);
+THUNKY_EXPORT void thunkyFileBytesDestroy(ThunkyFileBytes *bytes);
 
 /* What a file holds, told from its bytes alone, so that every tool names
  * what it was given instead of misreading it as a protobuf. */
@@ -79,23 +82,23 @@ typedef enum ThunkyInputKind {
 } ThunkyInputKind;
 
 /* The kind of data[0, size); linear in at most its first 64 KiB. */
-ThunkyInputKind thunkyInputKindOf(const void *data, size_t size);
+THUNKY_EXPORT ThunkyInputKind thunkyInputKindOf(const void *data, size_t size);
 /* The kind's name for messages ("an MLIR module (bytecode)", ...). */
-const char *thunkyInputKindName(ThunkyInputKind kind);
+THUNKY_EXPORT const char *thunkyInputKindName(ThunkyInputKind kind);
 /* For a textproto: the message of the project's schema (an executable's
  * layers) that its first field belongs to, e.g. "xla.gpu.GpuExecutableProto";
  * NULL when none has that field or the bytes are no textproto. */
-const char *thunkyTextprotoMessage(const void *data, size_t size);
+THUNKY_EXPORT const char *thunkyTextprotoMessage(const void *data, size_t size);
 /* True when data[0, size) may be a binary executable; otherwise false, with
  * a line saying what the bytes are and, where there is one, the command
  * that makes an executable of them (with `name` as the file; NULL: FILE). */
-bool thunkyInputExpectExecutable(const void *data, size_t size, const char *name,
-                                 ThunkyError *error);
+THUNKY_EXPORT bool thunkyInputExpectExecutable(const void *data, size_t size, const char *name,
+                                               ThunkyError *error);
 /* The same for a tool that reads an MLIR module: false, with a line saying
  * what the bytes are and the command that makes a module of them, for
  * binary data that is not MLIR bytecode and for a textproto. */
-bool thunkyInputExpectModule(const void *data, size_t size, const char *name,
-                             ThunkyError *error);
+THUNKY_EXPORT bool thunkyInputExpectModule(const void *data, size_t size, const char *name,
+                                           ThunkyError *error);
 
 /* The layerings thunky reads and writes, named as on the command line. */
 typedef enum ThunkyLayering {
@@ -110,12 +113,12 @@ typedef enum ThunkyLayering {
 } ThunkyLayering;
 
 /* The layering's name ("ifrt+split-options", ...). */
-const char *thunkyLayeringName(ThunkyLayering layering);
+THUNKY_EXPORT const char *thunkyLayeringName(ThunkyLayering layering);
 /* Parses a name; false when it names no layering. */
-bool thunkyLayeringParse(const char *name, size_t length, ThunkyLayering *layering);
+THUNKY_EXPORT bool thunkyLayeringParse(const char *name, size_t length, ThunkyLayering *layering);
 /* Whether the layering has an ExecutableAndOptionsProto / IFRT envelope. */
-bool thunkyLayeringHasOptions(ThunkyLayering layering);
-bool thunkyLayeringHasEnvelope(ThunkyLayering layering);
+THUNKY_EXPORT bool thunkyLayeringHasOptions(ThunkyLayering layering);
+THUNKY_EXPORT bool thunkyLayeringHasEnvelope(ThunkyLayering layering);
 
 typedef enum ThunkyCompression {
   THUNKY_COMPRESSION_NONE = 0,
@@ -163,17 +166,19 @@ typedef struct ThunkyContainer {
  * says what they are). Whether the executable makes sense is for the
  * importer to say. Only limits->maxDecodedBytes applies
  * here; NULL limits take the defaults. */
-bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *limits,
-                         ThunkyContainer *container, ThunkyError *error);
-void thunkyContainerDestroy(ThunkyContainer *container);
+THUNKY_EXPORT bool thunkyContainerCreate(const void *data, size_t size, const ThunkyLimits *limits,
+                                         ThunkyContainer *container, ThunkyError *error);
+THUNKY_EXPORT void thunkyContainerDestroy(ThunkyContainer *container);
 
 /* One line naming each layer found, outermost first, with sizes. */
-void thunkyContainerDescribe(const ThunkyContainer *container, char *out, size_t size);
+THUNKY_EXPORT void thunkyContainerDescribe(const ThunkyContainer *container, char *out,
+                                           size_t size);
 
 /* Appends the container's executable, options and metadata to `out` in its
  * layering; split layers use XLA's record layout and `compression`. */
-bool thunkyContainerWrite(const ThunkyContainer *container, ThunkyCompression compression,
-                          ThunkyBuffer *out, ThunkyError *error);
+THUNKY_EXPORT bool thunkyContainerWrite(const ThunkyContainer *container,
+                                        ThunkyCompression compression, ThunkyBuffer *out,
+                                        ThunkyError *error);
 
 #ifdef __cplusplus
 }

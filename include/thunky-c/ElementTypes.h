@@ -9,6 +9,8 @@
 #ifndef THUNKY_C_ELEMENT_TYPES_H
 #define THUNKY_C_ELEMENT_TYPES_H
 
+#include "thunky-c/Export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,28 +72,28 @@ typedef enum ThunkyElementKind {
 
 /* XLA's lowercase name ("f32", "f8e4m3fn"); NULL for a number the schema
  * does not have. */
-const char *thunkyElementTypeName(int32_t elementType);
+THUNKY_EXPORT const char *thunkyElementTypeName(int32_t elementType);
 /* Bytes of one element; 0 for types without a whole-byte size (sub-byte,
  * tuple, token). PRED is one byte. */
-uint32_t thunkyElementBytes(int32_t elementType);
+THUNKY_EXPORT uint32_t thunkyElementBytes(int32_t elementType);
 /* Bits of one element's value (1 for PRED, 4 for S4); 0 for no element. */
-uint32_t thunkyElementBits(int32_t elementType);
-ThunkyElementKind thunkyElementKind(int32_t elementType);
+THUNKY_EXPORT uint32_t thunkyElementBits(int32_t elementType);
+THUNKY_EXPORT ThunkyElementKind thunkyElementKind(int32_t elementType);
 /* How MLIR's builtin types spell it ("f8E4M3FN", "ui8", "complex<f32>");
  * NULL when MLIR has no such type. XLA's signed integers are MLIR's
  * signless ones, and PRED is i1. */
-const char *thunkyElementTypeMlirName(int32_t elementType);
+THUNKY_EXPORT const char *thunkyElementTypeMlirName(int32_t elementType);
 /* The type MLIR spells `name`; PRED for "i1". THUNKY_TYPE_INVALID if none. */
-int32_t thunkyElementTypeFromMlirName(const char *name, size_t length);
+THUNKY_EXPORT int32_t thunkyElementTypeFromMlirName(const char *name, size_t length);
 
 /* Whether the type is one of the small floats below. */
-bool thunkyElementIsSmallFloat(int32_t elementType);
+THUNKY_EXPORT bool thunkyElementIsSmallFloat(int32_t elementType);
 /* The small floats F16, BF16, F8E5M2 and F8E4M3FN to and from float: exact
  * one way, round to nearest even the other (overflow is infinity, or the
  * largest finite value for F8E4M3FN; NaN stays NaN). Other types decode to
  * NaN and encode to 0. */
-float thunkySmallFloatDecode(int32_t elementType, uint32_t bits);
-uint32_t thunkySmallFloatEncode(int32_t elementType, float value);
+THUNKY_EXPORT float thunkySmallFloatDecode(int32_t elementType, uint32_t bits);
+THUNKY_EXPORT uint32_t thunkySmallFloatEncode(int32_t elementType, float value);
 
 #ifdef __cplusplus
 }

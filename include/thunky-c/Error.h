@@ -9,6 +9,8 @@
 #ifndef THUNKY_C_ERROR_H
 #define THUNKY_C_ERROR_H
 
+#include "thunky-c/Export.h"
+
 #include <stdbool.h>
 
 #ifdef __cplusplus
@@ -21,11 +23,11 @@ typedef struct ThunkyError {
 
 /* Sets the message (printf-style); returns false so callers can
  * `return thunkyErrorf(...)`. A NULL error is allowed and ignored. */
-bool thunkyErrorf(ThunkyError *error, const char *fmt, ...)
+THUNKY_EXPORT bool thunkyErrorf(ThunkyError *error, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Puts "<context>: " in front of the message already set; returns false. */
-bool thunkyErrorContext(ThunkyError *error, const char *fmt, ...)
+THUNKY_EXPORT bool thunkyErrorContext(ThunkyError *error, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus

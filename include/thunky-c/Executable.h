@@ -11,6 +11,8 @@
 #ifndef THUNKY_C_EXECUTABLE_H
 #define THUNKY_C_EXECUTABLE_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Limits.h"
@@ -45,8 +47,8 @@ typedef bool (*ThunkySliceVisitor)(ThunkySlice *slice, ThunkyAccess access, void
  * thunk kind of the schema (a kernel's `written` flags, GEMM's beta, ...).
  * Thunks nested in control flow are visited when `nested`; allocation
  * tables of embedded executables never are. Stops at the first false. */
-bool thunkyForEachSlice(ProtobufCMessage *msg, bool nested, ThunkySliceVisitor visit,
-                        void *userData);
+THUNKY_EXPORT bool thunkyForEachSlice(ProtobufCMessage *msg, bool nested, ThunkySliceVisitor visit,
+                                      void *userData);
 
 /*--- the executable ------------------------------------------------------*/
 
@@ -113,16 +115,16 @@ typedef struct ThunkyExecutable {
  * each done after its start) and control-flow predicates. `data` must
  * outlive the executable. On failure *out is NULL and `error` says what
  * and where ("thunk 7 (loop_add_fusion): ..."). */
-bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *limits,
-                            ThunkyExecutable **out, ThunkyError *error);
+THUNKY_EXPORT bool thunkyExecutableCreate(const void *data, size_t size, const ThunkyLimits *limits,
+                                          ThunkyExecutable **out, ThunkyError *error);
 /* As thunkyExecutableCreate, but the top-level thunks stay in the wire
  * (proto->thunks is empty; a short executable may have them unpacked
  * anyway) until thunkyExecutableForEachThunk reads and checks them one at a
  * time, so memory stays that of the largest thunk rather than of all.
  * numThunks, numAsyncSlots and maxDepth are complete after one whole pass. */
-bool thunkyExecutableOpen(const void *data, size_t size, const ThunkyLimits *limits,
-                          ThunkyExecutable **out, ThunkyError *error);
-void thunkyExecutableDestroy(ThunkyExecutable *exe);
+THUNKY_EXPORT bool thunkyExecutableOpen(const void *data, size_t size, const ThunkyLimits *limits,
+                                        ThunkyExecutable **out, ThunkyError *error);
+THUNKY_EXPORT void thunkyExecutableDestroy(ThunkyExecutable *exe);
 
 /* Called on each top-level thunk in order; `thunk` is borrowed and, from
  * an executable opened with thunkyExecutableOpen, lives only until the call
@@ -132,20 +134,21 @@ typedef bool (*ThunkyThunkVisit)(ThunkyThunkProto *thunk, void *userData, Thunky
  * where it is still there. The first whole pass over an opened executable
  * checks every thunk as thunkyExecutableCreate does (thunks are numbered
  * depth first across the pass); false on the first failed check or visit. */
-bool thunkyExecutableForEachThunk(ThunkyExecutable *exe, ThunkyThunkVisit visit,
-                                  void *userData, ThunkyError *error);
+THUNKY_EXPORT bool thunkyExecutableForEachThunk(ThunkyExecutable *exe, ThunkyThunkVisit visit,
+                                                void *userData, ThunkyError *error);
 /* The block that holds the executable's long strings (its PTX, say), one
  * copy each; from now on the caller owns it (free it with free()) and
  * must keep it while the executable is used. Empty when there are none. */
-ThunkyBytes thunkyExecutableTakeStrings(ThunkyExecutable *exe);
+THUNKY_EXPORT ThunkyBytes thunkyExecutableTakeStrings(ThunkyExecutable *exe);
 
 /* The slot of async execution id `id`; false when no start has it. */
 /* The code of custom kernel `c`: its own spec, or the entry of the
  * executable's kernel_specs its kernel_spec_index names (newer XLA keeps
  * each kernel's code once there); borrowed, NULL when it has none. */
-const StreamExecutor__KernelLoaderSpecProto *
+THUNKY_EXPORT const StreamExecutor__KernelLoaderSpecProto *
 thunkyCustomKernelSpec(const ThunkyExecutable *exe, const Xla__Gpu__CustomKernelProto *c);
-bool thunkyExecutableAsyncSlot(const ThunkyExecutable *exe, uint64_t id, uint32_t *slot);
+THUNKY_EXPORT bool thunkyExecutableAsyncSlot(const ThunkyExecutable *exe, uint64_t id,
+                                             uint32_t *slot);
 
 /* How the bytes of a control-flow predicate read: a while loop's condition
  * is its slice's first byte, which must be a 1-byte pred or the low byte
@@ -158,28 +161,29 @@ typedef enum ThunkyPredicate {
   THUNKY_PREDICATE_PRED, /* read byte 0 as a bool */
   THUNKY_PREDICATE_S32,  /* a conditional's branch index */
 } ThunkyPredicate;
-ThunkyPredicate thunkyWhilePredicate(const Xla__Gpu__WhileThunkProto *w);
-ThunkyPredicate thunkyConditionalPredicate(const Xla__Gpu__ConditionalThunkProto *c);
+THUNKY_EXPORT ThunkyPredicate thunkyWhilePredicate(const Xla__Gpu__WhileThunkProto *w);
+THUNKY_EXPORT ThunkyPredicate thunkyConditionalPredicate(const Xla__Gpu__ConditionalThunkProto *c);
 
 /* "thunk 7 (loop_add_fusion, id 8)": how every report names the thunk at
  * depth-first position `number`, given its profile annotation
  * annotation[0, length) and XLA's thunk_id `id`, the number a module shows
  * in its #thunky.info (docs/runtime.md#thunk-numbers). An empty annotation
  * or an id of 0 or less is left out: "thunk 7 (id 8)", "thunk 7". */
-void thunkyThunkName(uint64_t number, const char *annotation, size_t length, int64_t id,
-                     char *out, size_t size);
+THUNKY_EXPORT void thunkyThunkName(uint64_t number, const char *annotation, size_t length,
+                                   int64_t id, char *out, size_t size);
 
 /* Whether `kind`[0, length), the name of one of ThunkProto's impl fields
  * ("all_gather_thunk"), is a collective: its message carries a
  * CollectiveConfigProto, as every collective of XLA's does. False for a
  * name the schema does not have. Reads no proto, so passes may ask it of
  * the kind import records on a call_thunk_proto (thunky.thunk_kind). */
-bool thunkyThunkKindIsCollective(const char *kind, size_t length);
+THUNKY_EXPORT bool thunkyThunkKindIsCollective(const char *kind, size_t length);
 
 /* The executable XLA's golden-file wrapper holds, or NULL when `w` is not a
  * wrapper of a GPU executable with thunks or allocations (then the bytes
  * are better read as a bare executable). Borrowed from `w`. */
-Xla__Gpu__GpuExecutableProto *thunkyGoldenExecutable(Xla__HumanReadableAotExecutable *w);
+THUNKY_EXPORT Xla__Gpu__GpuExecutableProto *
+thunkyGoldenExecutable(Xla__HumanReadableAotExecutable *w);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 #ifndef THUNKY_C_HASH_MAP_H
 #define THUNKY_C_HASH_MAP_H
 
+#include "thunky-c/Export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,16 +27,16 @@ typedef struct ThunkyHashMap {
 } ThunkyHashMap;
 
 /* The value of `key`, or false when it has none. */
-bool thunkyHashMapGet(const ThunkyHashMap *map, uint64_t key, uint32_t *value);
+THUNKY_EXPORT bool thunkyHashMapGet(const ThunkyHashMap *map, uint64_t key, uint32_t *value);
 /* Sets `key` to `value` (< UINT32_MAX), replacing any value it had; false
  * when out of memory. */
-bool thunkyHashMapPut(ThunkyHashMap *map, uint64_t key, uint32_t value);
+THUNKY_EXPORT bool thunkyHashMapPut(ThunkyHashMap *map, uint64_t key, uint32_t value);
 /* Frees the map's memory and empties it. */
-void thunkyHashMapDestroy(ThunkyHashMap *map);
+THUNKY_EXPORT void thunkyHashMapDestroy(ThunkyHashMap *map);
 
 /* A 64-bit hash of data[0, size), for keying a map by content (callers
  * compare the bytes on a hit). */
-uint64_t thunkyHashBytes(const void *data, size_t size);
+THUNKY_EXPORT uint64_t thunkyHashBytes(const void *data, size_t size);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
 #ifndef THUNKY_C_HLO_TEXT_H
 #define THUNKY_C_HLO_TEXT_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Error.h"
 #include "xla/service/hlo.pb-c.h"
 #include "xla/xla.pb-c.h"
@@ -30,8 +32,9 @@ extern "C" {
  * without it the module's host program shape stands for the layout. False,
  * with `error` saying why, only when memory or the stream fails. Neither
  * argument is kept. */
-bool thunkyHloTextPrintModule(FILE *out, const Xla__HloModuleProto *module,
-                              const Xla__HloModuleConfigProto *config, ThunkyError *error);
+THUNKY_EXPORT bool thunkyHloTextPrintModule(FILE *out, const Xla__HloModuleProto *module,
+                                            const Xla__HloModuleConfigProto *config,
+                                            ThunkyError *error);
 
 /* Writes what one launch runs: the instruction named `name` in a computation
  * that is no fusion's (matched by its HLO name, e.g. "loop_transpose_fusion.1",
@@ -40,8 +43,8 @@ bool thunkyHloTextPrintModule(FILE *out, const Xla__HloModuleProto *module,
  * computation it calls, callees first. False when no instruction has the
  * name (the error lists up to three near ones) or memory or the stream
  * fails. */
-bool thunkyHloTextPrintLaunch(FILE *out, const Xla__HloModuleProto *module, const char *name,
-                              ThunkyError *error);
+THUNKY_EXPORT bool thunkyHloTextPrintLaunch(FILE *out, const Xla__HloModuleProto *module,
+                                            const char *name, ThunkyError *error);
 
 /* The instructions launches can name, hashed once by name (so that finding
  * every launch of an executable is linear). Borrows the module, which must
@@ -49,17 +52,17 @@ bool thunkyHloTextPrintLaunch(FILE *out, const Xla__HloModuleProto *module, cons
 typedef struct ThunkyHloLaunches ThunkyHloLaunches;
 
 /* Indexes `module`'s instructions; NULL when out of memory. */
-ThunkyHloLaunches *thunkyHloLaunchesCreate(const Xla__HloModuleProto *module);
-void thunkyHloLaunchesDestroy(ThunkyHloLaunches *launches);
+THUNKY_EXPORT ThunkyHloLaunches *thunkyHloLaunchesCreate(const Xla__HloModuleProto *module);
+THUNKY_EXPORT void thunkyHloLaunchesDestroy(ThunkyHloLaunches *launches);
 
 /* The instruction that a launch of name[0, length) runs, matched as
  * thunkyHloTextPrintLaunch matches (its own name first, then its kernel
  * name), or NULL; with *computation (when `computation` is not NULL) the
  * name of the one computation it calls ("fused_select" for a fusion), NULL
  * when it calls none or several. Both borrowed from the module. */
-const Xla__HloInstructionProto *thunkyHloLaunchFind(const ThunkyHloLaunches *launches,
-                                                    const char *name, size_t length,
-                                                    const char **computation);
+THUNKY_EXPORT const Xla__HloInstructionProto *thunkyHloLaunchFind(const ThunkyHloLaunches *launches,
+                                                                  const char *name, size_t length,
+                                                                  const char **computation);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
 #ifndef THUNKY_C_HOST_GEMM_H
 #define THUNKY_C_HOST_GEMM_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Plan.h"
 
 /* Runs `g` on host memory (allocation bases `memory`): out = alpha *
@@ -15,6 +17,7 @@
  * precision, whatever g->compute says, and rounds once to the output
  * type: a GPU's f32 GEMM, in TF32 at XLA's default, differs from it within
  * a tolerance, not bit for bit. */
-bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError *error);
+THUNKY_EXPORT bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory,
+                                  ThunkyError *error);
 
 #endif /* THUNKY_C_HOST_GEMM_H */

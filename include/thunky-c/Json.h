@@ -8,6 +8,8 @@
 #ifndef THUNKY_C_JSON_H
 #define THUNKY_C_JSON_H
 
+#include "thunky-c/Export.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,7 +19,7 @@ extern "C" {
 
 /* Writes data[0, size) as the body of a JSON string (no quotes around it):
  * quotes, backslashes and control characters escaped. */
-void thunkyJsonWriteString(FILE *f, const char *data, size_t size);
+THUNKY_EXPORT void thunkyJsonWriteString(FILE *f, const char *data, size_t size);
 
 #ifdef __cplusplus
 }

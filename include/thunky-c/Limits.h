@@ -9,6 +9,8 @@
 #ifndef THUNKY_C_LIMITS_H
 #define THUNKY_C_LIMITS_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Error.h"
 
 #include <stdbool.h>
@@ -46,26 +48,27 @@ typedef struct ThunkyLimits {
 #define THUNKY_DEFAULT_MAX_NESTING UINT64_C(1000)
 
 /* The defaults above. */
-ThunkyLimits thunkyLimitsDefault(void);
+THUNKY_EXPORT ThunkyLimits thunkyLimitsDefault(void);
 
 /* Sets the limit called `name` ("max-decoded-bytes", "max-thunks",
  * "max-allocation-bytes", "max-allocations" or "max-nesting") from `value`: a decimal count, for bytes with an
  * optional K, M, G or T suffix (powers of 1024). False, with the reason,
  * for an unknown name or a malformed or zero value. */
-bool thunkyLimitsSet(ThunkyLimits *limits, const char *name, const char *value,
-                     ThunkyError *error);
+THUNKY_EXPORT bool thunkyLimitsSet(ThunkyLimits *limits, const char *name, const char *value,
+                                   ThunkyError *error);
 
 /* Parses `value` as thunkyLimitsSet does (a count, K/M/G/T suffixes when
  * `bytes`) into *out; false when malformed, zero or past UINT64_MAX. */
-bool thunkyParseAmount(const char *value, bool bytes, uint64_t *out);
+THUNKY_EXPORT bool thunkyParseAmount(const char *value, bool bytes, uint64_t *out);
 
 /* Refuses MLIR text text[0, size), read from `name`, whose brackets nest
  * deeper than `maxNesting`, before MLIR's parser recurses into it. Brackets
  * in strings and // comments do not count; bytecode passes unread. Linear
  * in `size`. The error names name:line:column where the limit is passed,
  * the limit, and `flag`, the option that raises it. */
-bool thunkyCheckTextNesting(const char *text, size_t size, const char *name,
-                            uint64_t maxNesting, const char *flag, ThunkyError *error);
+THUNKY_EXPORT bool thunkyCheckTextNesting(const char *text, size_t size, const char *name,
+                                          uint64_t maxNesting, const char *flag,
+                                          ThunkyError *error);
 
 #ifdef __cplusplus
 }

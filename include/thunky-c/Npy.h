@@ -32,6 +32,8 @@
 #ifndef THUNKY_C_NPY_H
 #define THUNKY_C_NPY_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Error.h"
 
 #include <stdbool.h>
@@ -58,27 +60,29 @@ typedef struct ThunkyNpyArray {
  * descr is read (see above), it is no check. On failure `out` is left
  * empty and the error names the file and what is wrong, e.g.
  * "x.npy: unsupported dtype '<U3'" or "x.npy: header byte 52: ...". */
-bool thunkyNpyRead(const char *path, int32_t expectedType, ThunkyNpyArray *out,
-                   ThunkyError *error);
+THUNKY_EXPORT bool thunkyNpyRead(const char *path, int32_t expectedType, ThunkyNpyArray *out,
+                                 ThunkyError *error);
 
 /* The same for a .npy file held in memory; the data is copied. `name`
  * (may be NULL) stands for the file in messages. */
-bool thunkyNpyReadMemory(const void *data, size_t size, const char *name,
-                         int32_t expectedType, ThunkyNpyArray *out, ThunkyError *error);
+THUNKY_EXPORT bool thunkyNpyReadMemory(const void *data, size_t size, const char *name,
+                                       int32_t expectedType, ThunkyNpyArray *out,
+                                       ThunkyError *error);
 
 /* Writes `array` as a .npy file (version 1.0) that np.load reads. Raw bytes
  * (elementType 0) are written as '|u1' with shape (size,). The file is
  * written to "<path>.partial" and renamed, so a failed write leaves no
  * half file at `path`. Fails when size is not what the type and dims say. */
-bool thunkyNpyWrite(const char *path, const ThunkyNpyArray *array, ThunkyError *error);
+THUNKY_EXPORT bool thunkyNpyWrite(const char *path, const ThunkyNpyArray *array,
+                                  ThunkyError *error);
 
 /* Frees the data and empties the array; safe on an empty array. */
-void thunkyNpyArrayDestroy(ThunkyNpyArray *array);
+THUNKY_EXPORT void thunkyNpyArrayDestroy(ThunkyNpyArray *array);
 
 /* "f32[2,3]" (XLA's spelling; "f32[]" for a scalar, "raw[...]" for type 0)
  * into out, truncated to size. */
-void thunkyNpyDescribe(int32_t elementType, uint32_t rank, const int64_t *dims, char *out,
-                       size_t size);
+THUNKY_EXPORT void thunkyNpyDescribe(int32_t elementType, uint32_t rank, const int64_t *dims,
+                                     char *out, size_t size);
 
 #ifdef __cplusplus
 }

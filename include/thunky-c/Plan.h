@@ -11,6 +11,8 @@
 #ifndef THUNKY_C_PLAN_H
 #define THUNKY_C_PLAN_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Container.h"
 #include "thunky-c/ElementTypes.h"
 
@@ -321,32 +323,44 @@ typedef struct ThunkyPlan {
  * (thunky-c/Executable.h); `data` must outlive the plan only while
  * thunkyPlanCreate runs (the plan copies what it keeps). The caller owns
  * *plan and frees it with thunkyPlanDestroy. */
-bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits, ThunkyPlan **plan,
-                     ThunkyError *error);
+THUNKY_EXPORT bool thunkyPlanCreate(const void *data, size_t size, const ThunkyLimits *limits,
+                                    ThunkyPlan **plan, ThunkyError *error);
 /* As thunkyPlanCreate, for a plan that is replayed and never run (the
  * schedule model, thunky-c/Schedule.h): it leaves out what only running
  * needs, so that it costs a fraction of an import: no thunk keys (0), no
  * kernel code (every kernel's binary is UINT32_MAX) and no constant bytes
  * (empty). A backend must not run it. */
-bool thunkyPlanCreateForReplay(const void *data, size_t size, const ThunkyLimits *limits,
-                               ThunkyPlan **plan, ThunkyError *error);
-void thunkyPlanDestroy(ThunkyPlan *plan);
+THUNKY_EXPORT bool thunkyPlanCreateForReplay(const void *data, size_t size,
+                                             const ThunkyLimits *limits, ThunkyPlan **plan,
+                                             ThunkyError *error);
+THUNKY_EXPORT void thunkyPlanDestroy(ThunkyPlan *plan);
 
 /* The rank layout of a run that leaves it out, from what the plan records
  * (replicaCount, numPartitions): unless `partitionsGiven`, *ranks becomes
  * all its replicas times its partitions (kept when `ranksGiven`), and
  * *partitions its partitions where they divide *ranks. Where it records
  * none, or more than 4096 ranks, both stay as they are. */
-void thunkyPlanRecordedLayout(const ThunkyPlan *plan, bool ranksGiven, bool partitionsGiven,
-                              uint32_t *ranks, uint32_t *partitions);
+THUNKY_EXPORT void thunkyPlanRecordedLayout(const ThunkyPlan *plan, bool ranksGiven,
+                                            bool partitionsGiven, uint32_t *ranks,
+                                            uint32_t *partitions);
 
-/* The thunk's name for messages: "thunk 7 (loop_add_fusion)". */
-void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size);
+/* The branch conditional command `c` runs, by XLA's rule, given its
+ * index's bytes (c->conditional.index.size of them: a pred's 1, an s32's 4,
+ * little-endian): a true pred runs branch 0 and a false one branch 1; an
+ * s32 outside [0, branches) runs the last branch. The plan holds no
+ * conditional without branches, nor a pred with other than two. Every
+ * backend asks this. */
+THUNKY_EXPORT uint32_t thunkyPlanBranch(const ThunkyCommand *c, const uint8_t *index);
+
+/* The thunk's name for messages: "thunk 7 (loop_add_fusion, id 8)". */
+THUNKY_EXPORT void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out,
+                                       size_t size);
 /* The bytes copy command `c` moves, in *src and *dst (of one size), when
  * the innermost while loop around it runs iteration `iteration` (0 outside
  * loops). False when a dynamic copy has no offsets for that iteration. */
-bool thunkyPlanCopySlices(const ThunkyPlan *plan, const ThunkyCommand *c, uint64_t iteration,
-                          ThunkyPlanSlice *src, ThunkyPlanSlice *dst);
+THUNKY_EXPORT bool thunkyPlanCopySlices(const ThunkyPlan *plan, const ThunkyCommand *c,
+                                        uint64_t iteration, ThunkyPlanSlice *src,
+                                        ThunkyPlanSlice *dst);
 
 #ifdef __cplusplus
 }

@@ -7,14 +7,16 @@
 #ifndef THUNKY_C_REDUCE_H
 #define THUNKY_C_REDUCE_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Plan.h"
 #include "thunky-c/ElementTypes.h"
 
 /* Whether collectives can reduce `elementType` with `reduction`: PRED,
  * 8- to 64-bit integers, F16, BF16, F32, F64, F8E5M2, F8E4M3FN, and C64 and
  * C128 for sum and product. Otherwise false, with a message naming both. */
-bool thunkyElementCanReduce(int32_t elementType, ThunkyReduction reduction,
-                            ThunkyError *error);
+THUNKY_EXPORT bool thunkyElementCanReduce(int32_t elementType, ThunkyReduction reduction,
+                                          ThunkyError *error);
 
 /* acc[k] = acc[k] <reduction> in[k] for k < count, elements of
  * `elementType` (they may be unaligned). Integers wrap around; PRED's sum
@@ -23,7 +25,7 @@ bool thunkyElementCanReduce(int32_t elementType, ThunkyReduction reduction,
  * types are computed in float and rounded back to nearest even after each
  * step (as NCCL does), F8E4M3FN saturating at +-448 since it has no
  * infinity. False (nothing written) when thunkyElementCanReduce is. */
-bool thunkyElementReduce(int32_t elementType, ThunkyReduction reduction, void *acc,
-                         const void *in, uint64_t count, ThunkyError *error);
+THUNKY_EXPORT bool thunkyElementReduce(int32_t elementType, ThunkyReduction reduction, void *acc,
+                                       const void *in, uint64_t count, ThunkyError *error);
 
 #endif /* THUNKY_C_REDUCE_H */

@@ -22,6 +22,8 @@
 #ifndef THUNKY_C_RIEGELI_H
 #define THUNKY_C_RIEGELI_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Container.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,57 +49,61 @@ typedef struct ThunkyRecordFile {
 } ThunkyRecordFile;
 
 /* Whether data starts with the fixed 64-byte riegeli file signature. */
-bool thunkyRiegeliHasSignature(const void *data, size_t size);
+THUNKY_EXPORT bool thunkyRiegeliHasSignature(const void *data, size_t size);
 
 /* Reads every record of data[0, size), checking every hash and block
  * header; decoding more than maxDecodedBytes in all is refused. */
-bool thunkyRiegeliRead(const void *data, size_t size, uint64_t maxDecodedBytes,
-                       ThunkyRecordFile *file, ThunkyError *error);
-void thunkyRecordFileDestroy(ThunkyRecordFile *file);
+THUNKY_EXPORT bool thunkyRiegeliRead(const void *data, size_t size, uint64_t maxDecodedBytes,
+                                     ThunkyRecordFile *file, ThunkyError *error);
+THUNKY_EXPORT void thunkyRecordFileDestroy(ThunkyRecordFile *file);
 
 /* Appends a riegeli file of `records` to `out` as XLA writes one: the
  * signature, then simple chunks of about 1 MiB decoded each. */
-bool thunkyRiegeliWrite(const ThunkyBytes *records, size_t count,
-                        ThunkyCompression compression, ThunkyBuffer *out, ThunkyError *error);
+THUNKY_EXPORT bool thunkyRiegeliWrite(const ThunkyBytes *records, size_t count,
+                                      ThunkyCompression compression, ThunkyBuffer *out,
+                                      ThunkyError *error);
 
 /* Appends one chunk with the given header fields and data, with correct
  * hashes, block headers and padding. `out` must hold a riegeli file so far
  * (start with the signature chunk). Tests use it to build odd files. */
-bool thunkyRiegeliWriteChunk(ThunkyBuffer *out, uint8_t chunkType, const void *data,
-                             size_t size, uint64_t numRecords, uint64_t decodedSize);
+THUNKY_EXPORT bool thunkyRiegeliWriteChunk(ThunkyBuffer *out, uint8_t chunkType, const void *data,
+                                           size_t size, uint64_t numRecords, uint64_t decodedSize);
 
 /* Where the chunk beginning at `chunkBegin` with `dataSize` bytes of data
  * and `numRecords` records ends, block headers and padding included. */
-uint64_t thunkyRiegeliChunkEnd(uint64_t chunkBegin, uint64_t dataSize, uint64_t numRecords);
+THUNKY_EXPORT uint64_t thunkyRiegeliChunkEnd(uint64_t chunkBegin, uint64_t dataSize,
+                                             uint64_t numRecords);
 
 #define THUNKY_SPLIT_EXECUTABLE_TYPE "xla.gpu.GpuExecutableProto"
 #define THUNKY_SPLIT_OPTIONS_TYPE "xla.ExecutableAndOptionsProto"
 
 /* Whether the file's first record is a manifest with a message type (XLA's
  * own test for a split-proto); copies the type into type[0, typeSize). */
-bool thunkySplitProtoType(const ThunkyRecordFile *file, char *type, size_t typeSize);
+THUNKY_EXPORT bool thunkySplitProtoType(const ThunkyRecordFile *file, char *type, size_t typeSize);
 
 /* Appends the message the file holds, as protobuf bytes, to `out`. */
-bool thunkySplitProtoMerge(const ThunkyRecordFile *file, ThunkyBuffer *out, ThunkyError *error);
+THUNKY_EXPORT bool thunkySplitProtoMerge(const ThunkyRecordFile *file, ThunkyBuffer *out,
+                                         ThunkyError *error);
 
 /* Writes a GpuExecutableProto's bytes as XLA does: asm_text and binary as
  * raw field records, then dnn_compiled_graphs, each constant, and the rest
  * as merge records. */
-bool thunkySplitProtoWriteExecutable(ThunkyBytes executable, ThunkyCompression compression,
-                                     ThunkyBuffer *out, ThunkyError *error);
+THUNKY_EXPORT bool thunkySplitProtoWriteExecutable(ThunkyBytes executable,
+                                                   ThunkyCompression compression, ThunkyBuffer *out,
+                                                   ThunkyError *error);
 
 /* Writes an ExecutableAndOptionsProto as XLA does: serialized_executable as
  * a raw field record, then the other fields (`rest`) as a merge record. */
-bool thunkySplitProtoWriteOptions(ThunkyBytes serializedExecutable, ThunkyBytes rest,
-                                  ThunkyCompression compression, ThunkyBuffer *out,
-                                  ThunkyError *error);
+THUNKY_EXPORT bool thunkySplitProtoWriteOptions(ThunkyBytes serializedExecutable, ThunkyBytes rest,
+                                                ThunkyCompression compression, ThunkyBuffer *out,
+                                                ThunkyError *error);
 
 /* HighwayHash64 of data[0, size) under the 256-bit key. */
-uint64_t thunkyHighwayHash64(const uint64_t key[4], const void *data, size_t size);
+THUNKY_EXPORT uint64_t thunkyHighwayHash64(const uint64_t key[4], const void *data, size_t size);
 
 /* The key riegeli uses: "Riegeli/records\n" twice, as four little-endian
  * 64-bit words. */
-extern const uint64_t thunkyRiegeliHashKey[4];
+THUNKY_EXPORT extern const uint64_t thunkyRiegeliHashKey[4];
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,8 @@
 #ifndef THUNKY_C_RUNTIME_H
 #define THUNKY_C_RUNTIME_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Check.h"
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
@@ -70,28 +72,29 @@ typedef bool (*ThunkyCustomCallFn)(const ThunkyCustomCallArgs *call, void *userD
 typedef struct ThunkyRegistry ThunkyRegistry;
 
 /* An empty registry, or NULL when out of memory; the caller owns it. */
-ThunkyRegistry *thunkyRegistryCreate(void);
-void thunkyRegistryDestroy(ThunkyRegistry *registry);
+THUNKY_EXPORT ThunkyRegistry *thunkyRegistryCreate(void);
+THUNKY_EXPORT void thunkyRegistryDestroy(ThunkyRegistry *registry);
 /* Registers a host implementation of kernel `name`; false if out of memory. */
-bool thunkyRegistryAddHostKernel(ThunkyRegistry *registry, const char *name,
-                                 ThunkyHostKernelFn fn, void *userData);
+THUNKY_EXPORT bool thunkyRegistryAddHostKernel(ThunkyRegistry *registry, const char *name,
+                                               ThunkyHostKernelFn fn, void *userData);
 /* The host implementation of kernel `name` and its user data, borrowed
  * from the registry; false when none is registered. */
-bool thunkyRegistryGetHostKernel(const ThunkyRegistry *registry, const char *name,
-                                 ThunkyHostKernelFn *fn, void **userData);
+THUNKY_EXPORT bool thunkyRegistryGetHostKernel(const ThunkyRegistry *registry, const char *name,
+                                               ThunkyHostKernelFn *fn, void **userData);
 /* Registers a global variable of a module that host kernels read directly,
  * as device code reads a module's __device__ global: `size` bytes at
  * `data`, owned by the caller. The simulated CUDA driver (test/CudaSim)
  * gives it from cuModuleGetGlobal for the executable's own module, where
  * XLA binds constants; the host backend does not use it. */
-bool thunkyRegistryAddHostGlobal(ThunkyRegistry *registry, const char *name, void *data,
-                                 size_t size);
+THUNKY_EXPORT bool thunkyRegistryAddHostGlobal(ThunkyRegistry *registry, const char *name,
+                                               void *data, size_t size);
 /* The bytes and size of global `name`; false when none is registered. */
-bool thunkyRegistryGetHostGlobal(const ThunkyRegistry *registry, const char *name, void **data,
-                                 size_t *size);
+THUNKY_EXPORT bool thunkyRegistryGetHostGlobal(const ThunkyRegistry *registry, const char *name,
+                                               void **data, size_t *size);
 /* Registers custom-call target `target` for backend "host" or "cuda". */
-bool thunkyRegistryAddCustomCall(ThunkyRegistry *registry, const char *backend,
-                                 const char *target, ThunkyCustomCallFn fn, void *userData);
+THUNKY_EXPORT bool thunkyRegistryAddCustomCall(ThunkyRegistry *registry, const char *backend,
+                                               const char *target, ThunkyCustomCallFn fn,
+                                               void *userData);
 
 typedef struct ThunkyRunConfig {
   uint32_t ranks;          /* simulated ranks (host) or local GPUs (cuda) */
@@ -149,6 +152,13 @@ typedef struct ThunkyRunConfig {
   uint32_t processRank, processCount; /* cuda, several processes */
 } ThunkyRunConfig;
 
+/* What every backend does first with its copy of a configuration: ranks,
+ * partitions and processCount of 0 become 1; false, saying why, when
+ * processRank is not below processCount, the world (ranks times
+ * processCount) passes INT32_MAX ranks, or the partitions do not divide
+ * it. So the backends take or refuse the same configurations. */
+THUNKY_EXPORT bool thunkyRunConfigNormalize(ThunkyRunConfig *config, ThunkyError *error);
+
 typedef struct ThunkyBackendOps {
   const char *name;
   bool (*create)(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **state,
@@ -171,14 +181,14 @@ typedef struct ThunkyBackendOps {
   bool (*sent)(void *state, uint32_t rank, uint64_t *digest);
 } ThunkyBackendOps;
 
-extern const ThunkyBackendOps thunkyHostBackend;
+THUNKY_EXPORT extern const ThunkyBackendOps thunkyHostBackend;
 /* host: whether a run of `plan` fits in config->maxHostMemory (0: any):
  * every rank's allocations, and one copy of its inputs, which the caller
  * holds while it runs. The host backend refuses a run that does not before
  * it allocates; a caller that makes inputs asks first. False, with why. */
-bool thunkyHostMemoryCheck(const ThunkyPlan *plan, const ThunkyRunConfig *config,
-                           ThunkyError *error);
-extern const ThunkyBackendOps thunkyCudaBackend;
+THUNKY_EXPORT bool thunkyHostMemoryCheck(const ThunkyPlan *plan, const ThunkyRunConfig *config,
+                                         ThunkyError *error);
+THUNKY_EXPORT extern const ThunkyBackendOps thunkyCudaBackend;
 /* A run on symbols rather than bytes (docs/checking.md): each allocation of
  * each rank maps byte ranges to terms, every thunk the host cannot run is
  * an uninterpreted function of what it reads, as in a fingerprint run, and
@@ -186,29 +196,37 @@ extern const ThunkyBackendOps thunkyCudaBackend;
  * function. Its cost grows with thunks and pieces, not bytes: no memory is
  * allocated for allocations, and inputs are ignored (every parameter is a
  * symbol). `read` fails; `contents` gives what a slice holds. */
-extern const ThunkyBackendOps thunkySymbolicBackend;
+THUNKY_EXPORT extern const ThunkyBackendOps thunkySymbolicBackend;
 
 /* cuda: where the backend finds NVIDIA's library `name` ("cuda", "nccl" or
  * "cublasLt"), by the search docs/runtime.md describes (the loader's path,
  * Python environments' nvidia wheels, THUNKY_NCCL_PATH and
  * THUNKY_CUBLASLT_PATH), written to `path`; it is loaded, as a run would.
  * False, with why, when it is not found or the build has no backend. */
-bool thunkyCudaLibraryPath(const char *name, char *path, size_t size, ThunkyError *error);
+THUNKY_EXPORT bool thunkyCudaLibraryPath(const char *name, char *path, size_t size,
+                                         ThunkyError *error);
 
-/* A shared library of host kernels and custom calls exports this symbol;
- * thunky-run --library loads it and calls it once. */
-#define THUNKY_REGISTER_SYMBOL "thunky_register"
+/* A shared library of host kernels and custom calls defines
+ * thunky_register_v1; thunky-run --library loads it and calls it once. The
+ * version names what the library was built against (ThunkyKernelCall,
+ * ThunkyCustomCallArgs and the registry's functions as declared here): a
+ * change to them makes a new symbol, and a library without the one this
+ * thunky reads is refused, saying which it exports. Declared here so that
+ * it is exported where the library is built with hidden visibility. */
+#define THUNKY_REGISTER_SYMBOL "thunky_register_v1"
 typedef bool (*ThunkyRegisterFn)(ThunkyRegistry *registry, ThunkyError *error);
+THUNKY_EXPORT bool thunky_register_v1(ThunkyRegistry *registry, ThunkyError *error);
 
 /* Loads the shared library at `path` and calls its THUNKY_REGISTER_SYMBOL
  * on `registry` (thunky-run --library); the library stays loaded. False,
  * with an error naming the library. */
-bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path, ThunkyError *error);
+THUNKY_EXPORT bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path,
+                                             ThunkyError *error);
 
 /* Half the machine's memory: the host backend's default maxHostMemory in
  * thunky-run and sessions, so that an executable asking for more fails
  * with a message, not the OOM killer. */
-uint64_t thunkyDefaultHostMemory(void);
+THUNKY_EXPORT uint64_t thunkyDefaultHostMemory(void);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
 #ifndef THUNKY_C_SCHEDULE_H
 #define THUNKY_C_SCHEDULE_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Plan.h"
@@ -54,11 +56,12 @@ typedef struct ThunkyDeviceModel {
 
 /* The default device: an H200 SXM, from NVIDIA's datasheet
  * (docs/schedule.md lists each figure and its source). */
-ThunkyDeviceModel thunkyDeviceModelH200(void);
+THUNKY_EXPORT ThunkyDeviceModel thunkyDeviceModelH200(void);
 /* Reads a device description, lines of `key = value` (docs/schedule.md);
  * keys not given keep the H200's values. False, naming the file and line,
  * for an unknown key or a value that is not a positive number. */
-bool thunkyDeviceModelRead(const char *path, ThunkyDeviceModel *device, ThunkyError *error);
+THUNKY_EXPORT bool thunkyDeviceModelRead(const char *path, ThunkyDeviceModel *device,
+                                         ThunkyError *error);
 
 /* Where each thunk's duration comes from. */
 typedef enum ThunkyDurationSource {
@@ -141,13 +144,14 @@ typedef struct ThunkySchedule {
 /* Replays `plan`; the caller owns *schedule and frees it with
  * thunkyScheduleDestroy. False, with why, when out of memory or past
  * maxIssued. */
-bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *options,
-                          ThunkySchedule **schedule, ThunkyError *error);
-void thunkyScheduleDestroy(ThunkySchedule *schedule);
+THUNKY_EXPORT bool thunkyScheduleCreate(const ThunkyPlan *plan,
+                                        const ThunkyScheduleOptions *options,
+                                        ThunkySchedule **schedule, ThunkyError *error);
+THUNKY_EXPORT void thunkyScheduleDestroy(ThunkySchedule *schedule);
 
 /* The modelled duration of one operation, command `command` of the plan. */
-double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
-                             const ThunkyDeviceModel *device, uint32_t ranks);
+THUNKY_EXPORT double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
+                                           const ThunkyDeviceModel *device, uint32_t ranks);
 
 /* Which thunks XLA's command buffer conversion would capture into CUDA
  * graphs (xla/backends/gpu/runtime/command_buffer_conversion_pass.cc;
@@ -160,19 +164,21 @@ typedef struct ThunkyCommandBufferConfig {
 
 /* What JAX 0.11.2 compiles with: FUSION, CUBLAS, CUBLASLT, CUDNN,
  * CUSTOM_CALL, CONDITIONAL and DYNAMIC_SLICE_FUSION; graphs of 5 or more. */
-ThunkyCommandBufferConfig thunkyCommandBufferConfigDefault(void);
+THUNKY_EXPORT ThunkyCommandBufferConfig thunkyCommandBufferConfigDefault(void);
 /* The command types of a comma-separated list of their names, as XLA's
  * --xla_gpu_enable_command_buffer takes them ("FUSION,CUBLAS"; "" is
  * none), into config->enabled; false, naming the bad entry, otherwise. */
-bool thunkyCommandBufferTypesParse(const char *list, ThunkyCommandBufferConfig *config,
-                                   ThunkyError *error);
+THUNKY_EXPORT bool thunkyCommandBufferTypesParse(const char *list,
+                                                 ThunkyCommandBufferConfig *config,
+                                                 ThunkyError *error);
 /* The configuration an executable was compiled with, from the debug
  * options in its container (`data`, any layering); *found is false, and
  * *config untouched, when it carries none. False, with why, when the
  * container or its options are malformed. */
-bool thunkyCommandBufferConfigRead(const void *data, size_t size, const ThunkyLimits *limits,
-                                   ThunkyCommandBufferConfig *config, bool *found,
-                                   ThunkyError *error);
+THUNKY_EXPORT bool thunkyCommandBufferConfigRead(const void *data, size_t size,
+                                                 const ThunkyLimits *limits,
+                                                 ThunkyCommandBufferConfig *config, bool *found,
+                                                 ThunkyError *error);
 
 typedef enum ThunkyGraphPlace {
   THUNKY_GRAPH_NONE,   /* launched on its own */
@@ -196,9 +202,10 @@ typedef struct ThunkyCommandBuffers {
 
 /* The graphs XLA would make of `plan` under `config`; the caller owns
  * *out and frees it with thunkyCommandBuffersDestroy. */
-bool thunkyCommandBuffersCreate(const ThunkyPlan *plan, const ThunkyCommandBufferConfig *config,
-                                ThunkyCommandBuffers **out, ThunkyError *error);
-void thunkyCommandBuffersDestroy(ThunkyCommandBuffers *buffers);
+THUNKY_EXPORT bool thunkyCommandBuffersCreate(const ThunkyPlan *plan,
+                                              const ThunkyCommandBufferConfig *config,
+                                              ThunkyCommandBuffers **out, ThunkyError *error);
+THUNKY_EXPORT void thunkyCommandBuffersDestroy(ThunkyCommandBuffers *buffers);
 
 /* Measured durations from a Chrome trace that thunky-run --trace wrote
  * (on --backend cuda, of this program or another): the mean duration of
@@ -207,8 +214,9 @@ void thunkyCommandBuffersDestroy(ThunkyCommandBuffers *buffers);
  * measured) and to `runs` (how many events each had), and the number of
  * thunks matched to *matched. False, with the file and
  * the place, when the trace is not such a file. */
-bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
-                                 uint64_t *runs, uint32_t *matched, ThunkyError *error);
+THUNKY_EXPORT bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
+                                               uint64_t *runs, uint32_t *matched,
+                                               ThunkyError *error);
 
 #ifdef __cplusplus
 }

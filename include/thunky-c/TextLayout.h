@@ -12,6 +12,8 @@
 #ifndef THUNKY_C_TEXTLAYOUT_H
 #define THUNKY_C_TEXTLAYOUT_H
 
+#include "thunky-c/Export.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -32,14 +34,15 @@ typedef struct ThunkyTextLayout ThunkyTextLayout;
  * signature longer than `width` one argument per line, aligned under the
  * first. Holds back only such a line until its end; every other byte goes
  * through as it comes. NULL when memory runs out. */
-ThunkyTextLayout *thunkyTextLayoutCreate(size_t width, ThunkyTextSink sink, void *userData);
+THUNKY_EXPORT ThunkyTextLayout *thunkyTextLayoutCreate(size_t width, ThunkyTextSink sink,
+                                                       void *userData);
 
 /* Lays out and writes the next `size` bytes of text. If memory runs out,
  * the line being held goes out as it is: nothing is ever lost. */
-void thunkyTextLayoutWrite(ThunkyTextLayout *layout, const char *bytes, size_t size);
+THUNKY_EXPORT void thunkyTextLayoutWrite(ThunkyTextLayout *layout, const char *bytes, size_t size);
 
 /* Writes whatever is still held back, and frees `layout` (NULL is a no-op). */
-void thunkyTextLayoutDestroy(ThunkyTextLayout *layout);
+THUNKY_EXPORT void thunkyTextLayoutDestroy(ThunkyTextLayout *layout);
 
 #ifdef __cplusplus
 }

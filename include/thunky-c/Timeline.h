@@ -2,6 +2,8 @@
 #ifndef THUNKY_C_TIMELINE_H
 #define THUNKY_C_TIMELINE_H
 
+#include "thunky-c/Export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,17 +21,18 @@ typedef struct ThunkyTraceEvent {
 typedef struct ThunkyTimeline ThunkyTimeline;
 
 /* Nanoseconds on CLOCK_MONOTONIC, for timing anything. */
-uint64_t thunkyMonotonicNs(void);
+THUNKY_EXPORT uint64_t thunkyMonotonicNs(void);
 
-ThunkyTimeline *thunkyTimelineCreate(void);
-void thunkyTimelineDestroy(ThunkyTimeline *timeline);
+THUNKY_EXPORT ThunkyTimeline *thunkyTimelineCreate(void);
+THUNKY_EXPORT void thunkyTimelineDestroy(ThunkyTimeline *timeline);
 /* Nanoseconds since the timeline was created (CLOCK_MONOTONIC). */
-uint64_t thunkyTimelineNow(const ThunkyTimeline *timeline);
+THUNKY_EXPORT uint64_t thunkyTimelineNow(const ThunkyTimeline *timeline);
 /* Records one event; false when out of memory (the event is dropped). */
-bool thunkyTimelineAdd(ThunkyTimeline *timeline, ThunkyTraceEvent event);
+THUNKY_EXPORT bool thunkyTimelineAdd(ThunkyTimeline *timeline, ThunkyTraceEvent event);
 /* The events so far, in the order they were added. */
-const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *timeline, size_t *count);
-void thunkyTimelineClear(ThunkyTimeline *timeline);
+THUNKY_EXPORT const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *timeline,
+                                                           size_t *count);
+THUNKY_EXPORT void thunkyTimelineClear(ThunkyTimeline *timeline);
 
 #ifdef __cplusplus
 }

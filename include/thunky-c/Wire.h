@@ -14,6 +14,8 @@
 #ifndef THUNKY_C_WIRE_H
 #define THUNKY_C_WIRE_H
 
+#include "thunky-c/Export.h"
+
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include <protobuf-c/protobuf-c.h>
@@ -27,17 +29,17 @@ extern "C" {
 
 /* Grows the buffer by `count` bytes and returns where they start (their
  * contents undefined), or NULL when out of memory. */
-uint8_t *thunkyBufferExtend(ThunkyBuffer *b, size_t count);
+THUNKY_EXPORT uint8_t *thunkyBufferExtend(ThunkyBuffer *b, size_t count);
 /* Appends `count` zero bytes. */
-bool thunkyBufferAppendZeros(ThunkyBuffer *b, size_t count);
-bool thunkyBufferAppendVarint(ThunkyBuffer *b, uint64_t v);
-bool thunkyBufferAppendU64(ThunkyBuffer *b, uint64_t v);
+THUNKY_EXPORT bool thunkyBufferAppendZeros(ThunkyBuffer *b, size_t count);
+THUNKY_EXPORT bool thunkyBufferAppendVarint(ThunkyBuffer *b, uint64_t v);
+THUNKY_EXPORT bool thunkyBufferAppendU64(ThunkyBuffer *b, uint64_t v);
 
 /* Reads a varint at *pos in data[0, size) and advances *pos; false when it
  * runs past the end or over 10 bytes. */
-bool thunkyReadVarint(const uint8_t *data, size_t size, size_t *pos, uint64_t *v);
-uint64_t thunkyLoadU64(const uint8_t *p);
-void thunkyStoreU64(uint8_t *p, uint64_t v);
+THUNKY_EXPORT bool thunkyReadVarint(const uint8_t *data, size_t size, size_t *pos, uint64_t *v);
+THUNKY_EXPORT uint64_t thunkyLoadU64(const uint8_t *p);
+THUNKY_EXPORT void thunkyStoreU64(uint8_t *p, uint64_t v);
 
 /* One top-level field of a serialized protobuf message. */
 typedef struct {
@@ -51,21 +53,21 @@ typedef struct {
 /* Reads the field at *pos of data[0, size) and advances *pos to its end;
  * false (with the byte offset in `error`) when it is malformed. Groups are
  * refused: no message in the schema has them. */
-bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
-                         ThunkyWireField *field, ThunkyError *error);
+THUNKY_EXPORT bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
+                                       ThunkyWireField *field, ThunkyError *error);
 
 #define THUNKY_MAX_NESTING 100
 
 /* Checks that data[0, size) is a well-formed `desc`; false, with the byte
  * offset and the field's path, when it is not. `error` may be NULL. */
-bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc, const unsigned char *data,
-                     size_t size, ThunkyError *error);
+THUNKY_EXPORT bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc,
+                                   const unsigned char *data, size_t size, ThunkyError *error);
 
 /* Whether protobuf-c's packing of `msg` passes thunkyCheckWire, told from
  * the message alone: nothing nested deeper than THUNKY_MAX_NESTING, and
  * every unknown field one well-formed value. Lets a writer stream the
  * packed bytes out instead of packing them whole to check them first. */
-bool thunkyMessagePacksWell(const ProtobufCMessage *msg);
+THUNKY_EXPORT bool thunkyMessagePacksWell(const ProtobufCMessage *msg);
 
 #ifdef __cplusplus
 }

@@ -44,22 +44,9 @@ static char *copyString(ThunkyBytes bytes) {
 
 static bool checkConfig(ThunkyCudaState *s, ThunkyError *error) {
   ThunkyRunConfig *c = &s->config;
-  if (!c->ranks)
-    c->ranks = 1;
-  if (!c->partitions)
-    c->partitions = 1;
-  if (!c->processCount)
-    c->processCount = 1;
-  if (c->processRank >= c->processCount)
-    return thunkyErrorf(error, "cuda: process %u of only %u", c->processRank, c->processCount);
-  uint64_t world = (uint64_t)c->ranks * c->processCount;
-  if (world > INT32_MAX)
-    return thunkyErrorf(error, "cuda: a world of %llu ranks is too large",
-                        (unsigned long long)world);
-  if (world % c->partitions)
-    return thunkyErrorf(error, "cuda: %u partitions do not divide a world of %llu ranks",
-                        c->partitions, (unsigned long long)world);
-  s->ranks = c->ranks, s->world = (uint32_t)world, s->partitions = c->partitions;
+  if (!thunkyRunConfigNormalize(c, error))
+    return thunkyErrorContext(error, "cuda");
+  s->ranks = c->ranks, s->world = c->ranks * c->processCount, s->partitions = c->partitions;
   return true;
 }
 

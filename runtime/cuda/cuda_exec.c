@@ -62,19 +62,14 @@ static bool readBack(Walk *w, ThunkyPlanSlice slice, CUstream stream, uint32_t t
 
 static bool runConditional(Walk *w, const ThunkyCommand *c, CUstream stream,
                            uint32_t streamId) {
-  ThunkyRange branches = c->conditional.branches;
   int32_t index;
-  if (!branches.count)
-    return true;
   if (!readBack(w, c->conditional.index, stream, c->thunk, &index))
     return false;
-  uint32_t last = branches.count - 1, branch;
-  if (c->conditional.index.size == 1)
-    branch = index ? 0 : 1; /* XLA: true runs the first branch */
-  else                      /* XLA: an index out of range runs the last branch */
-    branch = index < 0 || (uint32_t)index > last ? last : (uint32_t)index;
-  uint32_t list = (uint32_t)w->plan->ids[branches.first + (branch < last ? branch : last)];
-  return runList(w, list, stream, streamId);
+  uint8_t bytes[4]; /* as the device holds them: both sides are little-endian */
+  memcpy(bytes, &index, 4);
+  uint32_t branch = thunkyPlanBranch(c, bytes);
+  return runList(w, (uint32_t)w->plan->ids[c->conditional.branches.first + branch], stream,
+                 streamId);
 }
 
 static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {

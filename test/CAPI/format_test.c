@@ -182,6 +182,24 @@ int main(int argc, char **argv) {
   // CHECK-NEXT: host 1: rank 1 out0 07..07, 2 event(s)
   if (ran)
     thunkyHostBackend.destroy(state);
+  /* Every backend takes or refuses a configuration alike
+   * (thunkyRunConfigNormalize): 3 partitions do not divide 4 ranks. */
+  ThunkyRunConfig uneven = {.ranks = 4, .partitions = 3, .maxIterations = 10,
+                            .registry = registry};
+  const ThunkyBackendOps *backends[] = {&thunkyHostBackend, &thunkySymbolicBackend,
+                                        &thunkyCudaBackend};
+  for (size_t i = 0; plan && i < sizeof backends / sizeof *backends; i++) {
+    void *made = NULL;
+    if (backends[i]->create(plan, &uneven, &made, &error)) {
+      printf("uneven layout: taken\n");
+      backends[i]->destroy(made);
+    } else {
+      printf("uneven layout: %s\n", error.message);
+    }
+  }
+  // CHECK-NEXT: uneven layout: host: 3 partitions do not divide a world of 4 ranks
+  // CHECK-NEXT: uneven layout: symbolic: 3 partitions do not divide a world of 4 ranks
+  // CHECK-NEXT: uneven layout: {{cuda: 3 partitions do not divide a world of 4 ranks|.*without the CUDA backend.*}}
 
   /* Fingerprints, write traces and a comparison of the plan with itself. */
   uint8_t pred, fill[16];

@@ -15,7 +15,7 @@
  *                               else a pointer per argument), as a real
  *                               driver takes them from the cubin
  *   THUNKY_CUDA_SIM_LIBRARIES   colon-separated libraries whose
- *                               thunky_register gives the host kernels that
+ *                               thunky_register_v1 gives the host kernels that
  *                               stand in for device code, and the globals
  *                               of the executable's module
  *   THUNKY_CUDA_SIM_DEVICES     devices to show (default 4)

@@ -37,7 +37,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-bool thunky_register(ThunkyRegistry *registry, ThunkyError *error); /* test_kernels.c */
+/* thunky_register_v1: test_kernels.c, declared in thunky-c/Runtime.h. */
 
 /*--- the grammar -------------------------------------------------------------*/
 
@@ -442,7 +442,7 @@ static void resultsFree(Results *r) {
 static ThunkyRegistry *kernels(void) {
   static ThunkyRegistry *registry;
   ThunkyError error;
-  if (!registry && (!(registry = thunkyRegistryCreate()) || !thunky_register(registry, &error)))
+  if (!registry && (!(registry = thunkyRegistryCreate()) || !thunky_register_v1(registry, &error)))
     abort();
   return registry;
 }

@@ -240,7 +240,7 @@ static bool reduceSumF32(const ThunkyKernelCall *call, void *user, ThunkyError *
   return true;
 }
 
-bool thunky_register(ThunkyRegistry *r, ThunkyError *error) {
+bool thunky_register_v1(ThunkyRegistry *r, ThunkyError *error) {
   static float one = 1, two = 2;
   return (thunkyRegistryAddHostKernel(r, "add_f32", addF32, NULL) &&
           thunkyRegistryAddHostKernel(r, "less_than", lessThan, NULL) &&
