@@ -74,7 +74,7 @@ static bool listOne(const char *path, const char *name, bool *listed, ThunkyErro
   return ok;
 }
 
-int thunkyContainerList(const char *dir) {
+int containerList(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(stderr, "thunky-container: %s: %s\n", dir, strerror(errno));

@@ -6,6 +6,6 @@
  * cache): each with its thunks, bytes, layering and module, one a line,
  * in name order; a file that is none is left out, one that should be and
  * does not read is reported on stderr. 0, or 1 when any did not read. */
-int thunkyContainerList(const char *dir);
+int containerList(const char *dir);
 
 #endif /* THUNKY_TOOLS_CONTAINER_LS_H */

@@ -13,12 +13,12 @@ static bool sameFile(const char *a, const char *b) {
          sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-bool thunkyToolWritePath(const char *input, const char *output, char *buffer, size_t size) {
+bool toolWritePath(const char *input, const char *output, char *buffer, size_t size) {
   int n = sameFile(input, output) ? snprintf(buffer, size, "%s.partial", output)
                                   : snprintf(buffer, size, "%s", output);
   return n >= 0 && (size_t)n < size;
 }
 
-bool thunkyToolFinishWrite(const char *written, const char *output) {
+bool toolFinishWrite(const char *written, const char *output) {
   return strcmp(written, output) == 0 || rename(written, output) == 0;
 }

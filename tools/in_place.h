@@ -14,11 +14,11 @@ extern "C" {
  * The tools map their input and read it while they write, so truncating
  * it first would pull the pages out from under them. The result is in
  * `buffer`; false when it does not fit. */
-bool thunkyToolWritePath(const char *input, const char *output, char *buffer, size_t size);
+bool toolWritePath(const char *input, const char *output, char *buffer, size_t size);
 
 /* Moves what was written to `written` over `output`, where they differ;
  * false, with errno set, when the rename fails. */
-bool thunkyToolFinishWrite(const char *written, const char *output);
+bool toolFinishWrite(const char *written, const char *output);
 
 #ifdef __cplusplus
 }

@@ -90,8 +90,8 @@ static void firstError(const char *path, char *err, ThunkyError *error) {
   thunkyErrorf(error, "%.*s: %s", (int)(line - start), start, line + strlen(": error: "));
 }
 
-bool thunkyExportModuleFile(const char *path, uint64_t maxNesting, ThunkyBuffer *out,
-                            ThunkyError *error) {
+bool exportModuleFile(const char *path, uint64_t maxNesting, ThunkyBuffer *out,
+                      ThunkyError *error) {
   char translator[4096], err[4096], nesting[64];
   if (!translatorPath(translator, sizeof translator, error))
     return false;

@@ -12,7 +12,6 @@
  * thunky-run's `maxNesting`, --max-nesting), and
  * appends the executable's bytes to `out`. On failure, `error` holds the
  * translator's first error as `path:line:col: message`. */
-bool thunkyExportModuleFile(const char *path, uint64_t maxNesting, ThunkyBuffer *out,
-                            ThunkyError *error);
+bool exportModuleFile(const char *path, uint64_t maxNesting, ThunkyBuffer *out, ThunkyError *error);
 
 #endif /* THUNKY_TOOLS_MODULE_EXPORT_H */

@@ -43,8 +43,8 @@ static void printElement(FILE *out, int32_t type, const uint8_t *p) {
   }
 }
 
-void thunkyPrintOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray *outputs,
-                        uint32_t ranks) {
+void printOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray *outputs,
+                  uint32_t ranks) {
   for (uint32_t r = 0; r < ranks; r++)
     for (uint32_t i = 0; i < plan->numOutputs; i++) {
       const ThunkyNpyArray *a = &outputs[r * plan->numOutputs + i];
@@ -64,8 +64,8 @@ void thunkyPrintOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray 
     }
 }
 
-bool thunkyPrintContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendOps *backend,
-                         void *state, uint32_t ranks, ThunkyError *error) {
+bool printContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendOps *backend, void *state,
+                   uint32_t ranks, ThunkyError *error) {
   for (uint32_t r = 0; r < ranks; r++)
     for (uint32_t i = 0; i < plan->numOutputs; i++) {
       const ThunkyPlanArray *o = &plan->outputs[i];
@@ -120,8 +120,7 @@ static int byTimeDescending(const void *a, const void *b) {
                                   : (x->thunk > y->thunk) - (x->thunk < y->thunk);
 }
 
-void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
-                        uint32_t top) {
+void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top) {
   size_t count;
   const ThunkyTraceEvent *events = thunkyTimelineEvents(timeline, &count);
   ThunkTime *times = calloc(plan->numThunks + 1, sizeof *times);
@@ -151,16 +150,16 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
   }
   free(contains);
   ThunkyTopK most;
-  if (!thunkyTopKCreate(&most, top, sizeof *times, byTimeDescending)) {
+  if (!topKCreate(&most, top, sizeof *times, byTimeDescending)) {
     free(times);
     return;
   }
   for (uint32_t t = 0; t < plan->numThunks; t++) {
     total += times[t].totalNs;
-    thunkyTopKOffer(&most, &times[t]);
+    topKOffer(&most, &times[t]);
   }
   free(times);
-  size_t shown = thunkyTopKFinish(&most);
+  size_t shown = topKFinish(&most);
   times = (ThunkTime *)most.items;
   fprintf(out, "%-48s %10s %8s %7s %12s %8s\n", "thunk", "total ms", "calls", "share",
           "bytes/call", "GB/s");
@@ -179,13 +178,13 @@ void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline 
             (unsigned long long)bytes,
             seconds > 0 ? (double)bytes * (double)times[i].calls / seconds / 1e9 : 0.0);
   }
-  thunkyTopKDestroy(&most);
+  topKDestroy(&most);
 }
 
-bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
+bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
                       ThunkyError *error) {
   char partial[4096];
-  FILE *f = thunkyReportOpen(path, partial, error);
+  FILE *f = reportOpen(path, partial, error);
   if (!f)
     return false;
   size_t count;
@@ -207,10 +206,10 @@ bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
             e->thunk < plan->numThunks ? (long long)plan->thunks[e->thunk].id : 0LL);
   }
   fputs("\n]}\n", f);
-  return thunkyReportClose(f, partial, path, error);
+  return reportClose(f, partial, path, error);
 }
 
-FILE *thunkyReportOpen(const char *path, char *partial, ThunkyError *error) {
+FILE *reportOpen(const char *path, char *partial, ThunkyError *error) {
   snprintf(partial, 4096, "%s.partial", path);
   FILE *f = fopen(partial, "w");
   if (!f)
@@ -218,7 +217,7 @@ FILE *thunkyReportOpen(const char *path, char *partial, ThunkyError *error) {
   return f;
 }
 
-bool thunkyReportClose(FILE *f, const char *partial, const char *path, ThunkyError *error) {
+bool reportClose(FILE *f, const char *partial, const char *path, ThunkyError *error) {
   bool ok = !ferror(f);
   ok = fclose(f) == 0 && ok && rename(partial, path) == 0;
   if (!ok) {

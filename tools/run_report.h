@@ -10,24 +10,22 @@
 #include <stdio.h>
 
 /* Each output of each rank: its type and its first elements. */
-void thunkyPrintOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray *outputs,
-                        uint32_t ranks);
+void printOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray *outputs, uint32_t ranks);
 /* Each output of each rank of a run without bytes (symbolic): the pieces
  * it holds, and who made each. */
-bool thunkyPrintContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendOps *backend,
-                         void *state, uint32_t ranks, ThunkyError *error);
+bool printContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendOps *backend, void *state,
+                   uint32_t ranks, ThunkyError *error);
 /* The `top` thunks with the most time, with call counts and shares. */
-void thunkyPrintProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
-                        uint32_t top);
+void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top);
 /* The timeline as Chrome trace JSON: one process per rank, one thread per
  * stream. Written whole or not at all. */
-bool thunkyWriteTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
+bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
                       ThunkyError *error);
 
 /* A report file written whole or not at all: written to PATH.partial,
- * renamed over PATH by thunkyReportClose (which removes it on failure).
+ * renamed over PATH by reportClose (which removes it on failure).
  * `partial` holds the temporary name (4096 bytes). */
-FILE *thunkyReportOpen(const char *path, char *partial, ThunkyError *error);
-bool thunkyReportClose(FILE *f, const char *partial, const char *path, ThunkyError *error);
+FILE *reportOpen(const char *path, char *partial, ThunkyError *error);
+bool reportClose(FILE *f, const char *partial, const char *path, ThunkyError *error);
 
 #endif /* THUNKY_TOOLS_RUN_REPORT_H */

@@ -53,18 +53,18 @@ static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySch
     return;
   }
   ThunkyTopK longest;
-  if (!thunkyTopKCreate(&longest, top, sizeof(ThunkyScheduleEvent), eventByLengthDescending))
+  if (!topKCreate(&longest, top, sizeof(ThunkyScheduleEvent), eventByLengthDescending))
     return;
   uint64_t busy = 0;
   for (size_t i = 0; i < s->criticalPathLength; i++) {
     const ThunkyScheduleEvent *e = &s->events[s->criticalPath[i]];
     busy += e->endNs - e->beginNs;
-    thunkyTopKOffer(&longest, e);
+    topKOffer(&longest, e);
   }
   fprintf(out, "critical path: %zu operations, %.3f us of device time (%.1f%% of the step; "
                "the rest is issue and waits); the longest:\n",
           s->criticalPathLength, us(busy), share(busy, s->stepNs));
-  size_t shown = thunkyTopKFinish(&longest);
+  size_t shown = topKFinish(&longest);
   const ThunkyScheduleEvent *path = (const ThunkyScheduleEvent *)longest.items;
   for (size_t i = 0; i < shown; i++) {
     char name[160], lane[40];
@@ -73,22 +73,22 @@ static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySch
     fprintf(out, "  %-56.56s %10.3f us  at %10.3f us on %s\n", name,
             us(path[i].endNs - path[i].beginNs), us(path[i].beginNs), lane);
   }
-  thunkyTopKDestroy(&longest);
+  topKDestroy(&longest);
 }
 
 static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                            uint32_t top) {
   ThunkyTopK most;
-  if (!thunkyTopKCreate(&most, top, sizeof(ThunkTotal), byTotalDescending))
+  if (!topKCreate(&most, top, sizeof(ThunkTotal), byTotalDescending))
     return;
   uint64_t all = 0;
   size_t n = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
     if (s->thunkRuns[t]) {
-      thunkyTopKOffer(&most, &(ThunkTotal){t, s->thunkNs[t]});
+      topKOffer(&most, &(ThunkTotal){t, s->thunkNs[t]});
       all += s->thunkNs[t], n++;
     }
-  size_t shown = thunkyTopKFinish(&most);
+  size_t shown = topKFinish(&most);
   const ThunkTotal *totals = (const ThunkTotal *)most.items;
   fprintf(out, "device time: %.3f us over %zu thunks; the most:\n", us(all), n);
   for (size_t i = 0; i < shown; i++) {
@@ -99,7 +99,7 @@ static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedu
             share(totals[i].ns, all), (unsigned long long)s->thunkRuns[t],
             s->thunkSource[t] == THUNKY_DURATION_MEASURED ? "measured" : "modelled");
   }
-  thunkyTopKDestroy(&most);
+  topKDestroy(&most);
 }
 
 static int windowByExposureDescending(const void *a, const void *b) {
@@ -113,15 +113,15 @@ static int windowByExposureDescending(const void *a, const void *b) {
 static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                          uint32_t top) {
   ThunkyTopK most;
-  if (!thunkyTopKCreate(&most, top, sizeof(const ThunkyAsyncWindow *), windowByExposureDescending))
+  if (!topKCreate(&most, top, sizeof(const ThunkyAsyncWindow *), windowByExposureDescending))
     return;
   size_t exposed = 0;
   for (size_t i = 0; i < s->numWindows; i++) {
     const ThunkyAsyncWindow *w = &s->windows[i];
-    thunkyTopKOffer(&most, &w);
+    topKOffer(&most, &w);
     exposed += w->exposedNs != 0;
   }
-  size_t shown = thunkyTopKFinish(&most);
+  size_t shown = topKFinish(&most);
   const ThunkyAsyncWindow *const *sorted = (const ThunkyAsyncWindow *const *)most.items;
   fprintf(out, "async regions: %zu, %zu of them exposed%s\n", s->numWindows, exposed,
           s->numWindows ? "; the most exposed:" : "");
@@ -138,22 +138,22 @@ static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
   if (s->numWindows > top)
     fprintf(out, "  ... and %zu more (--profile=N shows N; --json has all)\n",
             s->numWindows - top);
-  thunkyTopKDestroy(&most);
+  topKDestroy(&most);
 }
 
 /* The collectives and communication regions whose time nothing hid. */
 static void printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                          uint32_t top) {
   ThunkyTopK most;
-  if (!thunkyTopKCreate(&most, top, sizeof(ThunkTotal), byTotalDescending))
+  if (!topKCreate(&most, top, sizeof(ThunkTotal), byTotalDescending))
     return;
   size_t n = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
     if (s->thunkExposedNs[t]) {
-      thunkyTopKOffer(&most, &(ThunkTotal){t, s->thunkExposedNs[t]});
+      topKOffer(&most, &(ThunkTotal){t, s->thunkExposedNs[t]});
       n++;
     }
-  size_t shown = thunkyTopKFinish(&most);
+  size_t shown = topKFinish(&most);
   const ThunkTotal *exposed = (const ThunkTotal *)most.items;
   fprintf(out, "exposed communication: %.3f us (%.1f%% of the step)%s\n",
           us(s->exposedCommunicationNs), share(s->exposedCommunicationNs, s->stepNs),
@@ -168,11 +168,11 @@ static void printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
   }
   if (n > top)
     fprintf(out, "  ... and %zu more\n", n - top);
-  thunkyTopKDestroy(&most);
+  topKDestroy(&most);
 }
 
-void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
-                         const ThunkyDeviceModel *device, uint32_t top) {
+void printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+                   const ThunkyDeviceModel *device, uint32_t top) {
   uint32_t measured = 0, ran = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
     if (s->thunkRuns[t])
@@ -210,10 +210,10 @@ static void jsonName(FILE *f, const ThunkyPlan *plan, uint32_t thunk) {
   fputc('"', f);
 }
 
-bool thunkyWriteScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
-                             const ThunkyDeviceModel *device, ThunkyError *error) {
+bool writeScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
+                       const ThunkyDeviceModel *device, ThunkyError *error) {
   char partial[4096];
-  FILE *f = thunkyReportOpen(path, partial, error);
+  FILE *f = reportOpen(path, partial, error);
   if (!f)
     return false;
   fputs("{\"device\":\"", f);
@@ -266,11 +266,11 @@ bool thunkyWriteScheduleJson(const char *path, const ThunkyPlan *plan, const Thu
     first = false;
   }
   fputs("]}\n", f);
-  return thunkyReportClose(f, partial, path, error);
+  return reportClose(f, partial, path, error);
 }
 
-bool thunkyWriteScheduleTrace(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
-                              ThunkyError *error) {
+bool writeScheduleTrace(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
+                        ThunkyError *error) {
   ThunkyTimeline *timeline = thunkyTimelineCreate();
   bool ok = timeline != NULL;
   for (size_t i = 0; ok && i < s->numEvents; i++) {
@@ -279,7 +279,7 @@ bool thunkyWriteScheduleTrace(const char *path, const ThunkyPlan *plan, const Th
                                                         .beginNs = e->beginNs,
                                                         .endNs = e->endNs});
   }
-  ok = ok ? thunkyWriteTrace(path, plan, timeline, error)
+  ok = ok ? writeChromeTrace(path, plan, timeline, error)
           : thunkyErrorf(error, "out of memory writing %s", path);
   thunkyTimelineDestroy(timeline);
   return ok;
@@ -310,11 +310,11 @@ static void writeXmlText(FILE *f, const char *text) {
   }
 }
 
-bool thunkyWriteScheduleSvg(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
-                            ThunkyError *error) {
+bool writeScheduleSvg(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
+                      ThunkyError *error) {
   enum { WIDTH = 1600, LANE = 28, LEFT = 110, TOP = 30 };
   char partial[4096];
-  FILE *f = thunkyReportOpen(path, partial, error);
+  FILE *f = reportOpen(path, partial, error);
   if (!f)
     return false;
   double scale = s->stepNs ? (double)(WIDTH - LEFT - 10) / (double)s->stepNs : 0;
@@ -341,7 +341,7 @@ bool thunkyWriteScheduleSvg(const char *path, const ThunkyPlan *plan, const Thun
     fprintf(f, ": %.3f us</title></rect>\n", us(e->endNs - e->beginNs));
   }
   fputs("</svg>\n", f);
-  return thunkyReportClose(f, partial, path, error);
+  return reportClose(f, partial, path, error);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -368,9 +368,9 @@ static bool sameOperation(const ThunkyPlan *pa, const ThunkyScheduleEvent *a,
          a->endNs - a->beginNs == b->endNs - b->beginNs && a->lane == b->lane;
 }
 
-void thunkyPrintScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
-                                   const ThunkySchedule *a, const char *nameB,
-                                   const ThunkyPlan *planB, const ThunkySchedule *b) {
+void printScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
+                             const ThunkySchedule *a, const char *nameB, const ThunkyPlan *planB,
+                             const ThunkySchedule *b) {
   double delta = (double)b->stepNs - (double)a->stepNs;
   fprintf(out, "predicted step: %.3f us (%s), %.3f us (%s): %+.3f us, %.3fx\n", us(a->stepNs),
           nameA, us(b->stepNs), nameB, delta / 1e3,
@@ -422,10 +422,9 @@ static const char *const commandTypes[] = {
     [6] = "WHILE", [7] = "CUSTOM_CALL", [8] = "CUBLASLT", [9] = "DYNAMIC_SLICE_FUSION",
     [10] = "HOST_EXECUTE", [11] = "CONVOLUTION"};
 
-void thunkyPrintCommandBuffers(FILE *out, const ThunkyPlan *plan,
-                               const ThunkyCommandBuffers *b,
-                               const ThunkyCommandBufferConfig *config, const char *source,
-                               uint32_t top) {
+void printCommandBuffers(FILE *out, const ThunkyPlan *plan, const ThunkyCommandBuffers *b,
+                         const ThunkyCommandBufferConfig *config, const char *source,
+                         uint32_t top) {
   uint64_t captured = 0, leaves = 0;
   for (uint32_t i = 0; i < plan->numCommands; i++) {
     uint8_t kind = plan->commands[i].kind;

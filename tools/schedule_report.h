@@ -11,31 +11,28 @@
  * region's window and exposure, the exposed communication, the `top`
  * longest operations on the critical path and the `top` thunks with the
  * most time. */
-void thunkyPrintSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *schedule,
-                         const ThunkyDeviceModel *device, uint32_t top);
+void printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *schedule,
+                   const ThunkyDeviceModel *device, uint32_t top);
 /* The same as one JSON document, every thunk that ran included. */
-bool thunkyWriteScheduleJson(const char *path, const ThunkyPlan *plan,
-                             const ThunkySchedule *schedule, const ThunkyDeviceModel *device,
-                             ThunkyError *error);
+bool writeScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySchedule *schedule,
+                       const ThunkyDeviceModel *device, ThunkyError *error);
 /* The predicted timeline as a Chrome trace, as thunky-run --trace writes a
  * measured one, so that both open side by side in Perfetto. */
-bool thunkyWriteScheduleTrace(const char *path, const ThunkyPlan *plan,
-                              const ThunkySchedule *schedule, ThunkyError *error);
+bool writeScheduleTrace(const char *path, const ThunkyPlan *plan, const ThunkySchedule *schedule,
+                        ThunkyError *error);
 /* The predicted timeline as an SVG picture, one lane per stream. */
-bool thunkyWriteScheduleSvg(const char *path, const ThunkyPlan *plan,
-                            const ThunkySchedule *schedule, ThunkyError *error);
+bool writeScheduleSvg(const char *path, const ThunkyPlan *plan, const ThunkySchedule *schedule,
+                      ThunkyError *error);
 /* Two programs' predictions: the difference in step time, per thunk kind,
  * and the first operations, in issue order, where the schedules part. */
-void thunkyPrintScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
-                                   const ThunkySchedule *a, const char *nameB,
-                                   const ThunkyPlan *planB, const ThunkySchedule *b);
+void printScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
+                             const ThunkySchedule *a, const char *nameB, const ThunkyPlan *planB,
+                             const ThunkySchedule *b);
 
 /* Which thunks XLA would capture into CUDA graphs under `config`
  * (`source` says where it came from): each graph, and each thunk that ended
  * one or was left out, with why; `top` of each. */
-void thunkyPrintCommandBuffers(FILE *out, const ThunkyPlan *plan,
-                               const ThunkyCommandBuffers *buffers,
-                               const ThunkyCommandBufferConfig *config, const char *source,
-                               uint32_t top);
+void printCommandBuffers(FILE *out, const ThunkyPlan *plan, const ThunkyCommandBuffers *buffers,
+                         const ThunkyCommandBufferConfig *config, const char *source, uint32_t top);
 
 #endif /* THUNKY_TOOLS_SCHEDULE_REPORT_H */

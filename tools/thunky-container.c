@@ -249,9 +249,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (argc >= 2 && !strcmp(argv[1], "ls"))
-    return argc == 3 ? thunkyContainerList(argv[2])
-                     : (fputs("thunky-container: ls takes one DIR (--help shows the usage)\n",
-                              stderr), 2);
+    return argc == 3
+               ? containerList(argv[2])
+               : (fputs("thunky-container: ls takes one DIR (--help shows the usage)\n", stderr),
+                  2);
   if (!parseArgs(argc, argv, &a))
     return 2;
   int (*run)(const Args *, ThunkyBytes) = !strcmp(a.command, "info")      ? info

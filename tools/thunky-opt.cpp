@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
   }
   char written[4096];
   std::unique_ptr<llvm::ToolOutputFile> output;
-  if (!thunkyToolWritePath(inputName.c_str(), outputName.c_str(), written, sizeof written))
+  if (!toolWritePath(inputName.c_str(), outputName.c_str(), written, sizeof written))
     why = "output file name too long: " + outputName;
   else
     output = mlir::openOutputFile(written, &why);
@@ -184,7 +184,7 @@ int main(int argc, char **argv) {
   laidOut.reset();
   output->keep();
   output.reset(); // closed before it is renamed
-  if (!thunkyToolFinishWrite(written, outputName.c_str())) {
+  if (!toolFinishWrite(written, outputName.c_str())) {
     llvm::errs() << "cannot replace '" << outputName << "': " << strerror(errno) << "\n";
     return 1;
   }

@@ -410,7 +410,7 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, bool replay,
     ThunkyBuffer exported = {0};
     ok = thunkyCheckTextNesting((const char *)bytes.data, bytes.size, path, limits->maxNesting,
                                 "--max-nesting", error) &&
-         thunkyExportModuleFile(path, limits->maxNesting, &exported, error);
+         exportModuleFile(path, limits->maxNesting, &exported, error);
     thunkyFileBytesDestroy(&bytes);
     bytes = (ThunkyFileBytes){.data = exported.data ? exported.data : (const uint8_t *)"",
                               .size = exported.size, .buffer = exported};
@@ -639,8 +639,7 @@ static bool commandBuffersOf(const Options *o, const char *path, const ThunkyPla
            : o->graphMinSize                ? ", --graph-min-size"
                                             : "");
   if (report)
-    thunkyPrintCommandBuffers(stdout, plan, *buffers, &config, source,
-                              o->profile ? o->profileTop : 5);
+    printCommandBuffers(stdout, plan, *buffers, &config, source, o->profile ? o->profileTop : 5);
   return true;
 }
 
@@ -695,13 +694,13 @@ static int predict(const Options *o) {
             predictOne(o, o->executable, &device, &plan, &schedule, &error) &&
             (!o->compare || predictOne(o, o->compare, &device, &other, &otherSchedule, &error));
   if (ok && o->compare)
-    thunkyPrintScheduleComparison(stdout, o->executable, plan, schedule, o->compare, other,
-                                  otherSchedule);
+    printScheduleComparison(stdout, o->executable, plan, schedule, o->compare, other,
+                            otherSchedule);
   else if (ok)
-    thunkyPrintSchedule(stdout, plan, schedule, &device, o->profile ? o->profileTop : 5);
-  ok = ok && (!o->json || thunkyWriteScheduleJson(o->json, plan, schedule, &device, &error)) &&
-       (!o->svg || thunkyWriteScheduleSvg(o->svg, plan, schedule, &error)) &&
-       (!o->trace || thunkyWriteScheduleTrace(o->trace, plan, schedule, &error));
+    printSchedule(stdout, plan, schedule, &device, o->profile ? o->profileTop : 5);
+  ok = ok && (!o->json || writeScheduleJson(o->json, plan, schedule, &device, &error)) &&
+       (!o->svg || writeScheduleSvg(o->svg, plan, schedule, &error)) &&
+       (!o->trace || writeScheduleTrace(o->trace, plan, schedule, &error));
   if (!ok)
     fail("%s", error.message);
   thunkyScheduleDestroy(schedule);
@@ -814,7 +813,7 @@ int main(int argc, char **argv) {
          thunkyWriteInputs(backend, state, plan, o.ranks, &given, &error) &&
          runRepeatedly(&o, backend, state, &error);
     if (ok && o.symbolic) {
-      ok = thunkyPrintContents(stdout, plan, backend, state, o.ranks, &error);
+      ok = printContents(stdout, plan, backend, state, o.ranks, &error);
     } else if (ok) {
       outputs = calloc((size_t)o.ranks * plan->numOutputs + 1, sizeof *outputs);
       ok = outputs ? readOutputs(&o, plan, backend, state, outputs, &error)
@@ -822,10 +821,10 @@ int main(int argc, char **argv) {
     }
     ok = ok && (!o.outputDir || writeOutputs(&o, plan, outputs, &error));
     if (ok && o.print && !o.symbolic)
-      thunkyPrintOutputs(stdout, plan, outputs, o.ranks);
+      printOutputs(stdout, plan, outputs, o.ranks);
     if (ok && o.profile)
-      thunkyPrintProfile(stdout, plan, timeline, o.profileTop);
-    ok = ok && (!o.trace || thunkyWriteTrace(o.trace, plan, timeline, &error));
+      printProfile(stdout, plan, timeline, o.profileTop);
+    ok = ok && (!o.trace || writeChromeTrace(o.trace, plan, timeline, &error));
   }
   if (!ok)
     status = fail("%s", error.message);

@@ -271,8 +271,7 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::ToolOutputFile> output;
   int outFd = STDOUT_FILENO;
   char written[4096];
-  if (!thunkyToolWritePath(inputFilename.c_str(), outputFilename.c_str(), written,
-                           sizeof written))
+  if (!toolWritePath(inputFilename.c_str(), outputFilename.c_str(), written, sizeof written))
     error = "output file name too long: " + outputFilename;
   else if (openInput(input, chain[0]->getInputAlignment(), &error)) {
     // Opened here, as mlir::openOutputFile would, to know the descriptor.
@@ -301,7 +300,7 @@ int main(int argc, char **argv) {
   }
   output->keep();
   output.reset(); // closed before it is renamed
-  if (!thunkyToolFinishWrite(written, outputFilename.c_str())) {
+  if (!toolFinishWrite(written, outputFilename.c_str())) {
     llvm::errs() << "cannot replace '" << outputFilename << "': " << strerror(errno) << "\n";
     return 1;
   }

@@ -37,13 +37,13 @@ static void siftDown(ThunkyTopK *top, size_t i) {
   }
 }
 
-bool thunkyTopKCreate(ThunkyTopK *top, size_t k, size_t size,
-                      int (*compare)(const void *, const void *)) {
+bool topKCreate(ThunkyTopK *top, size_t k, size_t size,
+                int (*compare)(const void *, const void *)) {
   *top = (ThunkyTopK){.size = size, .k = k, .compare = compare};
   return size <= 64 && (top->items = malloc(k * size + 1)) != NULL;
 }
 
-void thunkyTopKOffer(ThunkyTopK *top, const void *item) {
+void topKOffer(ThunkyTopK *top, const void *item) {
   if (top->count < top->k) {
     memcpy(AT(top->count), item, top->size);
     siftUp(top, top->count++);
@@ -53,12 +53,12 @@ void thunkyTopKOffer(ThunkyTopK *top, const void *item) {
   }
 }
 
-size_t thunkyTopKFinish(ThunkyTopK *top) {
+size_t topKFinish(ThunkyTopK *top) {
   qsort(top->items, top->count, top->size, top->compare);
   return top->count;
 }
 
-void thunkyTopKDestroy(ThunkyTopK *top) {
+void topKDestroy(ThunkyTopK *top) {
   free(top->items);
   *top = (ThunkyTopK){0};
 }

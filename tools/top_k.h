@@ -19,12 +19,11 @@ typedef struct ThunkyTopK {
 
 /* Room for the first k of elements of `size` bytes (at most 64); false
  * when out of memory. */
-bool thunkyTopKCreate(ThunkyTopK *top, size_t k, size_t size,
-                      int (*compare)(const void *, const void *));
+bool topKCreate(ThunkyTopK *top, size_t k, size_t size, int (*compare)(const void *, const void *));
 /* Keeps a copy of *item if it is among the first k offered so far. */
-void thunkyTopKOffer(ThunkyTopK *top, const void *item);
+void topKOffer(ThunkyTopK *top, const void *item);
 /* Sorts what was kept, in order, and returns how many (at most k). */
-size_t thunkyTopKFinish(ThunkyTopK *top);
-void thunkyTopKDestroy(ThunkyTopK *top);
+size_t topKFinish(ThunkyTopK *top);
+void topKDestroy(ThunkyTopK *top);
 
 #endif /* THUNKY_TOOLS_TOP_K_H */
