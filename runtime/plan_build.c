@@ -191,6 +191,15 @@ void thunkyPlanRecordedLayout(const ThunkyPlan *plan, bool ranksGiven, bool part
     *partitions = recorded;
 }
 
+ThunkyNpyArray thunkyPlanArrayShape(const ThunkyPlanArray *a) {
+  ThunkyNpyArray shape = {.elementType = a->elementType, .rank = a->elementType ? a->rank : 1,
+                          .size = a->slice.size};
+  memcpy(shape.dims, a->dims, sizeof a->dims);
+  if (!a->elementType)
+    shape.dims[0] = (int64_t)a->slice.size;
+  return shape;
+}
+
 uint32_t thunkyPlanBranch(const ThunkyCommand *c, const uint8_t *index) {
   uint32_t n = c->conditional.branches.count;
   if (c->conditional.index.size == 1)

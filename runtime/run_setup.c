@@ -59,11 +59,7 @@ bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path, Thunk
 
 bool thunkyRandomInput(const ThunkyPlanArray *p, uint64_t seed, uint32_t i, ThunkyNpyArray *out,
                        ThunkyError *error) {
-  *out = (ThunkyNpyArray){.elementType = p->elementType, .rank = p->elementType ? p->rank : 1,
-                          .size = p->slice.size};
-  memcpy(out->dims, p->dims, sizeof out->dims);
-  if (!p->elementType)
-    out->dims[0] = (int64_t)p->slice.size;
+  *out = thunkyPlanArrayShape(p);
   if (!(out->data = malloc(out->size ? out->size : 1)))
     return thunkyErrorf(error, "out of memory");
   thunkyFingerprintFill(thunkyFingerprintHash(seed, &i, sizeof i), out->data, out->size);

@@ -165,12 +165,11 @@ bool thunkySessionArray(const ThunkySession *s, bool output, uint32_t index,
   if (index >= thunkySessionCount(s, output))
     return false;
   const ThunkyPlanArray *a = output ? &s->plan->outputs[index] : &s->plan->parameters[index];
-  *elementType = a->elementType;
-  *rank = a->elementType ? a->rank : 1;
-  memcpy(dims, a->dims, sizeof a->dims);
-  if (!a->elementType)
-    dims[0] = (int64_t)a->slice.size;
-  *bytes = a->slice.size;
+  ThunkyNpyArray shape = thunkyPlanArrayShape(a);
+  *elementType = shape.elementType;
+  *rank = shape.rank;
+  memcpy(dims, shape.dims, sizeof shape.dims);
+  *bytes = shape.size;
   return true;
 }
 

@@ -537,12 +537,7 @@ static bool readOutputs(const Options *o, const ThunkyPlan *plan, const ThunkyBa
     for (uint32_t i = 0; i < plan->numOutputs; i++) {
       const ThunkyPlanArray *p = &plan->outputs[i];
       ThunkyNpyArray *out = &outputs[r * plan->numOutputs + i];
-      out->elementType = p->elementType;
-      out->rank = p->elementType ? p->rank : 1;
-      memcpy(out->dims, p->dims, sizeof out->dims);
-      if (!p->elementType)
-        out->dims[0] = (int64_t)p->slice.size;
-      out->size = p->slice.size;
+      *out = thunkyPlanArrayShape(p);
       if (!(out->data = malloc(out->size ? out->size : 1)))
         return thunkyErrorf(error, "out of memory");
       if (!b->read(state, r, p->slice, out->data, error))

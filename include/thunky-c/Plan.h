@@ -15,6 +15,7 @@
 
 #include "thunky-c/Container.h"
 #include "thunky-c/ElementTypes.h"
+#include "thunky-c/Npy.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -343,6 +344,11 @@ THUNKY_EXPORT void thunkyPlanDestroy(ThunkyPlan *plan);
 THUNKY_EXPORT void thunkyPlanRecordedLayout(const ThunkyPlan *plan, bool ranksGiven,
                                             bool partitionsGiven, uint32_t *ranks,
                                             uint32_t *partitions);
+
+/* How parameter or output `a` is held as an array (.npy files, sessions):
+ * its type and dims, or, where the plan knows no type, `size` raw bytes
+ * (elementType 0, rank 1). `data` is NULL: the caller fills it. */
+THUNKY_EXPORT ThunkyNpyArray thunkyPlanArrayShape(const ThunkyPlanArray *a);
 
 /* The branch conditional command `c` runs, by XLA's rule, given its
  * index's bytes (c->conditional.index.size of them: a pred's 1, an s32's 4,
