@@ -1,6 +1,8 @@
 /*===- access.c - byte-range accesses of thunky ops ---------------------===*/
 #include "thunky-c/Access.h"
 
+#include "thunky-c/Arena.h"
+
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
 
@@ -37,14 +39,9 @@ bool thunkyBytesContain(ThunkyByteRange outer, ThunkyByteRange inner) {
 static void add(ThunkyOpAccesses *out, MlirValue v, bool write) {
   if (thunkyValueGetBufferSize(v) < 0)
     return;
-  if (out->count == out->capacity) {
-    size_t capacity = out->capacity ? 2 * out->capacity : 16;
-    ThunkyOpAccess *grown = realloc(out->items, capacity * sizeof *grown);
-    if (!grown) {
-      out->outOfMemory = true;
-      return;
-    }
-    out->items = grown, out->capacity = capacity;
+  if (!thunkyArrayGrow((void **)&out->items, &out->capacity, out->count, sizeof *out->items)) {
+    out->outOfMemory = true;
+    return;
   }
   out->items[out->count++] = (ThunkyOpAccess){thunkyResolveBytes(v), write};
 }

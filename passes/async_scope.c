@@ -28,6 +28,7 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Access.h"
 #include "op_map.h"
+#include "thunky-c/Arena.h"
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
@@ -234,14 +235,9 @@ static void expandBlock(Expand *e, MlirBlock block) {
        op = nextOp(op)) {
     if (!mlirOperationIsNull(terminator) && mlirOperationEqual(op, terminator))
       break;
-    if (n == capacity) {
-      capacity = capacity ? capacity * 2 : 64;
-      Item *grown = realloc(items, capacity * sizeof *grown);
-      if (!grown) {
-        e->outOfMemory = true;
-        break;
-      }
-      items = grown;
+    if (!thunkyArrayGrow((void **)&items, &capacity, n, sizeof *items)) {
+      e->outOfMemory = true;
+      break;
     }
     items[n] = (Item){.op = op};
     describe(&items[n]);

@@ -23,6 +23,7 @@
 #include "stages.h"
 #include "thunk_info.h"
 
+#include "thunky-c/Arena.h"
 #include "thunky-c/Diagnostics.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
@@ -78,13 +79,8 @@ static bool listOps(Ops *o, MlirBlock block) {
   size_t capacity = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    if (o->count == capacity) {
-      capacity = capacity ? 2 * capacity : 256;
-      Entry *grown = realloc(o->entries, capacity * sizeof *grown);
-      if (!grown)
-        return false;
-      o->entries = grown;
-    }
+    if (!thunkyArrayGrow((void **)&o->entries, &capacity, o->count, sizeof *o->entries))
+      return false;
     o->entries[o->count++] = (Entry){.op = op};
   }
   ThunkyOpMap starts = {0}; /* a host pair's key -> its last start's entry + 1 */

@@ -1,4 +1,5 @@
 /*===- op_list.c - ops of one kind, collected by a walk -----------------===*/
+#include "thunky-c/Arena.h"
 #include "thunky-c/PassKit.h"
 #include "thunk_info.h"
 
@@ -15,14 +16,9 @@ static MlirWalkResult visit(MlirOperation op, void *userData) {
   if (thunkyOpGetKind(op) != c->kind)
     return MlirWalkResultAdvance;
   ThunkyOpList *l = c->list;
-  if (l->count == l->capacity) {
-    size_t capacity = l->capacity ? 2 * l->capacity : 64;
-    MlirOperation *grown = realloc(l->ops, capacity * sizeof *grown);
-    if (!grown) {
-      c->outOfMemory = true;
-      return MlirWalkResultInterrupt;
-    }
-    l->ops = grown, l->capacity = capacity;
+  if (!thunkyArrayGrow((void **)&l->ops, &l->capacity, l->count, sizeof *l->ops)) {
+    c->outOfMemory = true;
+    return MlirWalkResultInterrupt;
   }
   l->ops[l->count++] = op;
   return MlirWalkResultAdvance;

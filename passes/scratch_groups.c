@@ -1,6 +1,7 @@
 /*===- scratch_groups.c - overlapping slices as groups ------------------===*/
 #include "scratch_groups.h"
 
+#include "thunky-c/Arena.h"
 #include "thunky-c/Dialect.h"
 #include "thunky-c/Ops.h"
 
@@ -11,13 +12,8 @@
 static bool addRange(ThunkyScratchGroups *g, int64_t start, int64_t end) {
   if (start >= end)
     return true; /* an empty slice holds no bytes */
-  if (g->count == g->capacity) {
-    size_t capacity = g->capacity ? 2 * g->capacity : 16;
-    ThunkyScratchGroup *grown = realloc(g->items, capacity * sizeof *grown);
-    if (!grown)
-      return false;
-    g->items = grown, g->capacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&g->items, &g->capacity, g->count, sizeof *g->items))
+    return false;
   g->items[g->count++] = (ThunkyScratchGroup){start, end, INT64_MAX, -1, 0};
   return true;
 }

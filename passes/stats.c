@@ -13,6 +13,7 @@
  * it there instead. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
+#include "thunky-c/Arena.h"
 #include "thunky-c/Access.h"
 #include "report_file.h"
 #include "thunk_info.h"
@@ -61,14 +62,9 @@ static void noteHlo(Stats *s, MlirOperation op) {
   if (mlirAttributeIsNull(hlo) || !mlirAttributeIsADictionary(hlo) || !kernel.length ||
       thunkyHashMapGet(&s->hloSeen, (uint64_t)(uintptr_t)kernel.data, &seen))
     return;
-  if (s->numHlo == s->hloCapacity) {
-    size_t capacity = s->hloCapacity ? 2 * s->hloCapacity : 16;
-    struct KernelHlo *grown = realloc(s->hlo, capacity * sizeof *grown);
-    if (!grown) {
-      s->failed = true;
-      return;
-    }
-    s->hlo = grown, s->hloCapacity = capacity;
+  if (!thunkyArrayGrow((void **)&s->hlo, &s->hloCapacity, s->numHlo, sizeof *s->hlo)) {
+    s->failed = true;
+    return;
   }
   if (!thunkyHashMapPut(&s->hloSeen, (uint64_t)(uintptr_t)kernel.data, 1)) {
     s->failed = true;

@@ -7,6 +7,8 @@
  *===--------------------------------------------------------------------===*/
 #include "registry.h"
 
+#include "thunky-c/Arena.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,13 +83,8 @@ static ThunkyRegistryEntry *add(ThunkyRegistry *r, const char *backend, const ch
                                 bool isKernel) {
   if (strlen(backend) >= sizeof r->entries[0].backend)
     return NULL;
-  if (r->count == r->capacity) {
-    size_t capacity = r->capacity ? r->capacity * 2 : 16;
-    ThunkyRegistryEntry *grown = realloc(r->entries, capacity * sizeof *grown);
-    if (!grown)
-      return NULL;
-    r->entries = grown, r->capacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&r->entries, &r->capacity, r->count, sizeof *r->entries))
+    return NULL;
   ThunkyRegistryEntry *e = &r->entries[r->count];
   memset(e, 0, sizeof *e);
   size_t length = strlen(name);

@@ -27,6 +27,7 @@
 #include "replica_groups.h"
 #include "run_stop.h"
 #include "symbolic_memory.h"
+#include "thunky-c/Arena.h"
 #include "thunky-c/Executable.h"
 #include "thunky-c/HashMap.h"
 #include "thunky-c/Runtime.h"
@@ -415,13 +416,8 @@ static bool collectWrites(const ThunkyPlan *p, uint32_t list, Writes *out) {
       const ThunkyPlanAccess *a = &p->accesses[t->accesses.first + i];
       if (!(a->access & THUNKY_ACCESS_WRITE) || !a->slice.size)
         continue;
-      if (out->count == out->capacity) {
-        size_t capacity = out->capacity ? 2 * out->capacity : 64;
-        Write *grown = realloc(out->items, capacity * sizeof *grown);
-        if (!grown)
-          return false;
-        out->items = grown, out->capacity = capacity;
-      }
+      if (!thunkyArrayGrow((void **)&out->items, &out->capacity, out->count, sizeof *out->items))
+        return false;
       out->items[out->count] = (Write){a->slice.allocation, a->slice.offset,
                                        a->slice.offset + a->slice.size, (uint32_t)out->count};
       out->count++;

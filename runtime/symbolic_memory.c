@@ -1,6 +1,7 @@
 /*===- symbolic_memory.c - allocations as maps from bytes to terms -------===*/
 #include "symbolic_memory.h"
 
+#include "thunky-c/Arena.h"
 #include "thunky-c/HashMap.h"
 
 #include <stdlib.h>
@@ -35,13 +36,8 @@ void symHashAddHash(SymHash *h, SymHash other) {
 /*--- piece lists ------------------------------------------------------------*/
 
 bool symPiecesAdd(SymPieces *list, SymPiece piece) {
-  if (list->count == list->capacity) {
-    size_t capacity = list->capacity ? 2 * list->capacity : 16;
-    SymPiece *grown = realloc(list->items, capacity * sizeof *grown);
-    if (!grown)
-      return false;
-    list->items = grown, list->capacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&list->items, &list->capacity, list->count, sizeof *list->items))
+    return false;
   list->items[list->count++] = piece;
   return true;
 }

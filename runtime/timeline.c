@@ -3,6 +3,8 @@
 
 #include "thunky-c/Timeline.h"
 
+#include "thunky-c/Arena.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -43,14 +45,7 @@ uint64_t thunkyTimelineNow(const ThunkyTimeline *t) { return thunkyMonotonicNs()
 
 bool thunkyTimelineAdd(ThunkyTimeline *t, ThunkyTraceEvent event) {
   pthread_mutex_lock(&t->lock);
-  bool ok = true;
-  if (t->count == t->capacity) {
-    size_t capacity = t->capacity ? t->capacity * 2 : 1024;
-    ThunkyTraceEvent *grown = realloc(t->events, capacity * sizeof *grown);
-    ok = grown != NULL;
-    if (ok)
-      t->events = grown, t->capacity = capacity;
-  }
+  bool ok = thunkyArrayGrow((void **)&t->events, &t->capacity, t->count, sizeof *t->events);
   if (ok)
     t->events[t->count++] = event;
   pthread_mutex_unlock(&t->lock);

@@ -1,6 +1,7 @@
 /*===- bytes_attr.c - raw bytes as strings or resources -----------------===*/
 #include "bytes_attr.h"
 
+#include "thunky-c/Arena.h"
 #include "thunky-c/Dialect.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -124,15 +125,10 @@ typedef enum Holding { OWNED /* malloc'd, taken */, BORROWED, IN_BLOCK } Holding
 static MlirAttribute enter(ThunkyBytesPool *pool, const char *name, void *data, size_t size,
                            uint64_t key, Holding holding) {
   bool owned = holding == OWNED;
-  if (pool->count == pool->capacity) {
-    size_t capacity = pool->capacity ? 2 * pool->capacity : 16;
-    MlirAttribute *attrs = realloc(pool->attrs, capacity * sizeof *attrs);
-    if (!attrs) {
-      if (owned)
-        free(data);
-      return mlirAttributeGetNull();
-    }
-    pool->attrs = attrs, pool->capacity = capacity;
+  if (!thunkyArrayGrow((void **)&pool->attrs, &pool->capacity, pool->count, sizeof *pool->attrs)) {
+    if (owned)
+      free(data);
+    return mlirAttributeGetNull();
   }
   MlirAttribute unique = thunkyUniqueName(pool->ctx, &pool->names, mlirStringRefCreateFromCString(name));
   if (mlirAttributeIsNull(unique) ||

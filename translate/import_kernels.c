@@ -14,6 +14,7 @@
 #include "proto_attr.h"
 #include "shape_type.h"
 
+#include "thunky-c/Arena.h"
 #include "thunky-c/Ops.h"
 
 #include <inttypes.h>
@@ -143,13 +144,8 @@ static MlirAttribute binarySymbol(Importer *im, const char *name, MlirAttribute 
   uint32_t at;
   if (thunkyHashMapGet(&b->entryOf, key, &at))
     return mlirFlatSymbolRefAttrGet(im->ctx, mlirStringAttrGetValue(b->items[at].name));
-  if (b->count == b->capacity) {
-    size_t capacity = b->capacity ? 2 * b->capacity : 16;
-    KernelBinary *items = realloc(b->items, capacity * sizeof *items);
-    if (!items)
-      return mlirAttributeGetNull();
-    b->items = items, b->capacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&b->items, &b->capacity, b->count, sizeof *b->items))
+    return mlirAttributeGetNull();
   MlirAttribute symbol = thunkyUniqueName(im->ctx, &b->names, str(name));
   if (mlirAttributeIsNull(symbol) || !thunkyHashMapPut(&b->entryOf, key, (uint32_t)b->count))
     return mlirAttributeGetNull();

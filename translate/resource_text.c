@@ -1,6 +1,7 @@
 /*===- resource_text.c - the resource trailer, written as MLIR writes it ===*/
 #include "resource_text.h"
 
+#include "thunky-c/Arena.h"
 #include "thunky-c/HashMap.h"
 
 #include <stdint.h>
@@ -28,13 +29,8 @@ static bool add(Names *names, const char *t, size_t n) {
   for (; thunkyHashMapGet(&names->seen, key, &at); ++key)
     if (names->items[at].length == n && memcmp(names->items[at].token, t, n) == 0)
       return true;
-  if (names->count == names->capacity) {
-    size_t capacity = names->capacity ? 2 * names->capacity : 64;
-    Name *items = realloc(names->items, capacity * sizeof *items);
-    if (!items)
-      return false;
-    names->items = items, names->capacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&names->items, &names->capacity, names->count, sizeof *names->items))
+    return false;
   names->items[names->count] = (Name){t, n};
   return thunkyHashMapPut(&names->seen, key, (uint32_t)names->count++);
 }
