@@ -64,7 +64,7 @@ CHECK: split: GpuExecutableProto as split-proto
 CHECK: same
 CHECK: rank 0 out0: f32[64] = [0, 4, 8, 12, 16, 20, 24, 28, ...]
 CHECK-NEXT: rank 1 out0: f32[64] = [0, 4, 8, 12, 16, 20, 24, 28, ...]
-CHECK-NEXT: thunk {{ +}}total ms    calls   share   bytes/call     GB/s
+CHECK-NEXT: thunk total ms calls share bytes/call GB/s
 CHECK: thunk 1 (scale_fusion, id 2) {{.*}} 2 {{.*}} 512
 CHECK: same: 1 output(s) on 2 rank(s), bit for bit
 CHECK: same: 1 output(s) on 2 rank(s), term for term
