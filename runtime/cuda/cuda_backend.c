@@ -380,6 +380,14 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
       thunkyCudaFreeGemms(s, r);
     if (r->pinned)
       cu->cuMemFreeHost(r->pinned);
+    /* Streams before the events their work records and waits on: a
+     * driver may free an event at once, while a stream's last work, past
+     * a failure, still names it (the simulated driver does). */
+    for (uint32_t i = 0; i < s->numStreams && r->streams; i++)
+      if (r->streams[i])
+        cu->cuStreamDestroy(r->streams[i]);
+    if (r->main)
+      cu->cuStreamDestroy(r->main);
     if (r->origin)
       cu->cuEventDestroy(r->origin);
     if (r->mark)
@@ -390,11 +398,6 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
       if (r->done[i])
         cu->cuEventDestroy(r->done[i]);
     }
-    for (uint32_t i = 0; i < s->numStreams && r->streams; i++)
-      if (r->streams[i])
-        cu->cuStreamDestroy(r->streams[i]);
-    if (r->main)
-      cu->cuStreamDestroy(r->main);
     for (uint32_t i = 0; i < plan->numBinaries && r->modules; i++)
       if (r->modules[i])
         cu->cuModuleUnload(r->modules[i]);
