@@ -2,55 +2,93 @@
 #include "import.h"
 
 #include "proto_attr.h"
-#include "thunky-c/HashMap.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* Each distinct allocation a thunk touches becomes one operand: the
- * smallest slice of it that holds every slice the thunk has there, so that
- * passes see the bytes it uses, not the whole allocation. The thunk's
- * slices are rewritten to index operands, at offsets within them. */
+/* A thunk's operands: each run of overlapping slices of one allocation
+ * becomes one, the smallest slice that holds them, written where the thunk
+ * writes any of them. Slices of one allocation that do not overlap stay
+ * apart, so that passes and the race check see the bytes a thunk writes
+ * apart from those it only reads (a dynamic-slice fusion reads its loop
+ * counter beside the window it writes, in the same allocation). Operands are
+ * numbered in the order their first slice is visited; each slice is then
+ * rewritten to index its operand, at an offset within it. */
+typedef struct Piece {
+  int64_t global;    /* allocation index */
+  uint64_t lo, hi;   /* the bytes the slice spans */
+  size_t seq;        /* which slice, in visiting order */
+  bool write;
+} Piece;
+
 typedef struct Localizer {
   Importer *im;
-  int64_t *globals;   /* distinct allocation indices, first-seen order */
-  int *writes;        /* per operand: whether the thunk may write it */
-  uint64_t *lo, *hi;  /* per operand: the bytes it spans */
-  size_t count;
-  ThunkyHashMap locals; /* allocation index -> operand */
+  Piece *pieces;     /* per slice, in visiting order, later sorted */
+  size_t *groupOf;   /* per slice: its run of overlapping slices */
+  size_t *operandOf; /* per run: its operand, or SIZE_MAX before numbering */
+  Piece *operands;   /* per operand: allocation, span, written */
+  size_t numSlices, numOperands, next;
   bool failed;
 } Localizer;
 
-static bool spanSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
+static bool collectSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   Localizer *l = userData;
   if (!thunkyImportCheckSlice(l->im, s)) {
     l->failed = true;
     return false;
   }
-  int64_t global = s->buffer_allocation_index;
-  uint64_t lo = (uint64_t)s->offset, hi = lo + (uint64_t)s->size;
-  uint32_t local;
-  if (!thunkyHashMapGet(&l->locals, (uint64_t)global, &local)) {
-    local = (uint32_t)l->count;
-    if (!thunkyHashMapPut(&l->locals, (uint64_t)global, local)) {
-      l->failed = true;
-      return thunkyImportError(l->im, "%s", "out of memory");
-    }
-    l->globals[l->count] = global;
-    l->lo[l->count] = lo, l->hi[l->count] = hi;
-    l->writes[l->count++] = 0;
-  }
-  l->lo[local] = lo < l->lo[local] ? lo : l->lo[local];
-  l->hi[local] = hi > l->hi[local] ? hi : l->hi[local];
-  l->writes[local] |= (access & THUNKY_ACCESS_WRITE) != 0;
+  uint64_t lo = (uint64_t)s->offset;
+  l->pieces[l->next] = (Piece){s->buffer_allocation_index, lo, lo + (uint64_t)s->size, l->next,
+                               (access & THUNKY_ACCESS_WRITE) != 0};
+  ++l->next;
   return true;
+}
+
+static int byPlace(const void *a, const void *b) {
+  const Piece *x = a, *y = b;
+  if (x->global != y->global)
+    return x->global < y->global ? -1 : 1;
+  if (x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sorts the slices by place and sweeps them into runs (n log n), then
+ * numbers the runs by their first slice in visiting order. */
+static void groupSlices(Localizer *l) {
+  qsort(l->pieces, l->numSlices, sizeof *l->pieces, byPlace);
+  Piece *runs = l->operands; /* per run until numbered */
+  size_t numRuns = 0;
+  for (size_t i = 0; i < l->numSlices; ++i) {
+    const Piece *p = &l->pieces[i];
+    Piece *run = numRuns ? &runs[numRuns - 1] : NULL;
+    /* Zero-size slices at a run's first byte join it, so that two empty
+     * slices at one place are one operand. */
+    if (run && run->global == p->global && (p->lo < run->hi || p->lo == run->lo)) {
+      run->hi = p->hi > run->hi ? p->hi : run->hi;
+      run->write |= p->write;
+    } else {
+      runs[numRuns++] = *p;
+    }
+    l->groupOf[p->seq] = numRuns - 1;
+  }
+  for (size_t r = 0; r < numRuns; ++r)
+    l->operandOf[r] = SIZE_MAX;
+  Piece *numbered = l->pieces; /* the pieces are no longer needed */
+  for (size_t k = 0; k < l->numSlices; ++k) {
+    size_t r = l->groupOf[k];
+    if (l->operandOf[r] == SIZE_MAX) {
+      l->operandOf[r] = l->numOperands;
+      numbered[l->numOperands++] = runs[r];
+    }
+  }
+  l->pieces = runs, l->operands = numbered;
 }
 
 static bool localizeSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   Localizer *l = userData;
-  uint32_t local = 0;
-  thunkyHashMapGet(&l->locals, (uint64_t)s->buffer_allocation_index, &local);
+  size_t local = l->operandOf[l->groupOf[l->next++]];
   s->buffer_allocation_index = (int64_t)local;
-  s->offset -= (int64_t)l->lo[local];
+  s->offset -= (int64_t)l->operands[local].lo;
   /* XLA's slices are proto3: a zero is never on the wire. An explicit one is
    * dropped here, as export would drop it, so that import(export(m)) is m. */
   s->has_buffer_allocation_index = local != 0;
@@ -104,29 +142,39 @@ static bool takeKernelBinary(Importer *im, Thunk *t, MlirAttribute *code) {
 bool thunkyImportOpaque(Importer *im, Thunk *t) {
   size_t numSlices = 0;
   thunkyForEachSlice(&t->base, true, countSlice, &numSlices);
-  Localizer l = {.im = im, .globals = malloc((numSlices + 1) * sizeof(int64_t)),
-                 .writes = malloc((numSlices + 1) * sizeof(int)),
-                 .lo = malloc((numSlices + 1) * sizeof(uint64_t)),
-                 .hi = malloc((numSlices + 1) * sizeof(uint64_t))};
-  bool ok = l.globals && l.writes && l.lo && l.hi;
+  Localizer l = {.im = im, .numSlices = numSlices,
+                 .pieces = malloc((numSlices + 1) * sizeof(Piece)),
+                 .operands = malloc((numSlices + 1) * sizeof(Piece)),
+                 .groupOf = malloc((numSlices + 1) * sizeof(size_t)),
+                 .operandOf = malloc((numSlices + 1) * sizeof(size_t))};
+  bool ok = l.pieces && l.operands && l.groupOf && l.operandOf;
   if (!ok)
     thunkyImportError(im, "%s", "out of memory");
-  ok = ok && thunkyForEachSlice(&t->base, true, spanSlice, &l) && !l.failed &&
-       thunkyForEachSlice(&t->base, true, localizeSlice, &l);
-  thunkyHashMapDestroy(&l.locals);
-  MlirValue *operands = ok ? malloc((l.count + 1) * sizeof *operands) : NULL;
-  for (size_t i = 0; ok && operands && i < l.count; ++i) {
+  ok = ok && thunkyForEachSlice(&t->base, true, collectSlice, &l) && !l.failed;
+  if (ok) {
+    groupSlices(&l);
+    l.next = 0;
+    thunkyForEachSlice(&t->base, true, localizeSlice, &l);
+  }
+  MlirValue *operands = ok ? malloc((l.numOperands + 1) * sizeof *operands) : NULL;
+  int *writes = ok ? malloc((l.numOperands + 1) * sizeof *writes) : NULL;
+  if (ok && (!operands || !writes))
+    ok = thunkyImportError(im, "%s", "out of memory");
+  for (size_t i = 0; ok && i < l.numOperands; ++i) {
+    const Piece *p = &l.operands[i];
     ThunkySlice span = XLA__BUFFER_ASSIGNMENT__BUFFER_ALLOCATION_SLICE_PROTO__INIT;
-    span.buffer_allocation_index = l.globals[i];
-    span.offset = (int64_t)l.lo[i], span.size = (int64_t)(l.hi[i] - l.lo[i]);
+    span.buffer_allocation_index = p->global;
+    span.offset = (int64_t)p->lo, span.size = (int64_t)(p->hi - p->lo);
+    writes[i] = p->write;
     ok = thunkyImportSliceValue(im, &span, &operands[i]);
   }
-  free(l.lo), free(l.hi);
+  size_t count = l.numOperands;
+  free(l.pieces), free(l.operands), free(l.groupOf), free(l.operandOf);
   if (!ok) {
-    free(l.globals), free(l.writes), free(operands);
+    free(writes), free(operands);
     return false;
   }
-  MlirType *types = malloc((l.count + 1) * sizeof *types);
+  MlirType *types = malloc((count + 1) * sizeof *types);
   /* Sized once the binary is out: the thunk without its cubin is small. */
   MlirAttribute code = mlirAttributeGetNull();
   ok = takeKernelBinary(im, t, &code);
@@ -134,8 +182,8 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   /* The thunk reads and edits as text, every field of every kind. */
   MlirAttribute proto =
       ok ? thunkyProtoToAttr(&im->protoCache, &t->base, NULL) : mlirAttributeGetNull();
-  if (!ok || !operands || !types || mlirAttributeIsNull(proto)) {
-    free(l.globals), free(l.writes), free(operands), free(types);
+  if (!ok || !types || mlirAttributeIsNull(proto)) {
+    free(writes), free(operands), free(types);
     return ok && thunkyImportError(im, "%s", "out of memory");
   }
   MlirNamedAttribute attrs[5] = {
@@ -145,9 +193,9 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
       named(im, "asm_text", stringAttr(im, "", 0)),
       named(im, "binary", stringAttr(im, "", 0)),
       /* What the thunk kind table says of each operand: its effects. */
-      named(im, "written", mlirDenseBoolArrayGet(im->ctx, (intptr_t)l.count, l.writes)),
+      named(im, "written", mlirDenseBoolArrayGet(im->ctx, (intptr_t)count, writes)),
   };
-  MlirOperation op = thunkyImportEmit(im, "thunky.call_thunk_proto", (intptr_t)l.count, operands,
+  MlirOperation op = thunkyImportEmit(im, "thunky.call_thunk_proto", (intptr_t)count, operands,
                                       0, NULL, 5, attrs, 0);
   if (!mlirAttributeIsNull(info))
     mlirOperationSetDiscardableAttributeByName(op, str(THUNKY_ATTR_INFO), info);
@@ -158,6 +206,6 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   if (kind)
     mlirOperationSetDiscardableAttributeByName(
         op, str(THUNKY_ATTR_THUNK_KIND), mlirStringAttrGet(im->ctx, str(kind->name)));
-  free(l.globals), free(l.writes), free(operands), free(types);
+  free(writes), free(operands), free(types);
   return true;
 }
