@@ -1,5 +1,5 @@
 /*===- bytes.c - byte buffers, varints and little-endian words ----------===*/
-#include "thunky-c/Wire.h"
+#include "thunky-c/Bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -92,52 +92,6 @@ uint64_t thunkyLoadU64(const uint8_t *p) {
 void thunkyStoreU64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; i++)
     p[i] = (uint8_t)(v >> (8 * i));
-}
-
-bool thunkyNextWireField(const uint8_t *data, size_t size, size_t *pos,
-                         ThunkyWireField *f, ThunkyError *error) {
-  uint64_t tag, length;
-  f->begin = *pos;
-  if (!thunkyReadVarint(data, size, pos, &tag))
-    return thunkyErrorf(error, "byte %zu: truncated or overlong field tag", f->begin);
-  f->number = (uint32_t)(tag >> 3);
-  f->wireType = tag & 7;
-  if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
-    return thunkyErrorf(error, "byte %zu: field number %llu is out of range", f->begin,
-                        (unsigned long long)(tag >> 3));
-  switch (f->wireType) {
-  case 0:
-    f->payload = *pos;
-    if (!thunkyReadVarint(data, size, pos, &length))
-      return thunkyErrorf(error, "byte %zu: field %u: truncated or overlong varint", f->payload,
-                          f->number);
-    break;
-  case 1:
-  case 5: {
-    size_t width = f->wireType == 1 ? 8 : 4;
-    f->payload = *pos;
-    if (size - *pos < width)
-      return thunkyErrorf(error, "byte %zu: field %u: truncated fixed-width value", f->payload,
-                          f->number);
-    *pos += width;
-    break;
-  }
-  case 2:
-    if (!thunkyReadVarint(data, size, pos, &length))
-      return thunkyErrorf(error, "byte %zu: field %u: truncated length", f->begin, f->number);
-    f->payload = *pos;
-    if (length > size - *pos)
-      return thunkyErrorf(error,
-                          "byte %zu: field %u: length %llu runs past the end (%zu bytes left)",
-                          f->begin, f->number, (unsigned long long)length, size - *pos);
-    *pos += (size_t)length;
-    break;
-  default:
-    return thunkyErrorf(error, "byte %zu: field %u: unsupported wire type %u", f->begin,
-                        f->number, f->wireType);
-  }
-  f->end = *pos;
-  return true;
 }
 
 bool thunkyBufferReadFile(ThunkyBuffer *b, const char *path, ThunkyError *error) {

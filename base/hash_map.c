@@ -1,6 +1,5 @@
 /*===- hash_map.c - open addressing over 64-bit keys --------------------===*/
 #include "thunky-c/HashMap.h"
-#include "thunky-c/Riegeli.h"
 
 #include <stdlib.h>
 
@@ -59,8 +58,4 @@ bool thunkyHashMapPut(ThunkyHashMap *map, uint64_t key, uint32_t value) {
 void thunkyHashMapDestroy(ThunkyHashMap *map) {
   free(map->keys), free(map->values);
   *map = (ThunkyHashMap){0};
-}
-
-uint64_t thunkyHashBytes(const void *data, size_t size) {
-  return thunkyHighwayHash64(thunkyRiegeliHashKey, data, size);
 }

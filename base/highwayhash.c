@@ -7,9 +7,9 @@
  * against Debian's libhighwayhash in test/Container.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Riegeli.h"
+#include "thunky-c/Hash.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/Bytes.h"
 
 #include <string.h>
 
@@ -121,4 +121,8 @@ uint64_t thunkyHighwayHash64(const uint64_t key[4], const void *data, size_t siz
   for (int i = 0; i < 4; i++)
     permuteAndUpdate(&s);
   return s.v0[0] + s.v1[0] + s.mul0[0] + s.mul1[0];
+}
+
+uint64_t thunkyHashBytes(const void *data, size_t size) {
+  return thunkyHighwayHash64(thunkyRiegeliHashKey, data, size);
 }

@@ -57,3 +57,12 @@ void thunkyEpilogueOperands(MlirStringRef e, bool *bias, bool *aux) {
   *bias = e.length >= 13 && memcmp(e.data, "EPILOGUE_BIAS", 13) == 0;
   *aux = e.length >= 9 && memcmp(e.data + e.length - 9, "_WITH_AUX", 9) == 0;
 }
+
+MlirStringRef thunkyKernelName(MlirOperation op) {
+  MlirAttribute name =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("kernel_name"));
+  if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name))
+    return mlirStringRefCreate("", 0);
+  MlirStringRef s = mlirStringAttrGetValue(name);
+  return s.length == 5 && memcmp(s.data, "thunk", 5) == 0 ? mlirStringRefCreate("", 0) : s;
+}

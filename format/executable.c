@@ -380,19 +380,6 @@ void *thunkyExecutableAlloc(ThunkyExecutable *exe, size_t count, size_t size) {
   return thunkyArenaAlloc(internalOf(exe)->arena, (count + 1) * size);
 }
 
-void thunkyThunkName(uint64_t number, const char *annotation, size_t length, int64_t id,
-                     char *out, size_t size) {
-  int shown = annotation ? (int)(length > 100 ? 100 : length) : 0;
-  if (shown && id > 0)
-    snprintf(out, size, "thunk %" PRIu64 " (%.*s, id %" PRId64 ")", number, shown, annotation, id);
-  else if (shown)
-    snprintf(out, size, "thunk %" PRIu64 " (%.*s)", number, shown, annotation);
-  else if (id > 0)
-    snprintf(out, size, "thunk %" PRIu64 " (id %" PRId64 ")", number, id);
-  else
-    snprintf(out, size, "thunk %" PRIu64, number);
-}
-
 bool thunkyThunkKindIsCollective(const char *kind, size_t length) {
   char name[64];
   if (!kind || length >= sizeof name)

@@ -3,8 +3,11 @@
 
 #include "thunky-c/Access.h"
 #include "thunky-c/Dialect.h"
+/* Only the schema's answer to which thunk kinds are collectives
+ * (thunkyThunkKindIsCollective): passes read no executable. */
 #include "thunky-c/Executable.h"
 #include "thunky-c/Ops.h"
+#include "thunky-c/ThunkName.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

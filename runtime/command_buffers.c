@@ -26,6 +26,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Arena.h"
+#include "thunky-c/Container.h"
 #include "thunky-c/Schedule.h"
 
 #include "thunky-c/Wire.h"

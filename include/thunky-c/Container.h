@@ -21,6 +21,7 @@
 
 #include "thunky-c/Export.h"
 
+#include "thunky-c/Bytes.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Limits.h"
 
@@ -31,43 +32,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct ThunkyBytes {
-  const uint8_t *data;
-  size_t size;
-} ThunkyBytes;
-
-/* A growable byte buffer; zero-initialize, free with thunkyBufferDestroy. */
-typedef struct ThunkyBuffer {
-  uint8_t *data;
-  size_t size, capacity;
-  bool failed; /* an append ran out of memory */
-} ThunkyBuffer;
-
-/* Appends data[0, size); false (and the buffer marked failed) when out of
- * memory. Appending to a failed buffer does nothing. */
-THUNKY_EXPORT bool thunkyBufferAppend(ThunkyBuffer *buffer, const void *data, size_t size);
-THUNKY_EXPORT void thunkyBufferDestroy(ThunkyBuffer *buffer);
-/* Appends the whole file at `path` ("-": standard input); false, with an
- * error naming the file, when it cannot be opened or read or memory runs
- * out. */
-THUNKY_EXPORT bool thunkyBufferReadFile(ThunkyBuffer *buffer, const char *path, ThunkyError *error);
-
-/* A whole file's bytes, read-only: mapped where the file is a regular one
- * (a 100 MB executable read into fresh memory cost a page fault per 4 KB),
- * else read into `buffer` (standard input, a pipe). */
-typedef struct ThunkyFileBytes {
-  const uint8_t *data; /* never NULL */
-  size_t size;
-  void *mapping;       /* what thunkyFileBytesDestroy unmaps; NULL when read */
-  ThunkyBuffer buffer; /* what was read, when not mapped */
-} ThunkyFileBytes;
-
-/* Opens `path` ("-": standard input) into `bytes`; false, with an error
- * naming the file, as thunkyBufferReadFile. */
-THUNKY_EXPORT bool thunkyFileBytesCreate(ThunkyFileBytes *bytes, const char *path,
-                                         ThunkyError *error);
-THUNKY_EXPORT void thunkyFileBytesDestroy(ThunkyFileBytes *bytes);
 
 /* What a file holds, told from its bytes alone, so that every tool names
  * what it was given instead of misreading it as a protobuf. */

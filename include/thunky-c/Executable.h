@@ -16,6 +16,7 @@
 #include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Limits.h"
+#include "thunky-c/ThunkName.h"
 #include "xla/backends/gpu/runtime/thunk.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 #include "xla/util/split_proto/human_readable_aot_executable.pb-c.h"
@@ -163,14 +164,6 @@ typedef enum ThunkyPredicate {
 } ThunkyPredicate;
 THUNKY_EXPORT ThunkyPredicate thunkyWhilePredicate(const Xla__Gpu__WhileThunkProto *w);
 THUNKY_EXPORT ThunkyPredicate thunkyConditionalPredicate(const Xla__Gpu__ConditionalThunkProto *c);
-
-/* "thunk 7 (loop_add_fusion, id 8)": how every report names the thunk at
- * depth-first position `number`, given its profile annotation
- * annotation[0, length) and XLA's thunk_id `id`, the number a module shows
- * in its #thunky.info (docs/runtime.md#thunk-numbers). An empty annotation
- * or an id of 0 or less is left out: "thunk 7 (id 8)", "thunk 7". */
-THUNKY_EXPORT void thunkyThunkName(uint64_t number, const char *annotation, size_t length,
-                                   int64_t id, char *out, size_t size);
 
 /* Whether `kind`[0, length), the name of one of ThunkProto's impl fields
  * ("all_gather_thunk"), is a collective: its message carries a

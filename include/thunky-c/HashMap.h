@@ -10,6 +10,8 @@
 #define THUNKY_C_HASH_MAP_H
 
 #include "thunky-c/Export.h"
+/* thunkyHashBytes was declared here before thunky 0.3. */
+#include "thunky-c/Hash.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,10 +35,6 @@ THUNKY_EXPORT bool thunkyHashMapGet(const ThunkyHashMap *map, uint64_t key, uint
 THUNKY_EXPORT bool thunkyHashMapPut(ThunkyHashMap *map, uint64_t key, uint32_t value);
 /* Frees the map's memory and empties it. */
 THUNKY_EXPORT void thunkyHashMapDestroy(ThunkyHashMap *map);
-
-/* A 64-bit hash of data[0, size), for keying a map by content (callers
- * compare the bytes on a hit). */
-THUNKY_EXPORT uint64_t thunkyHashBytes(const void *data, size_t size);
 
 #ifdef __cplusplus
 }

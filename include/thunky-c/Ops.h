@@ -88,6 +88,10 @@ MLIR_CAPI_EXPORTED int thunkyCollectiveElementBytes(MlirType type);
  * attribute gives none for that pair. */
 MLIR_CAPI_EXPORTED MlirType thunkyCollectivePairElementType(MlirOperation op, intptr_t pair);
 
+/* The kernel `op` (a ptx_kernel or call_thunk_proto) launches, or an empty
+ * string: import names a call_thunk_proto of any other thunk "thunk". */
+MLIR_CAPI_EXPORTED MlirStringRef thunkyKernelName(MlirOperation op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 #include "thunky-c/Export.h"
 
 #include "thunky-c/Container.h"
+#include "thunky-c/Hash.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -97,13 +98,6 @@ THUNKY_EXPORT bool thunkySplitProtoWriteExecutable(ThunkyBytes executable,
 THUNKY_EXPORT bool thunkySplitProtoWriteOptions(ThunkyBytes serializedExecutable, ThunkyBytes rest,
                                                 ThunkyCompression compression, ThunkyBuffer *out,
                                                 ThunkyError *error);
-
-/* HighwayHash64 of data[0, size) under the 256-bit key. */
-THUNKY_EXPORT uint64_t thunkyHighwayHash64(const uint64_t key[4], const void *data, size_t size);
-
-/* The key riegeli uses: "Riegeli/records\n" twice, as four little-endian
- * 64-bit words. */
-THUNKY_EXPORT extern const uint64_t thunkyRiegeliHashKey[4];
 
 #ifdef __cplusplus
 }

@@ -23,8 +23,8 @@
 
 #include "thunky-c/Export.h"
 
+#include "thunky-c/Bytes.h"
 #include "thunky-c/Check.h"
-#include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Plan.h"
 #include "thunky-c/Timeline.h"

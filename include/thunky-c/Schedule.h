@@ -16,7 +16,6 @@
 
 #include "thunky-c/Export.h"
 
-#include "thunky-c/Container.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Plan.h"
 

@@ -16,7 +16,7 @@
 
 #include "thunky-c/Export.h"
 
-#include "thunky-c/Container.h"
+#include "thunky-c/Bytes.h"
 #include "thunky-c/Error.h"
 #include <protobuf-c/protobuf-c.h>
 #include <stdbool.h>
@@ -26,20 +26,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Grows the buffer by `count` bytes and returns where they start (their
- * contents undefined), or NULL when out of memory. */
-THUNKY_EXPORT uint8_t *thunkyBufferExtend(ThunkyBuffer *b, size_t count);
-/* Appends `count` zero bytes. */
-THUNKY_EXPORT bool thunkyBufferAppendZeros(ThunkyBuffer *b, size_t count);
-THUNKY_EXPORT bool thunkyBufferAppendVarint(ThunkyBuffer *b, uint64_t v);
-THUNKY_EXPORT bool thunkyBufferAppendU64(ThunkyBuffer *b, uint64_t v);
-
-/* Reads a varint at *pos in data[0, size) and advances *pos; false when it
- * runs past the end or over 10 bytes. */
-THUNKY_EXPORT bool thunkyReadVarint(const uint8_t *data, size_t size, size_t *pos, uint64_t *v);
-THUNKY_EXPORT uint64_t thunkyLoadU64(const uint8_t *p);
-THUNKY_EXPORT void thunkyStoreU64(uint8_t *p, uint64_t v);
 
 /* One top-level field of a serialized protobuf message. */
 typedef struct {

@@ -7,6 +7,7 @@
 #include "thunky-c/Ops.h"
 #include "thunky-c/PassKit.h"
 #include "thunky-c/Passes.h"
+#include "thunky-c/Roles.h"
 #include "thunky-c/Translate.h"
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -51,6 +52,16 @@ static MlirWalkResult printKind(MlirOperation op, void *userData) {
   printf("kind %d %s collective=%d\n", (int)kind, mnemonic ? mnemonic : "-",
          thunkyOpKindIsCollective(kind));
   return MlirWalkResultAdvance;
+}
+
+/* Roles have one reader: the older text form, as import wrote it. */
+static void testRoles(void) {
+  ThunkyAllocation a = thunkyAllocationEmpty();
+  bool read = thunkyRoleTextParse(mlirStringRefCreateFromCString("parameter 2, output {1}"), &a);
+  printf("role read=%d parameter %lld output {%lld} role=%d\n", read, (long long)a.parameter,
+         (long long)a.outputIndex[0], (int)thunkyAllocationRole(&a));
+  ThunkyAllocation b = thunkyAllocationEmpty();
+  printf("role read=%d\n", thunkyRoleTextParse(mlirStringRefCreateFromCString("outputs"), &b));
 }
 
 /* Ops are recognised by kind, and buffer sizes read from values. */
@@ -302,5 +313,8 @@ int main(void) {
   testBorrowingImport();
   // CHECK-NEXT: borrowed: 2000 bytes, in the input: 1
   // CHECK-NEXT: copied: 2000 bytes, in the input: 0, same: 1
+  testRoles();
+  // CHECK-NEXT: role read=1 parameter 2 output {1} role=2
+  // CHECK-NEXT: role read=0
   return 0;
 }

@@ -3,12 +3,14 @@
 //
 // RUN: thunky-format-capi-test %t.npy | FileCheck %s
 #include "thunky-c/Arena.h"
+#include "thunky-c/Bytes.h"
 #include "thunky-c/Check.h"
 #include "thunky-c/Compare.h"
 #include "thunky-c/Container.h"
 #include "thunky-c/ElementTypes.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Executable.h"
+#include "thunky-c/Hash.h"
 #include "thunky-c/HashMap.h"
 #include "thunky-c/Limits.h"
 #include "thunky-c/Npy.h"
@@ -17,6 +19,7 @@
 #include "thunky-c/Riegeli.h"
 #include "thunky-c/Runtime.h"
 #include "thunky-c/TextLayout.h"
+#include "thunky-c/ThunkName.h"
 #include "thunky-c/Timeline.h"
 #include "thunky-c/Wire.h"
 
@@ -56,6 +59,14 @@ int main(int argc, char **argv) {
   printf("arena %s\n", s);
   // CHECK-NEXT: map 1000000 found=1 value=123456 missing=0
   // CHECK-NEXT: arena thunky
+
+  /* Base's hash (the same HighwayHash riegeli's chunks carry) and the
+   * name every report gives a thunk. */
+  char name[64];
+  thunkyThunkName(7, "loop_add_fusion", 15, 8, name, sizeof name);
+  printf("hash %d %d; %s\n", thunkyHashBytes("thunky", 6) == thunkyHashBytes("thunky", 6),
+         thunkyHashBytes("thunky", 6) != thunkyHashBytes("thunkz", 6), name);
+  // CHECK-NEXT: hash 1 1; thunk 7 (loop_add_fusion, id 8)
 
   /* Wire, riegeli and the container, round trip of one record. */
   ThunkyBuffer varint = {0};

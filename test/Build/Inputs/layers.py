@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Checks the folders keep to the layers docs/building.md states.
+
+Reads two tables from docs/building.md: the C API's (which library each
+header of include/thunky-c belongs to) and "who may use whom" (which
+libraries each folder may use, and of a library it may not, the symbols it
+may). Then, for each folder, every thunky-c header its sources include, and
+every symbol its built objects take from another folder's objects, must
+belong to a library it may use. Prints one line per folder, or each
+violation and exits 1.
+
+usage: layers.py [--doc BUILDING_MD] SOURCE_ROOT BUILD_ROOT
+"""
+import os
+import re
+import subprocess
+import sys
+
+FOLDERS = ["base", "format", "dialect", "translate", "passes", "runtime"]
+
+
+def tables(doc):
+    headers, uses = {}, {}
+    for line in open(doc, encoding="utf-8"):
+        m = re.match(r"\| `thunky-c/(\w+\.h)` \| (\w+) \|", line)
+        if m:
+            headers[m.group(1)] = m.group(2)
+            continue
+        m = re.match(r"\| (\w+) \| ([^|]+) \|$", line.strip())
+        if m and m.group(1) in FOLDERS:
+            text = m.group(2)
+            libs = set(re.findall(r"\b(%s)\b" % "|".join(FOLDERS), text.split(" of ")[0]))
+            only = {}
+            for lib, syms in re.findall(r"of (\w+) only ((?:`\w+`(?:, )?)+)", text):
+                only[lib] = set(re.findall(r"`(\w+)`", syms))
+            uses[m.group(1)] = (libs, only)
+    return headers, uses
+
+
+def sources(root, folder):
+    for d, _, files in os.walk(os.path.join(root, folder)):
+        for f in sorted(files):
+            if f.endswith((".c", ".h", ".cpp")):
+                yield os.path.join(d, f)
+
+
+def objects(build, folder):
+    for d, _, files in os.walk(os.path.join(build, folder)):
+        if "CMakeFiles" not in d:
+            continue
+        for f in sorted(files):
+            if f.endswith(".o"):
+                yield os.path.join(d, f)
+
+
+def symbols(paths):
+    """(defined, undefined) global symbols of the objects."""
+    defined, undefined = set(), set()
+    if not paths:
+        return defined, undefined
+    out = subprocess.run(["nm", "-P", "-g"] + paths, capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2 or line.endswith(":"):
+            continue
+        (undefined if parts[1] == "U" else defined).add(parts[0])
+    return defined, undefined
+
+
+def main():
+    args = sys.argv[1:]
+    doc = None
+    if len(args) == 4 and args[0] == "--doc":
+        doc, args = args[1], args[2:]
+    if len(args) != 2:
+        sys.exit(__doc__.strip().splitlines()[-1])
+    root, build = args
+    headers, uses = tables(doc or os.path.join(root, "docs", "building.md"))
+    bad = []
+    present = {f for f in os.listdir(os.path.join(root, "include", "thunky-c")) if f.endswith(".h")}
+    for h in sorted(present - set(headers)):
+        bad.append("include/thunky-c/%s: not in docs/building.md's table of headers" % h)
+    for folder in FOLDERS:
+        if folder not in uses:
+            bad.append("%s: not in docs/building.md's table of who may use whom" % folder)
+    if bad:
+        print("\n".join(bad))
+        return 1
+    owner = {}
+    objs = {f: list(objects(build, f)) for f in FOLDERS}
+    defs = {}
+    for folder in FOLDERS:
+        if not objs[folder]:
+            print("%s: no objects under %s" % (folder, os.path.join(build, folder)))
+            return 1
+        defs[folder], _ = symbols(objs[folder])
+        for s in defs[folder]:
+            owner.setdefault(s, folder)
+    # The schema's generated code is format's.
+    for s in symbols(list(objects(build, os.path.join("format", "CMakeFiles",
+                                                      "ThunkyXlaProto.dir"))))[0]:
+        owner[s] = "format"
+    for folder in FOLDERS:
+        libs, only = uses[folder]
+        allowed = libs | {"all"}
+        includes = symbols_taken = 0
+        for path in sources(root, folder):
+            for n, line in enumerate(open(path, encoding="utf-8"), 1):
+                m = re.match(r'\s*#\s*include\s+"thunky-c/(\w+\.h)"', line)
+                if not m:
+                    continue
+                includes += 1
+                lib = headers.get(m.group(1), "?")
+                if lib not in allowed and lib not in only:
+                    bad.append("%s:%d: includes thunky-c/%s, of %s, which %s may not use"
+                               % (os.path.relpath(path, root), n, m.group(1), lib, folder))
+        _, taken = symbols(objs[folder])
+        for s in sorted(taken):
+            lib = owner.get(s)
+            if lib is None or lib == folder:
+                continue
+            symbols_taken += 1
+            if lib not in allowed and s not in only.get(lib, set()):
+                bad.append("%s: its objects use %s, of %s, which %s may not use"
+                           % (folder, s, lib, folder))
+        print("%s: %d thunky-c includes, %d symbols from other folders, may use %s"
+              % (folder, includes, symbols_taken, ", ".join(sorted(libs))))
+    if bad:
+        print("\n".join(bad))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
