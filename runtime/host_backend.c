@@ -360,10 +360,9 @@ static bool runWhile(Rank *r, const ThunkyCommand *c, uint32_t stream) {
       break;
     if (c->loop.tripCount < 0 && !*at(r, c->loop.predicate))
       break;
-    if (limit && i >= limit)
-      ok = fail(r, c, "the loop ran past --max-iterations (%llu)", (unsigned long long)limit);
-    else
-      ok = runList(r, c->loop.body, stream);
+    ThunkyError why;
+    ok = thunkyPlanLoopMayRun(c, i, limit, &why) ? runList(r, c->loop.body, stream)
+                                                 : failWith(r, c, &why);
   }
   r->iteration = outer;
   return ok;

@@ -209,6 +209,19 @@ uint32_t thunkyPlanBranch(const ThunkyCommand *c, const uint8_t *index) {
   return i >= 0 && (uint32_t)i < n ? (uint32_t)i : n - 1;
 }
 
+bool thunkyPlanLoopMayRun(const ThunkyCommand *c, uint64_t iteration, uint64_t limit,
+                          ThunkyError *error) {
+  if (!limit)
+    return true;
+  if (c->loop.tripCount >= 0 && (uint64_t)c->loop.tripCount > limit)
+    return thunkyErrorf(error, "the loop runs %lld iterations, past --max-iterations (%llu)",
+                        (long long)c->loop.tripCount, (unsigned long long)limit);
+  if (iteration >= limit)
+    return thunkyErrorf(error, "the loop ran past --max-iterations (%llu)",
+                        (unsigned long long)limit);
+  return true;
+}
+
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size) {
   if (!plan || thunk >= plan->numThunks)
     snprintf(out, size, "executable");

@@ -46,14 +46,18 @@ bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path, Thunk
       handle ? (ThunkyRegisterFn)(uintptr_t)dlsym(handle, THUNKY_REGISTER_SYMBOL) : NULL;
   if (!handle)
     return thunkyErrorf(error, "%s: %s", path, dlerror());
-  if (!registerFn)
+  if (!registerFn) {
+    /* Nothing of it is in the registry yet, so nothing keeps it loaded. */
+    bool old = dlsym(handle, "thunky_register") != NULL;
+    dlclose(handle);
     return thunkyErrorf(error,
                         "%s: exports no " THUNKY_REGISTER_SYMBOL "%s (thunky-c/Runtime.h)", path,
-                        dlsym(handle, "thunky_register")
-                            ? ": it exports thunky_register, the unversioned interface of "
+                        old ? ": it exports thunky_register, the unversioned interface of "
                               "thunky 0.2 and before; rename it"
                             : "");
-  /* The library stays loaded: its functions are in the registry. */
+  }
+  /* The library stays loaded, even when it fails: what it registered
+   * before failing points into it. */
   return registerFn(registry, error) || thunkyErrorContext(error, "%s", path);
 }
 

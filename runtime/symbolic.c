@@ -884,7 +884,11 @@ static SymHash loopState(State *s, const Atoms *atoms) {
  * predicate holds. */
 static bool runWhile(State *s, const ThunkyCommand *c) {
   int64_t trips = c->loop.tripCount;
+  uint64_t limit = s->config.maxIterations;
+  ThunkyError why;
   if (trips >= 0) {
+    if (!thunkyPlanLoopMayRun(c, 0, limit, &why))
+      return fail(s, c, "%s", why.message);
     const Atoms *atoms = atomsOf(s, c);
     if (!atoms)
       return outOfMemory(s);
@@ -906,7 +910,6 @@ static bool runWhile(State *s, const ThunkyCommand *c) {
     s->runs = outer;
     return ok && (fixed || i == trips || loopAsFunction(s, c, trips - i));
   }
-  uint64_t limit = s->config.maxIterations;
   for (uint64_t i = 0;; i++) {
     if (!runList(s, c->loop.condition))
       return false;
@@ -915,8 +918,8 @@ static bool runWhile(State *s, const ThunkyCommand *c) {
       return loopAsFunction(s, c, -1);
     if (!known)
       return true;
-    if (limit && i >= limit)
-      return fail(s, c, "the loop ran past --max-iterations (%llu)", (unsigned long long)limit);
+    if (!thunkyPlanLoopMayRun(c, i, limit, &why))
+      return fail(s, c, "%s", why.message);
     if (!runList(s, c->loop.body))
       return false;
   }

@@ -13,8 +13,9 @@
 
 #include "thunky-c/Export.h"
 
-#include "thunky-c/Container.h"
+#include "thunky-c/Bytes.h"
 #include "thunky-c/ElementTypes.h"
+#include "thunky-c/Limits.h"
 #include "thunky-c/Npy.h"
 
 #include <stdbool.h>
@@ -357,6 +358,14 @@ THUNKY_EXPORT ThunkyNpyArray thunkyPlanArrayShape(const ThunkyPlanArray *a);
  * conditional without branches, nor a pred with other than two. Every
  * backend asks this. */
 THUNKY_EXPORT uint32_t thunkyPlanBranch(const ThunkyCommand *c, const uint8_t *index);
+
+/* --max-iterations, the same in every backend: whether while command `c`
+ * may run its body's iteration `iteration` (from 0) when a loop may run at
+ * most `limit` iterations (0: any number). A known trip count past the limit
+ * is refused at any iteration, so before the loop starts. False, with the
+ * reason in *error ("the loop ran past --max-iterations (3)"), when not. */
+THUNKY_EXPORT bool thunkyPlanLoopMayRun(const ThunkyCommand *c, uint64_t iteration, uint64_t limit,
+                                        ThunkyError *error);
 
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion, id 8)". */
 THUNKY_EXPORT void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out,

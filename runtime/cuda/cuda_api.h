@@ -110,6 +110,14 @@ bool thunkyCudaLoadLibrary(const ThunkyCudaLibrary *library, const ThunkyCudaSym
  * false. The NCCL one adds NCCL's last error message for `comm`. */
 bool thunkyCudaFail(const ThunkyCudaDriver *driver, CUresult result, const char *call,
                     const char *where, ThunkyError *error);
+/* Calls the driver's `fn` on `args`, in parentheses: true when it
+ * succeeds, else thunkyCudaFail's error, the call named once. */
+#define THUNKY_CU_AT(driver, fn, args, where, error)                                               \
+  thunkyCudaSucceeded((driver), (driver)->fn args, #fn, (where), (error))
+static inline bool thunkyCudaSucceeded(const ThunkyCudaDriver *driver, CUresult result,
+                                       const char *call, const char *where, ThunkyError *error) {
+  return result == CUDA_SUCCESS || thunkyCudaFail(driver, result, call, where, error);
+}
 bool thunkyNcclFail(const ThunkyNccl *nccl, ncclResult_t result, ncclComm_t comm,
                     const char *call, const char *where, ThunkyError *error);
 bool thunkyCublasLtFail(const ThunkyCublasLt *lt, cublasStatus_t status, const char *call,

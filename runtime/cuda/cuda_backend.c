@@ -121,21 +121,15 @@ static bool allocate(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) 
     if (!alloc->size)
       continue;
     char where[64];
-    snprintf(where, sizeof where, "allocation %u (%llu bytes)", a,
-             (unsigned long long)alloc->size);
-    CUresult result = cu->cuMemAlloc(&r->memory[a], alloc->size);
-    if (result != CUDA_SUCCESS)
-      return thunkyCudaFail(cu, result, "cuMemAlloc", where, error);
+    snprintf(where, sizeof where, "allocation %u (%llu bytes)", a, (unsigned long long)alloc->size);
     /* Zeroed, so that runs compare bit for bit with the host backend even
      * where a program reads what it never wrote. */
-    result = cu->cuMemsetD8(r->memory[a], 0, alloc->size);
-    if (result != CUDA_SUCCESS)
-      return thunkyCudaFail(cu, result, "cuMemsetD8", where, error);
     size_t constant = alloc->constant.size < alloc->size ? alloc->constant.size : alloc->size;
-    result = constant ? cu->cuMemcpyHtoD(r->memory[a], alloc->constant.data, constant)
-                      : CUDA_SUCCESS;
-    if (result != CUDA_SUCCESS)
-      return thunkyCudaFail(cu, result, "cuMemcpyHtoD", where, error);
+    if (!THUNKY_CU_AT(cu, cuMemAlloc, (&r->memory[a], alloc->size), where, error) ||
+        !THUNKY_CU_AT(cu, cuMemsetD8, (r->memory[a], 0, alloc->size), where, error) ||
+        (constant && !THUNKY_CU_AT(cu, cuMemcpyHtoD, (r->memory[a], alloc->constant.data, constant),
+                                   where, error)))
+      return false;
   }
   return true;
 }
@@ -209,7 +203,6 @@ static bool resolveKernel(ThunkyCudaState *s, ThunkyCudaRank *r, uint32_t k, uin
 
 static bool loadKernels(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
   const ThunkyPlan *plan = s->plan;
-  const ThunkyCudaDriver *cu = &s->cu;
   for (uint32_t i = 0; i < plan->numCommands; i++) {
     const ThunkyCommand *c = &plan->commands[i];
     if (c->kind != THUNKY_CMD_KERNEL)
@@ -220,18 +213,15 @@ static bool loadKernels(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *erro
     /* Dynamic shared memory past the default limit (48 KiB) must be
      * asked for, once per function, for its largest launch. */
     int allowed = 0;
-    if (!thunkyCudaCheck(
-            s,
-            cu->cuFuncGetAttribute(&allowed, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                   r->functions[k]),
-            "cuFuncGetAttribute", c->thunk, error))
+    if (!THUNKY_CU(s, cuFuncGetAttribute,
+                   (&allowed, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, r->functions[k]),
+                   c->thunk, error))
       return false;
     if (c->kernel.sharedBytes > (uint32_t)allowed &&
-        !thunkyCudaCheck(s,
-                         cu->cuFuncSetAttribute(
-                             r->functions[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                             (int)c->kernel.sharedBytes),
-                         "cuFuncSetAttribute", c->thunk, error))
+        !THUNKY_CU(s, cuFuncSetAttribute,
+                   (r->functions[k], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    (int)c->kernel.sharedBytes),
+                   c->thunk, error))
       return false;
   }
   return true;
@@ -264,44 +254,35 @@ static bool bindConstants(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *er
       return thunkyErrorf(error,
                           "cuda: the module's global for %s has %zu bytes, the allocation %llu",
                           where, bytes, (unsigned long long)alloc->size);
-    result = alloc->constant.size
-                 ? cu->cuMemcpyHtoD(global, alloc->constant.data, alloc->constant.size)
-                 : CUDA_SUCCESS;
-    if (result != CUDA_SUCCESS)
-      return thunkyCudaFail(cu, result, "cuMemcpyHtoD", where, error);
-    if (r->memory[a] && (result = cu->cuMemFree(r->memory[a])) != CUDA_SUCCESS)
-      return thunkyCudaFail(cu, result, "cuMemFree", where, error);
+    if ((alloc->constant.size &&
+         !THUNKY_CU_AT(cu, cuMemcpyHtoD, (global, alloc->constant.data, alloc->constant.size),
+                       where, error)) ||
+        (r->memory[a] && !THUNKY_CU_AT(cu, cuMemFree, (r->memory[a]), where, error)))
+      return false;
     r->memory[a] = global, r->isGlobal[a] = true;
   }
   return true;
 }
 
 static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
-  const ThunkyCudaDriver *cu = &s->cu;
   const uint32_t none = THUNKY_CUDA_NO_THUNK;
   /* Non-blocking: the legacy default stream, which custom calls or other
    * libraries may use, must not serialize with the plan's streams. */
-  if (!thunkyCudaCheck(s, cu->cuStreamCreate(&r->main, CU_STREAM_NON_BLOCKING),
-                       "cuStreamCreate", none, error))
+  if (!THUNKY_CU(s, cuStreamCreate, (&r->main, CU_STREAM_NON_BLOCKING), none, error))
     return false;
   for (uint32_t i = 0; i < s->numStreams; i++)
-    if (!thunkyCudaCheck(s, cu->cuStreamCreate(&r->streams[i], CU_STREAM_NON_BLOCKING),
-                         "cuStreamCreate", none, error))
+    if (!THUNKY_CU(s, cuStreamCreate, (&r->streams[i], CU_STREAM_NON_BLOCKING), none, error))
       return false;
   for (uint32_t i = 0; i < s->plan->numAsyncSlots; i++)
-    if (!thunkyCudaCheck(s, cu->cuEventCreate(&r->started[i], CU_EVENT_DISABLE_TIMING),
-                         "cuEventCreate", none, error) ||
-        !thunkyCudaCheck(s, cu->cuEventCreate(&r->done[i], CU_EVENT_DISABLE_TIMING),
-                         "cuEventCreate", none, error))
+    if (!THUNKY_CU(s, cuEventCreate, (&r->started[i], CU_EVENT_DISABLE_TIMING), none, error) ||
+        !THUNKY_CU(s, cuEventCreate, (&r->done[i], CU_EVENT_DISABLE_TIMING), none, error))
       return false;
   if (s->config.timeline &&
-      (!thunkyCudaCheck(s, cu->cuEventCreate(&r->origin, CU_EVENT_DEFAULT), "cuEventCreate",
-                        none, error) ||
-       !thunkyCudaCheck(s, cu->cuEventCreate(&r->mark, CU_EVENT_DEFAULT), "cuEventCreate",
-                        none, error)))
+      (!THUNKY_CU(s, cuEventCreate, (&r->origin, CU_EVENT_DEFAULT), none, error) ||
+       !THUNKY_CU(s, cuEventCreate, (&r->mark, CU_EVENT_DEFAULT), none, error)))
     return false;
   void *pinned = NULL;
-  if (!thunkyCudaCheck(s, cu->cuMemHostAlloc(&pinned, 8, 0), "cuMemHostAlloc", none, error))
+  if (!THUNKY_CU(s, cuMemHostAlloc, (&pinned, 8, 0), none, error))
     return false;
   r->pinned = pinned;
   return true;
@@ -309,16 +290,13 @@ static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *erro
 
 static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
   const ThunkyPlan *plan = s->plan;
-  const ThunkyCudaDriver *cu = &s->cu;
   const uint32_t none = THUNKY_CUDA_NO_THUNK;
   CUcontext context = NULL;
-  if (!thunkyCudaCheck(s, cu->cuDeviceGet(&r->device, (int)r->index), "cuDeviceGet", none,
-                       error) ||
-      !thunkyCudaCheck(s, cu->cuDevicePrimaryCtxRetain(&context, r->device),
-                       "cuDevicePrimaryCtxRetain", none, error))
+  if (!THUNKY_CU(s, cuDeviceGet, (&r->device, (int)r->index), none, error) ||
+      !THUNKY_CU(s, cuDevicePrimaryCtxRetain, (&context, r->device), none, error))
     return false;
   r->context = context;
-  if (!thunkyCudaCheck(s, cu->cuCtxSetCurrent(context), "cuCtxSetCurrent", none, error))
+  if (!THUNKY_CU(s, cuCtxSetCurrent, (context), none, error))
     return false;
   r->memory = zeroed(plan->numAllocations, sizeof *r->memory);
   r->slices = zeroed(plan->numSlices, sizeof *r->slices);
@@ -340,9 +318,8 @@ static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error)
   if (!allocate(s, r, error) || !loadKernels(s, r, error) || !bindConstants(s, r, error))
     return false;
   locateSlices(s, r);
-  return makeStreams(s, r, error) &&
-         (!plan->numGemms || thunkyCudaInitGemms(s, r, error)) &&
-         thunkyCudaCheck(s, cu->cuCtxSynchronize(), "cuCtxSynchronize", none, error);
+  return makeStreams(s, r, error) && (!plan->numGemms || thunkyCudaInitGemms(s, r, error)) &&
+         THUNKY_CU(s, cuCtxSynchronize, (), none, error);
 }
 
 /* After a timeout, whether the rank's streams still run work once its
@@ -423,11 +400,10 @@ static bool setUp(ThunkyCudaState *s, ThunkyError *error) {
       !findStreams(s, error) || !resolveCalls(s, error) ||
       !thunkyCudaLoadDriver(&s->cu, error))
     return false;
-  const ThunkyCudaDriver *cu = &s->cu;
   const uint32_t none = THUNKY_CUDA_NO_THUNK;
   int devices = 0;
-  if (!thunkyCudaCheck(s, cu->cuInit(0), "cuInit", none, error) ||
-      !thunkyCudaCheck(s, cu->cuDeviceGetCount(&devices), "cuDeviceGetCount", none, error))
+  if (!THUNKY_CU(s, cuInit, (0), none, error) ||
+      !THUNKY_CU(s, cuDeviceGetCount, (&devices), none, error))
     return false;
   if (s->ranks > (uint32_t)devices)
     return thunkyErrorf(error,
@@ -512,8 +488,7 @@ static bool locate(ThunkyCudaState *s, uint32_t rank, ThunkyPlanSlice slice,
                         (unsigned long long)slice.offset, (unsigned long long)slice.size,
                         slice.allocation);
   *address = thunkyCudaAddress(&s->rank[rank], slice);
-  return thunkyCudaCheck(s, s->cu.cuCtxSetCurrent(s->rank[rank].context), "cuCtxSetCurrent",
-                         THUNKY_CUDA_NO_THUNK, error);
+  return THUNKY_CU(s, cuCtxSetCurrent, (s->rank[rank].context), THUNKY_CUDA_NO_THUNK, error);
 }
 
 static bool writeSlice(void *opaque, uint32_t rank, ThunkyPlanSlice slice, const void *data,
@@ -523,10 +498,9 @@ static bool writeSlice(void *opaque, uint32_t rank, ThunkyPlanSlice slice, const
   /* From pageable memory the copy may return before its DMA ends, on the
    * legacy stream, which the plan's non-blocking streams do not wait for. */
   return locate(s, rank, slice, &address, error) &&
-         (!slice.size || (thunkyCudaCheck(s, s->cu.cuMemcpyHtoD(address, data, slice.size),
-                                          "cuMemcpyHtoD", THUNKY_CUDA_NO_THUNK, error) &&
-                          thunkyCudaCheck(s, s->cu.cuCtxSynchronize(), "cuCtxSynchronize",
-                                          THUNKY_CUDA_NO_THUNK, error)));
+         (!slice.size ||
+          (THUNKY_CU(s, cuMemcpyHtoD, (address, data, slice.size), THUNKY_CUDA_NO_THUNK, error) &&
+           THUNKY_CU(s, cuCtxSynchronize, (), THUNKY_CUDA_NO_THUNK, error)));
 }
 
 static bool readSlice(void *opaque, uint32_t rank, ThunkyPlanSlice slice, void *out,
@@ -534,8 +508,8 @@ static bool readSlice(void *opaque, uint32_t rank, ThunkyPlanSlice slice, void *
   ThunkyCudaState *s = opaque;
   CUdeviceptr address;
   return locate(s, rank, slice, &address, error) &&
-         (!slice.size || thunkyCudaCheck(s, s->cu.cuMemcpyDtoH(out, address, slice.size),
-                                         "cuMemcpyDtoH", THUNKY_CUDA_NO_THUNK, error));
+         (!slice.size ||
+          THUNKY_CU(s, cuMemcpyDtoH, (out, address, slice.size), THUNKY_CUDA_NO_THUNK, error));
 }
 
 static bool run(void *opaque, ThunkyError *error) {

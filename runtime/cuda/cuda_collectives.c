@@ -376,10 +376,9 @@ static bool permute(Call *k, const ThunkyCollective *c) {
     }
     /* XLA: a rank no pair sends to gets zeros. */
     if (!received && b->dst.size &&
-        !thunkyCudaCheck(s,
-                         s->cu.cuMemsetD8Async(thunkyCudaAddress(k->rank, b->dst), 0,
-                                               b->dst.size, k->stream),
-                         "cuMemsetD8Async", k->thunk, &k->rank->error))
+        !THUNKY_CU(s, cuMemsetD8Async,
+                   (thunkyCudaAddress(k->rank, b->dst), 0, b->dst.size, k->stream), k->thunk,
+                   &k->rank->error))
       return false;
   }
   return true;

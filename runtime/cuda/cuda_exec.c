@@ -18,15 +18,10 @@ typedef struct Walk {
   ThunkyCudaState *state;
   ThunkyCudaRank *rank;
   const ThunkyPlan *plan;
-  const ThunkyCudaDriver *cu;
   bool timed;     /* an event per command; off inside collective groups */
   bool capturing; /* recording a graph: its commands, not graphs, are enqueued */
   uint64_t iteration; /* of the innermost while loop running; 0 outside */
 } Walk;
-
-static bool check(Walk *w, CUresult result, const char *call, uint32_t thunk) {
-  return thunkyCudaCheck(w->state, result, call, thunk, &w->rank->error);
-}
 
 /* streamId is the timeline's: 0 for the main stream, an async region's
  * execution stream id + 1, as the host backend numbers them. */
@@ -46,10 +41,9 @@ static bool readBack(Walk *w, ThunkyPlanSlice slice, CUstream stream, uint32_t t
         (unsigned long long)slice.size);
   }
   uint8_t *host = w->rank->pinned;
-  if (!check(w,
-             w->cu->cuMemcpyDtoHAsync(host, thunkyCudaAddress(w->rank, slice), slice.size,
-                                      stream),
-             "cuMemcpyDtoHAsync", thunk) ||
+  if (!THUNKY_CU(w->state, cuMemcpyDtoHAsync,
+                 (host, thunkyCudaAddress(w->rank, slice), slice.size, stream), thunk,
+                 &w->rank->error) ||
       !thunkyCudaWait(w->state, w->rank, stream, thunk))
     return false;
   if (slice.size == 1) {
@@ -72,21 +66,21 @@ static bool runConditional(Walk *w, const ThunkyCommand *c, CUstream stream,
                  streamId);
 }
 
-static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
-  uint64_t limit =
-      w->state->config.maxIterations ? w->state->config.maxIterations : UINT64_MAX;
-  uint64_t outer = w->iteration;
+/* --max-iterations past, as every backend says it (thunkyPlanLoopMayRun). */
+static bool loopTooLong(Walk *w, const ThunkyCommand *c, const ThunkyError *why) {
   char name[160];
+  thunkyCudaThunkName(w->state, c->thunk, name, sizeof name);
+  return thunkyErrorf(&w->rank->error, "cuda: %s: %s", name, why->message);
+}
+
+static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  uint64_t limit = w->state->config.maxIterations, outer = w->iteration;
+  ThunkyError why;
   /* XLA runs a loop of known trip count without its condition, saving a
    * wait for the predicate every iteration. */
   if (c->loop.tripCount >= 0) {
-    if ((uint64_t)c->loop.tripCount > limit) {
-      thunkyCudaThunkName(w->state, c->thunk, name, sizeof name);
-      return thunkyErrorf(&w->rank->error,
-                          "cuda: the while loop of %s runs %lld iterations, more than the "
-                          "limit of %llu",
-                          name, (long long)c->loop.tripCount, (unsigned long long)limit);
-    }
+    if (!thunkyPlanLoopMayRun(c, 0, limit, &why))
+      return loopTooLong(w, c, &why);
     bool ok = true;
     for (int64_t i = 0; ok && i < c->loop.tripCount; i++) {
       w->iteration = (uint64_t)i; /* for a dynamic memcpy in the body */
@@ -103,14 +97,8 @@ static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t 
                readBack(w, c->loop.predicate, stream, c->thunk, &more)) ||
         !more)
       break;
-    if (i == limit) {
-      thunkyCudaThunkName(w->state, c->thunk, name, sizeof name);
-      ok = thunkyErrorf(&w->rank->error,
-                        "cuda: the while loop of %s ran past the limit of %llu iterations",
-                        name, (unsigned long long)limit);
-    } else {
-      ok = runList(w, c->loop.body, stream, streamId);
-    }
+    ok = thunkyPlanLoopMayRun(c, i, limit, &why) ? runList(w, c->loop.body, stream, streamId)
+                                                 : loopTooLong(w, c, &why);
   }
   w->iteration = outer;
   return ok;
@@ -124,11 +112,10 @@ static bool runAsyncStart(Walk *w, const ThunkyCommand *c, CUstream stream) {
   CUevent started = w->rank->started[slot], done = w->rank->done[slot];
   /* The region sees all work before it, and async_done waits for the
    * region through `done`, recorded once the region is enqueued. */
-  return check(w, w->cu->cuEventRecord(started, stream), "cuEventRecord", c->thunk) &&
-         check(w, w->cu->cuStreamWaitEvent(async, started, 0), "cuStreamWaitEvent",
-               c->thunk) &&
+  return THUNKY_CU(w->state, cuEventRecord, (started, stream), c->thunk, &w->rank->error) &&
+         THUNKY_CU(w->state, cuStreamWaitEvent, (async, started, 0), c->thunk, &w->rank->error) &&
          runList(w, c->asyncStart.list, async, c->asyncStart.stream + 1) &&
-         check(w, w->cu->cuEventRecord(done, async), "cuEventRecord", c->thunk);
+         THUNKY_CU(w->state, cuEventRecord, (done, async), c->thunk, &w->rank->error);
 }
 
 static bool runGroup(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
@@ -194,10 +181,10 @@ static bool runKernel(Walk *w, const ThunkyCommand *c, CUstream stream) {
                                : rank->params + range.first;
   CUfunction f = rank->functions[c->kernel.kernel];
   if ((uint64_t)cluster[0] * cluster[1] * cluster[2] <= 1) /* zeros: a hand-made plan */
-    return check(w,
-                 w->cu->cuLaunchKernel(f, g[0], g[1], g[2], b[0], b[1], b[2],
-                                       c->kernel.sharedBytes, stream, params, NULL),
-                 "cuLaunchKernel", c->thunk);
+    return THUNKY_CU(
+        w->state, cuLaunchKernel,
+        (f, g[0], g[1], g[2], b[0], b[1], b[2], c->kernel.sharedBytes, stream, params, NULL),
+        c->thunk, &w->rank->error);
   CUlaunchAttribute attribute = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
   attribute.value.clusterDim.x = cluster[0];
   attribute.value.clusterDim.y = cluster[1];
@@ -206,27 +193,25 @@ static bool runKernel(Walk *w, const ThunkyCommand *c, CUstream stream) {
                            .blockDimX = b[0], .blockDimY = b[1], .blockDimZ = b[2],
                            .sharedMemBytes = c->kernel.sharedBytes, .hStream = stream,
                            .attrs = &attribute, .numAttrs = 1};
-  return check(w, w->cu->cuLaunchKernelEx(&config, f, params, NULL), "cuLaunchKernelEx",
-               c->thunk);
+  return THUNKY_CU(w->state, cuLaunchKernelEx, (&config, f, params, NULL), c->thunk,
+                   &w->rank->error);
 }
 
 static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
-  const ThunkyCudaDriver *cu = w->cu;
   ThunkyCudaRank *rank = w->rank;
   uint32_t thunk = c->thunk;
   switch ((ThunkyCommandKind)c->kind) {
   case THUNKY_CMD_MEMZERO:
     return !c->memzero.dst.size ||
-           check(w,
-                 cu->cuMemsetD8Async(thunkyCudaAddress(rank, c->memzero.dst), 0,
-                                     c->memzero.dst.size, stream),
-                 "cuMemsetD8Async", thunk);
+           THUNKY_CU(w->state, cuMemsetD8Async,
+                     (thunkyCudaAddress(rank, c->memzero.dst), 0, c->memzero.dst.size, stream),
+                     thunk, &w->rank->error);
   case THUNKY_CMD_MEMSET32:
     return c->memset32.dst.size < 4 ||
-           check(w,
-                 cu->cuMemsetD32Async(thunkyCudaAddress(rank, c->memset32.dst),
-                                      c->memset32.value, c->memset32.dst.size / 4, stream),
-                 "cuMemsetD32Async", thunk);
+           THUNKY_CU(w->state, cuMemsetD32Async,
+                     (thunkyCudaAddress(rank, c->memset32.dst), c->memset32.value,
+                      c->memset32.dst.size / 4, stream),
+                     thunk, &w->rank->error);
   case THUNKY_CMD_COPY: {
     /* Every allocation is device memory here, whatever XLA's direction. */
     ThunkyPlanSlice src, dst;
@@ -238,10 +223,9 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
     }
     uint64_t size = src.size < dst.size ? src.size : dst.size;
     return !size ||
-           check(w,
-                 cu->cuMemcpyDtoDAsync(thunkyCudaAddress(rank, dst),
-                                       thunkyCudaAddress(rank, src), size, stream),
-                 "cuMemcpyDtoDAsync", thunk);
+           THUNKY_CU(w->state, cuMemcpyDtoDAsync,
+                     (thunkyCudaAddress(rank, dst), thunkyCudaAddress(rank, src), size, stream),
+                     thunk, &w->rank->error);
   }
   case THUNKY_CMD_KERNEL: return runKernel(w, c, stream);
   case THUNKY_CMD_CUSTOM_CALL: return runCustomCall(w, c, stream);
@@ -250,8 +234,8 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
   case THUNKY_CMD_WHILE: return runWhile(w, c, stream, streamId);
   case THUNKY_CMD_ASYNC_START: return runAsyncStart(w, c, stream);
   case THUNKY_CMD_ASYNC_DONE:
-    return check(w, cu->cuStreamWaitEvent(stream, rank->done[c->asyncDone.slot], 0),
-                 "cuStreamWaitEvent", thunk);
+    return THUNKY_CU(w->state, cuStreamWaitEvent, (stream, rank->done[c->asyncDone.slot], 0), thunk,
+                     &w->rank->error);
   case THUNKY_CMD_COLLECTIVE:
     return thunkyCudaCollective(w->state, rank, c->collective.collective, stream, thunk);
   case THUNKY_CMD_COLLECTIVE_GROUP: return runGroup(w, c, stream, streamId);
@@ -260,8 +244,8 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
     uint32_t partitions = w->state->partitions;
     uint32_t id = c->kind == THUNKY_CMD_REPLICA_ID ? rank->global / partitions
                                                    : rank->global % partitions;
-    return check(w, cu->cuMemsetD32Async(thunkyCudaAddress(rank, c->id.dst), id, 1, stream),
-                 "cuMemsetD32Async", thunk);
+    return THUNKY_CU(w->state, cuMemsetD32Async,
+                     (thunkyCudaAddress(rank, c->id.dst), id, 1, stream), thunk, &w->rank->error);
   }
   case THUNKY_CMD_OPAQUE: /* refused when the state was created */
   case THUNKY_CMD_COUNT: break;
@@ -279,10 +263,10 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
 static bool mark(Walk *w, CUstream stream, uint32_t thunk, uint64_t *ns) {
   ThunkyCudaRank *rank = w->rank;
   float ms = 0;
-  if (!check(w, w->cu->cuEventRecord(rank->mark, stream), "cuEventRecord", thunk) ||
+  if (!THUNKY_CU(w->state, cuEventRecord, (rank->mark, stream), thunk, &w->rank->error) ||
       !thunkyCudaWait(w->state, rank, stream, thunk) ||
-      !check(w, w->cu->cuEventElapsedTime(&ms, rank->origin, rank->mark), "cuEventElapsedTime",
-             thunk))
+      !THUNKY_CU(w->state, cuEventElapsedTime, (&ms, rank->origin, rank->mark), thunk,
+                 &w->rank->error))
     return false;
   rank->originNs += ms > 0 ? (uint64_t)((double)ms * 1e6 + 0.5) : 0;
   CUevent swap = rank->origin;
@@ -327,7 +311,8 @@ static bool runCommands(Walk *w, uint32_t first, uint32_t end, CUstream stream,
     w->rank->lastThunk = c->thunk; /* what a timed-out wait names */
     size_t g = w->capturing ? SIZE_MAX : graphAt(w, i);
     if (g != SIZE_MAX && w->rank->graphs[g]) {
-      if (!check(w, w->cu->cuGraphLaunch(w->rank->graphs[g], stream), "cuGraphLaunch", c->thunk))
+      if (!THUNKY_CU(w->state, cuGraphLaunch, (w->rank->graphs[g], stream), c->thunk,
+                     &w->rank->error))
         return false;
       i += w->state->config.graphs->graphs[g].count - 1;
       continue;
@@ -346,8 +331,7 @@ static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId) 
 /*--- rank jobs -------------------------------------------------------------*/
 
 static Walk walkOf(ThunkyCudaState *state, ThunkyCudaRank *rank, bool timed) {
-  return (Walk){.state = state, .rank = rank, .plan = state->plan, .cu = &state->cu,
-                .timed = timed};
+  return (Walk){.state = state, .rank = rank, .plan = state->plan, .timed = timed};
 }
 
 /* Waits for the main stream, then for regions never awaited. */
@@ -364,8 +348,8 @@ bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   ThunkyTimeline *timeline = state->config.timeline;
   Walk w = walkOf(state, rank, timeline != NULL);
   if (timeline) {
-    if (!check(&w, state->cu.cuEventRecord(rank->origin, rank->main), "cuEventRecord",
-               THUNKY_CUDA_NO_THUNK) ||
+    if (!THUNKY_CU(state, cuEventRecord, (rank->origin, rank->main), THUNKY_CUDA_NO_THUNK,
+                   &rank->error) ||
         !thunkyCudaWait(state, rank, rank->main, THUNKY_CUDA_NO_THUNK))
       return false;
     rank->originNs = thunkyTimelineNow(timeline);
@@ -388,16 +372,14 @@ bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
     uint32_t thunk = state->plan->commands[range.first].thunk;
     /* Thread-local: the other ranks capture at the same time in their own
      * threads, and must not count as unsafe calls during this capture. */
-    if (!check(&w,
-               state->cu.cuStreamBeginCapture(rank->main, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-               "cuStreamBeginCapture", thunk))
+    if (!THUNKY_CU(state, cuStreamBeginCapture, (rank->main, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                   thunk, &rank->error))
       return false;
     bool ok = runCommands(&w, range.first, range.first + range.count, rank->main, 0);
     CUgraph graph = NULL;
     CUresult ended = state->cu.cuStreamEndCapture(rank->main, &graph); /* always: restore it */
-    ok = ok && check(&w, ended, "cuStreamEndCapture", thunk) &&
-         check(&w, state->cu.cuGraphInstantiate(&rank->graphs[g], graph, 0),
-               "cuGraphInstantiate", thunk);
+    ok = ok && thunkyCudaCheck(state, ended, "cuStreamEndCapture", thunk, &rank->error) &&
+         THUNKY_CU(state, cuGraphInstantiate, (&rank->graphs[g], graph, 0), thunk, &rank->error);
     if (graph)
       state->cu.cuGraphDestroy(graph); /* the executable graph stands alone */
     if (!ok)

@@ -52,9 +52,8 @@ static void rankFailed(ThunkyCudaState *state, ThunkyCudaRank *rank) {
 static void *work(void *arg) {
   Worker *w = arg;
   /* The context is current per thread, and this thread is new. */
-  CUresult result = w->state->cu.cuCtxSetCurrent(w->rank->context);
-  if (!thunkyCudaCheck(w->state, result, "cuCtxSetCurrent", THUNKY_CUDA_NO_THUNK,
-                       &w->rank->error) ||
+  if (!THUNKY_CU(w->state, cuCtxSetCurrent, (w->rank->context), THUNKY_CUDA_NO_THUNK,
+                 &w->rank->error) ||
       !w->job(w->state, w->rank))
     rankFailed(w->state, w->rank);
   atomic_store(&w->rank->finished, true);

@@ -110,6 +110,12 @@ typedef struct ThunkyCudaState {
 bool thunkyCudaCheck(const ThunkyCudaState *state, CUresult result, const char *call,
                      uint32_t thunk, ThunkyError *error);
 
+/* Calls the driver's `fn` on `args`, in parentheses, and checks its result
+ * as thunkyCudaCheck does, the call named once:
+ * THUNKY_CU(s, cuStreamCreate, (&stream, 0), thunk, error). */
+#define THUNKY_CU(state, fn, args, thunk, error)                                                   \
+  thunkyCudaCheck((state), (state)->cu.fn args, #fn, (thunk), (error))
+
 /* Writes "thunk 7 (fusion)" for messages; "" for THUNKY_CUDA_NO_THUNK. */
 void thunkyCudaThunkName(const ThunkyCudaState *state, uint32_t thunk, char *out,
                          size_t size);

@@ -1,5 +1,6 @@
 """Runs a test module's unittest cases and prints the one summary line that
-package.test, adversarial.test and scripts/test.sh read; exits 1 on a failure."""
+package.test, adversarial.test and scripts/test.sh read; exits 1 on a
+failure, or when no test passed."""
 
 import sys
 import unittest
@@ -13,4 +14,6 @@ def main(label: str) -> None:
     reasons = "; ".join(sorted({reason for _, reason in result.skipped}))
     print(f"{label}: {ran - failed} tests passed, {failed} failed, {skipped} skipped"
           + (f" ({reasons})" if reasons else ""))
-    sys.exit(1 if failed else 0)
+    # A run that passed nothing proves nothing: a module whose tests were all
+    # skipped or not found fails, as a failure does.
+    sys.exit(1 if failed or ran == failed else 0)

@@ -8,9 +8,10 @@
 // at a collective for it.
 // RUN: %thunky_src/test/Tools/Inputs/error-line.sh 2 thunky-run --kernels=fingerprint --ranks 2 --timeout 1 --max-iterations 4000000000 %s | FileCheck %s --check-prefix=RANKS
 // RANKS: thunky-run: rank {{[01]}}: thunk 3: the run took more than 1 second(s) (timeout)
-// --max-iterations bounds the iterations instead of the time.
+// --max-iterations bounds the iterations instead of the time: this loop's
+// known trip count is past it, so it is refused before it runs.
 // RUN: %thunky_src/test/Tools/Inputs/error-line.sh 2 thunky-run --kernels=fingerprint --max-iterations 5 %s | FileCheck %s --check-prefix=ITER
-// ITER: thunky-run: rank 0: thunk 1: the loop ran past --max-iterations (5)
+// ITER: thunky-run: rank 0: thunk 1: the loop runs 1000000000 iterations, past --max-iterations (5)
 module {
   func.func @main(%out: !thunky.buffer<4096> {thunky.role = "output {}", thunky.shape = tensor<1024xf32>},
                   %p: !thunky.buffer<1> {thunky.role = "scratch"}) {
