@@ -7,8 +7,8 @@
  * links no MLIR.
  *
  * Kernels are device code the host cannot run, so the host backend runs
- * host implementations registered by kernel name; custom calls are looked
- * up by target name on both backends.
+ * host implementations registered by kernel name (thunky-c/Registry.h);
+ * custom calls are looked up by target name on both backends.
  *
  * A backend turns a plan into memory and launches. `create` does all the
  * work that may fail or allocate (memory for every allocation of every
@@ -27,6 +27,8 @@
 #include "thunky-c/Check.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Plan.h"
+/* The registry was declared here before thunky 0.3. */
+#include "thunky-c/Registry.h"
 #include "thunky-c/Timeline.h"
 
 #include <stdbool.h>
@@ -36,65 +38,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* What a host kernel implementation is given: the kernel's parameters in
- * order. Without a packing spec they are its arguments, each a pointer to
- * its slice with the slice's size; a custom kernel whose spec packs its
- * arguments gets the spec's parameters: a relocation as its argument's
- * slice, constant bytes as a pointer to them (read only) and their size. */
-typedef struct ThunkyKernelCall {
-  const char *name;
-  void *const *args;
-  const uint64_t *argSizes;
-  uint32_t numArgs;
-  uint32_t grid[3], block[3];
-  uint32_t rank, ranks;
-} ThunkyKernelCall;
-
-/* What a custom call is given. On the host the pointers are host memory;
- * on CUDA they are device pointers and `stream` is the CUstream to use. */
-typedef struct ThunkyCustomCallArgs {
-  const char *target;
-  void *const *operands, *const *results; /* NULL for an absent operand */
-  const uint64_t *operandSizes, *resultSizes;
-  uint32_t numOperands, numResults;
-  ThunkyBytes opaque;     /* the legacy API's opaque bytes */
-  ThunkyBytes attributes; /* serialized xla.ffi.AttributesMapProto */
-  void *stream;
-  uint32_t rank, ranks;
-} ThunkyCustomCallArgs;
-
-typedef bool (*ThunkyHostKernelFn)(const ThunkyKernelCall *call, void *userData,
-                                   ThunkyError *error);
-typedef bool (*ThunkyCustomCallFn)(const ThunkyCustomCallArgs *call, void *userData,
-                                   ThunkyError *error);
-
-typedef struct ThunkyRegistry ThunkyRegistry;
-
-/* An empty registry, or NULL when out of memory; the caller owns it. */
-THUNKY_EXPORT ThunkyRegistry *thunkyRegistryCreate(void);
-THUNKY_EXPORT void thunkyRegistryDestroy(ThunkyRegistry *registry);
-/* Registers a host implementation of kernel `name`; false if out of memory. */
-THUNKY_EXPORT bool thunkyRegistryAddHostKernel(ThunkyRegistry *registry, const char *name,
-                                               ThunkyHostKernelFn fn, void *userData);
-/* The host implementation of kernel `name` and its user data, borrowed
- * from the registry; false when none is registered. */
-THUNKY_EXPORT bool thunkyRegistryGetHostKernel(const ThunkyRegistry *registry, const char *name,
-                                               ThunkyHostKernelFn *fn, void **userData);
-/* Registers a global variable of a module that host kernels read directly,
- * as device code reads a module's __device__ global: `size` bytes at
- * `data`, owned by the caller. The simulated CUDA driver (test/CudaSim)
- * gives it from cuModuleGetGlobal for the executable's own module, where
- * XLA binds constants; the host backend does not use it. */
-THUNKY_EXPORT bool thunkyRegistryAddHostGlobal(ThunkyRegistry *registry, const char *name,
-                                               void *data, size_t size);
-/* The bytes and size of global `name`; false when none is registered. */
-THUNKY_EXPORT bool thunkyRegistryGetHostGlobal(const ThunkyRegistry *registry, const char *name,
-                                               void **data, size_t *size);
-/* Registers custom-call target `target` for backend "host" or "cuda". */
-THUNKY_EXPORT bool thunkyRegistryAddCustomCall(ThunkyRegistry *registry, const char *backend,
-                                               const char *target, ThunkyCustomCallFn fn,
-                                               void *userData);
 
 typedef struct ThunkyRunConfig {
   uint32_t ranks;          /* simulated ranks (host) or local GPUs (cuda) */
@@ -205,23 +148,6 @@ THUNKY_EXPORT extern const ThunkyBackendOps thunkySymbolicBackend;
  * False, with why, when it is not found or the build has no backend. */
 THUNKY_EXPORT bool thunkyCudaLibraryPath(const char *name, char *path, size_t size,
                                          ThunkyError *error);
-
-/* A shared library of host kernels and custom calls defines
- * thunky_register_v1; thunky-run --library loads it and calls it once. The
- * version names what the library was built against (ThunkyKernelCall,
- * ThunkyCustomCallArgs and the registry's functions as declared here): a
- * change to them makes a new symbol, and a library without the one this
- * thunky reads is refused, saying which it exports. Declared here so that
- * it is exported where the library is built with hidden visibility. */
-#define THUNKY_REGISTER_SYMBOL "thunky_register_v1"
-typedef bool (*ThunkyRegisterFn)(ThunkyRegistry *registry, ThunkyError *error);
-THUNKY_EXPORT bool thunky_register_v1(ThunkyRegistry *registry, ThunkyError *error);
-
-/* Loads the shared library at `path` and calls its THUNKY_REGISTER_SYMBOL
- * on `registry` (thunky-run --library); the library stays loaded. False,
- * with an error naming the library. */
-THUNKY_EXPORT bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path,
-                                             ThunkyError *error);
 
 /* Half the machine's memory: the host backend's default maxHostMemory in
  * thunky-run and sessions, so that an executable asking for more fails
