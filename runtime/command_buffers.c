@@ -27,7 +27,7 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/Arena.h"
 #include "thunky-c/Container.h"
-#include "thunky-c/Schedule.h"
+#include "thunky-c/CommandBuffers.h"
 
 #include "thunky-c/Wire.h"
 #include "xla/xla.pb-c.h"

@@ -16,6 +16,7 @@
 
 #include "thunky-c/Export.h"
 
+#include "thunky-c/CommandBuffers.h"
 #include "thunky-c/Error.h"
 #include "thunky-c/Plan.h"
 
@@ -151,60 +152,6 @@ THUNKY_EXPORT void thunkyScheduleDestroy(ThunkySchedule *schedule);
 /* The modelled duration of one operation, command `command` of the plan. */
 THUNKY_EXPORT double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
                                            const ThunkyDeviceModel *device, uint32_t ranks);
-
-/* Which thunks XLA's command buffer conversion would capture into CUDA
- * graphs (xla/backends/gpu/runtime/command_buffer_conversion_pass.cc;
- * docs/schedule.md has the rules). */
-typedef struct ThunkyCommandBufferConfig {
-  uint32_t enabled;      /* bit (1 << t) for each xla.DebugOptions.CommandBufferCmdType t
-                            in xla_gpu_enable_command_buffer */
-  uint32_t minGraphSize; /* xla_gpu_graph_min_graph_size */
-} ThunkyCommandBufferConfig;
-
-/* What JAX 0.11.2 compiles with: FUSION, CUBLAS, CUBLASLT, CUDNN,
- * CUSTOM_CALL, CONDITIONAL and DYNAMIC_SLICE_FUSION; graphs of 5 or more. */
-THUNKY_EXPORT ThunkyCommandBufferConfig thunkyCommandBufferConfigDefault(void);
-/* The command types of a comma-separated list of their names, as XLA's
- * --xla_gpu_enable_command_buffer takes them ("FUSION,CUBLAS"; "" is
- * none), into config->enabled; false, naming the bad entry, otherwise. */
-THUNKY_EXPORT bool thunkyCommandBufferTypesParse(const char *list,
-                                                 ThunkyCommandBufferConfig *config,
-                                                 ThunkyError *error);
-/* The configuration an executable was compiled with, from the debug
- * options in its container (`data`, any layering); *found is false, and
- * *config untouched, when it carries none. False, with why, when the
- * container or its options are malformed. */
-THUNKY_EXPORT bool thunkyCommandBufferConfigRead(const void *data, size_t size,
-                                                 const ThunkyLimits *limits,
-                                                 ThunkyCommandBufferConfig *config, bool *found,
-                                                 ThunkyError *error);
-
-typedef enum ThunkyGraphPlace {
-  THUNKY_GRAPH_NONE,   /* launched on its own */
-  THUNKY_GRAPH_FIRST,  /* the first command of a graph */
-  THUNKY_GRAPH_INSIDE, /* in a graph, after its first, or nested in one */
-} ThunkyGraphPlace;
-
-/* A thunk that ended a graph or was left out of one, and why (static text). */
-typedef struct ThunkyCommandBufferBreak {
-  uint32_t command; /* plan->commands */
-  const char *why;
-} ThunkyCommandBufferBreak;
-
-typedef struct ThunkyCommandBuffers {
-  uint8_t *place;     /* per plan command, ThunkyGraphPlace */
-  ThunkyRange *graphs; /* each a run of plan->commands of one list */
-  size_t numGraphs;
-  ThunkyCommandBufferBreak *breaks; /* in plan order */
-  size_t numBreaks;
-} ThunkyCommandBuffers;
-
-/* The graphs XLA would make of `plan` under `config`; the caller owns
- * *out and frees it with thunkyCommandBuffersDestroy. */
-THUNKY_EXPORT bool thunkyCommandBuffersCreate(const ThunkyPlan *plan,
-                                              const ThunkyCommandBufferConfig *config,
-                                              ThunkyCommandBuffers **out, ThunkyError *error);
-THUNKY_EXPORT void thunkyCommandBuffersDestroy(ThunkyCommandBuffers *buffers);
 
 /* Measured durations from a Chrome trace that thunky-run --trace wrote
  * (on --backend cuda, of this program or another): the mean duration of

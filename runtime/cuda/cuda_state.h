@@ -12,7 +12,7 @@
 #define THUNKY_RUNTIME_CUDA_STATE_H
 
 #include "thunky-c/Runtime.h"
-#include "thunky-c/Schedule.h"
+#include "thunky-c/CommandBuffers.h"
 #include "registry.h"
 #include "cuda_api.h"
 
