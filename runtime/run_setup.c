@@ -7,7 +7,7 @@
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* sysconf */
 
-#include "thunky-c/Compare.h"
+#include "thunky-c/Inputs.h"
 #include "thunky-c/Runtime.h"
 
 #include "thunky-c/ElementTypes.h"

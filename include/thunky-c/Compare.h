@@ -11,6 +11,7 @@
 
 #include "thunky-c/Export.h"
 
+#include "thunky-c/Inputs.h"
 #include "thunky-c/Npy.h"
 #include "thunky-c/Runtime.h"
 
@@ -32,35 +33,8 @@ typedef struct ThunkyRunSide {
 THUNKY_EXPORT bool thunkySameParameters(const ThunkyPlan *a, const ThunkyPlan *b,
                                         ThunkyError *error);
 
-/* What each rank's parameters hold in a run. `arrays` (one per parameter,
- * borrowed) is rank 0's. Given arrays (.npy files) are every rank's, so a
- * result holds for those inputs only. Seeded ones are thunkyRandomInput's
- * of `seed` on rank 0 and of a seed drawn from it and the rank on every
- * other rank, as a real SPMD step gives each device its own shard: a
- * collective that pairs other ranks then moves other bytes. */
-typedef struct ThunkyInputs {
-  const ThunkyNpyArray *arrays;
-  bool seeded;
-  uint64_t seed;
-} ThunkyInputs;
-
-/* The seed of rank `rank`'s random inputs in a seeded run of `seed`. */
-THUNKY_EXPORT uint64_t thunkyRankSeed(uint64_t seed, uint32_t rank);
-
-/* Writes the inputs (borrowed; NULL: none, for a backend that ignores
- * them) into the parameters of every rank of a state `backend` created
- * for `plan`. */
-THUNKY_EXPORT bool thunkyWriteInputs(const ThunkyBackendOps *backend, void *state,
-                                     const ThunkyPlan *plan, uint32_t ranks,
-                                     const ThunkyInputs *inputs, ThunkyError *error);
-
-/* Seeded random bytes for parameter `index` of a plan, the same whatever
- * else runs (thunky-run --seed): floats a reference GEMM keeps finite
- * (f32 and f64 in [-1, 1)), preds 0 or 1. The caller owns *out. */
-THUNKY_EXPORT bool thunkyRandomInput(const ThunkyPlanArray *parameter, uint64_t seed,
-                                     uint32_t index, ThunkyNpyArray *out, ThunkyError *error);
-
-/* Runs both sides on `backend` with `inputs` (borrowed) and reports to `out`. Returns 0 when every output of every rank is the
+/* Runs both sides on `backend` with `inputs` (borrowed) and reports to
+ * `out`. Returns 0 when every output of every rank is the
  * same, 1 when one differs (named, with the first divergent thunk), 2 on an
  * error (in *error), including two plans without outputs. */
 THUNKY_EXPORT int thunkyCompareRuns(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
