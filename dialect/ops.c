@@ -5,6 +5,7 @@
 #include "thunky-c/ElementTypes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 
 #include <string.h>
 
@@ -65,4 +66,24 @@ MlirStringRef thunkyKernelName(MlirOperation op) {
     return mlirStringRefCreate("", 0);
   MlirStringRef s = mlirStringAttrGetValue(name);
   return s.length == 5 && memcmp(s.data, "thunk", 5) == 0 ? mlirStringRefCreate("", 0) : s;
+}
+
+int64_t thunkySliceBufferGetOffset(MlirOperation op) {
+  return mlirIntegerAttrGetValueInt(
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("offset")));
+}
+
+void thunkySliceBufferSetOffset(MlirOperation op, int64_t offset) {
+  MlirContext ctx = mlirOperationGetContext(op);
+  mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("offset"),
+                                  mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), offset));
+}
+
+int64_t thunkyAsyncStartGetStream(MlirOperation op, bool *communication) {
+  MlirAttribute id =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("stream_id"));
+  MlirAttribute comm =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("is_communication"));
+  *communication = !mlirAttributeIsNull(comm) && mlirBoolAttrGetValue(comm);
+  return mlirAttributeIsNull(id) ? 0 : mlirIntegerAttrGetValueInt(id);
 }

@@ -15,8 +15,7 @@ ThunkyByteRange thunkyResolveBytes(MlirValue v) {
     MlirOperation def = mlirOpResultGetOwner(b.root);
     if (thunkyOpGetKind(def) != THUNKY_OP_SLICE_BUFFER)
       break;
-    b.offset += mlirIntegerAttrGetValueInt(
-        mlirOperationGetAttributeByName(def, mlirStringRefCreateFromCString("offset")));
+    b.offset += thunkySliceBufferGetOffset(def);
     b.root = mlirOperationGetOperand(def, 0);
   }
   return b;

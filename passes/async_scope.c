@@ -173,12 +173,7 @@ static void describe(Item *item) {
   item->async = kind == THUNKY_OP_ASYNC_START || kind == THUNKY_OP_ASYNC_DONE;
   MlirOperation start = item->async ? startOf(item->op) : (MlirOperation){NULL};
   if (!mlirOperationIsNull(start)) {
-    MlirAttribute stream = mlirOperationGetAttributeByName(
-        start, mlirStringRefCreateFromCString("stream_id"));
-    MlirAttribute comm = mlirOperationGetAttributeByName(
-        start, mlirStringRefCreateFromCString("is_communication"));
-    item->stream = mlirAttributeIsNull(stream) ? 0 : mlirIntegerAttrGetValueInt(stream);
-    item->communication = !mlirAttributeIsNull(comm) && mlirBoolAttrGetValue(comm);
+    item->stream = thunkyAsyncStartGetStream(start, &item->communication);
   }
 }
 

@@ -171,13 +171,11 @@ static int32_t streamFirst(Check *c, ThunkyOpMapKey stream) {
   return head && head != UINTPTR_MAX ? (int32_t)(head - 1) : -1;
 }
 
-/* The execution stream an async_start runs its region on, as a map key:
- * attributes are uniqued, so equal ones are one pointer. */
+/* The execution stream an async_start runs its region on, as a map key. */
 static ThunkyOpMapKey streamOf(MlirOperation start) {
-  MlirAttribute id = mlirOperationGetAttributeByName(start, mlirStringRefCreateFromCString("stream_id"));
-  MlirAttribute comm =
-      mlirOperationGetAttributeByName(start, mlirStringRefCreateFromCString("is_communication"));
-  return (ThunkyOpMapKey){id.ptr ? id.ptr : (const void *)1, (int64_t)(intptr_t)comm.ptr, 0};
+  bool communication;
+  int64_t stream = thunkyAsyncStartGetStream(start, &communication);
+  return (ThunkyOpMapKey){(const void *)1, stream, communication};
 }
 
 /*--- the sweep --------------------------------------------------------------*/

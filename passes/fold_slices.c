@@ -20,13 +20,6 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-
-static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
-
-static int64_t offsetOf(MlirOperation slice) {
-  return mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(slice, offsetName()));
-}
-
 /* Where slices of `root` go: after the last one placed there, else right
  * after its definition (or at the start of its block for an argument). */
 static void hoist(MlirOperation slice, MlirValue root, ThunkyOpMap *cursors) {
@@ -52,16 +45,14 @@ static void run(MlirOperation root, ThunkyPassState *state) {
   for (size_t i = 0; i < slices.count && ok; ++i) {
     MlirOperation slice = slices.ops[i];
     MlirValue parent = mlirOperationGetOperand(slice, 0);
-    int64_t offset = offsetOf(slice);
+    int64_t offset = thunkySliceBufferGetOffset(slice);
     if (!mlirValueIsABlockArgument(parent) &&
         thunkyOpGetKind(mlirOpResultGetOwner(parent)) == THUNKY_OP_SLICE_BUFFER) {
       MlirOperation outer = mlirOpResultGetOwner(parent);
-      offset += offsetOf(outer);
+      offset += thunkySliceBufferGetOffset(outer);
       parent = mlirOperationGetOperand(outer, 0);
       mlirOperationSetOperand(slice, 0, parent);
-      MlirContext ctx = mlirOperationGetContext(slice);
-      mlirOperationSetAttributeByName(
-          slice, offsetName(), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), offset));
+      thunkySliceBufferSetOffset(slice, offset);
     }
     MlirValue result = mlirOperationGetResult(slice, 0);
     int64_t size = thunkyValueGetBufferSize(result);

@@ -39,8 +39,6 @@
 enum { ALIGNMENT = 64 };
 enum { OPTION_REPORT };
 
-static MlirStringRef offsetName(void) { return mlirStringRefCreateFromCString("offset"); }
-
 /* The scratch arguments being packed, indexed by argument number (a count
  * of 0: not packed), and the entry-block op being visited. */
 typedef struct Packing {
@@ -233,15 +231,14 @@ static void rewrite(MlirValue arg, ThunkyScratchGroups *p, int64_t total) {
   for (MlirOpOperand use = mlirValueGetFirstUse(arg); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
     MlirOperation slice = mlirOpOperandGetOwner(use);
-    int64_t offset = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(slice, offsetName()));
+    int64_t offset = thunkySliceBufferGetOffset(slice);
     int64_t size = thunkyValueGetBufferSize(mlirOperationGetResult(slice, 0));
     size_t g = thunkyFirstGroupAfter(p, offset);
     /* An empty slice names no bytes; it only has to stay in bounds. */
     int64_t moved = size == 0 || g == p->count
                         ? 0
                         : offset - p->items[g].start + p->items[g].newStart;
-    mlirOperationSetAttributeByName(
-        slice, offsetName(), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), moved));
+    thunkySliceBufferSetOffset(slice, moved);
   }
   mlirValueSetType(arg, thunkyBufferTypeGet(ctx, total));
 }

@@ -44,7 +44,6 @@ static void mergeRanges(ThunkyScratchGroups *g) {
 }
 
 bool thunkyGroupSlices(MlirValue buffer, ThunkyScratchGroups *out, bool *grouped) {
-  MlirStringRef offsetName = mlirStringRefCreateFromCString("offset");
   *grouped = false;
   for (MlirOpOperand use = mlirValueGetFirstUse(buffer); !mlirOpOperandIsNull(use);
        use = mlirOpOperandGetNextUse(use)) {
@@ -56,7 +55,7 @@ bool thunkyGroupSlices(MlirValue buffer, ThunkyScratchGroups *out, bool *grouped
          inner = mlirOpOperandGetNextUse(inner))
       if (thunkyOpGetKind(mlirOpOperandGetOwner(inner)) == THUNKY_OP_SLICE_BUFFER)
         return true;
-    int64_t offset = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(user, offsetName));
+    int64_t offset = thunkySliceBufferGetOffset(user);
     if (!addRange(out, offset, offset + thunkyValueGetBufferSize(result)))
       return false;
   }

@@ -47,7 +47,7 @@ bool thunkyExportPlaceOf(Exporter *ex, MlirOperation user, MlirValue v, Place *o
   case THUNKY_OP_SLICE_BUFFER:
     if (!thunkyExportPlaceOf(ex, def, mlirOperationGetOperand(def, 0), out))
       return false;
-    out->offset += mlirIntegerAttrGetValueInt(inherent(def, "offset"));
+    out->offset += thunkySliceBufferGetOffset(def);
     out->size = size;
     return true;
   case THUNKY_OP_CONSTANT: {

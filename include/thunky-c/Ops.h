@@ -88,6 +88,16 @@ MLIR_CAPI_EXPORTED int thunkyCollectiveElementBytes(MlirType type);
  * attribute gives none for that pair. */
 MLIR_CAPI_EXPORTED MlirType thunkyCollectivePairElementType(MlirOperation op, intptr_t pair);
 
+/* A thunky.slice_buffer's byte offset into its source. */
+MLIR_CAPI_EXPORTED int64_t thunkySliceBufferGetOffset(MlirOperation op);
+/* Moves a thunky.slice_buffer to byte `offset` of its source. */
+MLIR_CAPI_EXPORTED void thunkySliceBufferSetOffset(MlirOperation op, int64_t offset);
+
+/* The execution stream a thunky.async_start runs its region on: its id (0
+ * when it names none), and in *communication whether it is a communication
+ * stream rather than a computation one (XLA keeps the two apart). */
+MLIR_CAPI_EXPORTED int64_t thunkyAsyncStartGetStream(MlirOperation op, bool *communication);
+
 /* The kernel `op` (a ptx_kernel or call_thunk_proto) launches, or an empty
  * string: import names a call_thunk_proto of any other thunk "thunk". */
 MLIR_CAPI_EXPORTED MlirStringRef thunkyKernelName(MlirOperation op);
