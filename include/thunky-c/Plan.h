@@ -186,7 +186,7 @@ typedef struct ThunkyMatrixLayout {
 } ThunkyMatrixLayout;
 
 /* How a gemm computes: xla.BlasComputationTypeProto's numbers, chosen as
- * XLA chooses them (runtime/plan_gemm.c). The _AS_F32 kinds accumulate in
+ * XLA chooses them (runtime/plan/plan_gemm.c). The _AS_F32 kinds accumulate in
  * f32 but let the inputs be rounded down (TF32: 10-bit mantissas), which
  * is what XLA runs f32 and c64 gemms with at JAX's default precision. */
 typedef enum ThunkyGemmCompute {
