@@ -75,12 +75,14 @@ static const char usage[] =
     "  --loop-trips N         model: iterations of a while loop with no known trip count (1)\n"
     "  --branch N             model: the branch every conditional takes (default: its\n"
     "                         costliest)\n"
-    "  --command-buffers      model: capture in CUDA graphs what XLA's command buffers\n"
-    "                         would, under the executable's own debug options (else JAX\n"
-    "                         0.11.2's), and report each graph and what broke them\n"
-    "  --graph-min-size N     --command-buffers, --cuda-graph: graphs of N thunks or more\n"
+    "  --command-buffers      cuda, model: the CUDA graphs XLA's command buffers make,\n"
+    "                         under the executable's own debug options (else JAX\n"
+    "                         0.11.2's): cuda launches each, captured once (control flow\n"
+    "                         and custom calls in them run thunk by thunk); model\n"
+    "                         replays them and reports each graph and what broke them\n"
+    "  --graph-min-size N     --command-buffers: graphs of N thunks or more\n"
     "                         (xla_gpu_graph_min_graph_size; default the executable's, else 5)\n"
-    "  --graph-types LIST     --command-buffers, --cuda-graph: the thunk types graphs take,\n"
+    "  --graph-types LIST     --command-buffers: the thunk types graphs take,\n"
     "                         as xla_gpu_enable_command_buffer lists them (FUSION,CUBLAS,...;\n"
     "                         default the executable's, else JAX 0.11.2's)\n"
     "  --json FILE            model: the prediction as JSON\n"
@@ -104,9 +106,7 @@ static const char usage[] =
     "  --max-allocations N    refuse an executable of more allocations (default 16777216)\n"
     "  --max-decoded-bytes B  refuse a container decompressing to more (default 4G)\n"
     "  --max-nesting N        refuse a .mlir module whose brackets nest deeper (default 1000)\n"
-    "  --cuda-graph           cuda: launch as CUDA graphs, each captured once, the runs of\n"
-    "                         thunks XLA's command buffers would (as --command-buffers);\n"
-    "                         control flow and custom calls in them run thunk by thunk\n"
+    "  --cuda-graph           cuda: --command-buffers, by its older name\n"
     "  --timeout S            cuda: fail a wait for the device or NCCL that takes longer\n"
     "                         than S seconds, naming the thunk (default 300); host and\n"
     "                         symbolic: fail a run that takes longer (default none)\n"
@@ -332,7 +332,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
       return false;
     o->graphMinSize = (uint32_t)n;
   } else if (!strcmp(a, "--command-buffers")) {
-    o->commandBuffers = true, o->modelOnly = a;
+    o->commandBuffers = true;
   } else if (!strcmp(a, "--check-async")) {
     o->checkAsync = true, o->hostOnly = a;
   }
@@ -385,9 +385,17 @@ static bool parseOptions(int argc, char **argv, Options *o) {
   if (!model && o->modelOnly)
     return bad("%s applies to --backend model only, and this run is on %s", o->modelOnly,
                o->backend);
+  /* XLA's command buffers are the CUDA graphs it makes: one option, which
+   * the cuda backend launches and the model replays (--cuda-graph is the
+   * cuda backend's older name for it). */
+  if (host && o->commandBuffers)
+    return bad("--command-buffers applies to --backend cuda (launched as CUDA graphs) or "
+               "model (replayed so), and this run is on host");
+  if (!model && o->commandBuffers)
+    o->cudaGraph = true;
   if ((o->graphMinSize || o->graphTypes) && !o->cudaGraph && !o->commandBuffers)
-    return bad("%s shapes the graphs of --command-buffers (model) or --cuda-graph (cuda); "
-               "give one of them", o->graphMinSize ? "--graph-min-size" : "--graph-types");
+    return bad("%s shapes the graphs of --command-buffers; give it",
+               o->graphMinSize ? "--graph-min-size" : "--graph-types");
   if (model && (o->runOnly || o->numInputs))
     return bad("%s: --backend model runs nothing, so it takes no inputs, --seed, -o, "
                "--print or --repeat", o->runOnly ? o->runOnly : o->inputs[0]);
