@@ -129,7 +129,7 @@ typedef struct {
   const char *graphTypes; /* NULL: the executable's, else JAX's */
   uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
-  bool print, profile, cudaGraph, fingerprint, symbolic, hasSeed, checkAsync, asyncAtDone;
+  bool print, profile, fingerprint, symbolic, hasSeed, checkAsync, asyncAtDone;
   bool oneSchedule;
   bool commandBuffers;
   uint8_t scratchByte;
@@ -320,7 +320,7 @@ static bool takeOption(Options *o, const char *a, const char *value) {
   } else if (!strcmp(a, "--print")) {
     o->print = true, o->runOnly = a;
   } else if (!strcmp(a, "--cuda-graph")) {
-    o->cudaGraph = true, o->cudaOnly = a;
+    o->commandBuffers = true, o->cudaOnly = a;
   } else if (!strcmp(a, "--graph-types")) {
     ThunkyCommandBufferConfig check;
     ThunkyError why;
@@ -391,9 +391,7 @@ static bool parseOptions(int argc, char **argv, Options *o) {
   if (host && o->commandBuffers)
     return bad("--command-buffers applies to --backend cuda (launched as CUDA graphs) or "
                "model (replayed so), and this run is on host");
-  if (!model && o->commandBuffers)
-    o->cudaGraph = true;
-  if ((o->graphMinSize || o->graphTypes) && !o->cudaGraph && !o->commandBuffers)
+  if ((o->graphMinSize || o->graphTypes) && !o->commandBuffers)
     return bad("%s shapes the graphs of --command-buffers; give it",
                o->graphMinSize ? "--graph-min-size" : "--graph-types");
   if (model && (o->runOnly || o->numInputs))
@@ -788,9 +786,9 @@ int main(int argc, char **argv) {
                             .undefinedInitial = o.compare || o.checkAsync,
                             .ncclIdFile = o.ncclId, .timeoutSeconds = o.timeout};
   ThunkyCommandBuffers *graphs = NULL;
-  if (ok && o.cudaGraph && commandBuffersOf(&o, o.executable, plan, false, &graphs, &error))
+  if (ok && o.commandBuffers && commandBuffersOf(&o, o.executable, plan, false, &graphs, &error))
     config.graphs = graphs;
-  ok = ok && (!o.cudaGraph || graphs);
+  ok = ok && (!o.commandBuffers || graphs);
   if (ok && !processPlace(&config.processRank, &config.processCount))
     ok = thunkyErrorf(&error, "THUNKY_RANK/THUNKY_WORLD_SIZE (or OMPI_COMM_WORLD_RANK/_SIZE) "
                               "are not a rank below a count");

@@ -22,11 +22,11 @@ typedef struct Piece {
 
 typedef struct Localizer {
   Importer *im;
-  Piece *pieces;     /* per slice, in visiting order, later sorted */
-  size_t *groupOf;   /* per slice: its run of overlapping slices */
-  size_t *operandOf; /* per run: its operand, or SIZE_MAX before numbering */
-  Piece *operands;   /* per operand: allocation, span, written */
-  size_t numSlices, numOperands, next;
+  Piece *pieces;     /* per slice, in visiting order, then sorted by place */
+  Piece *runs;       /* runs of overlapping slices: allocation, span, written */
+  size_t *runOf;     /* per slice, by visiting order: its run */
+  size_t *operandOf; /* per run: its operand */
+  size_t numSlices, numRuns, next;
   bool failed;
 } Localizer;
 
@@ -53,42 +53,36 @@ static int byPlace(const void *a, const void *b) {
 }
 
 /* Sorts the slices by place and sweeps them into runs (n log n), then
- * numbers the runs by their first slice in visiting order. */
+ * numbers the runs as operands in the order their first slice is visited. */
 static void groupSlices(Localizer *l) {
   qsort(l->pieces, l->numSlices, sizeof *l->pieces, byPlace);
-  Piece *runs = l->operands; /* per run until numbered */
-  size_t numRuns = 0;
   for (size_t i = 0; i < l->numSlices; ++i) {
     const Piece *p = &l->pieces[i];
-    Piece *run = numRuns ? &runs[numRuns - 1] : NULL;
+    Piece *run = l->numRuns ? &l->runs[l->numRuns - 1] : NULL;
     /* Zero-size slices at a run's first byte join it, so that two empty
      * slices at one place are one operand. */
     if (run && run->global == p->global && (p->lo < run->hi || p->lo == run->lo)) {
       run->hi = p->hi > run->hi ? p->hi : run->hi;
       run->write |= p->write;
     } else {
-      runs[numRuns++] = *p;
+      l->runs[l->numRuns++] = *p;
     }
-    l->groupOf[p->seq] = numRuns - 1;
+    l->runOf[p->seq] = l->numRuns - 1;
   }
-  for (size_t r = 0; r < numRuns; ++r)
+  for (size_t r = 0; r < l->numRuns; ++r)
     l->operandOf[r] = SIZE_MAX;
-  Piece *numbered = l->pieces; /* the pieces are no longer needed */
-  for (size_t k = 0; k < l->numSlices; ++k) {
-    size_t r = l->groupOf[k];
-    if (l->operandOf[r] == SIZE_MAX) {
-      l->operandOf[r] = l->numOperands;
-      numbered[l->numOperands++] = runs[r];
-    }
-  }
-  l->pieces = runs, l->operands = numbered;
+  size_t next = 0;
+  for (size_t k = 0; k < l->numSlices; ++k)
+    if (l->operandOf[l->runOf[k]] == SIZE_MAX)
+      l->operandOf[l->runOf[k]] = next++;
 }
 
 static bool localizeSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   Localizer *l = userData;
-  size_t local = l->operandOf[l->groupOf[l->next++]];
+  size_t run = l->runOf[l->next++];
+  size_t local = l->operandOf[run];
   s->buffer_allocation_index = (int64_t)local;
-  s->offset -= (int64_t)l->operands[local].lo;
+  s->offset -= (int64_t)l->runs[run].lo;
   /* XLA's slices are proto3: a zero is never on the wire. An explicit one is
    * dropped here, as export would drop it, so that import(export(m)) is m. */
   s->has_buffer_allocation_index = local != 0;
@@ -142,12 +136,15 @@ static bool takeKernelBinary(Importer *im, Thunk *t, MlirAttribute *code) {
 bool thunkyImportOpaque(Importer *im, Thunk *t) {
   size_t numSlices = 0;
   thunkyForEachSlice(&t->base, true, countSlice, &numSlices);
-  Localizer l = {.im = im, .numSlices = numSlices,
+  Localizer l = {.im = im,
+                 .numSlices = numSlices,
                  .pieces = malloc((numSlices + 1) * sizeof(Piece)),
-                 .operands = malloc((numSlices + 1) * sizeof(Piece)),
-                 .groupOf = malloc((numSlices + 1) * sizeof(size_t)),
+                 .runs = malloc((numSlices + 1) * sizeof(Piece)),
+                 .runOf = malloc((numSlices + 1) * sizeof(size_t)),
                  .operandOf = malloc((numSlices + 1) * sizeof(size_t))};
-  bool ok = l.pieces && l.operands && l.groupOf && l.operandOf;
+  MlirValue *operands = malloc((numSlices + 1) * sizeof *operands);
+  int *writes = malloc((numSlices + 1) * sizeof *writes);
+  bool ok = l.pieces && l.runs && l.runOf && l.operandOf && operands && writes;
   if (!ok)
     thunkyImportError(im, "%s", "out of memory");
   ok = ok && thunkyForEachSlice(&t->base, true, collectSlice, &l) && !l.failed;
@@ -156,25 +153,24 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
     l.next = 0;
     thunkyForEachSlice(&t->base, true, localizeSlice, &l);
   }
-  MlirValue *operands = ok ? malloc((l.numOperands + 1) * sizeof *operands) : NULL;
-  int *writes = ok ? malloc((l.numOperands + 1) * sizeof *writes) : NULL;
-  if (ok && (!operands || !writes))
-    ok = thunkyImportError(im, "%s", "out of memory");
-  for (size_t i = 0; ok && i < l.numOperands; ++i) {
-    const Piece *p = &l.operands[i];
+  /* Each operand's slice, made in operand order: at its run's first slice. */
+  for (size_t k = 0, made = 0; ok && k < l.numSlices; ++k) {
+    size_t run = l.runOf[k];
+    if (l.operandOf[run] != made)
+      continue;
+    const Piece *p = &l.runs[run];
     ThunkySlice span = XLA__BUFFER_ASSIGNMENT__BUFFER_ALLOCATION_SLICE_PROTO__INIT;
     span.buffer_allocation_index = p->global;
     span.offset = (int64_t)p->lo, span.size = (int64_t)(p->hi - p->lo);
-    writes[i] = p->write;
-    ok = thunkyImportSliceValue(im, &span, &operands[i]);
+    writes[made] = p->write;
+    ok = thunkyImportSliceValue(im, &span, &operands[made++]);
   }
-  size_t count = l.numOperands;
-  free(l.pieces), free(l.operands), free(l.groupOf), free(l.operandOf);
+  size_t count = l.numRuns;
+  free(l.pieces), free(l.runs), free(l.runOf), free(l.operandOf);
   if (!ok) {
     free(writes), free(operands);
     return false;
   }
-  MlirType *types = malloc((count + 1) * sizeof *types);
   /* Sized once the binary is out: the thunk without its cubin is small. */
   MlirAttribute code = mlirAttributeGetNull();
   ok = takeKernelBinary(im, t, &code);
@@ -182,8 +178,8 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   /* The thunk reads and edits as text, every field of every kind. */
   MlirAttribute proto =
       ok ? thunkyProtoToAttr(&im->protoCache, &t->base, NULL) : mlirAttributeGetNull();
-  if (!ok || !types || mlirAttributeIsNull(proto)) {
-    free(writes), free(operands), free(types);
+  if (!ok || mlirAttributeIsNull(proto)) {
+    free(writes), free(operands);
     return ok && thunkyImportError(im, "%s", "out of memory");
   }
   MlirNamedAttribute attrs[5] = {
@@ -206,6 +202,6 @@ bool thunkyImportOpaque(Importer *im, Thunk *t) {
   if (kind)
     mlirOperationSetDiscardableAttributeByName(
         op, str(THUNKY_ATTR_THUNK_KIND), mlirStringAttrGet(im->ctx, str(kind->name)));
-  free(writes), free(operands), free(types);
+  free(writes), free(operands);
   return true;
 }

@@ -87,20 +87,17 @@ def main():
     if bad:
         print("\n".join(bad))
         return 1
-    owner = {}
-    objs = {f: list(objects(build, f)) for f in FOLDERS}
-    defs = {}
+    # Each folder's objects (format's include the schema's generated code),
+    # read once: what they define and what they take from elsewhere.
+    owner, taken = {}, {}
     for folder in FOLDERS:
-        if not objs[folder]:
+        objs = list(objects(build, folder))
+        if not objs:
             print("%s: no objects under %s" % (folder, os.path.join(build, folder)))
             return 1
-        defs[folder], _ = symbols(objs[folder])
-        for s in defs[folder]:
+        defined, taken[folder] = symbols(objs)
+        for s in defined:
             owner.setdefault(s, folder)
-    # The schema's generated code is format's.
-    for s in symbols(list(objects(build, os.path.join("format", "CMakeFiles",
-                                                      "ThunkyXlaProto.dir"))))[0]:
-        owner[s] = "format"
     for folder in FOLDERS:
         libs, only = uses[folder]
         allowed = libs | {"all"}
@@ -115,8 +112,7 @@ def main():
                 if lib not in allowed and lib not in only:
                     bad.append("%s:%d: includes thunky-c/%s, of %s, which %s may not use"
                                % (os.path.relpath(path, root), n, m.group(1), lib, folder))
-        _, taken = symbols(objs[folder])
-        for s in sorted(taken):
+        for s in sorted(taken[folder]):
             lib = owner.get(s)
             if lib is None or lib == folder:
                 continue
