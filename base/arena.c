@@ -1,5 +1,5 @@
 /*===- arena.c - bump allocator for translations -------------------------===*/
-#include "thunky-c/Arena.h"
+#include "thunky-c/base/Arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>

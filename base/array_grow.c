@@ -9,7 +9,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #define _DEFAULT_SOURCE /* madvise */
-#include "thunky-c/Arena.h"
+#include "thunky-c/base/Arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>

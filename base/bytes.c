@@ -1,5 +1,5 @@
 /*===- bytes.c - byte buffers, varints and little-endian words ----------===*/
-#include "thunky-c/Bytes.h"
+#include "thunky-c/base/Bytes.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*===- element_types.c - the one table of XLA's element types -----------===*/
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include <math.h>
 #include <string.h>

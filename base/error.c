@@ -1,5 +1,5 @@
 /*===- error.c - ThunkyError messages ------------------------------------===*/
-#include "thunky-c/Error.h"
+#include "thunky-c/base/Error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*===- file_bytes.c - a whole file, mapped where it can be ---------------===*/
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
-#include "thunky-c/Bytes.h"
+#include "thunky-c/base/Bytes.h"
 
 #include <fcntl.h>
 #include <string.h>

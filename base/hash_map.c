@@ -1,5 +1,5 @@
 /*===- hash_map.c - open addressing over 64-bit keys --------------------===*/
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/HashMap.h"
 
 #include <stdlib.h>
 

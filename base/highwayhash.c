@@ -7,9 +7,9 @@
  * against Debian's libhighwayhash in test/Container.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Hash.h"
+#include "thunky-c/base/Hash.h"
 
-#include "thunky-c/Bytes.h"
+#include "thunky-c/base/Bytes.h"
 
 #include <string.h>
 

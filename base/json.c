@@ -1,5 +1,5 @@
 /*===- json.c - JSON string bodies --------------------------------------===*/
-#include "thunky-c/Json.h"
+#include "thunky-c/base/Json.h"
 
 void thunkyJsonWriteString(FILE *f, const char *data, size_t size) {
   for (size_t i = 0; i < size; i++) {

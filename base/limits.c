@@ -1,5 +1,5 @@
 /*===- limits.c - bounds on what thunky reads ---------------------------===*/
-#include "thunky-c/Limits.h"
+#include "thunky-c/base/Limits.h"
 
 #include <stddef.h>
 #include <string.h>

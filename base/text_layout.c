@@ -7,7 +7,7 @@
  * commas at the outermost level are where it breaks.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/TextLayout.h"
+#include "thunky-c/base/TextLayout.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * hide openers of another.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Limits.h"
+#include "thunky-c/base/Limits.h"
 
 #include <inttypes.h>
 #include <string.h>

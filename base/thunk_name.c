@@ -1,5 +1,5 @@
 /*===- thunk_name.c - how every report names a thunk --------------------===*/
-#include "thunky-c/ThunkName.h"
+#include "thunky-c/base/ThunkName.h"
 
 #include <inttypes.h>
 #include <stdio.h>

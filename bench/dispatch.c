@@ -25,16 +25,16 @@
  * exe_commands, exe_kernels, exe_create_ns, exe_ns_per_cmd (memsets, copies,
  * collectives and the like do their real work there), or exe_error (and
  * exit status 1 when there was no N). Then the same plan as a fingerprint
- * run (thunky-c/Check.h: nothing registered, every kernel and custom call
+ * run (thunky-c/runtime/Check.h: nothing registered, every kernel and custom call
  * hashes what it reads): fp_ns_per_cmd, fp_ratio (to exe_ns_per_cmd), and
  * fp_read_bytes, the bytes those thunks read once each (loops not counted).
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L
-#include "thunky-c/Runtime.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/Plan.h"
-#include "thunky-c/Timeline.h"
+#include "thunky-c/runtime/Runtime.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Timeline.h"
 
 #include <stdarg.h>
 #include <stdio.h>

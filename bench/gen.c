@@ -32,8 +32,8 @@
  * cost growing faster than the count of one kind of item shows alone.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Arena.h"
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/base/ElementTypes.h"
 #include "xla/backends/gpu/runtime/thunk.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 

@@ -21,9 +21,9 @@
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L
-#include "thunky-c/Container.h"
-#include "thunky-c/Error.h"
-#include "thunky-c/Timeline.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/base/Error.h"
+#include "thunky-c/runtime/Timeline.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 
 #include <stdio.h>

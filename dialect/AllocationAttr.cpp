@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ThunkyDialect.h"
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"

@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ThunkyDialect.h"
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"

@@ -48,7 +48,7 @@ def Thunky_Token : Thunky_Type<"Token", "token"> {
 // has it). One uniqued object with plain fields, where a dictionary per
 // allocation cost five (docs/formats.md gives the syntax). Only the
 // C++ storage lives here; C reads and builds it through
-// thunkyAllocationAttrGet/GetValue (thunky-c/Dialect.h).
+// thunkyAllocationAttrGet/GetValue (thunky-c/dialect/Dialect.h).
 def Thunky_Allocation : AttrDef<Thunky_Dialect, "Allocation"> {
   let mnemonic = "allocation";
   let summary = "An allocation's role, logical type and recorded fields";

@@ -18,7 +18,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "thunky-c/Dialect.h"
+#include "thunky-c/dialect/Dialect.h"
 
 #include "llvm/ADT/Hashing.h"
 

@@ -1,5 +1,5 @@
 /*===- allocation.c - what a #thunky.allocation may hold ----------------===*/
-#include "thunky-c/Dialect.h"
+#include "thunky-c/dialect/Dialect.h"
 
 ThunkyAllocation thunkyAllocationEmpty(void) {
   return (ThunkyAllocation){.index = -1, .parameter = -1};

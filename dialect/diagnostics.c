@@ -1,5 +1,5 @@
 /*===- diagnostics.c - printf-style diagnostics from C ------------------===*/
-#include "thunky-c/Diagnostics.h"
+#include "thunky-c/dialect/Diagnostics.h"
 
 #include "mlir-c/Diagnostics.h"
 

@@ -2,10 +2,10 @@
  *
  * One answer per op and operand, used by the ops' MemoryEffectOpInterface
  * (so MLIR's own passes see it) and by thunky's passes and checks (through
- * thunky-c/Ops.h), so that the two can never disagree.
+ * thunky-c/dialect/Ops.h), so that the two can never disagree.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Ops.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

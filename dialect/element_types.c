@@ -1,12 +1,12 @@
 /*===- element_types.c - XLA's element types as MLIR's builtin types ----===*
  *
- * The table (thunky-c/ElementTypes.h) spells each type as MLIR does;
+ * The table (thunky-c/base/ElementTypes.h) spells each type as MLIR does;
  * integers are built from their width, everything else is parsed from that
  * spelling, so no second list of types lives here.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Dialect.h"
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include "mlir-c/BuiltinTypes.h"
 

@@ -1,8 +1,8 @@
 /*===- ops.c - op kinds -------------------------------------------------===*/
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Ops.h"
 
-#include "thunky-c/Dialect.h"
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

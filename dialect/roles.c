@@ -1,8 +1,8 @@
 /*===- roles.c - what an @main argument holds, as import says ----------===*/
-#include "thunky-c/Roles.h"
+#include "thunky-c/dialect/Roles.h"
 
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

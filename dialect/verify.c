@@ -8,8 +8,8 @@
  *===--------------------------------------------------------------------===*/
 #include "verify.h"
 
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Dialect.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Dialect.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

@@ -2,7 +2,7 @@
 #ifndef THUNKY_DIALECT_VERIFY_H
 #define THUNKY_DIALECT_VERIFY_H
 
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Ops.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
  *===--------------------------------------------------------------------===*/
 #include "cache_entry.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #ifndef THUNKY_FORMAT_CACHE_ENTRY_H
 #define THUNKY_FORMAT_CACHE_ENTRY_H
 
-#include "thunky-c/Container.h"
+#include "thunky-c/format/Container.h"
 
 /* The compression `in` starts with, when it is one a cache entry uses;
  * THUNKY_CACHE_NONE otherwise. */

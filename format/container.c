@@ -8,13 +8,13 @@
  * misread one.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Container.h"
+#include "thunky-c/format/Container.h"
 
 #include "cache_entry.h"
 #include "jax_pickle.h"
 
-#include "thunky-c/Wire.h"
-#include "thunky-c/Riegeli.h"
+#include "thunky-c/format/Wire.h"
+#include "thunky-c/format/Riegeli.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"

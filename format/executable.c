@@ -7,7 +7,7 @@
  *===--------------------------------------------------------------------===*/
 #include "executable_internal.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 
 #include <inttypes.h>
 #include <stdio.h>

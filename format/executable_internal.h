@@ -2,9 +2,9 @@
 #ifndef THUNKY_FORMAT_EXECUTABLE_INTERNAL_H
 #define THUNKY_FORMAT_EXECUTABLE_INTERNAL_H
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/base/HashMap.h"
 
 typedef struct ExecutableInternal {
   ThunkyArena *arena;        /* the unpacked messages and every array */

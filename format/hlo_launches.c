@@ -7,8 +7,8 @@
  * their own name too, so that finding many launches stays linear.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/HashMap.h"
-#include "thunky-c/HloText.h"
+#include "thunky-c/base/HashMap.h"
+#include "thunky-c/format/HloText.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -3,15 +3,15 @@
  * The layout of the text follows XLA's printers (openxla/xla:
  * xla/hlo/ir/hlo_module.cc, hlo_computation.cc, hlo_instruction.cc,
  * hlo_instructions.cc, xla/shape_util.cc, xla/layout.cc, xla/literal.cc);
- * what is left out is listed in thunky-c/HloText.h. Instructions are
+ * what is left out is listed in thunky-c/format/HloText.h. Instructions are
  * found by id through one map per computation, computations through one
  * map for the module, so printing is linear in the module.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/HloText.h"
+#include "thunky-c/format/HloText.h"
 
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/base/HashMap.h"
 
 #include <ctype.h>
 #include <inttypes.h>

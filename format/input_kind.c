@@ -9,7 +9,7 @@
  * name followed by ':', '{' or '<'.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Container.h"
+#include "thunky-c/format/Container.h"
 
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"

@@ -9,8 +9,8 @@
  *===--------------------------------------------------------------------===*/
 #include "jax_pickle.h"
 
-#include "thunky-c/HashMap.h"
-#include "thunky-c/Wire.h"
+#include "thunky-c/base/HashMap.h"
+#include "thunky-c/format/Wire.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #ifndef THUNKY_FORMAT_JAX_PICKLE_H
 #define THUNKY_FORMAT_JAX_PICKLE_H
 
-#include "thunky-c/Bytes.h"
+#include "thunky-c/base/Bytes.h"
 
 /* Whether `in` starts as a pickle of protocol 2 or later does. */
 bool thunkyJaxPickleLooksLike(ThunkyBytes in);

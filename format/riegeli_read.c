@@ -6,9 +6,9 @@
  * budgeted before anything is allocated for it.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Riegeli.h"
+#include "thunky-c/format/Riegeli.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 
 #include <brotli/decode.h>
 #include <snappy-c.h>

@@ -5,10 +5,10 @@
  * checks both while it reads.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Riegeli.h"
+#include "thunky-c/format/Riegeli.h"
 
 #include "snappy_compress.h"
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 
 enum {
   B = THUNKY_RIEGELI_BLOCK_SIZE,

@@ -1,7 +1,7 @@
 /*===- split_proto.c - XLA's split-proto container ----------------------===*/
-#include "thunky-c/Riegeli.h"
+#include "thunky-c/format/Riegeli.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 #include "xla/util/split_proto/split_proto.pb-c.h"
 
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * against that list.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Executable.h"
+#include "thunky-c/format/Executable.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@
  *===--------------------------------------------------------------------===*/
 #include "executable_internal.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*===- wire_check.c - protobuf wire format validation -------------------===*/
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "thunky-c/Dialect.h"
-#include "thunky-c/PassKit.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/passes/PassKit.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"

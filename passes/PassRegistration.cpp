@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "thunky-c/Passes.h"
+#include "thunky-c/passes/Passes.h"
 
 #include "mlir/CAPI/Pass.h"
 #include "mlir/Pass/PassRegistry.h"

@@ -1,9 +1,9 @@
 /*===- access.c - byte-range accesses of thunky ops ---------------------===*/
-#include "thunky-c/Access.h"
+#include "thunky-c/passes/Access.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

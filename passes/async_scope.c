@@ -26,13 +26,13 @@
  * moving and says so in a warning: what it moved is still correct.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Access.h"
+#include "thunky-c/passes/Access.h"
 #include "op_map.h"
-#include "thunky-c/Arena.h"
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/PassKit.h"
-#include "thunky-c/Passes.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/passes/PassKit.h"
+#include "thunky-c/passes/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

@@ -24,17 +24,17 @@
  * and a module past the bound is an error, never a silent pass.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Access.h"
-#include "thunky-c/Arena.h"
+#include "thunky-c/passes/Access.h"
+#include "thunky-c/base/Arena.h"
 #include "interval_set.h"
 #include "op_map.h"
 #include "thunk_info.h"
 
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/PassKit.h"
-#include "thunky-c/Passes.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/passes/PassKit.h"
+#include "thunky-c/passes/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

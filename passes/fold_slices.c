@@ -11,11 +11,11 @@
 #include "op_map.h"
 #include "stages.h"
 
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/PassKit.h"
-#include "thunky-c/Passes.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/passes/PassKit.h"
+#include "thunky-c/passes/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

@@ -1,7 +1,7 @@
 /*===- interval_set.c - byte ranges of many roots, found by overlap ------===*/
 #include "interval_set.h"
 
-#include "thunky-c/Arena.h"
+#include "thunky-c/base/Arena.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -9,7 +9,7 @@
 #ifndef THUNKY_PASSES_MEMORY_PLOT_H
 #define THUNKY_PASSES_MEMORY_PLOT_H
 
-#include "thunky-c/Access.h"
+#include "thunky-c/passes/Access.h"
 
 #include "mlir-c/Support.h"
 
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* What a span holds: an argument's role (ThunkyRole, thunky-c/Access.h),
+/* What a span holds: an argument's role (ThunkyRole, thunky-c/passes/Access.h),
  * or THUNKY_HOLDS_CONSTANT for a thunky.constant. */
 enum { THUNKY_HOLDS_CONSTANT = THUNKY_ROLE_OTHER + 1, THUNKY_HOLDS_KINDS };
 

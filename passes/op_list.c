@@ -1,6 +1,6 @@
 /*===- op_list.c - ops of one kind, collected by a walk -----------------===*/
-#include "thunky-c/Arena.h"
-#include "thunky-c/PassKit.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/passes/PassKit.h"
 #include "thunk_info.h"
 
 #include <stdlib.h>

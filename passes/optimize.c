@@ -10,9 +10,9 @@
  *===--------------------------------------------------------------------===*/
 #include "stages.h"
 
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/PassKit.h"
-#include "thunky-c/Passes.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/passes/PassKit.h"
+#include "thunky-c/passes/Passes.h"
 
 /* Flattening exposes ops to the block-level analyses; folding gives the
  * slices that copy elision and packing reason about; the second fold tidies

@@ -1,5 +1,5 @@
 /*===- register.c - the list of thunky passes ---------------------------===*/
-#include "thunky-c/Passes.h"
+#include "thunky-c/passes/Passes.h"
 
 #include <pthread.h>
 

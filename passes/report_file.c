@@ -1,7 +1,7 @@
 /*===- report_file.c - where an analysis pass writes its report ---------===*/
 #include "report_file.h"
 
-#include "thunky-c/Diagnostics.h"
+#include "thunky-c/dialect/Diagnostics.h"
 
 #include <errno.h>
 #include <string.h>

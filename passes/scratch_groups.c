@@ -1,9 +1,9 @@
 /*===- scratch_groups.c - overlapping slices as groups ------------------===*/
 #include "scratch_groups.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

@@ -2,7 +2,7 @@
 #ifndef THUNKY_PASSES_STAGES_H
 #define THUNKY_PASSES_STAGES_H
 
-#include "thunky-c/PassKit.h"
+#include "thunky-c/passes/PassKit.h"
 
 extern const ThunkyPassInfo thunkyFlattenSequentialInfo;
 extern const ThunkyPassInfo thunkyFoldSlicesInfo;

@@ -13,18 +13,18 @@
  * it there instead. Changes nothing.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Arena.h"
-#include "thunky-c/Access.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/passes/Access.h"
 #include "report_file.h"
 #include "thunk_info.h"
 
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/HashMap.h"
-#include "thunky-c/Json.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/PassKit.h"
-#include "thunky-c/Passes.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/HashMap.h"
+#include "thunky-c/base/Json.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/passes/PassKit.h"
+#include "thunky-c/passes/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

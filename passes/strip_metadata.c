@@ -12,10 +12,10 @@
  * allocations, outputs and program shape come from those roles.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/PassKit.h"
-#include "thunky-c/Passes.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/passes/PassKit.h"
+#include "thunky-c/passes/Passes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

@@ -1,13 +1,13 @@
 /*===- thunk_info.c - what passes say of a thunk beyond its op ----------===*/
 #include "thunk_info.h"
 
-#include "thunky-c/Access.h"
-#include "thunky-c/Dialect.h"
+#include "thunky-c/passes/Access.h"
+#include "thunky-c/dialect/Dialect.h"
 /* Only the schema's answer to which thunk kinds are collectives
  * (thunkyThunkKindIsCollective): passes read no executable. */
-#include "thunky-c/Executable.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/ThunkName.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/base/ThunkName.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 

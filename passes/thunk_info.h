@@ -1,7 +1,7 @@
 /*===- thunk_info.h - what passes say of a thunk beyond its op ----------===*
  *
  * One numbering for every report: a thunk is "thunk N (annotation)"
- * (thunkyThunkName in thunky-c/Executable.h), N its depth-first position,
+ * (thunkyThunkName in thunky-c/format/Executable.h), N its depth-first position,
  * from 0, among the thunks of its function (thunkyOpKindIsThunk: every op
  * but slices, constants and yields; an op with regions before the thunks
  * nested in it), as thunky-run's plan, profiles and --compare number them

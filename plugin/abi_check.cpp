@@ -1,11 +1,11 @@
 //===- abi_check.cpp - plugin structs match MLIR's -------------*- C++ -*-===//
 //
-// thunky-c/Plugin.h declares mlir-opt's plugin structs in C; if MLIR changes them,
+// thunky-c/plugin/Plugin.h declares mlir-opt's plugin structs in C; if MLIR changes them,
 // the build stops here rather than mlir-opt crashing at load time.
 //
 //===----------------------------------------------------------------------===//
 
-#include "thunky-c/Plugin.h"
+#include "thunky-c/plugin/Plugin.h"
 
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"

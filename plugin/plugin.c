@@ -5,9 +5,9 @@
  *            --load-pass-plugin=libThunkyPlugin.so -p 'builtin.module(...)'
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Passes.h"
-#include "thunky-c/Plugin.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/passes/Passes.h"
+#include "thunky-c/plugin/Plugin.h"
 #include "thunky-c/Version.h"
 
 static void registerDialects(void *registry) {

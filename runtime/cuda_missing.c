@@ -1,5 +1,5 @@
 /*===- cuda_missing.c - the cuda backend of a build without cuda.h -------===*/
-#include "thunky-c/Runtime.h"
+#include "thunky-c/runtime/Runtime.h"
 #include "registry.h"
 
 static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void **state,

@@ -10,9 +10,9 @@
 #define _DEFAULT_SOURCE /* strdup */
 #include "container_ls.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Container.h"
-#include "thunky-c/Executable.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/format/Executable.h"
 
 #include <dirent.h>
 #include <errno.h>

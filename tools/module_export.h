@@ -2,8 +2,8 @@
 #ifndef THUNKY_TOOLS_MODULE_EXPORT_H
 #define THUNKY_TOOLS_MODULE_EXPORT_H
 
-#include "thunky-c/Container.h"
-#include "thunky-c/Error.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/base/Error.h"
 
 #include <stdint.h>
 

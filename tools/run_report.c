@@ -2,8 +2,8 @@
 #include "run_report.h"
 #include "top_k.h"
 
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/Json.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/base/Json.h"
 
 #include <errno.h>
 #include <inttypes.h>

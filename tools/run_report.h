@@ -2,10 +2,10 @@
 #ifndef THUNKY_TOOLS_RUN_REPORT_H
 #define THUNKY_TOOLS_RUN_REPORT_H
 
-#include "thunky-c/Npy.h"
-#include "thunky-c/Plan.h"
-#include "thunky-c/Runtime.h"
-#include "thunky-c/Timeline.h"
+#include "thunky-c/runtime/Npy.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Runtime.h"
+#include "thunky-c/runtime/Timeline.h"
 
 #include <stdio.h>
 

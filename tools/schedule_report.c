@@ -3,8 +3,8 @@
 
 #include "run_report.h"
 #include "top_k.h"
-#include "thunky-c/Json.h"
-#include "thunky-c/Timeline.h"
+#include "thunky-c/base/Json.h"
+#include "thunky-c/runtime/Timeline.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
 #ifndef THUNKY_TOOLS_SCHEDULE_REPORT_H
 #define THUNKY_TOOLS_SCHEDULE_REPORT_H
 
-#include "thunky-c/Plan.h"
-#include "thunky-c/Schedule.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Schedule.h"
 
 #include <stdio.h>
 

@@ -18,12 +18,12 @@
  * no MLIR, so it runs wherever thunky-run does.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Container.h"
+#include "thunky-c/format/Container.h"
 
 #include "container_ls.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/HloText.h"
-#include "thunky-c/Riegeli.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/format/HloText.h"
+#include "thunky-c/format/Riegeli.h"
 #include "thunky-c/Version.h"
 
 #include <errno.h>

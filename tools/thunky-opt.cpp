@@ -13,11 +13,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "in_place.h"
-#include "thunky-c/Container.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Limits.h"
-#include "thunky-c/Passes.h"
-#include "thunky-c/TextLayout.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/Limits.h"
+#include "thunky-c/passes/Passes.h"
+#include "thunky-c/base/TextLayout.h"
 #include "thunky-c/Version.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -95,7 +95,7 @@ bool loadPlugins(int &argc, char **argv, mlir::DialectRegistry &registry) {
   return true;
 }
 /// What MlirOptMain prints, laid out as thunky-translate lays out an
-/// import (thunky-c/TextLayout.h).
+/// import (thunky-c/base/TextLayout.h).
 class LaidOutStream : public llvm::raw_ostream {
 public:
   explicit LaidOutStream(llvm::raw_ostream &out)

@@ -12,13 +12,13 @@
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* isatty, fileno */
 
-#include "thunky-c/Runtime.h"
+#include "thunky-c/runtime/Runtime.h"
 
-#include "thunky-c/Compare.h"
-#include "thunky-c/Container.h"
-#include "thunky-c/Npy.h"
-#include "thunky-c/Plan.h"
-#include "thunky-c/Schedule.h"
+#include "thunky-c/runtime/Compare.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/runtime/Npy.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Schedule.h"
 #include "thunky-c/Version.h"
 #include "run_report.h"
 #include "schedule_report.h"

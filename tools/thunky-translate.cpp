@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "in_place.h"
-#include "thunky-c/Translate.h"
+#include "thunky-c/translate/Translate.h"
 #include "thunky-c/Version.h"
 
 #include "mlir/IR/AsmState.h"

@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "thunky-c/Container.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/TextLayout.h"
-#include "thunky-c/Translate.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/TextLayout.h"
+#include "thunky-c/translate/Translate.h"
 #include "resource_text.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -56,7 +56,7 @@ static void writeToStream(const char *bytes, size_t size, void *stream) {
 
 // The module as text: MLIR prints the ops, thunky the resources
 // (resource_text.h), unless the command line asked MLIR to elide some; a
-// long @main signature one argument a line (thunky-c/TextLayout.h).
+// long @main signature one argument a line (thunky-c/base/TextLayout.h).
 static void printModule(Operation *module, llvm::raw_ostream &output) {
   OpPrintingFlags flags;
   flags.assumeVerified();
@@ -160,7 +160,7 @@ extern "C" void thunkyRegisterTranslations(void) {
             mlirStringRefCreate(buffer->getBufferStart(), buffer->getBufferSize()),
             wrap(buffer->getBufferIdentifier()), &limits,
             THUNKY_IMPORT_BORROW | (importHloNames ? THUNKY_IMPORT_HLO_NAMES : 0))));
-        // Import verified the module already (thunky-c/Translate.h).
+        // Import verified the module already (thunky-c/translate/Translate.h).
         if (!module)
           return failure();
         if (emitBytecode)

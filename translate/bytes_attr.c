@@ -1,8 +1,8 @@
 /*===- bytes_attr.c - raw bytes as strings or resources -----------------===*/
 #include "bytes_attr.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Dialect.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/dialect/Dialect.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

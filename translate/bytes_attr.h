@@ -6,13 +6,13 @@
  * an MLIR resource otherwise: `dense_resource<NAME> : tensor<Nxi8>`, its
  * bytes printed once in the `{-# dialect_resources: ... #-}` trailer of the
  * text and kept as a blob in bytecode, which MLIR reads back without a
- * copy. Export reads either form (thunkyAttributeGetBytes, thunky-c/Dialect.h).
+ * copy. Export reads either form (thunkyAttributeGetBytes, thunky-c/dialect/Dialect.h).
  *
  *===--------------------------------------------------------------------===*/
 #ifndef THUNKY_TRANSLATE_BYTES_ATTR_H
 #define THUNKY_TRANSLATE_BYTES_ATTR_H
 
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/HashMap.h"
 
 #include "mlir-c/IR.h"
 

@@ -15,11 +15,11 @@
 /* Module: the xla.HumanReadableAotExecutable around it, less the executable. */
 #define THUNKY_ATTR_WRAPPER "thunky.wrapper"
 /* Module: how the executable was packed ("split", "ifrt+split-options", ...,
- * see thunky-c/Container.h); absent for a bare GpuExecutableProto. Export
+ * see thunky-c/format/Container.h); absent for a bare GpuExecutableProto. Export
  * writes the same layering unless told otherwise. */
 #define THUNKY_ATTR_CONTAINER "thunky.container"
 /* Module: the JAX compilation cache entry around it all ("zlib" or "zstd",
- * thunky-c/Container.h), and the entry's compile time (i64); absent when
+ * thunky-c/format/Container.h), and the entry's compile time (i64); absent when
  * there is none. Export writes the entry again. */
 #define THUNKY_ATTR_CACHE "thunky.cache_entry"
 #define THUNKY_ATTR_CACHE_TIME "thunky.cache_compile_time"
@@ -55,7 +55,7 @@
  * (MLIR uniques attributes) however many thunks launch it; export puts it
  * back. It is the program's code, so thunky-strip-metadata keeps it. */
 #define THUNKY_ATTR_KERNEL_BINARY "thunky.kernel_binary"
-/* call_thunk_proto: THUNKY_ATTR_THUNK_KIND, in thunky-c/Dialect.h since
+/* call_thunk_proto: THUNKY_ATTR_THUNK_KIND, in thunky-c/dialect/Dialect.h since
  * passes read it too. */
 /* First-class op: the fields of its ThunkProto that the op does not model
  * (thunk_info, shapes, collective details...). */

@@ -13,10 +13,10 @@
 
 #include "executable_attrs.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/base/HashMap.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/IR.h"

@@ -1,9 +1,9 @@
 /*===- export_builder.c - building messages while exporting -----------===*/
 #include "export.h"
 
-#include "thunky-c/Dialect.h"
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/dialect/Ops.h"
 #include "proto_attr.h"
 #include "mlir-c/BuiltinTypes.h"
 #include <inttypes.h>

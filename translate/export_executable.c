@@ -10,11 +10,11 @@
  *===--------------------------------------------------------------------===*/
 #include "export.h"
 
-#include "thunky-c/Container.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/Translate.h"
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/translate/Translate.h"
+#include "thunky-c/format/Wire.h"
 #include "proto_attr.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"

@@ -9,8 +9,8 @@
 #include "proto_attr.h"
 #include "shape_type.h"
 
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
 
 #include "mlir-c/BuiltinTypes.h"
 

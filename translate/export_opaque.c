@@ -2,8 +2,8 @@
 #include "export.h"
 
 #include "proto_attr.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Wire.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/format/Wire.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

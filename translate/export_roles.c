@@ -2,7 +2,7 @@
  *
  * An argument without a recorded allocation (written by hand, or stripped)
  * is described by its role: a #thunky.allocation without an index, or the
- * older thunky.role string (thunkyRoleTextParse in thunky-c/Roles.h). An
+ * older thunky.role string (thunkyRoleTextParse in thunky-c/dialect/Roles.h). An
  * argument with no role is an entry parameter, as before roles were read.
  * Outputs go into output_info_map; with a shape on every parameter and
  * output (#thunky.allocation's type, or thunky.shape), the program shape is
@@ -12,9 +12,9 @@
 #include "export.h"
 #include "signature.h"
 
-#include "thunky-c/Dialect.h"
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/Roles.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/dialect/Roles.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 

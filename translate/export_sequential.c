@@ -17,7 +17,7 @@
 #include "export.h"
 
 #include "proto_attr.h"
-#include "thunky-c/Dialect.h"
+#include "thunky-c/dialect/Dialect.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include <inttypes.h>

@@ -4,11 +4,11 @@
 #include "ffi_attrs.h"
 #include "proto_attr.h"
 #include "xla_enums.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/dialect/Ops.h"
 #include "mlir-c/BuiltinTypes.h"
-#include "thunky-c/Diagnostics.h"
+#include "thunky-c/dialect/Diagnostics.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*===- ffi_attrs.c - XLA FFI attributes <-> backend_config --------------===*/
 #include "ffi_attrs.h"
 
-#include "thunky-c/Diagnostics.h"
+#include "thunky-c/dialect/Diagnostics.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

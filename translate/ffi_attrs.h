@@ -10,7 +10,7 @@
 #ifndef THUNKY_TRANSLATE_FFI_ATTRS_H
 #define THUNKY_TRANSLATE_FFI_ATTRS_H
 
-#include "thunky-c/Arena.h"
+#include "thunky-c/base/Arena.h"
 
 #include "xla/ffi/attribute_map.pb-c.h"
 

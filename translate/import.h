@@ -1,6 +1,6 @@
 /*===- import.h - what the importer's files share -----------------------===*
  *
- * Import reads an executable through the model (thunky-c/Executable.h) and
+ * Import reads an executable through the model (thunky-c/format/Executable.h) and
  * builds the module op by op: import_executable.c makes @main's signature,
  * the constants and the module; import_thunks.c the first-class ops, one
  * kind at a time; import_opaque.c thunky.call_thunk_proto for every other
@@ -14,11 +14,11 @@
 #include "executable_attrs.h"
 #include "proto_attr.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/base/HashMap.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

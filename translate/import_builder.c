@@ -1,8 +1,8 @@
 /*===- import_builder.c - building ops while importing -----------------===*/
 #include "import.h"
 
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Dialect.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Dialect.h"
 #include "proto_attr.h"
 #include "mlir-c/BuiltinTypes.h"
 #include <inttypes.h>

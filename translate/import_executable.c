@@ -12,11 +12,11 @@
  *===--------------------------------------------------------------------===*/
 #include "import.h"
 
-#include "thunky-c/Translate.h"
+#include "thunky-c/translate/Translate.h"
 #include "proto_attr.h"
 #include "shape_type.h"
 #include "signature.h"
-#include "thunky-c/Diagnostics.h"
+#include "thunky-c/dialect/Diagnostics.h"
 #include "xla/pjrt/proto/compile_options.pb-c.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 

@@ -13,7 +13,7 @@
  *===--------------------------------------------------------------------===*/
 #include "import.h"
 
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Ops.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -9,8 +9,8 @@
  *===--------------------------------------------------------------------===*/
 #include "import.h"
 
-#include "thunky-c/HloText.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/format/HloText.h"
+#include "thunky-c/dialect/Ops.h"
 
 typedef struct Annotator {
   Importer *im;

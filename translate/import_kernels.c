@@ -14,8 +14,8 @@
 #include "proto_attr.h"
 #include "shape_type.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/dialect/Ops.h"
 
 #include <inttypes.h>
 #include <stdio.h>

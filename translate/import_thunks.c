@@ -9,7 +9,7 @@
 #include "ffi_attrs.h"
 #include "proto_attr.h"
 #include "xla_enums.h"
-#include "thunky-c/Ops.h"
+#include "thunky-c/dialect/Ops.h"
 #include "mlir-c/BuiltinTypes.h"
 #include <inttypes.h>
 #include <stdio.h>

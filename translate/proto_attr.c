@@ -2,10 +2,10 @@
 #include "proto_attr.h"
 #include "shape_type.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Dialect.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Dialect.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

@@ -22,8 +22,8 @@
 
 #include "bytes_attr.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/base/HashMap.h"
 
 #include "mlir-c/IR.h"
 

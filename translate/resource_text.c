@@ -1,8 +1,8 @@
 /*===- resource_text.c - the resource trailer, written as MLIR writes it ===*/
 #include "resource_text.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/base/HashMap.h"
 
 #include <stdint.h>
 #include <stdlib.h>

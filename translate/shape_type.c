@@ -10,8 +10,8 @@
  *===--------------------------------------------------------------------===*/
 #include "shape_type.h"
 
-#include "thunky-c/Dialect.h"
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

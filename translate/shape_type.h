@@ -10,8 +10,8 @@
 #ifndef THUNKY_TRANSLATE_SHAPE_TYPE_H
 #define THUNKY_TRANSLATE_SHAPE_TYPE_H
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Executable.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/format/Executable.h"
 
 #include "mlir-c/IR.h"
 

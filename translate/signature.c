@@ -12,7 +12,7 @@
 
 #include "shape_type.h"
 
-#include "thunky-c/Roles.h"
+#include "thunky-c/dialect/Roles.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

@@ -10,9 +10,9 @@
 #ifndef THUNKY_TRANSLATE_SIGNATURE_H
 #define THUNKY_TRANSLATE_SIGNATURE_H
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Executable.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/format/Executable.h"
 
 #include "mlir-c/IR.h"
 

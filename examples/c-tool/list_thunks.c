@@ -4,8 +4,8 @@
  *   list-thunks EXECUTABLE
  * Built against an installed thunky with CMake (Thunky::Runtime) or
  * pkg-config (thunky-runtime); docs/building.md. */
-#include "thunky-c/Container.h"
-#include "thunky-c/Plan.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/runtime/Plan.h"
 #include "thunky-c/Version.h"
 
 #include <inttypes.h>

@@ -8,7 +8,7 @@
  * which registers each kernel by the name the executable launches it by.
  * The host backend passes each kernel argument as a pointer to its slice,
  * in the order of the thunk's arguments, with its size in bytes. */
-#include "thunky-c/Registry.h"
+#include "thunky-c/runtime/Registry.h"
 
 #include <string.h>
 

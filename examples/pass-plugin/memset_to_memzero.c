@@ -1,11 +1,11 @@
 /* An example thunky pass, built as its own mlir-opt plugin: it turns
  * `thunky.memset32 %b, 0` into `thunky.memzero %b`, which XLA runs as a
  * cheaper memset. docs/writing-a-pass.md explains each part. */
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/PassKit.h"
-#include "thunky-c/Passes.h"
-#include "thunky-c/Plugin.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/passes/PassKit.h"
+#include "thunky-c/passes/Passes.h"
+#include "thunky-c/plugin/Plugin.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 
@@ -53,5 +53,5 @@ static MlirPass createPass(void) {
 static void registerPasses(void) { thunkyRegisterPass(createPass); }
 
 /* mlir-opt --load-pass-plugin=libExamplePass.so calls the function this
- * defines (thunky-c/Plugin.h). */
+ * defines (thunky-c/plugin/Plugin.h). */
 THUNKY_DEFINE_PASS_PLUGIN("example-memset-to-memzero", "0.1", registerPasses)

@@ -1,37 +1,4 @@
-/*===- thunky-c/Error.h - errors from code that does not link MLIR ------===*
- *
- * The container reader and the runtime run without MLIR, so they cannot
- * emit diagnostics. A failing function returns false and leaves one line in
- * a ThunkyError: what is wrong and where (a byte offset, a record, a
- * thunk), ready to be printed or turned into a diagnostic by the caller.
- *
- *===--------------------------------------------------------------------===*/
-#ifndef THUNKY_C_ERROR_H
-#define THUNKY_C_ERROR_H
-
-#include "thunky-c/Export.h"
-
-#include <stdbool.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-typedef struct ThunkyError {
-  char message[512];
-} ThunkyError;
-
-/* Sets the message (printf-style); returns false so callers can
- * `return thunkyErrorf(...)`. A NULL error is allowed and ignored. */
-THUNKY_EXPORT bool thunkyErrorf(ThunkyError *error, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Puts "<context>: " in front of the message already set; returns false. */
-THUNKY_EXPORT bool thunkyErrorContext(ThunkyError *error, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-#ifdef __cplusplus
-}
-#endif
-
-#endif /* THUNKY_C_ERROR_H */
+/* thunky-c/Error.h moved to thunky-c/base/Error.h, the folder of the base library.
+ * This header forwards there so that code written against thunky 0.2
+ * still builds; it goes in the release after 0.3. */
+#include "thunky-c/base/Error.h"

@@ -1,23 +1,4 @@
-/*===- thunky-c/HostGemm.h - the reference matrix multiply ----------------===*
- *
- * The host backend's gemm, and the simulated cuBLASLt's (test/CudaSim), so
- * that the CUDA backend over the simulation computes what the host does.
- *
- *===--------------------------------------------------------------------===*/
-#ifndef THUNKY_C_HOST_GEMM_H
-#define THUNKY_C_HOST_GEMM_H
-
-#include "thunky-c/Export.h"
-
-#include "thunky-c/Plan.h"
-
-/* Runs `g` on host memory (allocation bases `memory`): out = alpha *
- * op(lhs) op(rhs) + beta * c, each operand of its own type (f16, bf16, f32,
- * f64, c64, c128), a batch-1 input broadcast. It computes in full (double)
- * precision, whatever g->compute says, and rounds once to the output
- * type: a GPU's f32 GEMM, in TF32 at XLA's default, differs from it within
- * a tolerance, not bit for bit. */
-THUNKY_EXPORT bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory,
-                                  ThunkyError *error);
-
-#endif /* THUNKY_C_HOST_GEMM_H */
+/* thunky-c/HostGemm.h moved to thunky-c/runtime/HostGemm.h, the folder of the runtime library.
+ * This header forwards there so that code written against thunky 0.2
+ * still builds; it goes in the release after 0.3. */
+#include "thunky-c/runtime/HostGemm.h"

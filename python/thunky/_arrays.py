@@ -8,7 +8,7 @@ from ._numpy import np
 
 from .errors import Error
 
-# xla.PrimitiveType numbers (thunky-c/ElementTypes.h) numpy names itself.
+# xla.PrimitiveType numbers (thunky-c/base/ElementTypes.h) numpy names itself.
 _NUMPY = {
     1: "bool_", 2: "int8", 3: "int16", 4: "int32", 5: "int64",
     6: "uint8", 7: "uint16", 8: "uint32", 9: "uint64",

@@ -1,11 +1,11 @@
 """ctypes declarations of the C functions thunky calls: the one place that
 mirrors C types in Python.
 
-Runtime (``libThunkyRuntime.so``, thunky-c/Session.h and ElementTypes.h):
+Runtime (``libThunkyRuntime.so``, thunky-c/runtime/Session.h and ElementTypes.h):
 opaque ``ThunkySession`` handles and ``ThunkyError`` (a 512-byte message).
 Plugin (``libThunkyPlugin.so``): MLIR's C API (mlir-c/IR.h, Pass.h,
 Diagnostics.h), whose handles are one-pointer structs passed by value, and
-thunky's (thunky-c/Translate.h, Dialect.h, Passes.h).
+thunky's (thunky-c/translate/Translate.h, Dialect.h, Passes.h).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .errors import Error
 
 
 class ThunkyError(Structure):
-    """thunky-c/Error.h: one line of what went wrong."""
+    """thunky-c/base/Error.h: one line of what went wrong."""
     _fields_ = [("message", c_char * 512)]
 
     def text(self) -> str:
@@ -157,13 +157,13 @@ class Plugin:
 
 
 class PassPluginInfo(Structure):
-    """thunky-c/Plugin.h's ThunkyPassPluginInfo: what mlirGetPassPluginInfo
+    """thunky-c/plugin/Plugin.h's ThunkyPassPluginInfo: what mlirGetPassPluginInfo
     of a pass plugin returns."""
     _fields_ = [("apiVersion", c_uint32), ("pluginName", c_char_p),
                 ("pluginVersion", c_char_p), ("registerPassRegistryCallbacks", CFUNCTYPE(None))]
 
 
-MLIR_PLUGIN_API_VERSION = 1  # thunky-c/Plugin.h: MLIR 22's
+MLIR_PLUGIN_API_VERSION = 1  # thunky-c/plugin/Plugin.h: MLIR 22's
 
 _runtime = None
 _plugin = None
@@ -209,7 +209,7 @@ def load_pass_plugin(path: str) -> None:
             entry = lib.mlirGetPassPluginInfo
         except AttributeError:
             raise Error(f"{path}: not a pass plugin (it defines no mlirGetPassPluginInfo; "
-                        f"thunky-c/Plugin.h: THUNKY_DEFINE_PASS_PLUGIN)") from None
+                        f"thunky-c/plugin/Plugin.h: THUNKY_DEFINE_PASS_PLUGIN)") from None
         entry.restype = PassPluginInfo
         entry.argtypes = []
         info = entry()

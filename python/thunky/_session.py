@@ -1,4 +1,4 @@
-"""A runtime session (thunky-c/Session.h) around one executable's bytes."""
+"""A runtime session (thunky-c/runtime/Session.h) around one executable's bytes."""
 
 from __future__ import annotations
 

@@ -292,7 +292,7 @@ class Executable:
 
 def load(source: PathOrBytes, name: Optional[str] = None) -> Executable:
     """An executable from a file path or its bytes, in any container thunky
-    reads (thunky-c/Container.h): a bare GpuExecutableProto, split-proto,
+    reads (thunky-c/format/Container.h): a bare GpuExecutableProto, split-proto,
     ExecutableAndOptionsProto, the IFRT envelope, XLA's AOT wrapper, a JAX
     compilation cache entry, a ``jax.experimental.serialize_executable``
     pickle. Raises :class:`Error` saying what the bytes are when they are

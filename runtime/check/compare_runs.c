@@ -1,11 +1,11 @@
 /*===- compare_runs.c - two runs, compared bit for bit ------------------===*/
-#include "thunky-c/Arena.h"
-#include "thunky-c/Compare.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/runtime/Compare.h"
 
-#include "thunky-c/Check.h"
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/HashMap.h"
+#include "thunky-c/runtime/Check.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/base/HashMap.h"
 
 #include <inttypes.h>
 #include <stdio.h>

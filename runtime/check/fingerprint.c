@@ -5,9 +5,9 @@
  * input change the output, not to resist an adversary.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Check.h"
+#include "thunky-c/runtime/Check.h"
 
-#include "thunky-c/Executable.h"
+#include "thunky-c/format/Executable.h"
 
 #include <stdlib.h>
 #include <stdatomic.h>

@@ -19,10 +19,10 @@
 #include "run_stop.h"
 #include "symbolic_memory.h"
 #include "symbolic_state.h"
-#include "thunky-c/Arena.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/HashMap.h"
-#include "thunky-c/Runtime.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/base/HashMap.h"
+#include "thunky-c/runtime/Runtime.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -168,7 +168,7 @@ static bool runFunction(State *s, const ThunkyCommand *c, bool inPlace) {
 }
 
 /* A thunk that moves bytes between ranks or to and from the host, as an
- * exchange (thunky-c/Check.h): what it reads goes into the rank's sent
+ * exchange (thunky-c/runtime/Check.h): what it reads goes into the rank's sent
  * digest, and what it writes is a term of its key, the rank and which run
  * of its key this is. That run is not known inside a loop or conditional
  * taken as a function. */

@@ -12,8 +12,8 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "symbolic_state.h"
-#include "thunky-c/Arena.h"
-#include "thunky-c/Executable.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/format/Executable.h"
 
 #include <stdlib.h>
 #include <string.h>

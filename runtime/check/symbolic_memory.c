@@ -1,8 +1,8 @@
 /*===- symbolic_memory.c - allocations as maps from bytes to terms -------===*/
 #include "symbolic_memory.h"
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/base/HashMap.h"
 
 #include <stdlib.h>
 #include <string.h>

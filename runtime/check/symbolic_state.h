@@ -10,10 +10,10 @@
 #include "async_schedule.h"
 #include "run_stop.h"
 #include "symbolic_memory.h"
-#include "thunky-c/Check.h"
-#include "thunky-c/HashMap.h"
-#include "thunky-c/Plan.h"
-#include "thunky-c/Runtime.h"
+#include "thunky-c/runtime/Check.h"
+#include "thunky-c/base/HashMap.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Runtime.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,7 +70,7 @@ typedef struct State {
   size_t numResults;
   SymPieces scratch;
   uint64_t runs;              /* how many times the enclosing loops run what is running now */
-  ThunkyExchanges *exchanges; /* per rank: what its exchanges sent (thunky-c/Check.h) */
+  ThunkyExchanges *exchanges; /* per rank: what its exchanges sent (thunky-c/runtime/Check.h) */
   uint64_t exchangeRuns;      /* runs of exchanges, every rank's */
   uint32_t asFunction;        /* loops and conditionals taken as functions around here */
   ThunkyError *error;

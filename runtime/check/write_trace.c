@@ -1,7 +1,7 @@
 /*===- write_trace.c - what each thunk wrote, and where two runs part ----===*/
-#include "thunky-c/Check.h"
+#include "thunky-c/runtime/Check.h"
 
-#include "thunky-c/HashMap.h"
+#include "thunky-c/base/HashMap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 #ifndef THUNKY_RUNTIME_CUDA_API_H
 #define THUNKY_RUNTIME_CUDA_API_H
 
-#include "thunky-c/Error.h"
+#include "thunky-c/base/Error.h"
 
 #include <cublasLt.h>
 #include <cuda.h>

@@ -13,7 +13,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
-#include "thunky-c/Reduce.h"
+#include "thunky-c/runtime/Reduce.h"
 #include "replica_groups.h"
 
 #include <stdlib.h>

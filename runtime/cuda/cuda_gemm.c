@@ -15,7 +15,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
 #ifndef THUNKY_RUNTIME_CUDA_STATE_H
 #define THUNKY_RUNTIME_CUDA_STATE_H
 
-#include "thunky-c/Runtime.h"
-#include "thunky-c/CommandBuffers.h"
+#include "thunky-c/runtime/Runtime.h"
+#include "thunky-c/runtime/CommandBuffers.h"
 #include "registry.h"
 #include "cuda_api.h"
 

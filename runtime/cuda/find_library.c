@@ -22,7 +22,7 @@
 #define _GNU_SOURCE /* dlinfo */
 
 #include "cuda_api.h"
-#include "thunky-c/Runtime.h"
+#include "thunky-c/runtime/Runtime.h"
 
 #include <dlfcn.h>
 #include <glob.h>

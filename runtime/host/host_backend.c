@@ -6,17 +6,17 @@
  * makes results reproducible (config.asyncAtDone runs it at its done,
  * the other end of what is legal, and regions in flight together in the
  * other order). In a fingerprint run, whatever has no
- * host implementation runs as a fingerprint (thunky-c/Check.h).
+ * host implementation runs as a fingerprint (thunky-c/runtime/Check.h).
  * Everything a run needs is allocated in create.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Runtime.h"
-#include "thunky-c/Check.h"
+#include "thunky-c/runtime/Runtime.h"
+#include "thunky-c/runtime/Check.h"
 #include "async_schedule.h"
 #include "registry.h"
 #include "host_collectives.h"
 #include "run_stop.h"
-#include "thunky-c/HostGemm.h"
+#include "thunky-c/runtime/HostGemm.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -295,7 +295,7 @@ static bool failWith(Rank *r, const ThunkyCommand *c, const ThunkyError *why) {
 static uint8_t *at(Rank *r, ThunkyPlanSlice s) { return r->memory[s.allocation] + s.offset; }
 
 /* A thunk with no host implementation, in a fingerprint run; one that
- * moves bytes between ranks as an exchange (thunky-c/Check.h). */
+ * moves bytes between ranks as an exchange (thunky-c/runtime/Check.h). */
 static bool fingerprint(Rank *r, const ThunkyCommand *c) {
   const ThunkyPlan *p = r->state->plan;
   if (!p->thunks[c->thunk].exchange) {

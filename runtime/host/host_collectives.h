@@ -11,8 +11,8 @@
 #ifndef THUNKY_RUNTIME_HOST_COLLECTIVES_H
 #define THUNKY_RUNTIME_HOST_COLLECTIVES_H
 
-#include "thunky-c/Reduce.h"
-#include "thunky-c/Plan.h"
+#include "thunky-c/runtime/Reduce.h"
+#include "thunky-c/runtime/Plan.h"
 
 /*--- The world of ranks -----------------------------------------------------*/
 

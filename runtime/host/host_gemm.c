@@ -9,9 +9,9 @@
  * (docs/runtime.md).
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/HostGemm.h"
+#include "thunky-c/runtime/HostGemm.h"
 
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include <stdlib.h>
 #include <string.h>

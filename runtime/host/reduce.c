@@ -1,6 +1,6 @@
 /*===- reduce.c - reductions over XLA element types ---------------------===*
  *
- * The element type table (thunky-c/ElementTypes.h) says how big an element
+ * The element type table (thunky-c/base/ElementTypes.h) says how big an element
  * is and of which kind; that decides how it is reduced. Reductions run one
  * typed loop per class of type (integers by width, native floats, small
  * floats through float, complex), all generated from the same loop macro,
@@ -8,7 +8,7 @@
  * table.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Reduce.h"
+#include "thunky-c/runtime/Reduce.h"
 
 #include <math.h>
 #include <string.h>

@@ -25,11 +25,11 @@
  *   branches converted on their own.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Arena.h"
-#include "thunky-c/Container.h"
-#include "thunky-c/CommandBuffers.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/runtime/CommandBuffers.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 #include "xla/xla.pb-c.h"
 
 #include <stdio.h>

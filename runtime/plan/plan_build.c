@@ -1,6 +1,6 @@
 /*===- plan_build.c - from a GpuExecutableProto to a plan ------------------===*
  *
- * The model (thunky-c/Executable.h) reads and checks the executable; the
+ * The model (thunky-c/format/Executable.h) reads and checks the executable; the
  * plan takes its allocations, parameters and outputs, then its thunks as
  * commands (plan_thunks.c). Backends trust what they are given.
  *

@@ -10,11 +10,11 @@
 #ifndef THUNKY_RUNTIME_PLAN_BUILDER_H
 #define THUNKY_RUNTIME_PLAN_BUILDER_H
 
-#include "thunky-c/Arena.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/HashMap.h"
-#include "thunky-c/HloText.h"
-#include "thunky-c/Plan.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/base/HashMap.h"
+#include "thunky-c/format/HloText.h"
+#include "thunky-c/runtime/Plan.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -14,7 +14,7 @@
  *===--------------------------------------------------------------------===*/
 #include "plan_builder.h"
 
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*===- plan_kernels.c - kernels and custom calls as commands ----------===*/
 #include "plan_builder.h"
 
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/ElementTypes.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #ifndef THUNKY_RUNTIME_REPLICA_GROUPS_H
 #define THUNKY_RUNTIME_REPLICA_GROUPS_H
 
-#include "thunky-c/Plan.h"
+#include "thunky-c/runtime/Plan.h"
 
 /* xla.CollectiveOpGroupMode */
 enum {

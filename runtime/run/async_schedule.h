@@ -15,8 +15,8 @@
 #ifndef THUNKY_RUNTIME_ASYNC_SCHEDULE_H
 #define THUNKY_RUNTIME_ASYNC_SCHEDULE_H
 
-#include "thunky-c/Plan.h"
-#include "thunky-c/Runtime.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Runtime.h"
 
 typedef struct ThunkyAsyncSchedule {
   bool atDone;

@@ -10,9 +10,9 @@
  * is bounded by the header's length and every number is checked.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Npy.h"
+#include "thunky-c/runtime/Npy.h"
 
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
  *===--------------------------------------------------------------------===*/
 #include "registry.h"
 
-#include "thunky-c/Arena.h"
+#include "thunky-c/base/Arena.h"
 
 #include <stdlib.h>
 #include <string.h>

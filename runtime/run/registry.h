@@ -2,7 +2,7 @@
 #ifndef THUNKY_RUNTIME_REGISTRY_H
 #define THUNKY_RUNTIME_REGISTRY_H
 
-#include "thunky-c/Registry.h"
+#include "thunky-c/runtime/Registry.h"
 
 typedef struct ThunkyRegistryEntry {
   char *name;

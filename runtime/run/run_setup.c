@@ -1,16 +1,16 @@
 /*===- run_setup.c - what a caller does before a run ---------------------===*
  *
- * Shared by thunky-run and sessions (thunky-c/Session.h): the default
+ * Shared by thunky-run and sessions (thunky-c/runtime/Session.h): the default
  * bound on host memory, seeded random inputs, and libraries of host
  * kernels.
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* sysconf */
 
-#include "thunky-c/Inputs.h"
-#include "thunky-c/Runtime.h"
+#include "thunky-c/runtime/Inputs.h"
+#include "thunky-c/runtime/Runtime.h"
 
-#include "thunky-c/ElementTypes.h"
+#include "thunky-c/base/ElementTypes.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -51,7 +51,7 @@ bool thunkyRegistryLoadLibrary(ThunkyRegistry *registry, const char *path, Thunk
     bool old = dlsym(handle, "thunky_register") != NULL;
     dlclose(handle);
     return thunkyErrorf(error,
-                        "%s: exports no " THUNKY_REGISTER_SYMBOL "%s (thunky-c/Runtime.h)", path,
+                        "%s: exports no " THUNKY_REGISTER_SYMBOL "%s (thunky-c/runtime/Runtime.h)", path,
                         old ? ": it exports thunky_register, the unversioned interface of "
                               "thunky 0.2 and before; rename it"
                             : "");

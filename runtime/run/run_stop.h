@@ -11,7 +11,7 @@
 #ifndef THUNKY_RUNTIME_RUN_STOP_H
 #define THUNKY_RUNTIME_RUN_STOP_H
 
-#include "thunky-c/Runtime.h"
+#include "thunky-c/runtime/Runtime.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,18 +1,18 @@
 /*===- session.c - running executables through opaque handles -----------===*
  *
- * thunky-c/Session.h: a plan, the options of its runs and, after a run,
+ * thunky-c/runtime/Session.h: a plan, the options of its runs and, after a run,
  * the backend's memory, behind one handle for bindings in other languages.
  *
  *===--------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
-#include "thunky-c/Session.h"
+#include "thunky-c/runtime/Session.h"
 
-#include "thunky-c/Compare.h"
-#include "thunky-c/Container.h"
-#include "thunky-c/Limits.h"
-#include "thunky-c/Plan.h"
-#include "thunky-c/Runtime.h"
+#include "thunky-c/runtime/Compare.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/base/Limits.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Runtime.h"
 
 #include <errno.h>
 #include <stdio.h>

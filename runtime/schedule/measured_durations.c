@@ -8,9 +8,9 @@
  * JSON is refused with its byte offset, and nesting is bounded.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Schedule.h"
+#include "thunky-c/runtime/Schedule.h"
 
-#include "thunky-c/Container.h"
+#include "thunky-c/format/Container.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -7,10 +7,10 @@
  * node. docs/schedule.md gives every figure and assumption with its source.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Schedule.h"
+#include "thunky-c/runtime/Schedule.h"
 
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/Executable.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/format/Executable.h"
 
 #include <errno.h>
 #include <math.h>

@@ -11,8 +11,8 @@
  * WhileThunk and ConditionalThunk copy it to the host (docs/schedule.md).
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Arena.h"
-#include "thunky-c/Schedule.h"
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/runtime/Schedule.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*===- timeline.c - when each thunk ran ------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
-#include "thunky-c/Timeline.h"
+#include "thunky-c/runtime/Timeline.h"
 
-#include "thunky-c/Arena.h"
+#include "thunky-c/base/Arena.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -2,13 +2,13 @@
  *
  * RUN: thunky-capi-test 2>&1 | FileCheck %s
  */
-#include "thunky-c/Diagnostics.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Ops.h"
-#include "thunky-c/PassKit.h"
-#include "thunky-c/Passes.h"
-#include "thunky-c/Roles.h"
-#include "thunky-c/Translate.h"
+#include "thunky-c/dialect/Diagnostics.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/dialect/Ops.h"
+#include "thunky-c/passes/PassKit.h"
+#include "thunky-c/passes/Passes.h"
+#include "thunky-c/dialect/Roles.h"
+#include "thunky-c/translate/Translate.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"

@@ -6,7 +6,7 @@
 //
 // Import and the planner agree on every allocation, the parameters' order,
 // the outputs and the async pairing of every executable the suites hold:
-// both read it through one model (thunky-c/Executable.h).
+// both read it through one model (thunky-c/format/Executable.h).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: bash -c 'for f in %thunky_src/test/Translate/thunks/*.textproto %thunky_src/test/Translate/memzero.textproto %thunky_src/test/Runtime/*.textproto %thunky_src/examples/executable.textproto; do bash %scripts/encode.sh xla.gpu.GpuExecutableProto < $f > %t/$(basename $f .textproto).pb || exit 1; done'
 // RUN: thunky-model-test %t/*.pb > %t/out.txt
@@ -16,10 +16,10 @@
 // CHECK: {{[0-9]+}} executables checked
 // More than half of them plan (the rest hold kinds the host cannot run).
 // COUNT: {{[4-9][0-9]|[1-9][0-9][0-9]}}
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Executable.h"
-#include "thunky-c/Plan.h"
-#include "thunky-c/Translate.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/translate/Translate.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/IR.h"

@@ -3,10 +3,10 @@
  *
  * RUN: thunky-container-test
  */
-#include "thunky-c/Container.h"
+#include "thunky-c/format/Container.h"
 
-#include "thunky-c/Wire.h"
-#include "thunky-c/Riegeli.h"
+#include "thunky-c/format/Wire.h"
+#include "thunky-c/format/Riegeli.h"
 #include "snappy_compress.h"
 #include "xla/python/pjrt_ifrt/executable_metadata.pb-c.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"

@@ -9,7 +9,7 @@
  */
 #include "executable_internal.h"
 
-#include "thunky-c/Wire.h"
+#include "thunky-c/format/Wire.h"
 #include "xla/service/gpu/gpu_executable.pb-c.h"
 #include "xla/stream_executor/kernel_spec.pb-c.h"
 

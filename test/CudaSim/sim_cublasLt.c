@@ -1,6 +1,6 @@
 /*===- sim_cublaslt.c - a SIMULATED cuBLASLt (libcublasLt.so.13), for tests ===*
  *
- * Matmuls through the host backend's reference gemm (thunky-c/HostGemm.h),
+ * Matmuls through the host backend's reference gemm (thunky-c/runtime/HostGemm.h),
  * enqueued on the caller's stream, so that the CUDA backend over the
  * simulation computes what the host backend does, bit for bit (sim.h says
  * what the simulation is). cuBLASLt's column-major operands are the host
@@ -13,8 +13,8 @@
  *===--------------------------------------------------------------------===*/
 #include "sim.h"
 
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/HostGemm.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/runtime/HostGemm.h"
 
 #include <cublasLt.h>
 

@@ -14,11 +14,11 @@
 #define _GNU_SOURCE /* strdup, strtok_r, nanosleep */
 #include "sim.h"
 
-#include "thunky-c/Container.h"
-#include "thunky-c/Error.h"
-#include "thunky-c/Limits.h"
-#include "thunky-c/Plan.h"
-#include "thunky-c/Runtime.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/base/Error.h"
+#include "thunky-c/base/Limits.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Runtime.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

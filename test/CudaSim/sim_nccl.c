@@ -25,9 +25,9 @@
 #define _GNU_SOURCE
 #include "sim.h"
 
-#include "thunky-c/ElementTypes.h"
-#include "thunky-c/Error.h"
-#include "thunky-c/Reduce.h"
+#include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/base/Error.h"
+#include "thunky-c/runtime/Reduce.h"
 
 #include <nccl.h>
 

@@ -14,7 +14,7 @@
  *===--------------------------------------------------------------------===*/
 // RUN: thunky-thunk-roles-test %thunky_src/format/thunk_roles.tsv | FileCheck %s
 // CHECK: thunk roles: {{[0-9]+}} rows of {{[0-9]+}} messages; {{[0-9]+}} thunk kinds; 0 disagreements
-#include "thunky-c/Executable.h"
+#include "thunky-c/format/Executable.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,9 +15,9 @@
  *===--------------------------------------------------------------------===*/
 #include "fuzz_mlir.h"
 
-#include "thunky-c/Check.h"
-#include "thunky-c/Compare.h"
-#include "thunky-c/Passes.h"
+#include "thunky-c/runtime/Check.h"
+#include "thunky-c/runtime/Compare.h"
+#include "thunky-c/passes/Passes.h"
 
 
 #include <stdint.h>

@@ -2,8 +2,8 @@
 #ifndef THUNKY_TEST_FUZZ_MLIR_H
 #define THUNKY_TEST_FUZZ_MLIR_H
 
-#include "thunky-c/Container.h"
-#include "thunky-c/Translate.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/translate/Translate.h"
 
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"

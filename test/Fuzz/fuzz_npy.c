@@ -4,7 +4,7 @@
  * XLA type asked for (it decides how a void descr is read).
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Npy.h"
+#include "thunky-c/runtime/Npy.h"
 
 #include <stdint.h>
 

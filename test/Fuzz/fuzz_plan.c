@@ -6,8 +6,8 @@
  * replay within its bounds, with and without XLA's command buffers.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Plan.h"
-#include "thunky-c/Schedule.h"
+#include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/Schedule.h"
 
 #include <stdint.h>
 

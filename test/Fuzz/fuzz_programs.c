@@ -29,15 +29,15 @@
  *===--------------------------------------------------------------------===*/
 #include "fuzz_mlir.h"
 
-#include "thunky-c/Compare.h"
-#include "thunky-c/Dialect.h"
-#include "thunky-c/Passes.h"
+#include "thunky-c/runtime/Compare.h"
+#include "thunky-c/dialect/Dialect.h"
+#include "thunky-c/passes/Passes.h"
 
 
 #include <stdarg.h>
 #include <string.h>
 
-/* thunky_register_v1: test_kernels.c, declared in thunky-c/Runtime.h. */
+/* thunky_register_v1: test_kernels.c, declared in thunky-c/runtime/Runtime.h. */
 
 /*--- the grammar -------------------------------------------------------------*/
 

@@ -7,7 +7,7 @@
  * into record-size tables and decompression.
  *
  *===--------------------------------------------------------------------===*/
-#include "thunky-c/Riegeli.h"
+#include "thunky-c/format/Riegeli.h"
 
 #include <stdint.h>
 #include <string.h>

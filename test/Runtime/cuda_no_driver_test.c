@@ -7,9 +7,9 @@
  * REQUIRES: cuda-backend
  * RUN: thunky-cuda-no-driver-test
  */
-#include "thunky-c/Runtime.h"
-#include "thunky-c/Schedule.h"
-#include "thunky-c/Timeline.h"
+#include "thunky-c/runtime/Runtime.h"
+#include "thunky-c/runtime/Schedule.h"
+#include "thunky-c/runtime/Timeline.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 
-#include "thunky-c/Npy.h"
+#include "thunky-c/runtime/Npy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

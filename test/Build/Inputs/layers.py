@@ -2,7 +2,9 @@
 """Checks the folders keep to the layers docs/building.md states.
 
 Reads two tables from docs/building.md: the C API's (which library each
-header of include/thunky-c belongs to) and "who may use whom" (which
+header of include/thunky-c belongs to; a header's folder must name that
+library, and a header at the top that the table does not list must only
+forward to its namesake in a folder) and "who may use whom" (which
 libraries each folder may use, and of a library it may not, the symbols it
 may). Then, for each folder, every thunky-c header its sources include, and
 every symbol its built objects take from another folder's objects, must
@@ -22,7 +24,7 @@ FOLDERS = ["base", "format", "dialect", "translate", "passes", "runtime"]
 def tables(doc):
     headers, uses = {}, {}
     for line in open(doc, encoding="utf-8"):
-        m = re.match(r"\| `thunky-c/(\w+\.h)` \| (\w+) \|", line)
+        m = re.match(r"\| `thunky-c/((?:\w+/)?\w+\.h)` \| (\w+) \|", line)
         if m:
             headers[m.group(1)] = m.group(2)
             continue
@@ -35,6 +37,13 @@ def tables(doc):
                 only[lib] = set(re.findall(r"`(\w+)`", syms))
             uses[m.group(1)] = (libs, only)
     return headers, uses
+
+
+def forwards_to(path):
+    """The header a forwarding header includes, if it includes only that."""
+    lines = [l for l in open(path, encoding="utf-8") if l.lstrip().startswith("#")]
+    m = len(lines) == 1 and re.match(r'#\s*include\s+"thunky-c/(\w+/\w+\.h)"', lines[0])
+    return m.group(1) if m else None
 
 
 def sources(root, folder):
@@ -78,15 +87,30 @@ def main():
     root, build = args
     headers, uses = tables(doc or os.path.join(root, "docs", "building.md"))
     bad = []
-    present = {f for f in os.listdir(os.path.join(root, "include", "thunky-c")) if f.endswith(".h")}
+    top = os.path.join(root, "include", "thunky-c")
+    present = set()
+    for d, _, files in os.walk(top):
+        present |= {os.path.relpath(os.path.join(d, f), top) for f in files if f.endswith(".h")}
+    forwarding = {}
     for h in sorted(present - set(headers)):
-        bad.append("include/thunky-c/%s: not in docs/building.md's table of headers" % h)
+        target = forwards_to(os.path.join(top, h))
+        if target in headers and os.path.basename(target) == h:
+            forwarding[h] = target
+        else:
+            bad.append("include/thunky-c/%s: not in docs/building.md's table of headers" % h)
+    for h, lib in sorted(headers.items()):
+        if "/" in h and h.split("/")[0] != lib:
+            bad.append("include/thunky-c/%s: in the folder of %s, but docs/building.md says %s"
+                       % (h, h.split("/")[0], lib))
     for folder in FOLDERS:
         if folder not in uses:
             bad.append("%s: not in docs/building.md's table of who may use whom" % folder)
     if bad:
         print("\n".join(bad))
         return 1
+    print("include/thunky-c: %d headers in %d library folders, %d at the top, %d forwarding"
+          % (sum("/" in h for h in headers), len({h.split("/")[0] for h in headers if "/" in h}),
+             sum("/" not in h for h in headers), len(forwarding)))
     # Each folder's objects (format's include the schema's generated code),
     # read once: what they define and what they take from elsewhere.
     owner, taken = {}, {}
@@ -104,10 +128,15 @@ def main():
         includes = symbols_taken = 0
         for path in sources(root, folder):
             for n, line in enumerate(open(path, encoding="utf-8"), 1):
-                m = re.match(r'\s*#\s*include\s+"thunky-c/(\w+\.h)"', line)
+                m = re.match(r'\s*#\s*include\s+"thunky-c/((?:\w+/)?\w+\.h)"', line)
                 if not m:
                     continue
                 includes += 1
+                if m.group(1) in forwarding:
+                    bad.append("%s:%d: includes thunky-c/%s, which only forwards to thunky-c/%s"
+                               % (os.path.relpath(path, root), n, m.group(1),
+                                  forwarding[m.group(1)]))
+                    continue
                 lib = headers.get(m.group(1), "?")
                 if lib not in allowed and lib not in only:
                     bad.append("%s:%d: includes thunky-c/%s, of %s, which %s may not use"

@@ -3,7 +3,7 @@
  * what it computes; a wrong argument count or size is an error, so a test
  * cannot pass by accident. */
 #define _GNU_SOURCE /* RTLD_NOLOAD, nanosleep */
-#include "thunky-c/Registry.h"
+#include "thunky-c/runtime/Registry.h"
 
 #include <dlfcn.h>
 #include <stdint.h>

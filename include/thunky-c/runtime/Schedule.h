@@ -1,0 +1,171 @@
+/*===- thunky-c/runtime/Schedule.h - where the time of a step goes, predicted ----===*
+ *
+ * A schedule replays a plan as XLA's GPU runtime issues it, with durations
+ * instead of data: the host issues thunks in order, each on its stream; an
+ * async start records an event on its stream and issues its region on its
+ * execution stream, which waits for that event; a done makes its stream
+ * wait for the region; a while loop or conditional whose predicate the
+ * device computes makes the host wait for it. Each thunk takes the time the
+ * device model gives it, or the time a measurement gave it. No memory is
+ * allocated for buffers, so a program of any size replays in time linear in
+ * the thunks it issues (docs/schedule.md).
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef THUNKY_C_SCHEDULE_H
+#define THUNKY_C_SCHEDULE_H
+
+#include "thunky-c/Export.h"
+
+#include "thunky-c/runtime/CommandBuffers.h"
+#include "thunky-c/base/Error.h"
+#include "thunky-c/runtime/Plan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kinds of arithmetic a device has a peak rate for. */
+typedef enum ThunkyFlopsKind {
+  THUNKY_FLOPS_F64,
+  THUNKY_FLOPS_F32,  /* f32 computed as f32 */
+  THUNKY_FLOPS_TF32, /* f32 inputs rounded to TF32 on tensor cores */
+  THUNKY_FLOPS_F16,  /* f16 and bf16 */
+  THUNKY_FLOPS_F8,
+  THUNKY_FLOPS_KINDS
+} ThunkyFlopsKind;
+
+/* What the model knows of a device: rates in bytes or operations per
+ * second, times in nanoseconds. */
+typedef struct ThunkyDeviceModel {
+  char name[64];
+  double memoryBytesPerSecond;       /* HBM */
+  double hostLinkBytesPerSecond;     /* host <-> device copies, one direction */
+  double interconnectBytesPerSecond; /* GPU <-> GPU, one direction, per GPU */
+  double interconnectLatencyNs;      /* one step of a collective's algorithm */
+  double flopsPerSecond[THUNKY_FLOPS_KINDS]; /* dense peaks */
+  double launchNs;    /* host time to issue one operation */
+  double kernelMinNs; /* the least time any operation takes on the device */
+  double syncNs;      /* the host reading a value back and waiting for it: at a
+                         loop's predicate, a conditional's index, a step's end */
+  double graphLaunchNs; /* the host's time to launch one CUDA graph */
+} ThunkyDeviceModel;
+
+/* The default device: an H200 SXM, from NVIDIA's datasheet
+ * (docs/schedule.md lists each figure and its source). */
+THUNKY_EXPORT ThunkyDeviceModel thunkyDeviceModelH200(void);
+/* Reads a device description, lines of `key = value` (docs/schedule.md);
+ * keys not given keep the H200's values. False, naming the file and line,
+ * for an unknown key or a value that is not a positive number. */
+THUNKY_EXPORT bool thunkyDeviceModelRead(const char *path, ThunkyDeviceModel *device,
+                                         ThunkyError *error);
+
+/* Where each thunk's duration comes from. */
+typedef enum ThunkyDurationSource {
+  THUNKY_DURATION_MODEL,    /* the device model */
+  THUNKY_DURATION_MEASURED, /* a measurement (thunkyMeasuredDurationsRead) */
+} ThunkyDurationSource;
+
+typedef struct ThunkyScheduleOptions {
+  const ThunkyDeviceModel *device; /* NULL: the H200 */
+  /* Per plan thunk, its measured duration in ns, or a negative number
+   * where there is none; NULL: every thunk is modelled. */
+  const double *measuredNs;
+  /* Per plan thunk, how often the measurement saw it run (NULL: unknown):
+   * a while loop with no known trip count then runs as often per run of
+   * the loop as its condition's first thunk did. */
+  const uint64_t *measuredRuns;
+  uint32_t ranks;        /* the world, for collectives over all ranks (1) */
+  uint64_t loopTrips;    /* a while loop with no known trip count runs this often (1) */
+  int64_t branch;        /* a conditional runs this branch; -1: its costliest */
+  /* Per plan command, ThunkyGraphPlace: where XLA's command buffers put it
+   * (thunkyCommandBuffersCreate); NULL: every thunk launched on its own. A
+   * graph costs the host one graphLaunchNs, and its loops and conditionals
+   * run on the device, the host waiting for none. */
+  const uint8_t *graphPlace;
+  size_t maxEvents;      /* events kept for traces (0: 1 << 22); the rest are counted */
+  uint64_t maxIssued;    /* refuse a replay issuing more operations (0: 1 << 32) */
+} ThunkyScheduleOptions;
+
+/* One operation as the replay placed it. */
+typedef struct ThunkyScheduleEvent {
+  uint32_t thunk;  /* plan->thunks */
+  uint32_t lane;   /* 0: the main stream; then computation, then communication streams */
+  uint64_t beginNs, endNs;
+  int64_t cause;   /* the event whose end it waited for; -1: it waited for its issue */
+  uint8_t source;  /* ThunkyDurationSource */
+} ThunkyScheduleEvent;
+
+/* An async start thunk, over every time it ran. */
+typedef struct ThunkyAsyncWindow {
+  uint32_t thunk;        /* the start */
+  uint32_t lane;         /* its execution stream */
+  bool communication;
+  uint64_t runs;
+  uint64_t ownNs;        /* the region's own time: the sum of its durations */
+  uint64_t spanNs;       /* from its first operation's begin to its last's end */
+  uint64_t windowNs;     /* of the stream that started it, from start to done */
+  uint64_t besideOps;    /* operations issued on that stream between them */
+  uint64_t exposedNs;    /* how long the done made that stream wait */
+} ThunkyAsyncWindow;
+
+typedef struct ThunkySchedule {
+  uint64_t stepNs;          /* when the last stream and the host are done */
+  uint64_t hostNs;          /* when the host issued its last operation */
+  uint32_t numLanes;
+  int64_t *laneStreams;     /* per lane, its execution stream id (lane 0: computation 0) */
+  bool *laneCommunication;  /* per lane, whether the id is a communication stream's */
+  uint64_t *laneBusyNs;     /* per lane, the sum of the durations on it */
+  ThunkyScheduleEvent *events; /* in issue order, at most maxEvents */
+  size_t numEvents;
+  uint64_t issued;          /* operations issued, kept or not */
+  bool eventsDropped;       /* more were issued than kept (or loops were extrapolated) */
+  uint64_t *thunkNs;        /* per plan thunk, the sum of its durations */
+  uint64_t *thunkRuns;      /* per plan thunk, how often it ran */
+  uint8_t *thunkSource;     /* per plan thunk, ThunkyDurationSource */
+  /* per plan thunk, the communication time it left exposed: a collective
+   * outside any async region its whole time, a communication region's
+   * start what its done waited */
+  uint64_t *thunkExposedNs;
+  ThunkyAsyncWindow *windows; /* one per async start thunk that ran */
+  size_t numWindows;
+  uint64_t exposedCommunicationNs; /* waits for communication regions, and
+                                      collectives outside any region */
+  uint64_t assumedLoops;    /* while loops run loopTrips times, for want of a count */
+  uint64_t measuredLoops;   /* while loops run as often as the measurement saw */
+  uint64_t extrapolatedIterations; /* loop iterations added, not replayed */
+  uint32_t *criticalPath;   /* event indices, from the last back to the first */
+  size_t criticalPathLength;
+} ThunkySchedule;
+
+/* Replays `plan`; the caller owns *schedule and frees it with
+ * thunkyScheduleDestroy. False, with why, when out of memory or past
+ * maxIssued. */
+THUNKY_EXPORT bool thunkyScheduleCreate(const ThunkyPlan *plan,
+                                        const ThunkyScheduleOptions *options,
+                                        ThunkySchedule **schedule, ThunkyError *error);
+THUNKY_EXPORT void thunkyScheduleDestroy(ThunkySchedule *schedule);
+
+/* The modelled duration of one operation, command `command` of the plan. */
+THUNKY_EXPORT double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
+                                           const ThunkyDeviceModel *device, uint32_t ranks);
+
+/* Measured durations from a Chrome trace that thunky-run --trace wrote
+ * (on --backend cuda, of this program or another): the mean duration of
+ * each thunk, matched by XLA's thunk id, or by thunk number when a thunk
+ * has no id. Writes plan->numThunks entries to `ns` (negative: not
+ * measured) and to `runs` (how many events each had), and the number of
+ * thunks matched to *matched. False, with the file and
+ * the place, when the trace is not such a file. */
+THUNKY_EXPORT bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
+                                               uint64_t *runs, uint32_t *matched,
+                                               ThunkyError *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_SCHEDULE_H */

@@ -1,0 +1,41 @@
+/*===- thunky-c/runtime/Timeline.h - when each thunk ran, for profiles and traces ===*/
+#ifndef THUNKY_C_TIMELINE_H
+#define THUNKY_C_TIMELINE_H
+
+#include "thunky-c/Export.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ThunkyTraceEvent {
+  uint32_t thunk, rank, stream;
+  uint64_t beginNs, endNs; /* since the timeline's origin */
+} ThunkyTraceEvent;
+
+/* Events of every rank; appending takes a lock, so ranks may share one. */
+typedef struct ThunkyTimeline ThunkyTimeline;
+
+/* Nanoseconds on CLOCK_MONOTONIC, for timing anything. */
+THUNKY_EXPORT uint64_t thunkyMonotonicNs(void);
+
+THUNKY_EXPORT ThunkyTimeline *thunkyTimelineCreate(void);
+THUNKY_EXPORT void thunkyTimelineDestroy(ThunkyTimeline *timeline);
+/* Nanoseconds since the timeline was created (CLOCK_MONOTONIC). */
+THUNKY_EXPORT uint64_t thunkyTimelineNow(const ThunkyTimeline *timeline);
+/* Records one event; false when out of memory (the event is dropped). */
+THUNKY_EXPORT bool thunkyTimelineAdd(ThunkyTimeline *timeline, ThunkyTraceEvent event);
+/* The events so far, in the order they were added. */
+THUNKY_EXPORT const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *timeline,
+                                                           size_t *count);
+THUNKY_EXPORT void thunkyTimelineClear(ThunkyTimeline *timeline);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* THUNKY_C_TIMELINE_H */
