@@ -125,7 +125,7 @@ assert all(p.startswith(prefix) for p in thunky.library_paths().values()), thunk
 exe = thunky.load(prefix + "/share/doc/thunky/examples/jax/train-step-fsdp.exe")
 fast = exe.optimize("thunky-optimize,example-memset-to-memzero", plugins=plugin)
 print(exe.compare(fast))
-print(exe.compare(fast, kernels="symbolic"))
+print(exe.compare(fast, backend="symbolic"))
 PY
 # No variable leads into the tree; the example reads the checkout's fixtures.
 clean() { env -u PYTHONPATH -u THUNKY_LIBRARY_DIR -u THUNKY_BUILD_DIR -u PKG_CONFIG_PATH "$@"; }

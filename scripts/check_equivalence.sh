@@ -14,7 +14,7 @@
 # For each input it imports it, checks the module with thunky-check-races
 # and the runtime's --check-async, then runs each pass, exports the result
 # and compares it with the original with thunky-run --kernels=fingerprint
-# --compare, and again with --kernels=symbolic: the two must agree. Rank
+# --compare, and again with --backend symbolic: the two must agree. Rank
 # layouts: the one the executable records (an 8-GPU SPMD executable: 8
 # ranks of 8 partitions), then 2 and 4 replicas; an input that cannot run
 # on those runs as partitions, or on 1 or 8 ranks. One
@@ -75,7 +75,7 @@ run() { thunky-run --kernels=fingerprint --seed 1 "$@"; }
 layoutOptions() { [ "$1" = recorded ] || echo "--ranks $1"; }
 # layoutName LAYOUT: as the lines say it.
 layoutName() { if [ "$1" = recorded ]; then echo "$recordedRanks (recorded)"; else echo "$1"; fi; }
-sym() { thunky-run --kernels=symbolic "$@"; }
+sym() { thunky-run --backend symbolic "$@"; }
 # compare A B LABEL OPTIONS...: B against A on both checks (only the
 # symbolic one when $symbolicOnly); a difference, or the two disagreeing,
 # is a failure.

@@ -85,7 +85,7 @@ echo "   on 2 ranks with the same random inputs, every kernel a fingerprint of w
 "$build/bin/thunky-run" --kernels=fingerprint --ranks 2 --seed 7 "$work/jax.bin" \
   --compare "$work/optimized.bin"
 echo "-- the same on symbols instead of bytes: any size, no inputs (docs/checking.md)"
-"$build/bin/thunky-run" --kernels=symbolic --ranks 2 "$work/jax.bin" --compare "$work/optimized.bin"
+"$build/bin/thunky-run" --backend symbolic --ranks 2 "$work/jax.bin" --compare "$work/optimized.bin"
 "$build/bin/thunky-opt" --thunky-check-races "$work/jax.mlir" -o /dev/null
 echo "-- and no async region races (thunky-check-races); now a wrong edit: the kernel's operands swapped"
 sed 's/launch "scale_fusion"(%arg0, %arg1 /launch "scale_fusion"(%arg1, %arg0 /' "$work/jax.mlir" > "$work/wrong.mlir"
@@ -104,11 +104,11 @@ echo "== 8. see what a rewrite buys: the schedule model (docs/schedule.md) on a 
 echo "   training step of 2,000 thunks on 8 ranks, before and after thunky-expand-async-scope"
 "$build/bin/bench-gen" --thunks 2000 --profile llama3-8b --ranks 8 -o "$work/step.pb"
 "$build/bin/thunky-translate" --import-thunky "$work/step.pb" -o "$work/step.mlir"
-"$build/bin/thunky-run" --backend model --ranks 8 "$work/step.pb" --profile=3 | sed "s|$work/||"
+"$build/bin/thunky-run" --model --ranks 8 "$work/step.pb" --profile=3 | sed "s|$work/||"
 "$build/bin/thunky-opt" --thunky-expand-async-scope --thunky-check-races "$work/step.mlir" \
   -o "$work/expanded.mlir"
-"$build/bin/thunky-run" --backend model --ranks 8 "$work/step.pb" \
+"$build/bin/thunky-run" --model --ranks 8 "$work/step.pb" \
   --compare "$work/expanded.mlir" | sed "s|$work/||g"
 echo "-- and the rewrite kept the meaning, on symbols (the step holds over 200 GB a rank)"
-"$build/bin/thunky-run" --kernels=symbolic --ranks 8 "$work/step.pb" --compare "$work/expanded.mlir"
+"$build/bin/thunky-run" --backend symbolic --ranks 8 "$work/step.pb" --compare "$work/expanded.mlir"
 echo "== done"

@@ -33,7 +33,7 @@
 #      back as OUT/jax-containers.tar.gz.
 #   5. Timing: the cases of 1 and 2 again, 100 runs each, while the budget
 #      lasts. Every case runs once first, so a slow case costs timings only.
-#   6. The schedule model (thunky-run --backend model): each eager case with
+#   6. The schedule model (thunky-run --model): each eager case with
 #      every thunk timed; the step predicted from those durations against
 #      the measured one, and the device model's durations against the
 #      measured ones, kind by kind (scripts/schedule_errors.py); each graph
@@ -343,15 +343,15 @@ for c in "${cases[@]}"; do
   # A graph case is predicted with the same graphs (--command-buffers): its
   # measured step against the eager one's is what a graph launch costs.
   if [ "${c%-graph}" != "$c" ]; then
-    step "$c-modelled" 30 "$run" --backend model --command-buffers --graph-min-size 1 \
+    step "$c-modelled" 30 "$run" --model --command-buffers --graph-min-size 1 \
       "${case_exe[$c]}" --json "$traces/$c.model.json" &&
       cp "$logs/$c-timing.log" "$traces/$c.timing.log"
     continue
   fi
   step "$c-trace" 60 "$run" --repeat 20 --trace "$traces/$c.trace.json" "${flags[@]}" &&
-    step "$c-predicted" 30 "$run" --backend model --measured "$traces/$c.trace.json" \
+    step "$c-predicted" 30 "$run" --model --measured "$traces/$c.trace.json" \
       "${case_exe[$c]}" --json "$traces/$c.measured.json" &&
-    step "$c-modelled" 30 "$run" --backend model "${case_exe[$c]}" --json "$traces/$c.model.json" &&
+    step "$c-modelled" 30 "$run" --model "${case_exe[$c]}" --json "$traces/$c.model.json" &&
     cp "$logs/$c-timing.log" "$traces/$c.timing.log"
 done
 step schedule-errors 30 python3 "$root/scripts/schedule_errors.py" "$traces" && quote schedule-errors
@@ -361,7 +361,7 @@ note "## What thunky-expand-async-scope buys, predicted and measured"
 # async-overlap and its expansion (test/Runtime/async-overlap.textproto):
 # the model's predicted change against the change in the measured steps.
 if [ -f "$fixtures/async-overlap-expanded.pb" ]; then
-  step expand-predicted 30 "$run" --backend model "$fixtures/async-overlap.pb" \
+  step expand-predicted 30 "$run" --model "$fixtures/async-overlap.pb" \
     --compare "$fixtures/async-overlap-expanded.pb" && note "    $(head -1 "$logs/expand-predicted.log")"
   for mode in cuda graph; do
     before="$(timing "async-overlap-$mode-timing")" after="$(timing "async-overlap-expanded-$mode-timing")"

@@ -12,7 +12,7 @@
 #   3. run the fixture and the export with fingerprint kernels
 #      (thunky-run --kernels=fingerprint --compare): the same outputs, so
 #      the optimization kept the meaning; where the fingerprint cannot
-#      follow a loop, the symbolic check (--kernels=symbolic) decides.
+#      follow a loop, the symbolic check (--backend symbolic) decides.
 #
 # scripts/build-runtime.sh writes OUT = build-runtime/jax-exports, which
 # travels to the GPU machine with build-runtime/; there scripts/device-check.sh
@@ -89,7 +89,7 @@ PYTHON
       # ends under fingerprint kernels (docs/checking.md); the symbolic
       # check takes such a loop as a function and decides.
       if grep -q "ran past --max-iterations" "$work/log"; then
-        if "$build/bin/thunky-run" --kernels=symbolic "$exe" --compare "$export" > "$work/log" 2>&1
+        if "$build/bin/thunky-run" --backend symbolic "$exe" --compare "$export" > "$work/log" 2>&1
         then
           echo "jax-exports: $what: byte-identical round trip; optimized export" \
             "$(export_size "$exe" "$export"), same outputs" \

@@ -88,7 +88,7 @@ def same_as_fixture(thunky, fixture, swapped):
     try:
         return fixture.compare(swapped, kernels="fingerprint", max_iterations=10000), "fingerprints"
     except thunky.Error:
-        return fixture.compare(swapped, kernels="symbolic", max_iterations=10000), "symbols"
+        return fixture.compare(swapped, backend="symbolic", max_iterations=10000), "symbols"
 
 
 def check_here(thunky, folder, export, entry):

@@ -65,12 +65,12 @@ check "thunky-run .mlir" "$bin/thunky-run" --ranks 4 --partitions 2 "$work/ids.p
 # Symbolic runs: a loop taken as a function, nested control flow under both
 # schedules, a difference reported with its trace.
 loop="$root/test/Translate/jax-fixtures/0.11.2/while_loop.exe"
-check "thunky-run symbolic loop" "$bin/thunky-run" --kernels=symbolic "$loop" --compare "$loop"
+check "thunky-run symbolic loop" "$bin/thunky-run" --backend symbolic "$loop" --compare "$loop"
 encode xla.gpu.GpuExecutableProto "$root/test/Translate/thunks/nested_while_in_cond_in_sequential.textproto" \
   "$work/nested.pb"
-check "thunky-run symbolic nested" "$bin/thunky-run" --kernels=symbolic --ranks 2 "$work/nested.pb" \
+check "thunky-run symbolic nested" "$bin/thunky-run" --backend symbolic --ranks 2 "$work/nested.pb" \
   --check-async
-check "thunky-run symbolic different" "$bin/thunky-run" --kernels=symbolic --ranks 2 "$work/example.pb" \
+check "thunky-run symbolic different" "$bin/thunky-run" --backend symbolic --ranks 2 "$work/example.pb" \
   --compare "$work/ids.pb.mlir"
 
 if [ "$failures" != 0 ]; then

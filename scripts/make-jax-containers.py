@@ -19,7 +19,7 @@ from the fixture programs (scripts/jax_programs.py), under OUT:
                NAME.pickle.txt, pickletools' disassembly of the payload.
   step/        mlp-step.exe, one training step of a small MLP whose layers
                run under lax.scan (a while loop), for the schedule model to
-               be measured against (thunky-run --backend model); step.json
+               be measured against (thunky-run --model); step.json
                holds JAX's own time for it.
   aot/         executables for GPUs that are not there, through JAX's
                deviceless path (jax_platforms=cpu and

@@ -4,7 +4,7 @@
 Makes wrong programs of real executables, one class of mistake at a time,
 and asks both equivalence checks (docs/checking.md) about each against the
 original: thunky-run --kernels=fingerprint --compare and
---kernels=symbolic --compare, and for the async class thunky-check-races
+--backend symbolic --compare, and for the async class thunky-check-races
 too. A mutant is caught when no check calls it `same`. One that some check
 calls `same` survives, and needs a reason it computes what the original
 does; the reasons are found here, by means that do not use either check:
@@ -405,7 +405,7 @@ def verdict(code, out):
 def layout_of(tools, exe):
     for layout in LAYOUTS:
         fp = run(tools, ["thunky-run", "--kernels=fingerprint", "--seed", "1"] + layout + [exe])[0] == 0
-        sym = run(tools, ["thunky-run", "--kernels=symbolic", "--print"] + layout + [exe])[0] == 0
+        sym = run(tools, ["thunky-run", "--backend symbolic", "--print"] + layout + [exe])[0] == 0
         if fp or sym:
             return layout, fp, sym
     return None, False, False
@@ -433,7 +433,7 @@ def check_mutant(job):
         results["fingerprint"] = verdict(*run(tools, ["thunky-run", "--kernels=fingerprint"] +
                                               layout + [job["exe"], "--compare", path]))
     if job["sym"]:
-        results["symbolic"] = verdict(*run(tools, ["thunky-run", "--kernels=symbolic"] + layout +
+        results["symbolic"] = verdict(*run(tools, ["thunky-run", "--backend symbolic"] + layout +
                                            [job["exe"], "--compare", path]))
     if job["cls"] == "async":
         results["races"] = "race" if races(tools, path) > job["races"] else "none"

@@ -7,9 +7,9 @@ DIR holds, for each case NAME that ran on --backend cuda:
   NAME.timing.log     thunky-run --repeat 100's summary ("100 runs on cuda:
                       min A ms, median B ms, ..."): the measured step
   NAME.trace.json     thunky-run --trace of 20 runs: every thunk timed
-  NAME.measured.json  thunky-run --backend model --measured NAME.trace.json
+  NAME.measured.json  thunky-run --model --measured NAME.trace.json
                       --json: the step replayed from the measured durations
-  NAME.model.json     thunky-run --backend model --json: the step replayed
+  NAME.model.json     thunky-run --model --json: the step replayed
                       from the device model's durations
 A case run with --cuda-graph has only the first and the last (the model
 given the same graphs, --command-buffers): against its eager twin it says

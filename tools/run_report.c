@@ -199,7 +199,7 @@ bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
       thunkyJsonWriteString(f, (const char *)name.data, name.size);
     }
     /* XLA's thunk id lets the schedule model match a rewritten program's
-     * thunks to these measurements (thunky-run --backend model --measured). */
+     * thunks to these measurements (thunky-run --model --measured). */
     fprintf(f, "\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,"
                "\"args\":{\"thunk\":%u,\"thunk_id\":%lld}}",
             e->rank, e->stream, e->beginNs / 1e3, (e->endNs - e->beginNs) / 1e3, e->thunk,

@@ -1,4 +1,4 @@
-/*===- schedule_report.c - what thunky-run --backend model prints ---------===*/
+/*===- schedule_report.c - what thunky-run --model prints ---------===*/
 #include "schedule_report.h"
 
 #include "run_report.h"

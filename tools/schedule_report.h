@@ -1,4 +1,4 @@
-/*===- schedule_report.h - what thunky-run --backend model prints ---------===*/
+/*===- schedule_report.h - what thunky-run --model prints ---------===*/
 #ifndef THUNKY_TOOLS_SCHEDULE_REPORT_H
 #define THUNKY_TOOLS_SCHEDULE_REPORT_H
 

@@ -14,12 +14,13 @@
 
 #include "thunky-c/runtime/Runtime.h"
 
-#include "thunky-c/runtime/Compare.h"
+#include "thunky-c/Version.h"
 #include "thunky-c/format/Container.h"
+#include "thunky-c/runtime/Compare.h"
 #include "thunky-c/runtime/Npy.h"
 #include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/RunOptions.h"
 #include "thunky-c/runtime/Schedule.h"
-#include "thunky-c/Version.h"
 #include "run_report.h"
 #include "schedule_report.h"
 
@@ -33,91 +34,27 @@
 #include "module_export.h"
 #endif
 
-static const char usage[] =
-    "usage: thunky-run [options] EXECUTABLE [INPUT.npy ...]\n"
-    "  EXECUTABLE             a GpuExecutableProto, bare or as JAX/XLA packed it"
+/* The usage line; the options come from the table (thunky-c/runtime/RunOptions.h). */
+static void printUsage(FILE *to) {
+  fputs("usage: thunky-run [options] EXECUTABLE [INPUT.npy ...]\n"
+        "  EXECUTABLE             a GpuExecutableProto, bare or as JAX/XLA packed it"
 #ifdef THUNKY_WITH_MLIR
-    ",\n                         or an MLIR module (text or bytecode, whatever its name)"
+        ",\n                         or an MLIR module (text or bytecode, whatever its name)"
 #endif
-    "\n"
-    "  INPUT.npy              one per parameter, in order (every rank gets the same)\n"
-    "  --seed N               no .npy inputs: seeded random bytes for each parameter\n"
-    "                         (fingerprint runs without inputs: as with --seed 1)\n"
-    "                         (f32/f64 in [-1, 1), pred 0 or 1)\n"
-    "  --kernels=registered|fingerprint|symbolic\n"
-    "                         host: what runs a thunk with no host implementation: an\n"
-    "                         error (registered, the default), or a keyed hash of what it\n"
-    "                         reads (fingerprint: docs/checking.md); symbolic: the\n"
-    "                         fingerprint's model on terms, not bytes, for --compare,\n"
-    "                         --check-async and --print, at any size, without inputs\n"
-    "                         (--compare on fingerprints takes it when the bytes do not\n"
-    "                         fit --max-host-memory)\n"
-    "  --compare OTHER        run OTHER (an executable or module) on the same inputs and\n"
-    "                         compare every output of every rank bit for bit; exit 0 same,\n"
-    "                         1 different (naming the output and the first divergent\n"
-    "                         thunk), 2 cannot prove (naming why) or error; without\n"
-    "                         inputs, seeded ones, each rank its own (docs/checking.md)\n"
-    "                         (model: predict OTHER too, and print the difference)\n"
-    "  --check-async          host: run every async region at its start, then at its done, and\n"
-    "                         compare as --compare does (a race shows as a difference)\n"
-    "  --schedule start|done  host: when an async region runs (start, the default); a\n"
-    "                         --compare runs both unless one is given\n"
-    "  --scratch-byte N       host: fill scratch allocations with byte N (0-255) before\n"
-    "                         running, not zeros: outputs that change read scratch\n"
-    "                         bytes nothing wrote\n"
-    "  --backend host|cuda|model\n"
-    "                         where to run (host: the reference backend); model: no\n"
-    "                         run, a prediction of where a step's time goes on a GPU\n"
-    "                         (docs/schedule.md); an option for another backend is refused\n"
-    "  --device FILE          model: the GPU, as `key = value` lines (default an H200)\n"
-    "  --measured TRACE       model: thunk durations from a --trace of a cuda run, of this\n"
-    "                         program or the one it was rewritten from (by XLA thunk id)\n"
-    "  --loop-trips N         model: iterations of a while loop with no known trip count (1)\n"
-    "  --branch N             model: the branch every conditional takes (default: its\n"
-    "                         costliest)\n"
-    "  --command-buffers      cuda, model: the CUDA graphs XLA's command buffers make,\n"
-    "                         under the executable's own debug options (else JAX\n"
-    "                         0.11.2's): cuda launches each, captured once (control flow\n"
-    "                         and custom calls in them run thunk by thunk); model\n"
-    "                         replays them and reports each graph and what broke them\n"
-    "  --graph-min-size N     --command-buffers: graphs of N thunks or more\n"
-    "                         (xla_gpu_graph_min_graph_size; default the executable's, else 5)\n"
-    "  --graph-types LIST     --command-buffers: the thunk types graphs take,\n"
-    "                         as xla_gpu_enable_command_buffer lists them (FUSION,CUBLAS,...;\n"
-    "                         default the executable's, else JAX 0.11.2's)\n"
-    "  --json FILE            model: the prediction as JSON\n"
-    "  --svg FILE             model: the predicted timeline as an SVG picture\n"
-    "  --ranks N              ranks: simulated (host) or GPUs (cuda); default: the\n"
-    "                         replicas times partitions the executable records, else 1\n"
-    "  --partitions N         of the ranks, partitions per replica; default: the\n"
-    "                         executable's when they divide the ranks, else 1\n"
-    "  --library LIB.so       host kernels and custom calls to register (repeatable)\n"
-    "  -o DIR                 write outputs as DIR/out<i>.npy (out<i>.rank<r>.npy for r > 0)\n"
-    "  --print                print the outputs\n"
-    "  --repeat N             run N times and print a timing summary\n"
-    "  --profile[=N]          print the N thunks that took longest (default 10)\n"
-    "  --trace FILE           write a Chrome trace (chrome://tracing, Perfetto)\n"
-    "  --max-iterations N     fail a while loop running longer (default 1000000)\n"
-    "  --max-host-memory B    host: refuse a run whose allocations over all ranks and\n"
-    "                         inputs are more bytes, before inputs are read or made\n"
-    "                         (default half the machine's memory; K, M, G, T suffixes)\n"
-    "  --max-thunks N         refuse an executable of more thunks (default 16777216)\n"
-    "  --max-allocation-bytes B  refuse a larger buffer allocation (default 1T)\n"
-    "  --max-allocations N    refuse an executable of more allocations (default 16777216)\n"
-    "  --max-decoded-bytes B  refuse a container decompressing to more (default 4G)\n"
-    "  --max-nesting N        refuse a .mlir module whose brackets nest deeper (default 1000)\n"
-    "  --cuda-graph           cuda: --command-buffers, by its older name\n"
-    "  --timeout S            cuda: fail a wait for the device or NCCL that takes longer\n"
-    "                         than S seconds, naming the thunk (default 300); host and\n"
-    "                         symbolic: fail a run that takes longer (default none)\n"
-    "  --nccl-id FILE         cuda, several processes: where rank 0 leaves NCCL's id; each\n"
-    "                         process's rank and count come from THUNKY_RANK and\n"
-    "                         THUNKY_WORLD_SIZE, or mpirun's OMPI_COMM_WORLD_RANK/_SIZE\n"
-    "  --version              print the version, and where the cuda backend finds\n"
-    "                         libcuda, libnccl and libcublasLt (docs/runtime.md)\n";
+        "\n"
+        "  INPUT.npy              one per parameter, in order (every rank gets the same)\n",
+        to);
+  size_t size = thunkyRunOptionsHelp(0, NULL, 0) + 1;
+  char *help = malloc(size);
+  if (help) {
+    thunkyRunOptionsHelp(0, help, size);
+    fputs(help, to);
+  }
+  free(help);
+}
 
 typedef struct {
-  const char *executable, *backend, *outputDir, *trace, *ncclId, *compare;
+  const char *executable, *outputDir, *trace, *ncclId, *compare;
   const char *device, *measured, *json, *svg;
   uint64_t loopTrips;
   int64_t branch;
@@ -129,12 +66,15 @@ typedef struct {
   const char *graphTypes; /* NULL: the executable's, else JAX's */
   uint64_t maxIterations, maxHostMemory, seed;
   ThunkyLimits limits;
-  bool print, profile, fingerprint, symbolic, hasSeed, checkAsync, asyncAtDone;
+  unsigned place;       /* THUNKY_APPLIES_HOST, _SYMBOLIC, _CUDA or _MODEL: where this run is */
+  bool kernelsSymbolic; /* --kernels=symbolic, the older spelling of --backend symbolic */
+  bool print, profile, fingerprint, hasSeed, checkAsync, asyncAtDone;
   bool oneSchedule;
   bool commandBuffers;
   uint8_t scratchByte;
-  const char *hostOnly, *cudaOnly, *modelOnly; /* an option that applies to one backend */
-  const char *runOnly; /* an option for a run (inputs, outputs), which a model has not */
+  /* Each option given, as spelt, to check where it applies once the place is known. */
+  const ThunkyRunOption *given[THUNKY_OPTION_COUNT];
+  char spelt[THUNKY_OPTION_COUNT][64];
 } Options;
 
 static void vreport(const char *fmt, va_list args) {
@@ -164,185 +104,161 @@ static bool bad(const char *fmt, ...) {
   return false;
 }
 
-static bool parseCount(const char *text, uint64_t max, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno || *end || !*text || text[0] == '-' || v > max)
-    return false;
-  *out = v;
-  return true;
-}
-
-/* Every option, for recognising `--name value` and `--name=value` and for
- * suggesting a near name when one is misspelt. */
-static const char *const valueOptions[] = {
-    "--backend", "--ranks", "--partitions", "--repeat", "--max-iterations",
-    "--max-host-memory", "--max-thunks", "--max-allocation-bytes", "--max-allocations",
-    "--max-decoded-bytes", "--max-nesting", "--library", "-o", "--trace", "--nccl-id",
-    "--compare", "--seed", "--scratch-byte", "--schedule", "--kernels", "--timeout",
-    "--device", "--measured", "--loop-trips", "--branch", "--json", "--svg",
-    "--graph-min-size", "--graph-types", NULL};
-static const char *const flagOptions[] = {"--print", "--cuda-graph", "--check-async",
-                                          "--command-buffers",
-                                          "--profile", "--help", "--version", NULL};
-
-/* The entry of `names` that is name's first `length` bytes, or NULL: the
- * option's name in static storage, which outlives the argument parsed. */
-static const char *listed(const char *const *names, const char *name, size_t length) {
-  for (; *names; names++)
-    if (strlen(*names) == length && !strncmp(*names, name, length))
-      return *names;
-  return NULL;
-}
-
-/* Edit distance, capped: option names are short. */
-static size_t distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b), row[40];
-  if (la >= 40 || lb >= 40)
-    return 99;
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t above = row[j], best = diagonal + (a[i - 1] != b[j - 1]);
-      best = above + 1 < best ? above + 1 : best;
-      best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-      row[j] = best, diagonal = above;
-    }
-  }
-  return row[lb];
-}
-
-static bool unknownOption(const char *name) {
-  const char *best = NULL;
-  size_t bestDistance = 3;
-  for (int list = 0; list < 2; list++)
-    for (const char *const *n = list ? flagOptions : valueOptions; *n; n++)
-      if (distance(name, *n) < bestDistance)
-        best = *n, bestDistance = distance(name, *n);
-  if (best)
-    return bad("unknown option '%s'; did you mean %s? (--help lists them)", name, best);
-  return bad("unknown option '%s' (--help lists them)", name);
-}
-
-static bool countOption(const char *name, const char *value, uint64_t min, uint64_t max,
-                        uint64_t *out) {
-  if (parseCount(value, max, out) && *out >= min)
-    return true;
-  return bad("%s: '%s' is not a whole number from %llu to %llu", name, value,
-             (unsigned long long)min, (unsigned long long)max);
-}
-
-/* One option with its value (NULL for a flag); false after saying what is
- * wrong. */
-static bool takeOption(Options *o, const char *a, const char *value) {
-  uint64_t n;
-  ThunkyError why;
-  if (!strcmp(a, "--backend")) {
-    if (strcmp(value, "host") && strcmp(value, "cuda") && strcmp(value, "model"))
-      return bad("--backend: '%s' is not a backend (host, cuda or model)", value);
-    o->backend = value;
-  } else if (!strcmp(a, "--device") || !strcmp(a, "--measured") || !strcmp(a, "--json") ||
-             !strcmp(a, "--svg")) {
-    *(!strcmp(a, "--device")     ? &o->device
-      : !strcmp(a, "--measured") ? &o->measured
-      : !strcmp(a, "--json")     ? &o->json
-                                 : &o->svg) = value;
-    o->modelOnly = a;
-  } else if (!strcmp(a, "--loop-trips")) {
-    if (!countOption(a, value, 1, UINT32_MAX, &o->loopTrips))
-      return false;
-    o->modelOnly = a;
-  } else if (!strcmp(a, "--branch")) {
-    if (!countOption(a, value, 0, UINT32_MAX, &n))
-      return false;
-    o->branch = (int64_t)n, o->modelOnly = a;
-  } else if (!strcmp(a, "--ranks") || !strcmp(a, "--partitions") || !strcmp(a, "--repeat")) {
-    if (!countOption(a, value, 1, strcmp(a, "--repeat") ? 4096 : UINT32_MAX, &n))
-      return false;
-    *(!strcmp(a, "--ranks") ? &o->ranks : !strcmp(a, "--partitions") ? &o->partitions
-                                                                     : &o->repeat) = (uint32_t)n;
-    o->ranksGiven |= !strcmp(a, "--ranks"), o->partitionsGiven |= !strcmp(a, "--partitions");
-    if (!strcmp(a, "--repeat"))
-      o->runOnly = a;
-  } else if (!strcmp(a, "--max-iterations")) {
-    if (!countOption(a, value, 1, UINT64_MAX, &o->maxIterations))
-      return false;
-  } else if (!strcmp(a, "--max-host-memory")) {
-    if (!thunkyParseAmount(value, true, &o->maxHostMemory))
-      return bad("--max-host-memory: '%s' is not a positive byte count (K, M, G, T suffixes "
-                 "allowed)", value);
-    o->hostOnly = a;
-  } else if (!strncmp(a, "--max-", 6)) {
-    if (!thunkyLimitsSet(&o->limits, a + 2, value, &why))
+/* One option with its value (NULL for a flag), checked against the table;
+ * false after saying what is wrong. */
+static bool takeOption(Options *o, const ThunkyRunOption *option, const char *value) {
+  uint64_t n = 0;
+  ThunkyError why = {{0}};
+  if (value && !thunkyRunOptionParse(option, "--", value, &n, &why))
+    return bad("%s", why.message);
+  switch (option->id) {
+  case THUNKY_OPTION_BACKEND: /* host, cuda, symbolic; "model" is --model's older spelling */
+    o->place = (unsigned[]){THUNKY_APPLIES_HOST, THUNKY_APPLIES_CUDA, THUNKY_APPLIES_SYMBOLIC,
+                            THUNKY_APPLIES_MODEL}[n];
+    break;
+  case THUNKY_OPTION_KERNELS: /* registered, fingerprint; "symbolic": --backend symbolic */
+    o->fingerprint = n != 0, o->kernelsSymbolic = n == 2;
+    break;
+  case THUNKY_OPTION_MODEL:
+    o->place = THUNKY_APPLIES_MODEL;
+    break;
+  case THUNKY_OPTION_DEVICE:
+    o->device = value;
+    break;
+  case THUNKY_OPTION_MEASURED:
+    o->measured = value;
+    break;
+  case THUNKY_OPTION_JSON:
+    o->json = value;
+    break;
+  case THUNKY_OPTION_SVG:
+    o->svg = value;
+    break;
+  case THUNKY_OPTION_LOOP_TRIPS:
+    o->loopTrips = n;
+    break;
+  case THUNKY_OPTION_BRANCH:
+    o->branch = (int64_t)n;
+    break;
+  case THUNKY_OPTION_RANKS:
+    o->ranks = (uint32_t)n, o->ranksGiven = true;
+    break;
+  case THUNKY_OPTION_PARTITIONS:
+    o->partitions = (uint32_t)n, o->partitionsGiven = true;
+    break;
+  case THUNKY_OPTION_REPEAT:
+    o->repeat = (uint32_t)n;
+    break;
+  case THUNKY_OPTION_MAX_ITERATIONS:
+    o->maxIterations = n;
+    break;
+  case THUNKY_OPTION_MAX_HOST_MEMORY:
+    o->maxHostMemory = n;
+    break;
+  case THUNKY_OPTION_MAX_THUNKS:
+  case THUNKY_OPTION_MAX_ALLOCATION_BYTES:
+  case THUNKY_OPTION_MAX_ALLOCATIONS:
+  case THUNKY_OPTION_MAX_DECODED_BYTES:
+  case THUNKY_OPTION_MAX_NESTING:
+    if (!thunkyLimitsSet(&o->limits, option->name, value, &why))
       return bad("--%s", why.message);
-  } else if (!strcmp(a, "--library")) {
+    break;
+  case THUNKY_OPTION_LIBRARY:
     if (o->numLibraries == 32)
       return bad("--library: at most 32 libraries; '%s' is one more", value);
     o->libraries[o->numLibraries++] = value;
-  } else if (!strcmp(a, "-o")) {
-    o->outputDir = value, o->runOnly = a;
-  } else if (!strcmp(a, "--trace")) {
+    break;
+  case THUNKY_OPTION_OUTPUT_DIR:
+    o->outputDir = value;
+    break;
+  case THUNKY_OPTION_TRACE:
     o->trace = value;
-  } else if (!strcmp(a, "--timeout")) {
-    if (!countOption(a, value, 1, 7 * 86400, &n))
-      return false;
-    o->timeout = (uint32_t)n, o->runOnly = a;
-  } else if (!strcmp(a, "--nccl-id")) {
-    o->ncclId = value, o->cudaOnly = a;
-  } else if (!strcmp(a, "--compare")) {
+    break;
+  case THUNKY_OPTION_TIMEOUT:
+    o->timeout = (uint32_t)n;
+    break;
+  case THUNKY_OPTION_NCCL_ID:
+    o->ncclId = value;
+    break;
+  case THUNKY_OPTION_COMPARE:
     o->compare = value;
-  } else if (!strcmp(a, "--seed")) {
-    if (!countOption(a, value, 0, UINT64_MAX, &o->seed))
-      return false;
-    o->hasSeed = true, o->runOnly = a;
-  } else if (!strcmp(a, "--scratch-byte")) {
-    if (!countOption(a, value, 0, 255, &n))
-      return false;
-    o->scratchByte = (uint8_t)n, o->hostOnly = a;
-  } else if (!strcmp(a, "--schedule")) {
-    if (strcmp(value, "start") && strcmp(value, "done"))
-      return bad("--schedule: '%s' is not a schedule (start or done)", value);
-    o->asyncAtDone = !strcmp(value, "done"), o->oneSchedule = true, o->hostOnly = a;
-  } else if (!strcmp(a, "--kernels")) {
-    if (strcmp(value, "registered") && strcmp(value, "fingerprint") && strcmp(value, "symbolic"))
-      return bad("--kernels: '%s' is not a kind of run (registered, fingerprint or symbolic)",
-                 value);
-    o->symbolic = !strcmp(value, "symbolic");
-    o->fingerprint = o->symbolic || !strcmp(value, "fingerprint"), o->hostOnly = "--kernels";
-  } else if (!strcmp(a, "--profile")) {
-    if (value && !countOption(a, value, 1, 100000, &n))
-      return false;
+    break;
+  case THUNKY_OPTION_SEED:
+    o->seed = n, o->hasSeed = true;
+    break;
+  case THUNKY_OPTION_SCRATCH_BYTE:
+    o->scratchByte = (uint8_t)n;
+    break;
+  case THUNKY_OPTION_SCHEDULE:
+    o->asyncAtDone = n == 1, o->oneSchedule = true;
+    break;
+  case THUNKY_OPTION_PROFILE:
     o->profile = true, o->profileTop = value ? (uint32_t)n : o->profileTop;
-  } else if (!strcmp(a, "--print")) {
-    o->print = true, o->runOnly = a;
-  } else if (!strcmp(a, "--cuda-graph")) {
-    o->commandBuffers = true, o->cudaOnly = a;
-  } else if (!strcmp(a, "--graph-types")) {
+    break;
+  case THUNKY_OPTION_PRINT:
+    o->print = true;
+    break;
+  case THUNKY_OPTION_GRAPH_TYPES: {
     ThunkyCommandBufferConfig check;
-    ThunkyError why;
     if (!thunkyCommandBufferTypesParse(value, &check, &why))
       return bad("--graph-types: %s", why.message);
     o->graphTypes = value;
-  } else if (!strcmp(a, "--graph-min-size")) {
-    if (!countOption(a, value, 1, UINT32_MAX, &n))
-      return false;
+    break;
+  }
+  case THUNKY_OPTION_GRAPH_MIN_SIZE:
     o->graphMinSize = (uint32_t)n;
-  } else if (!strcmp(a, "--command-buffers")) {
+    break;
+  case THUNKY_OPTION_COMMAND_BUFFERS:
     o->commandBuffers = true;
-  } else if (!strcmp(a, "--check-async")) {
-    o->checkAsync = true, o->hostOnly = a;
+    break;
+  case THUNKY_OPTION_CHECK_ASYNC:
+    o->checkAsync = true;
+    break;
+  case THUNKY_OPTION_HELP:
+  case THUNKY_OPTION_VERSION:
+  case THUNKY_OPTION_COUNT:
+    break;
   }
   return true;
 }
 
+/* "--backend host only", "--backend cuda or --model": the places in
+ * `flags`, as a command line chooses them. */
+static void placesOf(unsigned flags, char *out, size_t size) {
+  static const unsigned places[] = {THUNKY_APPLIES_HOST, THUNKY_APPLIES_CUDA,
+                                    THUNKY_APPLIES_SYMBOLIC, THUNKY_APPLIES_MODEL};
+  size_t count = 0, used = 0;
+  for (size_t i = 0; i < 4; i++)
+    count += (flags & places[i]) != 0;
+  out[0] = 0;
+  for (size_t i = 0, n = 0; i < 4 && used < size; i++) {
+    if (!(flags & places[i]))
+      continue;
+    used += (size_t)snprintf(
+        out + used, size - used, "%s%s%s",
+        !n              ? ""
+        : n + 1 < count ? ", "
+                        : " or ",
+        places[i] == THUNKY_APPLIES_MODEL ? "--model"
+        : !n                              ? "--backend "
+                                          : "",
+        places[i] == THUNKY_APPLIES_MODEL ? "" : thunkyRunOptionPlaceName(places[i]));
+    n++;
+  }
+  if (count == 1 && used < size)
+    snprintf(out + used, size - used, " only");
+}
+
 static bool parseOptions(int argc, char **argv, Options *o) {
-  *o = (Options){.backend = "host", .ranks = 1, .partitions = 1, .repeat = 1,
-                 .profileTop = 10, .maxIterations = 1000000, .branch = -1,
-                 .maxHostMemory = thunkyDefaultHostMemory(), .limits = thunkyLimitsDefault()};
+  *o = (Options){.place = THUNKY_APPLIES_HOST,
+                 .ranks = 1,
+                 .partitions = 1,
+                 .repeat = 1,
+                 .profileTop = 10,
+                 .maxIterations = 1000000,
+                 .branch = -1,
+                 .maxHostMemory = thunkyDefaultHostMemory(),
+                 .limits = thunkyLimitsDefault()};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || !a[1]) {
@@ -358,54 +274,65 @@ static bool parseOptions(int argc, char **argv, Options *o) {
     const char *equals = strchr(a, '='), *value = NULL;
     size_t length = equals ? (size_t)(equals - a) : strlen(a);
     snprintf(name, sizeof name, "%.*s", (int)(length < 63 ? length : 63), a);
-    const char *option = listed(valueOptions, a, length);
-    bool takesValue = option != NULL;
-    if (!option && !(option = listed(flagOptions, a, length)))
-      return unknownOption(name);
+    /* -o is the one option of one dash; every other has two. */
+    size_t dashes = a[1] == '-' ? 2 : 1;
+    const ThunkyRunOption *option = thunkyRunOptionFind(a + dashes, length - dashes);
+    if (!option || (dashes == 1) != (option->id == THUNKY_OPTION_OUTPUT_DIR)) {
+      const char *near = thunkyRunOptionNearest(name + 2 * (name[1] == '-'), 0);
+      if (near)
+        return bad("unknown option '%s'; did you mean %s%s? (--help lists them)", name,
+                   near[1] ? "--" : "-", near);
+      return bad("unknown option '%s' (--help lists them)", name);
+    }
+    bool takesValue = option->value != THUNKY_VALUE_NONE;
+    bool optional = option->flags & THUNKY_OPTION_OPTIONAL;
     if (equals)
       value = equals + 1;
-    else if (takesValue && i + 1 < argc)
+    else if (takesValue && !optional && i + 1 < argc)
       value = argv[++i];
-    else if (takesValue)
+    else if (takesValue && !optional)
       return bad("%s needs a value (--help says which)", name);
-    if (equals && !takesValue && strcmp(name, "--profile"))
+    if (equals && !takesValue)
       return bad("%s takes no value; '%s' was given", name, value);
     if (!takeOption(o, option, value))
       return false;
+    o->given[option->id] = option;
+    snprintf(o->spelt[option->id], sizeof o->spelt[option->id], "%s", name);
   }
   if (!o->executable)
     return bad("no EXECUTABLE given (--help shows the usage)");
-  bool host = !strcmp(o->backend, "host"), model = !strcmp(o->backend, "model");
-  if (strcmp(o->backend, "cuda") && o->cudaOnly)
-    return bad("%s applies to --backend cuda only, and this run is on %s", o->cudaOnly,
-               o->backend);
-  if (!host && o->hostOnly)
-    return bad("%s applies to --backend host only, and this run is on %s", o->hostOnly,
-               o->backend);
-  if (!model && o->modelOnly)
-    return bad("%s applies to --backend model only, and this run is on %s", o->modelOnly,
-               o->backend);
-  /* XLA's command buffers are the CUDA graphs it makes: one option, which
-   * the cuda backend launches and the model replays (--cuda-graph is the
-   * cuda backend's older name for it). */
-  if (host && o->commandBuffers)
-    return bad("--command-buffers applies to --backend cuda (launched as CUDA graphs) or "
-               "model (replayed so), and this run is on host");
+  /* --kernels=symbolic is the older spelling of --backend symbolic, on
+   * the host only. */
+  if (o->kernelsSymbolic && o->place == THUNKY_APPLIES_HOST)
+    o->place = THUNKY_APPLIES_SYMBOLIC, o->given[THUNKY_OPTION_KERNELS] = NULL;
+  bool model = o->place == THUNKY_APPLIES_MODEL;
+  for (int id = 0; id < THUNKY_OPTION_COUNT; id++) {
+    const ThunkyRunOption *option = o->given[id];
+    if (!option || option->flags & o->place)
+      continue;
+    char where[96];
+    if ((option->flags & THUNKY_APPLIES_ANY) == (THUNKY_APPLIES_ANY & ~THUNKY_APPLIES_MODEL))
+      snprintf(where, sizeof where, "a run");
+    else
+      placesOf(option->flags, where, sizeof where);
+    if (model)
+      return bad("%s applies to %s, and --model runs nothing", o->spelt[id], where);
+    return bad("%s applies to %s, and this run is on %s", o->spelt[id], where,
+               thunkyRunOptionPlaceName(o->place));
+  }
+  if (model && o->numInputs)
+    return bad("%s: --model runs nothing, so it takes no inputs", o->inputs[0]);
   if ((o->graphMinSize || o->graphTypes) && !o->commandBuffers)
     return bad("%s shapes the graphs of --command-buffers; give it",
                o->graphMinSize ? "--graph-min-size" : "--graph-types");
-  if (model && (o->runOnly || o->numInputs))
-    return bad("%s: --backend model runs nothing, so it takes no inputs, --seed, -o, "
-               "--print or --repeat", o->runOnly ? o->runOnly : o->inputs[0]);
   if (o->ranks % o->partitions)
     return bad("--ranks %u cannot be split into --partitions of %u (a divisor of the ranks)",
                o->ranks, o->partitions);
   return true;
 }
 
-
 /* An executable in any layering, or a module told by its bytes; a plan
- * to replay only when `replay` (--backend model). */
+ * to replay only when `replay` (--model). */
 static bool loadPlan(const char *path, const ThunkyLimits *limits, bool replay,
                      ThunkyPlan **plan, ThunkyError *error) {
   ThunkyFileBytes bytes;
@@ -484,6 +411,16 @@ static bool loadInputs(const Options *o, const ThunkyPlan *plan, ThunkyNpyArray 
   for (uint32_t i = 0; i < plan->numParameters; i++)
     if (!readInput(&plan->parameters[i], o->inputs[i], &inputs[i], error))
       return false;
+  return true;
+}
+
+static bool parseCount(const char *text, uint64_t max, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno || *end || !*text || text[0] == '-' || v > max)
+    return false;
+  *out = v;
   return true;
 }
 
@@ -685,7 +622,7 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
   return ok;
 }
 
-/* --backend model: a prediction, no run. */
+/* --model: a prediction, no run. */
 static int predict(const Options *o) {
   ThunkyError error = {{0}};
   ThunkyDeviceModel device = thunkyDeviceModelH200();
@@ -715,7 +652,7 @@ int main(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      fputs(usage, stdout);
+      printUsage(stdout);
       return 0;
     }
     if (!strcmp(argv[i], "--version")) {
@@ -734,32 +671,32 @@ int main(int argc, char **argv) {
     }
   }
   if (argc == 1) {
-    fputs(usage, stderr);
+    printUsage(stderr);
     return 2;
   }
   if (!parseOptions(argc, argv, &o))
     return 2;
-  if (!strcmp(o.backend, "model"))
+  if (o.place == THUNKY_APPLIES_MODEL)
     return predict(&o);
-  if (o.symbolic && (o.numInputs || o.hasSeed))
-    return fail("--kernels=symbolic: every parameter is a symbol, so a run takes no inputs "
+  bool symbolic = o.place == THUNKY_APPLIES_SYMBOLIC;
+  if (symbolic && (o.numInputs || o.hasSeed))
+    return fail("--backend symbolic: every parameter is a symbol, so a run takes no inputs "
                 "and no --seed");
-  if (o.symbolic && !o.compare && !o.checkAsync && !o.print)
-    return fail("--kernels=symbolic holds no bytes: use it with --compare, --check-async or "
+  if (symbolic && !o.compare && !o.checkAsync && !o.print)
+    return fail("--backend symbolic holds no bytes: use it with --compare, --check-async or "
                 "--print");
-  if (o.symbolic && (o.repeat > 1 || o.profile || o.trace || o.outputDir))
-    return fail("--kernels=symbolic does not take --repeat, --profile, --trace or -o");
+  o.fingerprint |= symbolic;
   /* A fingerprint comparison without inputs given may go symbolic when the
    * bytes do not fit (below); with inputs it runs on them or not at all. */
-  bool mayGoSymbolic = (o.compare || o.checkAsync) && o.fingerprint && !o.symbolic &&
-                       !o.numInputs && !o.hasSeed && !strcmp(o.backend, "host");
+  bool mayGoSymbolic = (o.compare || o.checkAsync) && o.fingerprint &&
+                       o.place == THUNKY_APPLIES_HOST && !o.numInputs && !o.hasSeed;
   /* A comparison needs inputs, the same random ones on both sides; a
    * fingerprint run follows dataflow, for which any inputs do. */
-  if ((o.compare || o.checkAsync || o.fingerprint) && !o.symbolic && !o.numInputs && !o.hasSeed)
+  if ((o.compare || o.checkAsync || o.fingerprint) && !symbolic && !o.numInputs && !o.hasSeed)
     o.hasSeed = true, o.seed = 1;
-  const ThunkyBackendOps *backend = o.symbolic                   ? &thunkySymbolicBackend
-                                    : !strcmp(o.backend, "host") ? &thunkyHostBackend
-                                                                 : &thunkyCudaBackend;
+  const ThunkyBackendOps *backend = symbolic                         ? &thunkySymbolicBackend
+                                    : o.place == THUNKY_APPLIES_HOST ? &thunkyHostBackend
+                                                                     : &thunkyCudaBackend;
   if (o.compare && o.checkAsync)
     return fail("--compare and --check-async are two checks: run them one at a time");
   if ((o.compare || o.checkAsync) && (o.repeat > 1 || o.profile || o.trace || o.outputDir))
@@ -797,15 +734,15 @@ int main(int argc, char **argv) {
   /* Before inputs are read or made: random ones for 100 GB of parameters
    * would take minutes and then the machine's memory. */
   if (ok && mayGoSymbolic && !thunkyHostMemoryCheck(plan, &config, &error)) {
-    fprintf(stderr, "thunky-run: %s: comparing on symbols instead (--kernels=symbolic)\n",
+    fprintf(stderr, "thunky-run: %s: comparing on symbols instead (--backend symbolic)\n",
             error.message);
-    backend = &thunkySymbolicBackend, o.symbolic = true;
+    backend = &thunkySymbolicBackend, symbolic = true;
   }
   ok = ok && (backend != &thunkyHostBackend || thunkyHostMemoryCheck(plan, &config, &error)) &&
-       (o.symbolic || loadInputs(&o, plan, inputs, &error));
+       (symbolic || loadInputs(&o, plan, inputs, &error));
   int status = 0;
   /* Random inputs are each rank's own; .npy files every rank's. */
-  ThunkyInputs given = {o.symbolic ? NULL : inputs, !o.numInputs && o.hasSeed, o.seed};
+  ThunkyInputs given = {symbolic ? NULL : inputs, !o.numInputs && o.hasSeed, o.seed};
   if (ok && (o.compare || o.checkAsync)) {
     status = compare(&o, backend, plan, &config, &given, &error);
     ok = status != 2;
@@ -813,7 +750,7 @@ int main(int argc, char **argv) {
     ok = ok && backend->create(plan, &config, &state, &error) &&
          thunkyWriteInputs(backend, state, plan, o.ranks, &given, &error) &&
          runRepeatedly(&o, backend, state, &error);
-    if (ok && o.symbolic) {
+    if (ok && symbolic) {
       ok = printContents(stdout, plan, backend, state, o.ranks, &error);
     } else if (ok) {
       outputs = calloc((size_t)o.ranks * plan->numOutputs + 1, sizeof *outputs);
@@ -821,7 +758,7 @@ int main(int argc, char **argv) {
                    : thunkyErrorf(&error, "out of memory");
     }
     ok = ok && (!o.outputDir || writeOutputs(&o, plan, outputs, &error));
-    if (ok && o.print && !o.symbolic)
+    if (ok && o.print && !symbolic)
       printOutputs(stdout, plan, outputs, o.ranks);
     if (ok && o.profile)
       printProfile(stdout, plan, timeline, o.profileTop);

@@ -16,11 +16,12 @@ from .comparison import Comparison
 from .errors import ArgumentError, Error
 from .executable import Diagnostic, Executable, from_mlir, load
 from .jax import from_compiled, to_compiled
+from ._session import run_options
 
 __version__ = "0.2.0"
 
 __all__ = ["ArgumentError", "Comparison", "Diagnostic", "Error", "Executable", "from_compiled", "from_mlir",
-           "load", "to_compiled", "library_paths"]
+           "load", "to_compiled", "library_paths", "run_options"]
 
 
 def library_paths() -> dict:

@@ -1,7 +1,8 @@
 """ctypes declarations of the C functions thunky calls: the one place that
 mirrors C types in Python.
 
-Runtime (``libThunkyRuntime.so``, thunky-c/runtime/Session.h and ElementTypes.h):
+Runtime (``libThunkyRuntime.so``, thunky-c/runtime/Session.h, RunOptions.h and
+ElementTypes.h):
 opaque ``ThunkySession`` handles and ``ThunkyError`` (a 512-byte message).
 Plugin (``libThunkyPlugin.so``): MLIR's C API (mlir-c/IR.h, Pass.h,
 Diagnostics.h), whose handles are one-pointer structs passed by value, and
@@ -27,6 +28,16 @@ class ThunkyError(Structure):
 
     def text(self) -> str:
         return self.message.decode("utf-8", "replace")
+
+
+class ThunkyRunOption(Structure):
+    """thunky-c/runtime/RunOptions.h: one row of the table of a run's options."""
+    _fields_ = [("id", c_int), ("name", c_char_p), ("value_name", c_char_p), ("value", c_int),
+                ("min", c_uint64), ("max", c_uint64), ("choices", c_char_p), ("what", c_char_p),
+                ("older", c_char_p), ("flags", c_uint), ("help", c_char_p)]
+
+
+OPTION_SESSION = 1 << 4  # THUNKY_OPTION_SESSION: thunkySessionSet takes it
 
 
 def _bind(lib, name, restype, *argtypes):
@@ -71,6 +82,8 @@ class Runtime:
         self.checkTextNesting = _bind(lib, "thunkyCheckTextNesting", c_bool, c_char_p, c_size_t,
                                       c_char_p, c_uint64, c_char_p, err)
         self.elementTypeName = _bind(lib, "thunkyElementTypeName", c_char_p, c_int32)
+        self.runOptionAt = _bind(lib, "thunkyRunOptionAt", POINTER(ThunkyRunOption), c_uint32)
+        self.runOptionNearest = _bind(lib, "thunkyRunOptionNearest", c_char_p, c_char_p, c_uint)
         self.elementBytes = _bind(lib, "thunkyElementBytes", c_uint32, c_int32)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 import math
 import threading
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ._numpy import np
 
@@ -33,6 +33,24 @@ class ArrayInfo:
         return f"{self.type_name}[{','.join(map(str, self.shape))}]"
 
 
+def run_options() -> Dict[str, str]:
+    """The options a run takes by keyword, as thunky-c/runtime/RunOptions.h's
+    table lists them for sessions: {name with dashes: help}."""
+    global _RUN_OPTIONS
+    if _RUN_OPTIONS is None:
+        api, found, i = _capi.runtime(), {}, 0
+        while api.runOptionAt(i):
+            row = api.runOptionAt(i).contents
+            if row.flags & _capi.OPTION_SESSION:
+                found[row.name.decode()] = " ".join(row.help.decode().split())
+            i += 1
+        _RUN_OPTIONS = found
+    return _RUN_OPTIONS
+
+
+_RUN_OPTIONS: Optional[Dict[str, str]] = None
+
+
 class Session:
     """A planned executable with run options; freed when garbage collected."""
 
@@ -55,6 +73,11 @@ class Session:
             self.handle = None
 
     def set(self, name: str, value) -> None:
+        if name not in run_options():
+            near = self.api.runOptionNearest(name.encode(), _capi.OPTION_SESSION)
+            hint = f"; did you mean {near.decode().replace('-', '_')}?" if near else ""
+            raise ArgumentError(f"unknown option {name.replace('-', '_')!r}{hint} "
+                                f"(thunky.run_options() lists them)")
         if name == "library":
             _library.make_global(_library.RUNTIME)
         error = _capi.ThunkyError()

@@ -237,9 +237,10 @@ class Executable:
         else 1. ``kernels``: "registered" (kernels run from ``libraries`` of
         host kernels, else the run is refused) or "fingerprint" (each kernel
         a keyed hash of what it reads: docs/checking.md). Other thunky-run
-        options by keyword: ``max_iterations``, ``max_host_memory``,
-        ``scratch_byte``, ``schedule``, ``timeout`` (seconds: on the host, for
-        the whole run), ``max_thunks``, ... Ctrl-C stops a run on the host
+        options by keyword, with ``_`` for ``-``: :func:`thunky.run_options`
+        lists them with their help (``max_iterations``, ``max_host_memory``,
+        ``scratch_byte``, ``schedule``, ``timeout``, ...), read from the one
+        table thunky-run parses its command line with. Ctrl-C stops a run on the host
         before its next thunk and raises KeyboardInterrupt.
 
         Returns one array per output. With one rank each has the
@@ -274,7 +275,7 @@ class Executable:
         again with write traces, and the result names the first divergent
         thunk. Fingerprint kernels by default: each kernel a keyed hash of
         what it reads, so that the dataflow is what is compared
-        (docs/checking.md); ``kernels="symbolic"`` compares terms instead of
+        (docs/checking.md); ``backend="symbolic"`` compares terms instead of
         bytes, at any size and through loops whose predicate a kernel
         computes, where fingerprints cannot follow. Raises :class:`Error` when the two cannot be
         compared (other parameters, no outputs) or a run fails."""

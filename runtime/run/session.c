@@ -8,13 +8,13 @@
 
 #include "thunky-c/runtime/Session.h"
 
-#include "thunky-c/runtime/Compare.h"
-#include "thunky-c/format/Container.h"
 #include "thunky-c/base/Limits.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/runtime/Compare.h"
 #include "thunky-c/runtime/Plan.h"
+#include "thunky-c/runtime/RunOptions.h"
 #include "thunky-c/runtime/Runtime.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,74 +69,67 @@ static void layout(ThunkySession *s) {
                              &s->config.partitions);
 }
 
-static bool parseCount(const char *name, const char *value, uint64_t min, uint64_t max,
-                  uint64_t *out, ThunkyError *error) {
-  char *end;
-  errno = 0;
-  unsigned long long v = value[0] == '-' ? 0 : strtoull(value, &end, 10);
-  if (value[0] == '-' || !*value || errno || *end || v < min || v > max)
-    return thunkyErrorf(error, "%s: '%s' is not a whole number from %llu to %llu", name, value,
-                        (unsigned long long)min, (unsigned long long)max);
-  *out = v;
-  return true;
-}
-
 bool thunkySessionSet(ThunkySession *s, const char *name, const char *value,
                       ThunkyError *error) {
+  const ThunkyRunOption *option = thunkyRunOptionFind(name, strlen(name));
   uint64_t n = 0;
   ThunkyRunConfig *c = &s->config;
-  if (!strcmp(name, "backend")) {
-    if (strcmp(value, "host") && strcmp(value, "cuda"))
-      return thunkyErrorf(error, "backend: '%s' is not a backend (host or cuda)", value);
-    if (s->backend == &thunkySymbolicBackend)
-      return thunkyErrorf(error, "backend: kernels=symbolic runs on symbols, on no backend");
-    dropState(s);
-    s->backend = !strcmp(value, "host") ? &thunkyHostBackend : &thunkyCudaBackend;
-  } else if (!strcmp(name, "kernels")) {
-    if (strcmp(value, "registered") && strcmp(value, "fingerprint") && strcmp(value, "symbolic"))
-      return thunkyErrorf(error,
-                          "kernels: '%s' is not a kind of run (registered, fingerprint or symbolic)",
-                          value);
-    bool symbolic = !strcmp(value, "symbolic");
-    if (symbolic != (s->backend == &thunkySymbolicBackend))
+  if (!option || !(option->flags & THUNKY_OPTION_SESSION)) {
+    const char *near = thunkyRunOptionNearest(name, THUNKY_OPTION_SESSION);
+    char names[512] = "";
+    for (uint32_t i = 0, used = 0; thunkyRunOptionAt(i) && used < sizeof names; i++)
+      if (thunkyRunOptionAt(i)->flags & THUNKY_OPTION_SESSION)
+        used += (uint32_t)snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
+                                   thunkyRunOptionAt(i)->name);
+    return near ? thunkyErrorf(error, "unknown option '%s'; did you mean %s?", name, near)
+                : thunkyErrorf(error, "unknown option '%s' (%s)", name, names);
+  }
+  if (!value)
+    return thunkyErrorf(error, "%s needs a value", name);
+  if (!thunkyRunOptionParse(option, "", value, &n, error))
+    return false;
+  switch (option->id) {
+  case THUNKY_OPTION_BACKEND: { /* host, cuda, symbolic; "model" predicts, runs nothing */
+    if (n == 3)
+      return thunkyErrorf(error, "backend: 'model' runs nothing; a session runs on host, cuda "
+                                 "or symbolic (thunky-run --model predicts)");
+    const ThunkyBackendOps *chosen = (const ThunkyBackendOps *[]){
+        &thunkyHostBackend, &thunkyCudaBackend, &thunkySymbolicBackend}[n];
+    if (chosen != s->backend)
       dropState(s);
-    if (symbolic)
-      s->backend = &thunkySymbolicBackend;
-    else if (s->backend == &thunkySymbolicBackend)
-      s->backend = &thunkyHostBackend;
-    c->fingerprint = symbolic || !strcmp(value, "fingerprint");
-  } else if (!strcmp(name, "ranks") || !strcmp(name, "partitions")) {
-    if (!parseCount(name, value, 1, 4096, &n, error))
-      return false;
-    *(!strcmp(name, "ranks") ? &s->ranks : &s->partitions) = (uint32_t)n;
+    s->backend = chosen;
+    c->fingerprint |= chosen == &thunkySymbolicBackend;
+    break;
+  }
+  case THUNKY_OPTION_KERNELS: /* registered, fingerprint; "symbolic": backend symbolic */
+    if (n == 2 && s->backend != &thunkySymbolicBackend)
+      dropState(s), s->backend = &thunkySymbolicBackend;
+    c->fingerprint = n != 0 || s->backend == &thunkySymbolicBackend;
+    break;
+  case THUNKY_OPTION_RANKS:
+  case THUNKY_OPTION_PARTITIONS:
+    *(option->id == THUNKY_OPTION_RANKS ? &s->ranks : &s->partitions) = (uint32_t)n;
     layout(s);
-  } else if (!strcmp(name, "max-iterations")) {
-    return parseCount(name, value, 1, UINT64_MAX, &c->maxIterations, error);
-  } else if (!strcmp(name, "max-host-memory")) {
-    if (!thunkyParseAmount(value, true, &c->maxHostMemory))
-      return thunkyErrorf(error, "max-host-memory: '%s' is not a positive byte count", value);
-  } else if (!strcmp(name, "scratch-byte")) {
-    if (!parseCount(name, value, 0, 255, &n, error))
-      return false;
+    break;
+  case THUNKY_OPTION_MAX_ITERATIONS:
+    c->maxIterations = n;
+    break;
+  case THUNKY_OPTION_MAX_HOST_MEMORY:
+    c->maxHostMemory = n;
+    break;
+  case THUNKY_OPTION_SCRATCH_BYTE:
     c->scratchByte = (uint8_t)n;
-  } else if (!strcmp(name, "schedule")) {
-    if (strcmp(value, "start") && strcmp(value, "done"))
-      return thunkyErrorf(error, "schedule: '%s' is not a schedule (start or done)", value);
-    c->asyncAtDone = !strcmp(value, "done");
-  } else if (!strcmp(name, "timeout")) {
-    if (!parseCount(name, value, 1, 7 * 86400, &n, error))
-      return false;
+    break;
+  case THUNKY_OPTION_SCHEDULE:
+    c->asyncAtDone = n == 1;
+    break;
+  case THUNKY_OPTION_TIMEOUT:
     c->timeoutSeconds = (uint32_t)n;
-  } else if (!strcmp(name, "library")) {
+    break;
+  case THUNKY_OPTION_LIBRARY:
     return thunkyRegistryLoadLibrary(s->registry, value, error);
-  } else if (!strncmp(name, "max-", 4) && strcmp(name, "max-nesting")) {
+  default: /* the limits the next load takes */
     return thunkyLimitsSet(&s->limits, name, value, error);
-  } else {
-    return thunkyErrorf(error,
-                        "unknown option '%s' (backend, kernels, ranks, partitions, "
-                        "max-iterations, max-host-memory, scratch-byte, schedule, timeout, "
-                        "library, max-thunks, max-allocation-bytes, max-allocations, "
-                        "max-decoded-bytes)", name);
   }
   return true;
 }
@@ -231,7 +224,7 @@ bool thunkySessionRun(ThunkySession *s, const void *const *inputs, const uint64_
   if (!checkReady(s->plan, s, error))
     return false;
   if (s->backend == &thunkySymbolicBackend)
-    return thunkyErrorf(error, "kernels=symbolic holds no bytes to read: compare with it");
+    return thunkyErrorf(error, "backend symbolic holds no bytes to read: compare with it");
   dropState(s);
   ThunkyNpyArray *arrays = NULL;
   bool ok = makeInputs(s->plan, inputs, sizes, count, seed, &arrays, error) &&

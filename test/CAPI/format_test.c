@@ -4,24 +4,25 @@
 // RUN: thunky-format-capi-test %t.npy | FileCheck %s
 #include "thunky-c/base/Arena.h"
 #include "thunky-c/base/Bytes.h"
-#include "thunky-c/runtime/Check.h"
-#include "thunky-c/runtime/Compare.h"
-#include "thunky-c/format/Container.h"
 #include "thunky-c/base/ElementTypes.h"
 #include "thunky-c/base/Error.h"
-#include "thunky-c/format/Executable.h"
 #include "thunky-c/base/Hash.h"
 #include "thunky-c/base/HashMap.h"
 #include "thunky-c/base/Limits.h"
+#include "thunky-c/base/TextLayout.h"
+#include "thunky-c/base/ThunkName.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/format/Executable.h"
+#include "thunky-c/format/Riegeli.h"
+#include "thunky-c/format/Wire.h"
+#include "thunky-c/runtime/Check.h"
+#include "thunky-c/runtime/Compare.h"
 #include "thunky-c/runtime/Npy.h"
 #include "thunky-c/runtime/Plan.h"
 #include "thunky-c/runtime/Reduce.h"
-#include "thunky-c/format/Riegeli.h"
+#include "thunky-c/runtime/RunOptions.h"
 #include "thunky-c/runtime/Runtime.h"
-#include "thunky-c/base/TextLayout.h"
-#include "thunky-c/base/ThunkName.h"
 #include "thunky-c/runtime/Timeline.h"
-#include "thunky-c/format/Wire.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -247,6 +248,20 @@ int main(int argc, char **argv) {
   thunkyNpyDescribe(again.elementType, again.rank, again.dims, shape, sizeof shape);
   printf("npy %d %d %s\n", saved, loaded, shape);
   // CHECK-NEXT: npy 1 1 u8[8]
+
+  /* The table of a run's options: found by name (or an older one), a value
+   * checked against its range, a near name for a misspelt one. */
+  const ThunkyRunOption *ranks = thunkyRunOptionFind("ranks", 5);
+  uint64_t count = 0;
+  bool inRange = thunkyRunOptionParse(ranks, "--", "8", &count, &error);
+  bool outOfRange = thunkyRunOptionParse(ranks, "--", "0", &count, &error);
+  printf("options: ranks %d %llu %d (%s), cuda-graph finds %s, near %s
+         ", inRange,
+         (unsigned long long)count,
+         outOfRange, error.message, thunkyRunOptionFind("cuda-graph", 10)->name,
+         thunkyRunOptionNearest("partition", THUNKY_OPTION_SESSION));
+  // CHECK-NEXT: options: ranks 1 8 0 (--ranks: '0' is not a whole number from 1 to 4096),
+  // cuda-graph finds command-buffers, near partitions
 
   /* Text layout, fed a byte at a time: a long signature folds (the comma in
    * the string stays), a short one and the line after stay as they are. */

@@ -8,7 +8,7 @@
 // RUN: not thunky-run --library %test_kernels --seed 1 %s --check-async | FileCheck %s --check-prefix=REAL
 // RUN: not thunky-opt --thunky-check-races %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=RACE
 // RUN: not thunky-run --kernels=fingerprint --seed 1 %s --check-async | FileCheck %s --check-prefix=LATE
-// RUN: not thunky-run --kernels=symbolic %s --check-async | FileCheck %s --check-prefix=LATE
+// RUN: not thunky-run --backend symbolic %s --check-async | FileCheck %s --check-prefix=LATE
 // REAL: different: output 0 (f32[4]) of rank 0 differs first at byte 0 (element 0): {{.*}} in the run with async regions at their start, {{.*}} in the run with async regions at their done
 // RACE: error: 'thunky.async_start' op races with thunk 3, 'thunky.launch'
 // LATE: same: 1 output(s) on 1 rank(s)

@@ -5,7 +5,7 @@
 // fingerprints and symbols alike.
 // RUN: not thunky-run --library %test_kernels --seed 1 %s --check-async | FileCheck %s --check-prefix=REAL
 // RUN: not thunky-run --kernels=fingerprint --seed 1 %s --check-async | FileCheck %s
-// RUN: not thunky-run --kernels=symbolic %s --check-async | FileCheck %s
+// RUN: not thunky-run --backend symbolic %s --check-async | FileCheck %s
 // RUN: not thunky-opt --thunky-check-races %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=RACE
 // REAL: different: output 0 (f32[4]) of rank 0 differs first at byte {{[0-9]}} (element 0): 0x{{..}} in the run with async regions at their start, 0x{{..}} in the run with the region of thunk 1 run just after thunk 3
 // CHECK: different: output 0 (f32[4]) of rank 0 differs first at byte 0 (element 0): {{.*}} in the run with async regions at their start, {{.*}} in the run with the region of thunk 1 run just after thunk 3
@@ -13,7 +13,7 @@
 // Set to what it holds, and set back, every late run is the same.
 // RUN: sed -e 's/%%flag, 1065353216/%%flag, 0/' %s > %t.mlir
 // RUN: thunky-run --kernels=fingerprint --seed 1 %t.mlir --check-async | FileCheck %s --check-prefix=SAME
-// RUN: thunky-run --kernels=symbolic %t.mlir --check-async | FileCheck %s --check-prefix=SAME
+// RUN: thunky-run --backend symbolic %t.mlir --check-async | FileCheck %s --check-prefix=SAME
 // SAME: same: 1 output(s) on 1 rank(s)
 // SAME-NEXT: (and each region run late, just after each op beside it that touches its bytes: 2 schedules, the same)
 module {

@@ -7,7 +7,7 @@
  * never wrote is skipped: it has no meaning to keep, even where only a
  * loop's trip count reads it (a rewrite that moves that scratch may make the
  * loop run forever). Any difference aborts, with the
- * report of thunky-run --compare. The symbolic check (--kernels=symbolic)
+ * report of thunky-run --compare. The symbolic check (--backend symbolic)
  * runs too: on whatever plans it must agree with itself, and where the
  * fingerprint finds the optimized program the same, so must it. One rank (no rendezvous to wait for when
  * a fuzzed program's ranks diverge) and small limits keep an input cheap.

@@ -4,7 +4,7 @@
 // (issue 44's counterexample, which every check passed).
 // RUN: thunky-opt --thunky-elide-copies %s | FileCheck %s
 // RUN: thunky-opt --thunky-elide-copies %s -o %t.mlir
-// RUN: thunky-run --kernels=symbolic --ranks 2 %s --compare %t.mlir | FileCheck %s --check-prefix=SAME
+// RUN: thunky-run --backend symbolic --ranks 2 %s --compare %t.mlir | FileCheck %s --check-prefix=SAME
 // With kernels that compute for real (test_kernels.c: out = in + 1, in + 2;
 // the loop's condition says stop at once), the rewrite computes what the
 // original does, and the rewrite the pass made before, both copies gone,
@@ -13,7 +13,7 @@
 // RUN: sed -e '/thunky.copy %%in, %%tmp/d' %s > %t.both-gone.mlir
 // RUN: not thunky-run --library %test_kernels --seed 3 %s --compare %t.both-gone.mlir | FileCheck %s --check-prefix=GONE
 // The symbolic check, where scratch starts undefined, tells them apart too.
-// RUN: not thunky-run --kernels=symbolic --ranks 2 %s --compare %t.both-gone.mlir | FileCheck %s --check-prefix=GONE
+// RUN: not thunky-run --backend symbolic --ranks 2 %s --compare %t.both-gone.mlir | FileCheck %s --check-prefix=GONE
 // SAME: same: 2 output(s) on {{[12]}} rank(s)
 // GONE: different: output 0 (f32[4]) of rank 0 differs first at byte 0
 module {

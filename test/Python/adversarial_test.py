@@ -126,7 +126,7 @@ class Answers(Case):
         self.ok("""
             a = thunky.from_mlir(HUGE, name="a")
             b = thunky.from_mlir(HUGE.replace("offset = 0 :", "offset = 64 :"), name="b")
-            r = a.compare(b, kernels="symbolic", max_allocation_bytes="2T")
+            r = a.compare(b, backend="symbolic", max_allocation_bytes="2T")
             print(r.same, r.report)
         """, "True same")
 

@@ -146,6 +146,17 @@ class Running(unittest.TestCase):
         with self.assertRaisesRegex(thunky.Error, "ranks"):
             self.all_reduce.run([self.x], ranks=0)
 
+    def test_run_options_come_from_the_c_table(self):
+        options = thunky.run_options()
+        self.assertIn("max-iterations", options)
+        self.assertIn("while loop", options["max-iterations"])
+        self.assertNotIn("print", options)  # thunky-run's own, not a session's
+        with self.assertRaisesRegex(thunky.ArgumentError,
+                                    "unknown option 'max_iteration'; did you mean max_iterations"):
+            self.all_reduce.run([self.x], max_iteration=5)
+        with self.assertRaisesRegex(thunky.Error, "scratch-byte: '300' is not a whole number"):
+            self.all_reduce.run([self.x], scratch_byte=300)
+
     def test_run_fixture_with_kernels(self):
         exe = thunky.load(FIXTURES / "elementwise.exe")
         inputs = [np.load(FIXTURES / f"elementwise.in{i}.npy") for i in range(2)]

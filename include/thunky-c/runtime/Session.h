@@ -33,16 +33,17 @@ THUNKY_EXPORT ThunkySession *thunkySessionCreate(void);
 /* Frees the session, its plan and its backend state; NULL is allowed. */
 THUNKY_EXPORT void thunkySessionDestroy(ThunkySession *session);
 
-/* Sets option `name` as thunky-run's --NAME VALUE: backend (host, cuda),
- * kernels (registered, fingerprint; symbolic: terms, not bytes, for
- * thunkySessionCompare only), ranks, partitions, max-iterations,
- * max-host-memory, scratch-byte, schedule (start, done), timeout (cuda:
- * for one wait, default 300; host and symbolic: for one whole run, default
- * none), library
- * (a shared library of host kernels, loaded now; repeatable), and the
- * limits max-thunks, max-allocation-bytes, max-allocations,
+/* Sets option `name` as thunky-run's --NAME VALUE: each option of
+ * thunky-c/runtime/RunOptions.h's table marked THUNKY_OPTION_SESSION, with
+ * the same values and ranges: backend (host, cuda, symbolic: terms, not
+ * bytes, for thunkySessionCompare only), kernels (registered,
+ * fingerprint), ranks, partitions, max-iterations, max-host-memory,
+ * scratch-byte, schedule (start, done), timeout (cuda: for one wait,
+ * default 300; host and symbolic: for one whole run, default none),
+ * library (a shared library of host kernels, loaded now; repeatable), and
+ * the limits max-thunks, max-allocation-bytes, max-allocations,
  * max-decoded-bytes (taken by the next thunkySessionLoad). False, with
- * why, for an unknown name or a bad value. */
+ * why, for an unknown name (and the nearest one) or a bad value. */
 THUNKY_EXPORT bool thunkySessionSet(ThunkySession *session, const char *name, const char *value,
                                     ThunkyError *error);
 

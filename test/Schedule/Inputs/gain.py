@@ -1,5 +1,5 @@
 """gain.py WHAT BEFORE.json AFTER.json no-longer|shorter: one summary line
-for a rewrite's predicted gain (thunky-run --backend model --json); exits 1
+for a rewrite's predicted gain (thunky-run --model --json); exits 1
 unless the exposed communication shrank and the step got no longer (or,
 with `shorter`, shorter)."""
 import json
