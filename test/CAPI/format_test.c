@@ -255,13 +255,11 @@ int main(int argc, char **argv) {
   uint64_t count = 0;
   bool inRange = thunkyRunOptionParse(ranks, "--", "8", &count, &error);
   bool outOfRange = thunkyRunOptionParse(ranks, "--", "0", &count, &error);
-  printf("options: ranks %d %llu %d (%s), cuda-graph finds %s, near %s
-         ", inRange,
-         (unsigned long long)count,
-         outOfRange, error.message, thunkyRunOptionFind("cuda-graph", 10)->name,
+  printf("options: ranks %d %llu %d (%s), cuda-graph finds %s, near %s\n", inRange,
+         (unsigned long long)count, outOfRange, error.message,
+         thunkyRunOptionFind("cuda-graph", 10)->name,
          thunkyRunOptionNearest("partition", THUNKY_OPTION_SESSION));
-  // CHECK-NEXT: options: ranks 1 8 0 (--ranks: '0' is not a whole number from 1 to 4096),
-  // cuda-graph finds command-buffers, near partitions
+  // CHECK-NEXT: options: ranks 1 8 0 (--ranks: '0' is not a whole number from 1 to 4096), cuda-graph finds command-buffers, near partitions
 
   /* Text layout, fed a byte at a time: a long signature folds (the comma in
    * the string stays), a short one and the line after stay as they are. */
