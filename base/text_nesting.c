@@ -34,7 +34,7 @@ static int closerKind(char c) {
   }
 }
 
-bool thunkyCheckTextNesting(const char *text, size_t size, const char *name,
+bool thunkyValidateTextNesting(const char *text, size_t size, const char *name,
                             uint64_t maxNesting, const char *flag, ThunkyError *error) {
   /* Bytecode has its own reader. */
   if (size >= 4 && !memcmp(text, "ML\xEFR", 4))

@@ -104,7 +104,7 @@ static bool readSplit(ThunkyContainer *c, ThunkyBytes in, uint64_t maxDecoded, b
 static bool readOptions(ThunkyContainer *c, ThunkyBytes options, uint64_t maxDecoded,
                         ThunkyError *error) {
   ThunkyError why;
-  if (!thunkyCheckWire(&xla__executable_and_options_proto__descriptor, options.data,
+  if (!thunkyValidateWire(&xla__executable_and_options_proto__descriptor, options.data,
                        options.size, &why))
     return thunkyErrorf(error, "not an ExecutableAndOptionsProto: %s", why.message);
   ThunkyBuffer *rest = &c->owned[OPTIONS_REST];
@@ -155,7 +155,7 @@ static bool envelopeMetadata(ThunkyBytes in, ThunkyBytes *metadata, ThunkyBytes 
     return false;
   *metadata = (ThunkyBytes){in.data + pos, (size_t)length};
   *rest = (ThunkyBytes){in.data + pos + length, in.size - pos - (size_t)length};
-  if (!thunkyCheckWire(&xla__ifrt__serialized_xla_executable_metadata__descriptor,
+  if (!thunkyValidateWire(&xla__ifrt__serialized_xla_executable_metadata__descriptor,
                        metadata->data, metadata->size, NULL))
     return false;
   Xla__Ifrt__SerializedXlaExecutableMetadata *m =
@@ -191,17 +191,17 @@ static bool looksLikePlainOptions(ThunkyBytes in) {
  * which, in c->wireChecked. */
 static bool wellFormedExecutable(ThunkyContainer *c, ThunkyBytes in) {
   c->wireChecked =
-      thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, NULL);
+      thunkyValidateWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, NULL);
   return c->wireChecked ||
-         thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, NULL);
+         thunkyValidateWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, NULL);
 }
 
 /* Why bytes that are no container are no executable either: which one
  * they were meant to be cannot be told from broken bytes, so both. */
 static bool notExecutable(ThunkyBytes in, ThunkyError *error) {
   ThunkyError asExecutable, asWrapper;
-  thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, &asExecutable);
-  thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, &asWrapper);
+  thunkyValidateWire(&xla__gpu__gpu_executable_proto__descriptor, in.data, in.size, &asExecutable);
+  thunkyValidateWire(&xla__human_readable_aot_executable__descriptor, in.data, in.size, &asWrapper);
   return thunkyErrorf(error, "not a GpuExecutableProto: %s; nor a HumanReadableAotExecutable: %s",
                       asExecutable.message, asWrapper.message);
 }

@@ -53,7 +53,7 @@ static bool unpack(ThunkyExecutable *exe, ThunkyLeftOut *thunks, ThunkyError *er
   ThunkyBytes bytes = exe->container.executable;
   ThunkyError asExecutable;
   if (exe->container.layering == THUNKY_LAYERING_EXECUTABLE && onlyWrapperFields(bytes) &&
-      thunkyCheckWire(&xla__human_readable_aot_executable__descriptor, bytes.data, bytes.size,
+      thunkyValidateWire(&xla__human_readable_aot_executable__descriptor, bytes.data, bytes.size,
                       NULL)) {
     Xla__HumanReadableAotExecutable *w = (Xla__HumanReadableAotExecutable *)thunkyUnpackSliced(
         &xla__human_readable_aot_executable__descriptor, alloc, bytes.data, bytes.size,
@@ -71,7 +71,7 @@ static bool unpack(ThunkyExecutable *exe, ThunkyLeftOut *thunks, ThunkyError *er
   }
   /* Bare bytes that are neither were refused with the container. */
   if (!exe->container.wireChecked &&
-      !thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
+      !thunkyValidateWire(&xla__gpu__gpu_executable_proto__descriptor, bytes.data, bytes.size,
                        &asExecutable))
     return thunkyErrorf(error, "not a GpuExecutableProto: %s", asExecutable.message);
   exe->proto = (Xla__Gpu__GpuExecutableProto *)thunkyUnpackSliced(

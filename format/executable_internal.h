@@ -37,7 +37,7 @@ typedef struct ThunkyLeftOut {
   size_t count;
 } ThunkyLeftOut;
 
-/* protobuf-c's unpack of data[0, size) (which passed thunkyCheckWire as a
+/* protobuf-c's unpack of data[0, size) (which passed thunkyValidateWire as a
  * `desc`) into `alloc`, except that long values are not copied
  * (unpack_sliced.c): bytes point into `data`, which must outlive the
  * message, and strings into one copy appended to `strings`, which must not

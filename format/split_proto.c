@@ -20,7 +20,7 @@ static Manifest *readManifest(const ThunkyRecordFile *file, ThunkyError *error) 
   }
   ThunkyBytes m = file->records[0];
   ThunkyError why;
-  if (!thunkyCheckWire(&xla__split_proto_manifest__descriptor, m.data, m.size, &why)) {
+  if (!thunkyValidateWire(&xla__split_proto_manifest__descriptor, m.data, m.size, &why)) {
     thunkyErrorf(error, "split-proto: record 0 is not a SplitProtoManifest: %s", why.message);
     return NULL;
   }

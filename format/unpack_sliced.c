@@ -10,7 +10,7 @@
  * cut string (which protobuf-c hands out NUL-terminated) at its one copy in
  * a block of strings the caller may take over (thunkyExecutableTakeStrings).
  *
- * The input must have passed thunkyCheckWire for the same message. Where
+ * The input must have passed thunkyValidateWire for the same message. Where
  * the wire does something a cut could not reproduce exactly (a singular
  * message field given twice, which protobuf-c merges), the plain unpack
  * runs instead.

@@ -184,7 +184,7 @@ static bool checkMessage(Reader *r, const ProtobufCMessageDescriptor *desc,
   return true;
 }
 
-bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc, const unsigned char *data,
+bool thunkyValidateWire(const ProtobufCMessageDescriptor *desc, const unsigned char *data,
                      size_t size, ThunkyError *error) {
   Reader r = {data, error};
   return checkMessage(&r, desc, 0, size, 0, NULL);

@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
   }
   if ((maxNesting.getNumOccurrences() &&
        !thunkyLimitsSet(&limits, "max-nesting", maxNesting.c_str(), &error)) ||
-      !thunkyCheckTextNesting(input->getBufferStart(), input->getBufferSize(),
+      !thunkyValidateTextNesting(input->getBufferStart(), input->getBufferSize(),
                               name.c_str(), limits.maxNesting, "--thunky-max-nesting", &error)) {
     llvm::errs() << error.message << "\n";
     return 1;

@@ -341,7 +341,7 @@ static bool loadPlan(const char *path, const ThunkyLimits *limits, bool replay,
   if (ok && (kind == THUNKY_INPUT_MLIR_TEXT || kind == THUNKY_INPUT_MLIR_BYTECODE)) {
 #ifdef THUNKY_WITH_MLIR
     ThunkyBuffer exported = {0};
-    ok = thunkyCheckTextNesting((const char *)bytes.data, bytes.size, path, limits->maxNesting,
+    ok = thunkyValidateTextNesting((const char *)bytes.data, bytes.size, path, limits->maxNesting,
                                 "--max-nesting", error) &&
          exportModuleFile(path, limits->maxNesting, &exported, error);
     thunkyFileBytesDestroy(&bytes);

@@ -186,7 +186,7 @@ extern "C" void thunkyRegisterTranslations(void) {
           return emitError(FileLineColLoc::get(context, name, 0, 0)) << error.message;
         if ((maxNesting.getNumOccurrences() &&
              !thunkyLimitsSet(&limits, "max-nesting", maxNesting.c_str(), &error)) ||
-            !thunkyCheckTextNesting(buffer->getBufferStart(), buffer->getBufferSize(),
+            !thunkyValidateTextNesting(buffer->getBufferStart(), buffer->getBufferSize(),
                                     name.c_str(), limits.maxNesting,
                                     "--thunky-max-nesting", &error)) {
           llvm::errs() << error.message << "\n";

@@ -450,7 +450,7 @@ static bool packChecked(MlirOperation module, ProtobufCMessage *msg, ThunkyBuffe
   if (!bytes)
     return mlirLogicalResultIsSuccess(thunkyEmitOpError(module, "out of memory"));
   protobuf_c_message_pack(msg, bytes);
-  if (!thunkyCheckWire(msg->descriptor, bytes, size, &why))
+  if (!thunkyValidateWire(msg->descriptor, bytes, size, &why))
     return mlirLogicalResultIsSuccess(thunkyEmitOpError(
         module, "export-thunky: the %s would not read back: %s", msg->descriptor->name,
         why.message));

@@ -75,7 +75,7 @@ static Thunk *thunkOf(Exporter *ex, MlirOperation op) {
                                       mlirOperationGetLocation(op), "thunk_proto");
   MlirStringRef bytes = mlirStringAttrGetValue(proto);
   ThunkyError why;
-  if (!thunkyCheckWire(&xla__gpu__thunk_proto__descriptor, (const unsigned char *)bytes.data,
+  if (!thunkyValidateWire(&xla__gpu__thunk_proto__descriptor, (const unsigned char *)bytes.data,
                        bytes.length, &why)) {
     thunkyEmitOpError(op, "thunk_proto is not a ThunkProto: %s", why.message);
     return NULL;

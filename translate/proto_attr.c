@@ -490,7 +490,7 @@ static ProtobufCMessage *unpackInto(Builder *b, MlirAttribute bytes,
   if (!readBytes(b, name, bytes, &s))
     return NULL;
   ThunkyError why;
-  if (!thunkyCheckWire(desc, (const unsigned char *)s.data, s.length, &why)) {
+  if (!thunkyValidateWire(desc, (const unsigned char *)s.data, s.length, &why)) {
     char what[640];
     snprintf(what, sizeof what, "does not hold a serialized message of this type: %s",
              why.message);

@@ -79,7 +79,7 @@ class Runtime:
                                              POINTER(c_void_p), POINTER(c_size_t), err)
         self.sessionInterrupt = _bind(lib, "thunkySessionInterrupt", None, s)
         self.sessionRanks = _bind(lib, "thunkySessionRanks", c_uint32, s)
-        self.checkTextNesting = _bind(lib, "thunkyCheckTextNesting", c_bool, c_char_p, c_size_t,
+        self.validateTextNesting = _bind(lib, "thunkyValidateTextNesting", c_bool, c_char_p, c_size_t,
                                       c_char_p, c_uint64, c_char_p, err)
         self.elementTypeName = _bind(lib, "thunkyElementTypeName", c_char_p, c_int32)
         self.runOptionAt = _bind(lib, "thunkyRunOptionAt", POINTER(ThunkyRunOption), c_uint32)

@@ -21,7 +21,7 @@ class Comparison:
     say where), and ``divergence`` the line naming the first thunk after
     which the runs part (``thunk``: "thunk 3 (fusion.2, id 4)" of this
     executable's side, ``thunk_index`` its number, ``other_thunk`` the other
-    side's), found by running both again with write traces. ``report`` is
+    side's), found by running both again with write logs. ``report`` is
     everything thunky-run would print. ``bool(comparison)`` is ``same``.
     """
 

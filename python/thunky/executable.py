@@ -272,7 +272,7 @@ class Executable:
         """Runs this executable and ``other`` on the same inputs (``inputs``,
         else seeded random ones) and compares every output of every rank bit
         for bit, as ``thunky-run --compare`` does. On a difference both run
-        again with write traces, and the result names the first divergent
+        again with write logs, and the result names the first divergent
         thunk. Fingerprint kernels by default: each kernel a keyed hash of
         what it reads, so that the dataflow is what is compared
         (docs/checking.md); ``backend="symbolic"`` compares terms instead of
@@ -328,7 +328,7 @@ def from_mlir(text: str, name: str = "<mlir>", max_nesting: int = 1000) -> Execu
     name_b = _args.text(name, "name")
     api = _capi.runtime()
     error = _capi.ThunkyError()
-    _capi.check(api.checkTextNesting(data, len(data), name_b,
+    _capi.check(api.validateTextNesting(data, len(data), name_b,
                                      _args.whole(max_nesting, "max_nesting", 1, 2**63),
                                      b"max_nesting", ctypes.byref(error)), error)
     with _mlir.Context() as ctx:

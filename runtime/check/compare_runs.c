@@ -116,10 +116,10 @@ static bool readOutputs(const ThunkyBackendOps *backend, void *state, const Thun
 /* Runs one side once; with `trace`, records what each thunk wrote, else
  * reads every output of every rank into *outputs. */
 static bool runSide(const ThunkyBackendOps *backend, const ThunkyRunSide *side,
-                    const ThunkyInputs *inputs, ThunkyWriteTrace *trace, Outputs *outputs,
+                    const ThunkyInputs *inputs, ThunkyWriteLog *trace, Outputs *outputs,
                     ThunkyError *error) {
   ThunkyRunConfig config = side->config;
-  config.writeTrace = trace;
+  config.writeLog = trace;
   void *state = NULL;
   uint32_t ranks = config.ranks ? config.ranks : 1;
   bool ok = backend->create(side->plan, &config, &state, error) &&
@@ -137,18 +137,18 @@ static void describeThunk(FILE *out, const ThunkyRunSide *side, uint32_t thunk) 
   fprintf(out, "%s of %s (%s)", name, side->name, side->plan->thunks[thunk].kind);
 }
 
-/* Both sides again with write traces, and where they part on `rank`. */
+/* Both sides again with write logs, and where they part on `rank`. */
 static bool reportDivergence(const ThunkyBackendOps *backend, const ThunkyRunSide *a,
                              const ThunkyRunSide *b, const ThunkyInputs *inputs,
                              uint32_t rank, FILE *out, ThunkyError *error) {
   uint32_t ranks = a->config.ranks ? a->config.ranks : 1;
-  ThunkyWriteTrace *ta = thunkyWriteTraceCreate(ranks, MAX_TRACED);
-  ThunkyWriteTrace *tb = thunkyWriteTraceCreate(ranks, MAX_TRACED);
+  ThunkyWriteLog *ta = thunkyWriteLogCreate(ranks, MAX_TRACED);
+  ThunkyWriteLog *tb = thunkyWriteLogCreate(ranks, MAX_TRACED);
   bool ok = (ta && tb) || thunkyErrorf(error, "out of memory");
   ok = ok && runSide(backend, a, inputs, ta, NULL, error) &&
        runSide(backend, b, inputs, tb, NULL, error);
   uint32_t x, y;
-  ThunkyDivergence d = ok ? thunkyWriteTraceDivergence(a->plan, ta, b->plan, tb, rank, &x, &y)
+  ThunkyDivergence d = ok ? thunkyWriteLogDivergence(a->plan, ta, b->plan, tb, rank, &x, &y)
                           : THUNKY_DIVERGENCE_NONE;
   if (d != THUNKY_DIVERGENCE_NONE && d != THUNKY_DIVERGENCE_FAILED)
     fprintf(out, "first divergent thunk on rank %u: ", rank);
@@ -175,14 +175,14 @@ static bool reportDivergence(const ThunkyBackendOps *backend, const ThunkyRunSid
     if (ok) {
       size_t n;
       bool truncated;
-      thunkyWriteTraceGet(ta, rank, &n, &truncated);
+      thunkyWriteLogGet(ta, rank, &n, &truncated);
       fprintf(out, "no thunk wrote different bytes on rank %u%s\n", rank,
               truncated ? " in the traced part (traces keep 16M thunk runs)" : "");
     }
     break;
   }
-  thunkyWriteTraceDestroy(ta);
-  thunkyWriteTraceDestroy(tb);
+  thunkyWriteLogDestroy(ta);
+  thunkyWriteLogDestroy(tb);
   return ok;
 }
 

@@ -499,7 +499,7 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
   return fail(s, c, "unknown command kind %u", c->kind);
 }
 
-/* A write trace's checksum of what thunk `thunk` wrote on `rank`: the
+/* A write log's checksum of what thunk `thunk` wrote on `rank`: the
  * digests of its written slices. */
 static bool writesChecksum(State *s, uint32_t rank, uint32_t thunk, uint64_t *checksum) {
   const ThunkyPlanThunk *t = &s->plan->thunks[thunk];
@@ -520,7 +520,7 @@ static bool writesChecksum(State *s, uint32_t rank, uint32_t thunk, uint64_t *ch
 
 bool symRunList(State *s, uint32_t list) {
   ThunkyRange range = s->plan->lists[list];
-  ThunkyWriteTrace *trace = s->config.writeTrace;
+  ThunkyWriteLog *trace = s->config.writeLog;
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &s->plan->commands[range.first + i];
     const char *why = thunkyRunStopped(&s->stop);
@@ -531,7 +531,7 @@ bool symRunList(State *s, uint32_t list) {
     uint64_t checksum;
     for (uint32_t r = 0; trace && r < s->ranks; r++)
       if (writesChecksum(s, r, c->thunk, &checksum))
-        thunkyWriteTraceAdd(trace, r, (ThunkyWriteEvent){c->thunk, checksum});
+        thunkyWriteLogAdd(trace, r, (ThunkyWriteEvent){c->thunk, checksum});
   }
   return true;
 }

@@ -455,9 +455,9 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     return thunkyErrorf(error, "cuda: out of memory");
   s->plan = plan;
   s->config = *config;
-  if (config->fingerprint || config->asyncAtDone || config->writeTrace) {
+  if (config->fingerprint || config->asyncAtDone || config->writeLog) {
     free(s);
-    return thunkyErrorf(error, "cuda: fingerprint runs, write traces and the async schedule "
+    return thunkyErrorf(error, "cuda: fingerprint runs, write logs and the async schedule "
                                "check run on the host backend only");
   }
   atomic_init(&s->stop, false);

@@ -431,7 +431,7 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
 static bool runList(Rank *r, uint32_t list, uint32_t stream) {
   const ThunkyPlan *p = r->state->plan;
   ThunkyTimeline *timeline = r->state->config.timeline;
-  ThunkyWriteTrace *trace = r->state->config.writeTrace;
+  ThunkyWriteLog *trace = r->state->config.writeLog;
   ThunkyRange range = p->lists[list];
   for (uint32_t i = 0; i < range.count; i++) {
     const ThunkyCommand *c = &p->commands[range.first + i];
@@ -452,7 +452,7 @@ static bool runList(Rank *r, uint32_t list, uint32_t stream) {
                                                      thunkyTimelineNow(timeline)});
     uint64_t checksum;
     if (ok && trace && thunkyChecksumWrites(p, c->thunk, r->memory, &checksum))
-      thunkyWriteTraceAdd(trace, r->rank, (ThunkyWriteEvent){c->thunk, checksum});
+      thunkyWriteLogAdd(trace, r->rank, (ThunkyWriteEvent){c->thunk, checksum});
     if (!ok)
       return false;
   }

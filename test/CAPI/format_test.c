@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
   // CHECK-NEXT: uneven layout: symbolic: 3 partitions do not divide a world of 4 ranks
   // CHECK-NEXT: uneven layout: {{cuda: 3 partitions do not divide a world of 4 ranks|.*without the CUDA backend.*}}
 
-  /* Fingerprints, write traces and a comparison of the plan with itself. */
+  /* Fingerprints, write logs and a comparison of the plan with itself. */
   uint8_t pred, fill[16];
   thunkyFingerprintFill(1, &pred, 1);
   thunkyFingerprintFill(1, fill, sizeof fill);
@@ -221,14 +221,14 @@ int main(int argc, char **argv) {
          thunkyFingerprintHash(3, fill, 16) == thunkyFingerprintHash(3, fill, 16),
          thunkyFingerprintHash(3, fill, 16) != thunkyFingerprintHash(4, fill, 16));
   // CHECK-NEXT: fingerprint: pred 0 or 1, hash stable 1, keyed 1
-  ThunkyWriteTrace *ta = thunkyWriteTraceCreate(1, 8), *tb = thunkyWriteTraceCreate(1, 8);
-  thunkyWriteTraceAdd(ta, 0, (ThunkyWriteEvent){0, 1});
-  thunkyWriteTraceAdd(tb, 0, (ThunkyWriteEvent){0, 2});
+  ThunkyWriteLog *ta = thunkyWriteLogCreate(1, 8), *tb = thunkyWriteLogCreate(1, 8);
+  thunkyWriteLogAdd(ta, 0, (ThunkyWriteEvent){0, 1});
+  thunkyWriteLogAdd(tb, 0, (ThunkyWriteEvent){0, 2});
   uint32_t x, y;
-  ThunkyDivergence d = thunkyWriteTraceDivergence(plan, ta, plan, tb, 0, &x, &y);
+  ThunkyDivergence d = thunkyWriteLogDivergence(plan, ta, plan, tb, 0, &x, &y);
   printf("divergence %d at thunks %u and %u\n", d == THUNKY_DIVERGENCE_WRITES, x, y);
   // CHECK-NEXT: divergence 1 at thunks 0 and 0
-  thunkyWriteTraceDestroy(ta), thunkyWriteTraceDestroy(tb);
+  thunkyWriteLogDestroy(ta), thunkyWriteLogDestroy(tb);
   ThunkyRunSide side = {"the plan", plan, config};
   side.config.timeline = NULL, side.config.fingerprint = true;
   FILE *report = tmpfile();

@@ -584,13 +584,13 @@ static void testLayerings(bool full) {
   thunkyBufferDestroy(&bad), thunkyBufferDestroy(&exe), thunkyBufferDestroy(&metadata);
 }
 
-/* thunkyMessagePacksWell agrees with thunkyCheckWire on the packed bytes:
+/* thunkyMessagePacksWell agrees with thunkyValidateWire on the packed bytes:
  * shapes nested around the depth limit, and unknown fields good and bad. */
 static bool packsAndChecks(const ProtobufCMessage *msg) {
   size_t size = protobuf_c_message_get_packed_size(msg);
   uint8_t *bytes = malloc(size + 1);
   protobuf_c_message_pack(msg, bytes);
-  bool ok = thunkyCheckWire(msg->descriptor, bytes, size, NULL);
+  bool ok = thunkyValidateWire(msg->descriptor, bytes, size, NULL);
   free(bytes);
   return ok;
 }

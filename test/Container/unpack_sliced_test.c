@@ -54,7 +54,7 @@ static void field(Wire *w, uint32_t number, const void *data, size_t size, bool 
  * returns the sliced one (in `arena`). */
 static ProtobufCMessage *both(const ProtobufCMessageDescriptor *desc, const Wire *w,
                               ThunkyArena *arena, const char *what) {
-  CHECK(thunkyCheckWire(desc, w->bytes, w->size, NULL), "%s: crafted wire is malformed", what);
+  CHECK(thunkyValidateWire(desc, w->bytes, w->size, NULL), "%s: crafted wire is malformed", what);
   ProtobufCMessage *plain = protobuf_c_message_unpack(desc, NULL, w->size, w->bytes);
   static ThunkyBuffer strings; /* lives as long as the test */
   ProtobufCMessage *sliced =
@@ -175,7 +175,7 @@ static void testLeftOut(void) {
   field(&rest, 12, "\x0a\x01" "c", 3, false);
   ThunkyLeftOut thunks = {&xla__gpu__gpu_executable_proto__descriptor, 13, NULL, 0};
   ThunkyBuffer strings = {0};
-  CHECK(thunkyCheckWire(&xla__gpu__gpu_executable_proto__descriptor, w.bytes, w.size, NULL),
+  CHECK(thunkyValidateWire(&xla__gpu__gpu_executable_proto__descriptor, w.bytes, w.size, NULL),
         "crafted wire is malformed");
   Xla__Gpu__GpuExecutableProto *e = (Xla__Gpu__GpuExecutableProto *)thunkyUnpackSliced(
       &xla__gpu__gpu_executable_proto__descriptor, thunkyArenaAllocator(arena), w.bytes, w.size,

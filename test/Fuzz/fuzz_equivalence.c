@@ -50,12 +50,12 @@ static bool readsUnwritten(const ThunkyRunSide *side, const ThunkyInputs *given)
   bool reads = false;
   for (int run = 0; run < 4 && !reads; run++) {
     const ThunkyBackendOps *backend = backends[run / 2];
-    ThunkyWriteTrace *traces[2] = {thunkyWriteTraceCreate(1, 1 << 20),
-                                   thunkyWriteTraceCreate(1, 1 << 20)};
+    ThunkyWriteLog *traces[2] = {thunkyWriteLogCreate(1, 1 << 20),
+                                   thunkyWriteLogCreate(1, 1 << 20)};
     reads = !traces[0] || !traces[1];
     for (int dirty = 0; dirty < 2 && !reads; dirty++) {
       ThunkyRunConfig config = side->config;
-      config.asyncAtDone = run % 2, config.writeTrace = traces[dirty];
+      config.asyncAtDone = run % 2, config.writeLog = traces[dirty];
       config.scratchByte = dirty ? 0xa5 : 0;
       void *state = NULL;
       ThunkyError error;
@@ -66,10 +66,10 @@ static bool readsUnwritten(const ThunkyRunSide *side, const ThunkyInputs *given)
         backend->destroy(state);
     }
     uint32_t x, y;
-    reads = reads || thunkyWriteTraceDivergence(side->plan, traces[0], side->plan, traces[1], 0,
+    reads = reads || thunkyWriteLogDivergence(side->plan, traces[0], side->plan, traces[1], 0,
                                                 &x, &y) != THUNKY_DIVERGENCE_NONE;
-    thunkyWriteTraceDestroy(traces[0]);
-    thunkyWriteTraceDestroy(traces[1]);
+    thunkyWriteLogDestroy(traces[0]);
+    thunkyWriteLogDestroy(traces[1]);
   }
   return reads;
 }

@@ -32,7 +32,7 @@ typedef struct ThunkyLimits {
   uint64_t maxAllocationBytes;
   /* Buffer allocations in one executable. */
   uint64_t maxAllocations;
-  /* Brackets of MLIR text nested in one another ({, [, ( and <, thunkyCheckTextNesting). */
+  /* Brackets of MLIR text nested in one another ({, [, ( and <, thunkyValidateTextNesting). */
   uint64_t maxNesting;
 } ThunkyLimits;
 
@@ -66,9 +66,13 @@ THUNKY_EXPORT bool thunkyParseAmount(const char *value, bool bytes, uint64_t *ou
  * in strings and // comments do not count; bytecode passes unread. Linear
  * in `size`. The error names name:line:column where the limit is passed,
  * the limit, and `flag`, the option that raises it. */
-THUNKY_EXPORT bool thunkyCheckTextNesting(const char *text, size_t size, const char *name,
+THUNKY_EXPORT bool thunkyValidateTextNesting(const char *text, size_t size, const char *name,
                                           uint64_t maxNesting, const char *flag,
                                           ThunkyError *error);
+
+/* The name of thunky 0.2 ("check" now means showing that a change kept
+ * a program's meaning: docs/runtime.md#names), for one more release. */
+#define thunkyCheckTextNesting thunkyValidateTextNesting
 
 #ifdef __cplusplus
 }

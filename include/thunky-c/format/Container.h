@@ -117,7 +117,7 @@ typedef struct ThunkyContainer {
   size_t optionsRecords, executableRecords; /* riegeli records of split layers */
   ThunkyCompression compression;            /* of the split executable */
   ThunkyBuffer owned[4];  /* what the views above point into, when not the input */
-  /* `executable` passed thunkyCheckWire as a GpuExecutableProto already
+  /* `executable` passed thunkyValidateWire as a GpuExecutableProto already
    * (a bare one is told from other bytes that way), so that the importer
    * need not walk it again. */
   bool wireChecked;

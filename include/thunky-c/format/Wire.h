@@ -46,14 +46,18 @@ THUNKY_EXPORT bool thunkyNextWireField(const uint8_t *data, size_t size, size_t 
 
 /* Checks that data[0, size) is a well-formed `desc`; false, with the byte
  * offset and the field's path, when it is not. `error` may be NULL. */
-THUNKY_EXPORT bool thunkyCheckWire(const ProtobufCMessageDescriptor *desc,
+THUNKY_EXPORT bool thunkyValidateWire(const ProtobufCMessageDescriptor *desc,
                                    const unsigned char *data, size_t size, ThunkyError *error);
 
-/* Whether protobuf-c's packing of `msg` passes thunkyCheckWire, told from
+/* Whether protobuf-c's packing of `msg` passes thunkyValidateWire, told from
  * the message alone: nothing nested deeper than THUNKY_MAX_NESTING, and
  * every unknown field one well-formed value. Lets a writer stream the
  * packed bytes out instead of packing them whole to check them first. */
 THUNKY_EXPORT bool thunkyMessagePacksWell(const ProtobufCMessage *msg);
+
+/* The name of thunky 0.2 ("check" now means showing that a change kept
+ * a program's meaning: docs/runtime.md#names), for one more release. */
+#define thunkyCheckWire thunkyValidateWire
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@
  * order). Two runs of executables that compute the same thing give the
  * same bytes; a changed dataflow changes them.
  *
- * A write trace records, for each thunk a rank runs, a checksum of the
+ * A write log records, for each thunk a rank runs, a checksum of the
  * bytes it wrote. Two traces of runs that differ name the first thunk
  * after which they part.
  *
@@ -130,27 +130,27 @@ typedef struct ThunkyPiece {
 /* Byte `at` of piece p's term into *byte, when the term's bytes are known. */
 THUNKY_EXPORT bool thunkyPieceByte(const ThunkyPiece *p, uint64_t at, uint8_t *byte);
 
-/*--- write traces ------------------------------------------------------------*/
+/*--- write logs ------------------------------------------------------------*/
 
 typedef struct ThunkyWriteEvent {
   uint32_t thunk;    /* plan->thunks */
   uint64_t checksum; /* of what it wrote (thunkyChecksumWrites) */
 } ThunkyWriteEvent;
 
-typedef struct ThunkyWriteTrace ThunkyWriteTrace;
+typedef struct ThunkyWriteLog ThunkyWriteLog;
 
 /* An empty trace for `ranks` ranks keeping at most `maxEvents` events per
  * rank (later ones are counted, not kept); NULL when out of memory. The
  * caller owns it. */
-THUNKY_EXPORT ThunkyWriteTrace *thunkyWriteTraceCreate(uint32_t ranks, size_t maxEvents);
-THUNKY_EXPORT void thunkyWriteTraceDestroy(ThunkyWriteTrace *trace);
+THUNKY_EXPORT ThunkyWriteLog *thunkyWriteLogCreate(uint32_t ranks, size_t maxEvents);
+THUNKY_EXPORT void thunkyWriteLogDestroy(ThunkyWriteLog *trace);
 /* Appends an event of rank `rank`; only that rank's thread may call it. */
-THUNKY_EXPORT void thunkyWriteTraceAdd(ThunkyWriteTrace *trace, uint32_t rank,
+THUNKY_EXPORT void thunkyWriteLogAdd(ThunkyWriteLog *trace, uint32_t rank,
                                        ThunkyWriteEvent event);
 /* Rank `rank`'s events in the order it ran them (borrowed), and whether
  * some were dropped past maxEvents. */
 THUNKY_EXPORT const ThunkyWriteEvent *
-thunkyWriteTraceGet(const ThunkyWriteTrace *trace, uint32_t rank, size_t *count, bool *truncated);
+thunkyWriteLogGet(const ThunkyWriteLog *trace, uint32_t rank, size_t *count, bool *truncated);
 
 typedef enum ThunkyDivergence {
   THUNKY_DIVERGENCE_NONE,   /* the traces agree */
@@ -173,9 +173,18 @@ typedef enum ThunkyDivergence {
  * to the same bytes ran in another order: the first pair that did is
  * named. Unset thunks are UINT32_MAX. Time and memory are linear in the
  * events (hash maps). */
-THUNKY_EXPORT ThunkyDivergence thunkyWriteTraceDivergence(
-    const ThunkyPlan *planA, const ThunkyWriteTrace *traceA, const ThunkyPlan *planB,
-    const ThunkyWriteTrace *traceB, uint32_t rank, uint32_t *thunkA, uint32_t *thunkB);
+THUNKY_EXPORT ThunkyDivergence thunkyWriteLogDivergence(
+    const ThunkyPlan *planA, const ThunkyWriteLog *traceA, const ThunkyPlan *planB,
+    const ThunkyWriteLog *traceB, uint32_t rank, uint32_t *thunkA, uint32_t *thunkB);
+
+/* The names of thunky 0.2, when a write log was a "write trace" (a trace
+ * is a timeline, thunky-c/runtime/Timeline.h), for one more release. */
+typedef ThunkyWriteLog ThunkyWriteTrace;
+#define thunkyWriteTraceCreate thunkyWriteLogCreate
+#define thunkyWriteTraceDestroy thunkyWriteLogDestroy
+#define thunkyWriteTraceAdd thunkyWriteLogAdd
+#define thunkyWriteTraceGet thunkyWriteLogGet
+#define thunkyWriteTraceDivergence thunkyWriteLogDivergence
 
 #ifdef __cplusplus
 }

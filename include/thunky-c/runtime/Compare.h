@@ -2,7 +2,7 @@
  *
  * What thunky-run --compare and --check-async do, and the equivalence fuzz
  * target: two runs with the same inputs, every output of every rank
- * compared bit for bit; on a difference, both run again with write traces
+ * compared bit for bit; on a difference, both run again with write logs
  * to name the first thunk after which they part (thunky-c/runtime/Check.h).
  *
  *===--------------------------------------------------------------------===*/

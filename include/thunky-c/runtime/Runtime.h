@@ -73,7 +73,10 @@ typedef struct ThunkyRunConfig {
    * from its allocation. The comparisons (thunkyCompareRuns' callers) set
    * it; the symbolic backend always starts so. */
   bool undefinedInitial;
-  ThunkyWriteTrace *writeTrace; /* host: NULL, or where each rank records what thunks wrote */
+  union { /* host: NULL, or where each rank records what thunks wrote */
+    ThunkyWriteLog *writeLog;
+    ThunkyWriteLog *writeTrace; /* its name until thunky 0.2, for one more release */
+  };
   /* cuda: runs of commands launched as CUDA graphs, each captured once, as
    * XLA's command buffers are (thunky-c/runtime/Schedule.h: thunkyCommandBuffersCreate
    * of this plan);

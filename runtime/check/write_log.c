@@ -1,4 +1,4 @@
-/*===- write_trace.c - what each thunk wrote, and where two runs part ----===*/
+/*===- write_log.c - what each thunk wrote, and where two runs part ----===*/
 #include "thunky-c/runtime/Check.h"
 
 #include "thunky-c/base/HashMap.h"
@@ -12,14 +12,14 @@ typedef struct {
   bool truncated;
 } RankTrace;
 
-struct ThunkyWriteTrace {
+struct ThunkyWriteLog {
   RankTrace *ranks;
   uint32_t numRanks;
   size_t maxEvents;
 };
 
-ThunkyWriteTrace *thunkyWriteTraceCreate(uint32_t ranks, size_t maxEvents) {
-  ThunkyWriteTrace *t = calloc(1, sizeof *t);
+ThunkyWriteLog *thunkyWriteLogCreate(uint32_t ranks, size_t maxEvents) {
+  ThunkyWriteLog *t = calloc(1, sizeof *t);
   if (!t || !(t->ranks = calloc(ranks ? ranks : 1, sizeof *t->ranks))) {
     free(t);
     return NULL;
@@ -29,7 +29,7 @@ ThunkyWriteTrace *thunkyWriteTraceCreate(uint32_t ranks, size_t maxEvents) {
   return t;
 }
 
-void thunkyWriteTraceDestroy(ThunkyWriteTrace *trace) {
+void thunkyWriteLogDestroy(ThunkyWriteLog *trace) {
   if (!trace)
     return;
   for (uint32_t r = 0; r < trace->numRanks; r++)
@@ -38,7 +38,7 @@ void thunkyWriteTraceDestroy(ThunkyWriteTrace *trace) {
   free(trace);
 }
 
-void thunkyWriteTraceAdd(ThunkyWriteTrace *trace, uint32_t rank, ThunkyWriteEvent event) {
+void thunkyWriteLogAdd(ThunkyWriteLog *trace, uint32_t rank, ThunkyWriteEvent event) {
   RankTrace *r = &trace->ranks[rank];
   if (r->count == r->capacity) {
     size_t capacity = r->capacity ? r->capacity * 2 : 1024;
@@ -56,7 +56,7 @@ void thunkyWriteTraceAdd(ThunkyWriteTrace *trace, uint32_t rank, ThunkyWriteEven
   r->events[r->count++] = event;
 }
 
-const ThunkyWriteEvent *thunkyWriteTraceGet(const ThunkyWriteTrace *trace, uint32_t rank,
+const ThunkyWriteEvent *thunkyWriteLogGet(const ThunkyWriteLog *trace, uint32_t rank,
                                             size_t *count, bool *truncated) {
   if (rank >= trace->numRanks) {
     *count = 0, *truncated = false;
@@ -125,15 +125,15 @@ static void keepEarlier(Candidate *best, Candidate c) {
     *best = c;
 }
 
-ThunkyDivergence thunkyWriteTraceDivergence(const ThunkyPlan *planA,
-                                            const ThunkyWriteTrace *traceA,
+ThunkyDivergence thunkyWriteLogDivergence(const ThunkyPlan *planA,
+                                            const ThunkyWriteLog *traceA,
                                             const ThunkyPlan *planB,
-                                            const ThunkyWriteTrace *traceB, uint32_t rank,
+                                            const ThunkyWriteLog *traceB, uint32_t rank,
                                             uint32_t *thunkA, uint32_t *thunkB) {
   size_t na, nb;
   bool ta, tb;
-  const ThunkyWriteEvent *a = thunkyWriteTraceGet(traceA, rank, &na, &ta);
-  const ThunkyWriteEvent *b = thunkyWriteTraceGet(traceB, rank, &nb, &tb);
+  const ThunkyWriteEvent *a = thunkyWriteLogGet(traceA, rank, &na, &ta);
+  const ThunkyWriteEvent *b = thunkyWriteLogGet(traceB, rank, &nb, &tb);
   Numbering A = {0}, B = {0};
   uint32_t *partner = malloc((na + 1) * sizeof *partner); /* A's event -> B's, or none */
   bool *matched = calloc(nb + 1, sizeof *matched);
