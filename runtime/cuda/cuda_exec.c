@@ -20,7 +20,7 @@ typedef struct Walk {
   const ThunkyPlan *plan;
   bool timed;     /* an event per command; off inside collective groups */
   bool capturing; /* recording a graph: its commands, not graphs, are enqueued */
-  uint64_t iteration; /* of the innermost while loop running; 0 outside */
+  const ThunkyLoopFrame *loops; /* the while loops running, innermost first; NULL outside */
 } Walk;
 
 /* streamId is the timeline's: 0 for the main stream, an async region's
@@ -66,42 +66,40 @@ static bool runConditional(Walk *w, const ThunkyCommand *c, CUstream stream,
                  streamId);
 }
 
-/* --max-iterations past, as every backend says it (thunkyPlanLoopMayRun). */
-static bool loopTooLong(Walk *w, const ThunkyCommand *c, const ThunkyError *why) {
-  char name[160];
-  thunkyCudaThunkName(w->state, c->thunk, name, sizeof name);
-  return thunkyErrorf(&w->rank->error, "cuda: %s: %s", name, why->message);
+/* A loop's lists run on the stream the loop runs on; its predicate is
+ * read back from the device each iteration. */
+typedef struct {
+  Walk *walk;
+  const ThunkyCommand *loop;
+  CUstream stream;
+  uint32_t streamId;
+} LoopWalk;
+
+static bool runLoopList(void *context, uint32_t list) {
+  LoopWalk *l = context;
+  return runList(l->walk, list, l->stream, l->streamId);
+}
+
+static bool readLoopPredicate(void *context, bool *more) {
+  LoopWalk *l = context;
+  int32_t value;
+  if (!readBack(l->walk, l->loop->loop.predicate, l->stream, l->loop->thunk, &value))
+    return false;
+  *more = value != 0;
+  return true;
 }
 
 static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
-  uint64_t limit = w->state->config.maxIterations, outer = w->iteration;
+  LoopWalk context = {w, c, stream, streamId};
+  ThunkyLoopWalk walk = {runLoopList, readLoopPredicate, &context};
   ThunkyError why;
-  /* XLA runs a loop of known trip count without its condition, saving a
-   * wait for the predicate every iteration. */
-  if (c->loop.tripCount >= 0) {
-    if (!thunkyPlanLoopMayRun(c, 0, limit, &why))
-      return loopTooLong(w, c, &why);
-    bool ok = true;
-    for (int64_t i = 0; ok && i < c->loop.tripCount; i++) {
-      w->iteration = (uint64_t)i; /* for a dynamic memcpy in the body */
-      ok = runList(w, c->loop.body, stream, streamId);
-    }
-    w->iteration = outer;
-    return ok;
-  }
-  bool ok = true;
-  for (uint64_t i = 0; ok; i++) {
-    int32_t more;
-    w->iteration = i;
-    if (!(ok = runList(w, c->loop.condition, stream, streamId) &&
-               readBack(w, c->loop.predicate, stream, c->thunk, &more)) ||
-        !more)
-      break;
-    ok = thunkyPlanLoopMayRun(c, i, limit, &why) ? runList(w, c->loop.body, stream, streamId)
-                                                 : loopTooLong(w, c, &why);
-  }
-  w->iteration = outer;
-  return ok;
+  if (thunkyPlanRunLoop(c, w->state->config.maxIterations, &w->loops, &walk, &why))
+    return true;
+  if (!why.message[0])
+    return false; /* the list's own error */
+  char name[160];
+  thunkyCudaThunkName(w->state, c->thunk, name, sizeof name);
+  return thunkyErrorf(&w->rank->error, "cuda: %s: %s", name, why.message);
 }
 
 static bool runAsyncStart(Walk *w, const ThunkyCommand *c, CUstream stream) {
@@ -215,11 +213,13 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
   case THUNKY_CMD_COPY: {
     /* Every allocation is device memory here, whatever XLA's direction. */
     ThunkyPlanSlice src, dst;
-    if (!thunkyPlanCopySlices(w->plan, c, w->iteration, &src, &dst)) {
+    if (!thunkyPlanCopySlices(w->plan, c, thunkyLoopIteration(w->loops), &src, &dst)) {
       char name[160];
       thunkyCudaThunkName(w->state, thunk, name, sizeof name);
-      return thunkyErrorf(&rank->error, "cuda: %s: the dynamic memcpy has no offsets for "
-                                        "iteration %llu", name, (unsigned long long)w->iteration);
+      return thunkyErrorf(&rank->error,
+                          "cuda: %s: the dynamic memcpy has no offsets for "
+                          "iteration %llu",
+                          name, (unsigned long long)thunkyLoopIteration(w->loops));
     }
     uint64_t size = src.size < dst.size ? src.size : dst.size;
     return !size ||

@@ -38,7 +38,7 @@ typedef struct {
   uint64_t *paramSizes; /* per plan param: the argument's size, or the constant's */
   ThunkyError why;     /* what a kernel or custom call said went wrong */
   ThunkyAsyncSchedule async;
-  uint64_t iteration;  /* of the innermost while loop running; 0 outside */
+  const ThunkyLoopFrame *loops; /* the while loops running, innermost first; NULL outside */
   ThunkyExchanges exchanges; /* fingerprint runs: what its exchanges sent */
   ThunkyRunStop stop;
   ThunkyError error;
@@ -347,25 +347,31 @@ static bool runConditional(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   return runList(r, (uint32_t)p->ids[c->conditional.branches.first + branch], stream);
 }
 
-/* A loop with a known trip count runs its body that many times and never
- * its condition, as XLA's WhileThunk does. */
+/* A loop's lists run on the stream the loop runs on. */
+typedef struct {
+  Rank *rank;
+  const ThunkyCommand *loop;
+  uint32_t stream;
+} LoopWalk;
+
+static bool runLoopList(void *context, uint32_t list) {
+  LoopWalk *w = context;
+  return runList(w->rank, list, w->stream);
+}
+
+static bool readLoopPredicate(void *context, bool *more) {
+  LoopWalk *w = context;
+  *more = *at(w->rank, w->loop->loop.predicate) != 0;
+  return true;
+}
+
 static bool runWhile(Rank *r, const ThunkyCommand *c, uint32_t stream) {
-  uint64_t limit = r->state->config.maxIterations, outer = r->iteration;
-  bool ok = true;
-  for (uint64_t i = 0; ok; i++) {
-    r->iteration = i; /* for a dynamic memcpy in the loop (its condition too) */
-    if (c->loop.tripCount >= 0 && i == (uint64_t)c->loop.tripCount)
-      break;
-    if (c->loop.tripCount < 0 && !(ok = runList(r, c->loop.condition, stream)))
-      break;
-    if (c->loop.tripCount < 0 && !*at(r, c->loop.predicate))
-      break;
-    ThunkyError why;
-    ok = thunkyPlanLoopMayRun(c, i, limit, &why) ? runList(r, c->loop.body, stream)
-                                                 : failWith(r, c, &why);
-  }
-  r->iteration = outer;
-  return ok;
+  LoopWalk context = {r, c, stream};
+  ThunkyLoopWalk walk = {runLoopList, readLoopPredicate, &context};
+  ThunkyError why;
+  if (thunkyPlanRunLoop(c, r->state->config.maxIterations, &r->loops, &walk, &why))
+    return true;
+  return why.message[0] ? failWith(r, c, &why) : false; /* else the list's own error */
 }
 
 static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
@@ -382,9 +388,9 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   }
   case THUNKY_CMD_COPY: {
     ThunkyPlanSlice src, dst;
-    if (!thunkyPlanCopySlices(s->plan, c, r->iteration, &src, &dst))
+    if (!thunkyPlanCopySlices(s->plan, c, thunkyLoopIteration(r->loops), &src, &dst))
       return fail(r, c, "the dynamic memcpy has no offsets for iteration %llu",
-                  (unsigned long long)r->iteration);
+                  (unsigned long long)thunkyLoopIteration(r->loops));
     memmove(at(r, dst), at(r, src), dst.size);
     return true;
   }

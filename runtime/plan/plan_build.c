@@ -222,6 +222,28 @@ bool thunkyPlanLoopMayRun(const ThunkyCommand *c, uint64_t iteration, uint64_t l
   return true;
 }
 
+bool thunkyPlanRunLoop(const ThunkyCommand *c, uint64_t limit, const ThunkyLoopFrame **loops,
+                       const ThunkyLoopWalk *walk, ThunkyError *limitError) {
+  ThunkyLoopFrame frame = {0, *loops};
+  bool ok = true, more = true;
+  limitError->message[0] = 0;
+  *loops = &frame;
+  for (; ok; frame.iteration++) {
+    if (c->loop.tripCount >= 0 && frame.iteration == (uint64_t)c->loop.tripCount)
+      break;
+    /* A known trip count runs the body without the condition, as XLA's
+     * WhileThunk does: no wait for the predicate. */
+    if (c->loop.tripCount < 0 && (!(ok = walk->runList(walk->context, c->loop.condition) &&
+                                         walk->predicate(walk->context, &more)) ||
+                                  !more))
+      break;
+    ok = thunkyPlanLoopMayRun(c, frame.iteration, limit, limitError) &&
+         walk->runList(walk->context, c->loop.body);
+  }
+  *loops = frame.outer;
+  return ok;
+}
+
 void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out, size_t size) {
   if (!plan || thunk >= plan->numThunks)
     snprintf(out, size, "executable");

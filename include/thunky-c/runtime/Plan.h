@@ -367,12 +367,46 @@ THUNKY_EXPORT uint32_t thunkyPlanBranch(const ThunkyCommand *c, const uint8_t *i
 THUNKY_EXPORT bool thunkyPlanLoopMayRun(const ThunkyCommand *c, uint64_t iteration, uint64_t limit,
                                         ThunkyError *error);
 
+/* The while loops a backend's walk is inside, innermost first: each loop's
+ * frame lives on the walk's stack while the loop runs (thunkyPlanRunLoop
+ * pushes and pops it), so nesting costs no allocation. What a thunk that
+ * follows a loop's iteration reads: a dynamic copy's offsets. */
+typedef struct ThunkyLoopFrame {
+  uint64_t iteration;                  /* of this loop, from 0 */
+  const struct ThunkyLoopFrame *outer; /* the loop around it; NULL for the outermost */
+} ThunkyLoopFrame;
+
+/* The innermost loop's iteration; 0 outside loops. */
+static inline uint64_t thunkyLoopIteration(const ThunkyLoopFrame *loops) {
+  return loops ? loops->iteration : 0;
+}
+
+/* What a backend does for a loop: run one of the plan's command lists, and
+ * read the predicate its condition list left (true: run the body again).
+ * Each returns false after recording its own error. */
+typedef struct ThunkyLoopWalk {
+  bool (*runList)(void *context, uint32_t list);
+  bool (*predicate)(void *context, bool *more);
+  void *context;
+} ThunkyLoopWalk;
+
+/* Runs while command `c` as XLA's WhileThunk does, the same in every
+ * backend: with a known trip count, the body that many times and never the
+ * condition; else the condition, then the body while the predicate holds.
+ * Each iteration is a frame pushed on *loops (popped on return) and is
+ * checked against `limit` (thunkyPlanLoopMayRun). False when a callback
+ * fails (limitError's message empty: the error is the backend's) or the
+ * loop would run past the limit (the reason in *limitError). */
+THUNKY_EXPORT bool thunkyPlanRunLoop(const ThunkyCommand *c, uint64_t limit,
+                                     const ThunkyLoopFrame **loops, const ThunkyLoopWalk *walk,
+                                     ThunkyError *limitError);
+
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion, id 8)". */
 THUNKY_EXPORT void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out,
                                        size_t size);
 /* The bytes copy command `c` moves, in *src and *dst (of one size), when
  * the innermost while loop around it runs iteration `iteration` (0 outside
- * loops). False when a dynamic copy has no offsets for that iteration. */
+ * loops: thunkyLoopIteration). False when a dynamic copy has no offsets for that iteration. */
 THUNKY_EXPORT bool thunkyPlanCopySlices(const ThunkyPlan *plan, const ThunkyCommand *c,
                                         uint64_t iteration, ThunkyPlanSlice *src,
                                         ThunkyPlanSlice *dst);
