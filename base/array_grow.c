@@ -33,9 +33,16 @@ static void adviseHuge(void *p, size_t bytes) {
 bool thunkyArrayGrow(void **items, size_t *capacity, size_t count, size_t size) {
   if (count < *capacity)
     return true;
-  size_t bytes = *capacity * size, factor = bytes < LARGE ? 2 : 8;
-  size_t grown = *capacity ? *capacity * factor : 16;
-  if (!size || *capacity > SIZE_MAX / factor / size)
+  /* Room for `count` may take more than one step when an array grows by
+   * many elements at once (a chunk's records). */
+  size_t grown = *capacity ? *capacity : 16;
+  while (grown <= count) {
+    size_t factor = grown * size < LARGE ? 2 : 8;
+    if (!size || grown > SIZE_MAX / factor / size)
+      return false;
+    grown *= factor;
+  }
+  if (!size || grown > SIZE_MAX / size)
     return false;
   void *fresh;
   if (grown * size < LARGE) {
@@ -45,8 +52,8 @@ bool thunkyArrayGrow(void **items, size_t *capacity, size_t count, size_t size) 
     if (!(fresh = malloc(grown * size)))
       return false;
     adviseHuge(fresh, grown * size);
-    if (count)
-      memcpy(fresh, *items, count * size);
+    if (*capacity)
+      memcpy(fresh, *items, *capacity * size);
     free(*items);
   }
   *items = fresh, *capacity = grown;

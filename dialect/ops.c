@@ -79,6 +79,21 @@ void thunkySliceBufferSetOffset(MlirOperation op, int64_t offset) {
                                   mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), offset));
 }
 
+MlirOperation thunkySliceBufferCreate(MlirLocation loc, MlirValue source, int64_t offset,
+                                      int64_t size) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  MlirType type = thunkyBufferTypeGet(ctx, size);
+  MlirNamedAttribute attr =
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("offset")),
+                            mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), offset));
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("thunky.slice_buffer"), loc);
+  mlirOperationStateAddOperands(&state, 1, &source);
+  mlirOperationStateAddResults(&state, 1, &type);
+  mlirOperationStateAddAttributes(&state, 1, &attr);
+  return mlirOperationCreate(&state);
+}
+
 int64_t thunkyAsyncStartGetStream(MlirOperation op, bool *communication) {
   MlirAttribute id =
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("stream_id"));

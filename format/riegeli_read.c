@@ -8,6 +8,8 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/format/Riegeli.h"
 
+#include "thunky-c/base/Arena.h"
+
 #include "thunky-c/format/Wire.h"
 
 #include <brotli/decode.h>
@@ -35,6 +37,7 @@ typedef struct {
   uint64_t budget; /* bytes decompression may still produce */
   ThunkyRecordFile *file;
   ThunkyError *error;
+  size_t recordCapacity, chunkCapacity; /* of file->records and file->decoded */
 } Reader;
 
 bool thunkyRiegeliHasSignature(const void *data, size_t size) {
@@ -95,12 +98,10 @@ static bool checkBlockHeaders(Reader *r, uint64_t begin, uint64_t end) {
 /* A new buffer owned by the file (kept until the file is freed). */
 static ThunkyBuffer *newChunkBuffer(Reader *r) {
   ThunkyRecordFile *f = r->file;
-  ThunkyBuffer *grown = realloc(f->decoded, (f->chunkCount + 1) * sizeof *grown);
-  if (!grown)
+  if (!thunkyArrayGrow((void **)&f->decoded, &r->chunkCapacity, f->chunkCount, sizeof *f->decoded))
     return NULL;
-  f->decoded = grown;
-  grown[f->chunkCount] = (ThunkyBuffer){0};
-  return &grown[f->chunkCount++];
+  f->decoded[f->chunkCount] = (ThunkyBuffer){0};
+  return &f->decoded[f->chunkCount++];
 }
 
 /* Decodes one blob of a simple chunk into *out (a view of `in` when not
@@ -195,10 +196,10 @@ static bool decodeSimpleChunk(Reader *r, uint64_t chunk, ThunkyBytes data,
                         "riegeli: chunk at byte %llu: %llu records cannot fit %zu bytes of sizes",
                         (unsigned long long)chunk, (unsigned long long)numRecords, sizes.size);
   ThunkyRecordFile *f = r->file;
-  ThunkyBytes *records = realloc(f->records, (f->count + numRecords + 1) * sizeof *records);
-  if (!records)
+  if (!thunkyArrayGrow((void **)&f->records, &r->recordCapacity, f->count + numRecords,
+                       sizeof *f->records))
     return thunkyErrorf(r->error, "riegeli: out of memory");
-  f->records = records;
+  ThunkyBytes *records = f->records;
   if (f->count == 0)
     f->compression = compression;
   size_t at = 0, offset = 0;
@@ -278,7 +279,7 @@ bool thunkyRiegeliRead(const void *data, size_t size, uint64_t maxDecodedBytes,
   *file = (ThunkyRecordFile){0};
   if (!thunkyRiegeliHasSignature(data, size))
     return thunkyErrorf(error, "riegeli: the first 64 bytes are not riegeli's file signature");
-  Reader r = {data, size, maxDecodedBytes, file, error};
+  Reader r = {data, size, maxDecodedBytes, file, error, 0, 0};
   uint64_t pos = 0;
   while (pos < size) {
     if (!readChunk(&r, &pos)) {

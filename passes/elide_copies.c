@@ -182,17 +182,8 @@ static MlirValue bytesOf(MlirOperation before, MlirValue root, int64_t rootSize,
                          int64_t offset, int64_t size) {
   if (offset == 0 && size == rootSize)
     return root;
-  MlirContext ctx = mlirOperationGetContext(before);
-  MlirType type = thunkyBufferTypeGet(ctx, size);
-  MlirNamedAttribute attr = mlirNamedAttributeGet(
-      mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("offset")),
-      mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), offset));
-  MlirOperationState state = mlirOperationStateGet(
-      mlirStringRefCreateFromCString("thunky.slice_buffer"), mlirOperationGetLocation(before));
-  mlirOperationStateAddOperands(&state, 1, &root);
-  mlirOperationStateAddResults(&state, 1, &type);
-  mlirOperationStateAddAttributes(&state, 1, &attr);
-  MlirOperation slice = mlirOperationCreate(&state);
+  MlirOperation slice =
+      thunkySliceBufferCreate(mlirOperationGetLocation(before), root, offset, size);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, slice);
   return mlirOperationGetResult(slice, 0);
 }

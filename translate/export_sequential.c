@@ -17,6 +17,7 @@
 #include "export.h"
 
 #include "proto_attr.h"
+#include "thunky-c/base/Arena.h"
 #include "thunky-c/dialect/Dialect.h"
 #include "mlir-c/BuiltinTypes.h"
 
@@ -71,13 +72,10 @@ static bool scanOp(Exporter *ex, MlirOperation op, MlirAttribute path) {
       known->broken |= !mlirBlockEqual(known->block, block);
       continue;
     }
-    if (ex->numGroups == ex->groupCapacity) {
-      size_t capacity = ex->groupCapacity ? 2 * ex->groupCapacity : 8;
-      Group *grown = capacity < UINT32_MAX ? realloc(ex->groups, capacity * sizeof *grown) : NULL;
-      if (!grown)
-        return opError(op, "out of memory");
-      ex->groups = grown, ex->groupCapacity = capacity;
-    }
+    if (ex->numGroups >= UINT32_MAX ||
+        !thunkyArrayGrow((void **)&ex->groups, &ex->groupCapacity, ex->numGroups,
+                         sizeof *ex->groups))
+      return opError(op, "out of memory");
     if (!thunkyHashMapPut(&ex->groupOf, key, (uint32_t)ex->numGroups))
       return opError(op, "out of memory");
     ex->groups[ex->numGroups++] =

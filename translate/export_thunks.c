@@ -4,6 +4,7 @@
 #include "ffi_attrs.h"
 #include "proto_attr.h"
 #include "xla_enums.h"
+#include "thunky-c/base/Arena.h"
 #include "thunky-c/dialect/Dialect.h"
 #include "thunky-c/base/ElementTypes.h"
 #include "thunky-c/dialect/Ops.h"
@@ -268,13 +269,9 @@ static Thunk *exportAsyncStart(Exporter *ex, MlirOperation op) {
         XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMPUTATION_STREAM_ID;
     a->computation_stream_id = stream;
   }
-  if (ex->numAsyncs == ex->asyncCapacity) {
-    size_t capacity = ex->asyncCapacity ? 2 * ex->asyncCapacity : 16;
-    Holder *grown = capacity < UINT32_MAX ? realloc(ex->asyncs, capacity * sizeof *grown) : NULL;
-    if (!grown)
-      return NULL;
-    ex->asyncs = grown, ex->asyncCapacity = capacity;
-  }
+  if (ex->numAsyncs >= UINT32_MAX ||
+      !thunkyArrayGrow((void **)&ex->asyncs, &ex->asyncCapacity, ex->numAsyncs, sizeof *ex->asyncs))
+    return NULL;
   /* XLA keeps one open start/done scope per execution: a second start
    * before the first's done is refused at run time (openxla/xla#40432). */
   uint32_t open = 0;

@@ -4,6 +4,7 @@
 
 #include "thunky-c/format/Wire.h"
 
+#include "thunky-c/base/Arena.h"
 #include "thunky-c/dialect/Diagnostics.h"
 #include "thunky-c/dialect/Dialect.h"
 
@@ -112,14 +113,9 @@ static bool fieldNames(ThunkyProtoCache *cache, const ProtobufCMessageDescriptor
                        uint32_t *first) {
   if (thunkyHashMapGet(&cache->namesOf, (uint64_t)(uintptr_t)desc, first))
     return true;
-  size_t need = cache->numNames + desc->n_fields + 1;
-  if (need > cache->namesCapacity) {
-    size_t capacity = need > 2 * cache->namesCapacity ? need : 2 * cache->namesCapacity;
-    MlirIdentifier *names = realloc(cache->names, capacity * sizeof *names);
-    if (!names)
-      return false;
-    cache->names = names, cache->namesCapacity = capacity;
-  }
+  if (!thunkyArrayGrow((void **)&cache->names, &cache->namesCapacity,
+                       cache->numNames + desc->n_fields, sizeof *cache->names))
+    return false;
   *first = (uint32_t)cache->numNames;
   for (unsigned i = 0; i < desc->n_fields; ++i)
     cache->names[cache->numNames++] = mlirIdentifierGet(cache->ctx, ref(desc->fields[i].name));

@@ -153,9 +153,9 @@ const Atoms *symAtomsOf(State *s, const ThunkyCommand *c) {
       ok = collectWrites(s->plan, (uint32_t)s->plan->ids[c->conditional.branches.first + b], &w);
   }
   Atoms *atoms = calloc(1, sizeof *atoms);
-  Atoms **grown = ok && atoms ? realloc(s->atoms, (s->numAtoms + 1) * sizeof *grown) : NULL;
-  if (grown)
-    s->atoms = grown;
+  bool grown =
+      ok && atoms &&
+      thunkyArrayGrow((void **)&s->atoms, &s->atomsCapacity, s->numAtoms, sizeof *s->atoms);
   ok = grown && makeAtoms(&w, atoms) && thunkyHashMapPut(&s->atomsIndex, index, s->numAtoms);
   free(w.items);
   if (!ok) {

@@ -63,6 +63,7 @@ typedef struct State {
                                nested loop's are made while an outer one's are in use */
   Atoms **atoms;
   uint32_t numAtoms;
+  size_t atomsCapacity;
   uint32_t *members;
   uint8_t *seen;
   uint32_t *outputOf; /* per allocation, its first output (thunkyOutputsOfAllocations) */

@@ -1,6 +1,7 @@
 /*===- write_log.c - what each thunk wrote, and where two runs part ----===*/
 #include "thunky-c/runtime/Check.h"
 
+#include "thunky-c/base/Arena.h"
 #include "thunky-c/base/HashMap.h"
 
 #include <stdlib.h>
@@ -40,18 +41,11 @@ void thunkyWriteLogDestroy(ThunkyWriteLog *trace) {
 
 void thunkyWriteLogAdd(ThunkyWriteLog *trace, uint32_t rank, ThunkyWriteEvent event) {
   RankTrace *r = &trace->ranks[rank];
-  if (r->count == r->capacity) {
-    size_t capacity = r->capacity ? r->capacity * 2 : 1024;
-    if (capacity > trace->maxEvents)
-      capacity = trace->maxEvents;
-    ThunkyWriteEvent *grown = capacity > r->capacity
-                                  ? realloc(r->events, capacity * sizeof *grown)
-                                  : NULL;
-    if (!grown) {
-      r->truncated = true; /* past maxEvents, or out of memory: still a hint */
-      return;
-    }
-    r->events = grown, r->capacity = capacity;
+  /* Past maxEvents, or out of memory: the log stays a hint, marked cut. */
+  if (r->count >= trace->maxEvents ||
+      !thunkyArrayGrow((void **)&r->events, &r->capacity, r->count, sizeof *r->events)) {
+    r->truncated = true;
+    return;
   }
   r->events[r->count++] = event;
 }

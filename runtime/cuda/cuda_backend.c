@@ -19,6 +19,7 @@
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 
 #include "cuda_state.h"
+#include "thunky-c/base/Arena.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +64,9 @@ static bool findStreams(ThunkyCudaState *s, ThunkyError *error) {
       known++;
     if (known < s->numStreams)
       continue;
-    uint32_t *grown = realloc(s->streamIds, (s->numStreams + 1) * sizeof *grown);
-    if (!grown)
+    if (!thunkyArrayGrow((void **)&s->streamIds, &s->streamIdCapacity, s->numStreams,
+                         sizeof *s->streamIds))
       return thunkyErrorf(error, "cuda: out of memory");
-    s->streamIds = grown;
     s->streamIds[s->numStreams++] = c->asyncStart.stream;
   }
   return true;

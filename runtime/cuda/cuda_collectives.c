@@ -13,6 +13,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
+#include "thunky-c/base/Arena.h"
 #include "thunky-c/runtime/Reduce.h"
 #include "replica_groups.h"
 
@@ -65,6 +66,7 @@ typedef struct Planner {
   uint8_t *seen;            /* world zeroed bytes of scratch */
   ThunkyCudaPlace *places;  /* the candidate grouping */
   uint32_t *representative; /* per grouping: the first collective that made it */
+  size_t groupingCapacity, representativeCapacity;
   char name[160];           /* the thunk being planned, for messages */
   ThunkyError *error;
 } Planner;
@@ -116,13 +118,9 @@ static bool findGrouping(Planner *p, uint32_t index, uint32_t *grouping) {
   for (uint32_t g = 0; g < s->numGroupings; g++)
     if (!memcmp(s->groupings + (size_t)g * world, p->places, bytes))
       return *grouping = g, true;
-  ThunkyCudaPlace *grown = realloc(s->groupings, (s->numGroupings + 1) * bytes);
-  uint32_t *firsts = realloc(p->representative, (s->numGroupings + 1) * sizeof *firsts);
-  if (grown)
-    s->groupings = grown;
-  if (firsts)
-    p->representative = firsts;
-  if (!grown || !firsts)
+  if (!thunkyArrayGrow((void **)&s->groupings, &p->groupingCapacity, s->numGroupings, bytes) ||
+      !thunkyArrayGrow((void **)&p->representative, &p->representativeCapacity, s->numGroupings,
+                       sizeof *p->representative))
     return thunkyErrorf(p->error, "cuda: out of memory planning collectives");
   memcpy(s->groupings + (size_t)s->numGroupings * world, p->places, bytes);
   p->representative[s->numGroupings] = index;

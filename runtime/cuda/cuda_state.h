@@ -80,6 +80,7 @@ typedef struct ThunkyCudaState {
 
   uint32_t *streamIds;     /* the distinct async execution stream ids */
   uint32_t numStreams;
+  size_t streamIdCapacity;
   uint64_t *sliceSizes;    /* per plan slice, as custom calls take them */
   const ThunkyRegistryEntry **calls; /* per plan custom call */
   char **callTargets;      /* per plan custom call: its target, NUL-terminated */

@@ -92,6 +92,17 @@ static void testOpKinds(void) {
   printf("slice result size=%lld arg size=%lld\n",
          (long long)thunkyValueGetBufferSize(mlirOperationGetResult(slice, 0)),
          (long long)thunkyValueGetBufferSize(mlirBlockGetArgument(entry, 0)));
+  /* Typed accessors and the builder: a second slice, 2 bytes at offset 6,
+   * then moved to 10, verifies as a slice_buffer op. */
+  MlirOperation made = thunkySliceBufferCreate(mlirOperationGetLocation(slice),
+                                               mlirBlockGetArgument(entry, 0), 6, 2);
+  mlirBlockInsertOwnedOperationAfter(entry, slice, made);
+  thunkySliceBufferSetOffset(made, 10);
+  printf("built %s offset=%lld size=%lld verifies=%d\n",
+         thunkyOpKindGetMnemonic(thunkyOpGetKind(made)),
+         (long long)thunkySliceBufferGetOffset(made),
+         (long long)thunkyValueGetBufferSize(mlirOperationGetResult(made, 0)),
+         mlirOperationVerify(made));
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
   // CHECK-LABEL: kind 0 - collective=0
@@ -101,6 +112,7 @@ static void testOpKinds(void) {
   // CHECK-NEXT: kind 20 all_reduce collective=1
   // CHECK-NEXT: kind 0 - collective=0
   // CHECK-NEXT: slice result size=8 arg size=16
+  // CHECK-NEXT: built slice_buffer offset=10 size=2 verifies=1
 }
 
 static MlirLogicalResult printDiagnostic(MlirDiagnostic d, void *userData) {

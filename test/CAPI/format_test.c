@@ -25,6 +25,7 @@
 #include "thunky-c/runtime/Timeline.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void appendText(const char *bytes, size_t size, void *text) {
@@ -60,6 +61,18 @@ int main(int argc, char **argv) {
   printf("arena %s\n", s);
   // CHECK-NEXT: map 1000000 found=1 value=123456 missing=0
   // CHECK-NEXT: arena thunky
+
+  /* Array growth: one element, then a jump of many (a chunk's records),
+   * keeping what was there. */
+  uint32_t *items = NULL;
+  size_t capacity = 0;
+  bool grew = thunkyArrayGrow((void **)&items, &capacity, 0, sizeof *items);
+  items[0] = 7;
+  bool jumped = thunkyArrayGrow((void **)&items, &capacity, 1000000, sizeof *items);
+  items[1000000] = 8;
+  printf("grow %d %d room %d kept %u\n", grew, jumped, capacity > 1000000, items[0]);
+  free(items);
+  // CHECK-NEXT: grow 1 1 room 1 kept 7
 
   /* Base's hash (the same HighwayHash riegeli's chunks carry) and the
    * name every report gives a thunk. */

@@ -41,8 +41,10 @@ THUNKY_EXPORT ProtobufCAllocator *thunkyArenaAllocator(ThunkyArena *arena);
 
 /* Makes room for element `count` of an array of `size`-byte elements that
  * holds *capacity (a malloc'd *items, or NULL and 0), growing it
- * geometrically; large arrays move to memory asked to sit on huge pages.
- * False, with nothing changed, when out of memory. */
+ * geometrically, as many steps as it takes: to add n elements to an array
+ * of `used`, ask for element used + n - 1. Large arrays move to memory
+ * asked to sit on huge pages. False, with nothing changed, when out of
+ * memory. What the array held is kept; the new room is not zeroed. */
 THUNKY_EXPORT bool thunkyArrayGrow(void **items, size_t *capacity, size_t count, size_t size);
 
 #ifdef __cplusplus

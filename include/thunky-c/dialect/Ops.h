@@ -92,6 +92,10 @@ MLIR_CAPI_EXPORTED MlirType thunkyCollectivePairElementType(MlirOperation op, in
 MLIR_CAPI_EXPORTED int64_t thunkySliceBufferGetOffset(MlirOperation op);
 /* Moves a thunky.slice_buffer to byte `offset` of its source. */
 MLIR_CAPI_EXPORTED void thunkySliceBufferSetOffset(MlirOperation op, int64_t offset);
+/* A new thunky.slice_buffer at `loc`: `size` bytes at byte `offset` of
+ * `source`. Owned by the caller until inserted into a block. */
+MLIR_CAPI_EXPORTED MlirOperation thunkySliceBufferCreate(MlirLocation loc, MlirValue source,
+                                                         int64_t offset, int64_t size);
 
 /* The execution stream a thunky.async_start runs its region on: its id (0
  * when it names none), and in *communication whether it is a communication
