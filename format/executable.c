@@ -246,21 +246,27 @@ static bool readConstants(ThunkyExecutable *exe, ThunkyError *error) {
   for (size_t i = 0; ok && i < n; i++) {
     Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c = exe->proto->constants[i];
     const char *name = c->symbol_name ? c->symbol_name : "(unnamed)";
-    if (c->allocation_index == -1)
-      continue; /* a constant XLA placed nowhere */
-    if (c->allocation_index < 0 || (uint64_t)c->allocation_index >= exe->numAllocations) {
+    bool placed = c->allocation_index != -1; /* else a module global only */
+    if (placed &&
+        (c->allocation_index < 0 || (uint64_t)c->allocation_index >= exe->numAllocations)) {
       ok = thunkyErrorf(error, "constant %s names unknown allocation %" PRId64
                         " (the executable has %u)", name, c->allocation_index, exe->numAllocations);
       break;
     }
-    ThunkyExecutableAllocation *a = &exe->allocations[c->allocation_index];
+    ThunkyExecutableAllocation *a = placed ? &exe->allocations[c->allocation_index] : NULL;
     ThunkyExecutableConstant *k = &exe->constants[exe->numConstants];
-    *k = (ThunkyExecutableConstant){.proto = c, .allocation = (uint32_t)c->allocation_index};
-    ok = thunkyConstantBytesOf(exe, &literals, c, &k->bytes, &k->inProto, error);
-    if (ok && k->bytes.size > a->size)
+    *k = (ThunkyExecutableConstant){
+        .proto = c, .allocation = placed ? (uint32_t)c->allocation_index : THUNKY_NO_ALLOCATION};
+    /* A global of no allocation XLA fills from the content only, and the
+     * module initializes it otherwise: its bytes are those it has, or none. */
+    ThunkyError unknown;
+    ok = thunkyConstantBytesOf(exe, &literals, c, &k->bytes, &k->inProto,
+                               placed ? error : &unknown) ||
+         !placed;
+    if (ok && a && k->bytes.size > a->size)
       ok = thunkyErrorf(error, "constant %s holds %zu bytes, more than its allocation %u (%" PRIu64
                         " bytes)", name, k->bytes.size, k->allocation, a->size);
-    if (ok && a->constant < 0)
+    if (ok && a && a->constant < 0)
       a->constant = (int32_t)exe->numConstants;
     exe->numConstants += ok;
   }

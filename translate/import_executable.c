@@ -372,8 +372,10 @@ static bool importBody(Importer *im) {
   bool rebuilt = true;
   for (uint32_t c = 0; c < im->model->numConstants; ++c) {
     const ThunkyExecutableConstant *k = &im->model->constants[c];
-    /* Constants of argument allocations stay in the executable's table. */
-    if (!mlirValueIsNull(im->allocationValue[k->allocation])) {
+    /* Constants of argument allocations, and those of none (module globals
+     * only), stay in the executable's table. */
+    if (k->allocation == THUNKY_NO_ALLOCATION ||
+        !mlirValueIsNull(im->allocationValue[k->allocation])) {
       rebuilt = false;
       continue;
     }

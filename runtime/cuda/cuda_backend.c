@@ -261,6 +261,28 @@ static bool bindConstants(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *er
       return false;
     r->memory[a] = global, r->isGlobal[a] = true;
   }
+  /* A constant of no allocation lives in its global alone; XLA fills it
+   * all the same. */
+  for (uint32_t g = 0; module && g < plan->numGlobals; g++) {
+    const ThunkyPlanGlobal *k = &plan->globals[g];
+    CUdeviceptr global = 0;
+    size_t bytes = 0;
+    const char *name = (const char *)k->symbol.data;
+    CUresult result = k->symbol.size ? cu->cuModuleGetGlobal(&global, &bytes, module, name)
+                                     : CUDA_ERROR_NOT_FOUND;
+    if (result == CUDA_ERROR_NOT_FOUND)
+      continue; /* no kernel can read it by name */
+    char where[320];
+    snprintf(where, sizeof where, "constant '%s' (in no allocation)", name);
+    if (result != CUDA_SUCCESS)
+      return thunkyCudaFail(cu, result, "cuModuleGetGlobal", where, error);
+    if (bytes < k->bytes.size)
+      return thunkyErrorf(error, "cuda: the module's global for %s has %zu bytes, the constant %zu",
+                          where, bytes, k->bytes.size);
+    if (k->bytes.size &&
+        !THUNKY_CU_AT(cu, cuMemcpyHtoD, (global, k->bytes.data, k->bytes.size), where, error))
+      return false;
+  }
   return true;
 }
 

@@ -85,18 +85,17 @@ static bool rankBytes(const ThunkyPlan *p, uint64_t *total, ThunkyError *error) 
   return true;
 }
 
-/* On a GPU, XLA fills the module's global named after a constant
- * (cuda_backend.c: bindConstants); a host kernel that reads that global
- * directly, registered with thunkyRegistryAddHostGlobal, sees it filled
- * the same way. */
-static void fillGlobal(const HostState *s, const ThunkyPlanAllocation *al) {
+/* On a GPU, XLA fills the module's global named after a constant, placed
+ * in an allocation or in none (cuda_backend.c: bindConstants); a host
+ * kernel that reads that global directly, registered with
+ * thunkyRegistryAddHostGlobal, sees it filled the same way. */
+static void fillGlobal(const HostState *s, ThunkyBytes symbol, ThunkyBytes bytes) {
   void *data;
   size_t size;
-  if (al->isConstant && al->symbol.size && al->constant.size && s->config.registry &&
-      thunkyRegistryGetHostGlobal(s->config.registry, (const char *)al->symbol.data, &data,
-                                  &size) &&
-      size >= al->constant.size)
-    memcpy(data, al->constant.data, al->constant.size);
+  if (symbol.size && bytes.size && s->config.registry &&
+      thunkyRegistryGetHostGlobal(s->config.registry, (const char *)symbol.data, &data, &size) &&
+      size >= bytes.size)
+    memcpy(data, bytes.data, bytes.size);
 }
 
 static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
@@ -128,9 +127,12 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
                             (size_t)al->size);
     if (p->allocations[a].constant.size)
       memcpy(r->memory[a], p->allocations[a].constant.data, p->allocations[a].constant.size);
-    fillGlobal(s, al);
+    if (al->isConstant)
+      fillGlobal(s, al->symbol, al->constant);
     at += (p->allocations[a].size + 63) & ~(uint64_t)63;
   }
+  for (uint32_t g = 0; g < p->numGlobals; g++)
+    fillGlobal(s, p->globals[g].symbol, p->globals[g].bytes);
   for (uint32_t i = 0; i < p->numSlices; i++) {
     ThunkyPlanSlice slice = p->slices[i];
     r->pointers[i] = slice.size ? r->memory[slice.allocation] + slice.offset : NULL;

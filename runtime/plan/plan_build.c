@@ -29,8 +29,18 @@ static bool readAllocations(Builder *b) {
         .isOutput = a->isOutput,
         .isThreadLocal = a->proto->is_thread_local};
   }
+  p->globals = calloc(m->numConstants + 1, sizeof *p->globals);
+  if (!p->globals)
+    return thunkyErrorf(b->error, "out of memory");
   for (uint32_t i = 0; i < m->numConstants; i++) {
     const ThunkyExecutableConstant *c = &m->constants[i];
+    if (c->allocation == THUNKY_NO_ALLOCATION) {
+      ThunkyPlanGlobal *g = &p->globals[p->numGlobals++];
+      if (!thunkyPlanKeepBytes(b, c->bytes.data, b->replayOnly ? 0 : c->bytes.size, &g->bytes) ||
+          !thunkyPlanKeepString(b, c->proto->symbol_name, &g->symbol))
+        return false;
+      continue;
+    }
     ThunkyPlanAllocation *a = &p->allocations[c->allocation];
     if (!thunkyPlanKeepBytes(b, c->bytes.data, b->replayOnly ? 0 : c->bytes.size, &a->constant) ||
         !thunkyPlanKeepString(b, c->proto->symbol_name, &a->symbol))
@@ -175,7 +185,7 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan->commands), free(plan->lists), free(plan->slices), free(plan->collectives);
   free(plan->collectiveBuffers), free(plan->groups), free(plan->ids), free(plan->kernels);
   free(plan->params), free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
-  free(plan->accesses);
+  free(plan->accesses), free(plan->globals);
   free(plan);
 }
 

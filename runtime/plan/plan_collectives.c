@@ -87,6 +87,11 @@ bool thunkyPlanCollectiveThunk(Builder *b, CommandVec *v, const Thunk *t) {
   }
   case XLA__GPU__THUNK_PROTO__IMPL_COLLECTIVE_BROADCAST_THUNK: {
     const Xla__Gpu__CollectiveBroadcastThunkProto *p = t->collective_broadcast_thunk;
+    /* A dynamic root is read at run time from the last buffer, which is no
+     * source and destination pair: run as a broadcast from group rank 0,
+     * it would move the wrong bytes. */
+    if (p->has_dynamic_root)
+      return thunkyPlanRefuse(b, v, "a root read at run time (has_dynamic_root)");
     return collective(b, v, THUNKY_COLLECTIVE_BROADCAST, p->collective_config, p->n_buffers,
                       p->buffers, &c);
   }

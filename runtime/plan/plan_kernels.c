@@ -119,9 +119,25 @@ static bool packParams(Builder *b, const Launch *l, ThunkyPlanKernel *k) {
   return true;
 }
 
+/* XLA launches with the dimensions as written: a missing one is 0, and a
+ * launch of 0 blocks or threads fails (LaunchDimensions::FromProto, then
+ * cuLaunchKernel), so the plan refuses what XLA would fail on. */
+static bool checkDims(Builder *b, const char *what, const StreamExecutor__Dim3DProto *d) {
+  static const char axes[] = "xyz";
+  for (int axis = 0; axis < 3; axis++) {
+    int64_t n = !d ? 0 : axis == 0 ? d->x : axis == 1 ? d->y : d->z;
+    if (n < 1 || n > UINT32_MAX)
+      return fail(b, "%s %c is %" PRId64 "%s: XLA's launch would fail (1 to 4294967295)", what,
+                  axes[axis], n, d ? "" : " (no launch dimensions)");
+  }
+  return true;
+}
+
 static bool addKernel(Builder *b, CommandVec *v, const Launch *l) {
   if (!l->name || !*l->name)
     return fail(b, "kernel without a name");
+  if (!checkDims(b, "block count", l->grid) || !checkDims(b, "threads per block", l->block))
+    return false;
   if (l->sharedBytes < 0 || l->sharedBytes > UINT32_MAX)
     return fail(b, "kernel asks for %" PRId64 " bytes of shared memory", l->sharedBytes);
   if (!zeroOutputs(b, v, l))

@@ -72,9 +72,15 @@ typedef struct ThunkyExecutableOutput {
   const Xla__ShapeProto *shape;      /* NULL when the program shape says nothing */
 } ThunkyExecutableOutput;
 
+/* The allocation of a constant XLA placed in none (allocation_index -1):
+ * it lives only in the module's global of its symbol_name, which XLA fills
+ * anyway (gpu_executable.cc: ResolveConstantGlobals), for a kernel that
+ * reads the global directly. */
+#define THUNKY_NO_ALLOCATION UINT32_MAX
+
 typedef struct ThunkyExecutableConstant {
   Xla__Gpu__GpuExecutableProto__ConstantInfoProto *proto;
-  uint32_t allocation;
+  uint32_t allocation; /* or THUNKY_NO_ALLOCATION */
   ThunkyBytes bytes; /* its content, or its HLO literal's bytes (pred widened) */
   bool inProto;      /* the bytes are the proto's own content */
 } ThunkyExecutableConstant;

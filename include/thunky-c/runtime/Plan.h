@@ -277,6 +277,14 @@ typedef struct ThunkyPlanAllocation {
   ThunkyBytes symbol;
 } ThunkyPlanAllocation;
 
+/* A constant XLA placed in no allocation (allocation_index -1): only the
+ * module's global of its symbol_name holds it, which XLA fills anyway, for
+ * a kernel that reads the global by name. */
+typedef struct ThunkyPlanGlobal {
+  ThunkyBytes symbol; /* NUL-terminated */
+  ThunkyBytes bytes;  /* empty in a plan for replay */
+} ThunkyPlanGlobal;
+
 /* An array the program takes or gives: where it lives and its type. */
 typedef struct ThunkyPlanArray {
   ThunkyPlanSlice slice;
@@ -318,6 +326,11 @@ typedef struct ThunkyPlan {
   uint32_t moduleBinary;
 
   void *storage; /* what the kept bytes (names, code, constants) live in */
+
+  /* Constants of no allocation: every backend fills the module global of
+   * each before the first thunk runs. */
+  ThunkyPlanGlobal *globals;
+  uint32_t numGlobals;
 } ThunkyPlan;
 
 /* Builds the plan of a GpuExecutableProto given in any container layering,

@@ -117,7 +117,9 @@ binary: "\\177ELF stand-in for the simulated CUDA driver"
 program_shape { result { element_type: S32 dimensions: %d } }
 thunks {
   thunk_info { profile_annotation: "iota" }
-  kernel_thunk { args { size: %d } kernel_name: "rank_iota_s32" }
+  kernel_thunk { args { size: %d } kernel_name: "rank_iota_s32"
+    launch_dimensions { block_counts { coordinates { x: 1 y: 1 z: 1 } }
+                        thread_counts_per_block { coordinates { x: 1 y: 1 z: 1 } } } }
 }
 thunks { thunk_info { profile_annotation: "%s" } %s }""" % (
         kind, n, 4 * src, 4 * dst, dst, 4 * src, kind, body))
