@@ -292,8 +292,10 @@ const char *thunkyRunOptionPlaceName(unsigned place) {
 
 size_t thunkyRunOptionsHelp(unsigned flags, char *buffer, size_t size) {
   size_t used = 0;
-#define PUT(...)                                                                                   \
-  used += (size_t)snprintf(buffer + (used < size ? used : size), used < size ? size - used : 0,    \
+/* Appends, counting what does not fit; no pointer arithmetic on a NULL
+ * buffer when only the length is asked. */
+#define PUT(...)                                                                                  \
+  used += (size_t)snprintf(used < size ? buffer + used : NULL, used < size ? size - used : 0,     \
                            __VA_ARGS__)
   for (size_t i = 0; i < THUNKY_OPTION_COUNT; i++) {
     const ThunkyRunOption *o = &table[i];
