@@ -14,6 +14,8 @@
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
 #include "thunky-c/base/Arena.h"
+#include "thunky-c/base/Hash.h"
+#include "thunky-c/base/HashMap.h"
 #include "thunky-c/runtime/Reduce.h"
 #include "replica_groups.h"
 
@@ -65,8 +67,11 @@ typedef struct Planner {
   uint32_t *members;        /* world entries of scratch */
   uint8_t *seen;            /* world zeroed bytes of scratch */
   ThunkyCudaPlace *places;  /* the candidate grouping */
-  uint32_t *representative; /* per grouping: the first collective that made it */
-  size_t groupingCapacity, representativeCapacity;
+  size_t groupingCapacity;
+  /* Linear lookups, however many groupings: a collective listing groups
+   * some earlier one listed (to that collective), and places some earlier
+   * grouping has (to that grouping). */
+  ThunkyHashMap byGroups, byPlaces;
   char name[160];           /* the thunk being planned, for messages */
   ThunkyError *error;
 } Planner;
@@ -103,27 +108,48 @@ static bool sameGroups(const ThunkyPlan *plan, const ThunkyCollective *a,
   return true;
 }
 
+/* A collective's group lists, hashed. */
+static uint64_t groupsKey(const ThunkyPlan *plan, const ThunkyCollective *c) {
+  uint64_t key = ((uint64_t)c->groupMode << 32) ^ c->groups.count;
+  for (uint32_t g = 0; g < c->groups.count; g++) {
+    ThunkyRange x = plan->groups[c->groups.first + g];
+    key = (key ^ thunkyHashBytes(&plan->ids[x.first], x.count * sizeof *plan->ids)) *
+              UINT64_C(0x9E3779B97F4A7C15) +
+          x.count;
+  }
+  return key;
+}
+
+/* The slot after `key`'s k-th one, when a different entry holds it. */
+static uint64_t probe(uint64_t key, uint64_t k) { return (key + k) * UINT64_C(0xff51afd7ed558ccd); }
+
 /* The grouping of collective `index`: one it shares with an earlier
- * collective listing the same groups, or with a grouping alike, or new. */
+ * collective listing the same groups, or with a grouping alike, or new.
+ * Each lookup is a hash and a comparison, so planning stays linear in the
+ * collectives however many groupings they make. */
 static bool findGrouping(Planner *p, uint32_t index, uint32_t *grouping) {
   ThunkyCudaState *s = p->state;
   const ThunkyCollective *c = &p->plan->collectives[index];
-  for (uint32_t g = 1; g < s->numGroupings; g++)
-    if (sameGroups(p->plan, c, &p->plan->collectives[p->representative[g]]))
-      return *grouping = g, true;
+  uint64_t key = groupsKey(p->plan, c), slot = key, k = 0;
+  uint32_t found;
+  for (; thunkyHashMapGet(&p->byGroups, slot, &found); slot = probe(key, ++k))
+    if (sameGroups(p->plan, c, &p->plan->collectives[found]))
+      return *grouping = s->collectiveGrouping[found], true;
+  if (!thunkyHashMapPut(&p->byGroups, slot, index))
+    return thunkyErrorf(p->error, "cuda: out of memory planning collectives");
   if (!placeAll(p, c))
     return false;
   uint32_t world = p->world;
   size_t bytes = world * sizeof(ThunkyCudaPlace);
-  for (uint32_t g = 0; g < s->numGroupings; g++)
-    if (!memcmp(s->groupings + (size_t)g * world, p->places, bytes))
-      return *grouping = g, true;
+  uint64_t placesKey = thunkyHashBytes(p->places, bytes);
+  slot = placesKey, k = 0;
+  for (; thunkyHashMapGet(&p->byPlaces, slot, &found); slot = probe(placesKey, ++k))
+    if (!memcmp(s->groupings + (size_t)found * world, p->places, bytes))
+      return *grouping = found, true;
   if (!thunkyArrayGrow((void **)&s->groupings, &p->groupingCapacity, s->numGroupings, bytes) ||
-      !thunkyArrayGrow((void **)&p->representative, &p->representativeCapacity, s->numGroupings,
-                       sizeof *p->representative))
+      !thunkyHashMapPut(&p->byPlaces, slot, s->numGroupings))
     return thunkyErrorf(p->error, "cuda: out of memory planning collectives");
   memcpy(s->groupings + (size_t)s->numGroupings * world, p->places, bytes);
-  p->representative[s->numGroupings] = index;
   *grouping = s->numGroupings++;
   return true;
 }
@@ -196,15 +222,15 @@ bool thunkyCudaPlanCollectives(ThunkyCudaState *state, ThunkyError *error) {
                .plan = plan,
                .world = world,
                .partitions = state->partitions,
+               .groupingCapacity = 1, /* grouping 0, the world, allocated below */
                .error = error};
   p.members = malloc(world * sizeof *p.members);
   p.seen = calloc(world, 1);
   p.places = malloc(world * sizeof *p.places);
-  p.representative = malloc(sizeof *p.representative);
   state->groupings = malloc(world * sizeof(ThunkyCudaPlace));
   state->collectiveGrouping = calloc(plan->numCollectives, sizeof *state->collectiveGrouping);
   uint32_t *thunkOf = malloc(plan->numCollectives * sizeof *thunkOf);
-  bool ok = p.members && p.seen && p.places && p.representative && state->groupings &&
+  bool ok = p.members && p.seen && p.places && state->groupings &&
             state->collectiveGrouping && thunkOf;
   if (!ok)
     thunkyErrorf(error, "cuda: out of memory planning collectives");
@@ -214,7 +240,9 @@ bool thunkyCudaPlanCollectives(ThunkyCudaState *state, ThunkyError *error) {
     for (uint32_t rank = 0; rank < world; rank++)
       state->groupings[rank] = (ThunkyCudaPlace){0, (int32_t)rank, (int32_t)world};
     state->numGroupings = 1;
-    p.representative[0] = UINT32_MAX;
+    ok = thunkyHashMapPut(&p.byPlaces,
+                          thunkyHashBytes(state->groupings, world * sizeof(ThunkyCudaPlace)), 0) ||
+         thunkyErrorf(error, "cuda: out of memory planning collectives");
     for (uint32_t i = 0; i < plan->numCollectives; i++)
       thunkOf[i] = THUNKY_CUDA_NO_THUNK;
     for (uint32_t i = 0; i < plan->numCommands; i++)
@@ -239,7 +267,8 @@ bool thunkyCudaPlanCollectives(ThunkyCudaState *state, ThunkyError *error) {
   free(p.members);
   free(p.seen);
   free(p.places);
-  free(p.representative);
+  thunkyHashMapDestroy(&p.byGroups);
+  thunkyHashMapDestroy(&p.byPlaces);
   free(thunkOf);
   return ok;
 }
