@@ -121,11 +121,11 @@ LogicalResult CopyOp::canonicalize(CopyOp op, PatternRewriter &rewriter) {
   return success();
 }
 
-#define THUNKY_FORWARD_VERIFIER(E, C)                                          \
+#define THUNKY_FORWARD_VERIFIER(E, C, N)                                       \
   LogicalResult C::verify() {                                                  \
     return unwrap(thunkyVerifyOp(wrap(getOperation()), THUNKY_OP_##E));        \
   }
-THUNKY_FOR_EACH_VERIFIED_OP(THUNKY_FORWARD_VERIFIER)
+THUNKY_FOR_EACH_OP(THUNKY_FORWARD_VERIFIER)
 
 // Ops whose effects depend on their attributes say so through the one C
 // table (effects.c), operand by operand.

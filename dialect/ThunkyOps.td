@@ -16,8 +16,13 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 
+// Every op's verifier is thunkyVerifyOp (verify.c), which checks the rules
+// of the ops that have some: one list of ops (Ops.h's), not a second one of
+// those with rules.
 class Thunky_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Thunky_Dialect, mnemonic, traits>;
+    : Op<Thunky_Dialect, mnemonic, traits> {
+  let hasVerifier = 1;
+}
 
 // Ops whose format has a `prop-dict`. They print it as upstream's newest
 // printer does (`<name = value, ...>`, stripped values in declaration order)
@@ -82,7 +87,6 @@ def Thunky_SliceBufferOp : Thunky_Op<"slice_buffer", [Pure]> {
   let arguments = (ins Thunky_Buffer:$buffer, I64Attr:$offset);
   let results = (outs Thunky_Buffer:$result);
   let assemblyFormat = "$buffer `offset` `=` $offset attr-dict `:` type($buffer) `->` type($result)";
-  let hasVerifier = 1;
 }
 
 def Thunky_MemzeroOp : Thunky_Op<"memzero"> {
@@ -99,14 +103,12 @@ def Thunky_Memset32Op : Thunky_Op<"memset32"> {
   }];
   let arguments = (ins Thunky_BufferWrite:$buffer, I32Attr:$value);
   let assemblyFormat = "$buffer `,` $value attr-dict `:` type($buffer)";
-  let hasVerifier = 1;
 }
 
 def Thunky_CopyOp : Thunky_Op<"copy"> {
   let summary = "Copies device-to-device memory from source to destination";
   let arguments = (ins Thunky_BufferRead:$src, Thunky_BufferWrite:$dst);
   let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)";
-  let hasVerifier = 1;
   let hasCanonicalizeMethod = 1;
 }
 
@@ -120,7 +122,6 @@ def Thunky_ConstantOp : Thunky_PropOp<"constant", [Pure]> {
   let arguments = (ins AnyAttr:$value, OptionalAttr<StrAttr>:$name);
   let results = (outs Thunky_Buffer:$result);
   let assemblyFormat = "prop-dict attr-dict `:` type($result)";
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -143,7 +144,6 @@ def Thunky_CallThunkProtoOp : Thunky_PropOp<"call_thunk_proto",
                        AnyAttr:$thunk_proto, StrAttr:$asm_text, StrAttr:$binary,
                        OptionalAttr<DenseBoolArrayAttr>:$written);
   let assemblyFormat = "($buffers^ `:` type($buffers))? `name` `=` $kernel_name prop-dict attr-dict";
-  let hasVerifier = 1;
 }
 
 def Thunky_PtxKernelOp : Thunky_PropOp<"ptx_kernel"> {
@@ -158,7 +158,6 @@ def Thunky_PtxKernelOp : Thunky_PropOp<"ptx_kernel"> {
                        DenseI64ArrayAttr:$block_dim, DenseBoolArrayAttr:$written,
                        I64Attr:$shmem_bytes);
   let assemblyFormat = "($buffers^ `:` type($buffers))? `name` `=` $kernel_name prop-dict attr-dict";
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -178,7 +177,6 @@ def Thunky_KernelBinaryOp : Thunky_Op<"kernel_binary",
   let arguments = (ins SymbolNameAttr:$sym_name, OptionalAttr<AnyAttr>:$cubin,
                        OptionalAttr<AnyAttr>:$ptx);
   let assemblyFormat = "$sym_name (`cubin` `=` $cubin^)? (`ptx` `=` $ptx^)? attr-dict";
-  let hasVerifier = 1;
 }
 
 def Thunky_LaunchOp : Thunky_PropOp<"launch",
@@ -203,7 +201,6 @@ def Thunky_LaunchOp : Thunky_PropOp<"launch",
                        DefaultValuedAttr<I64Attr, "0">:$shmem_bytes,
                        OptionalAttr<FlatSymbolRefAttr>:$binary);
   let assemblyFormat = "$kernel_name `(` ($buffers^ `:` type($buffers))? `)` prop-dict attr-dict";
-  let hasVerifier = 1;
 }
 
 def Thunky_GemmOp : Thunky_PropOp<"gemm",
@@ -224,7 +221,6 @@ def Thunky_GemmOp : Thunky_PropOp<"gemm",
     $lhs `,` $rhs `->` $output (`workspace` `(` $workspace^ `:` type($workspace) `)`)?
     `:` type($lhs) `,` type($rhs) `->` type($output) prop-dict attr-dict
   }];
-  let hasVerifier = 1;
 }
 
 def Thunky_CublasLtMatmulOp : Thunky_PropOp<"cublaslt_matmul",
@@ -257,21 +253,18 @@ def Thunky_CublasLtMatmulOp : Thunky_PropOp<"cublaslt_matmul",
     (`workspace` `(` $workspace^ `:` type($workspace) `)`)?
     `:` type($a) `,` type($b) `,` type($c) `->` type($d) prop-dict attr-dict
   }];
-  let hasVerifier = 1;
 }
 
 def Thunky_ReplicaIdOp : Thunky_Op<"replica_id"> {
   let summary = "Writes the running device's replica id as a u32 (XLA's ReplicaIdThunk)";
   let arguments = (ins Thunky_BufferWrite:$dst);
   let assemblyFormat = "$dst attr-dict `:` type($dst)";
-  let hasVerifier = 1;
 }
 
 def Thunky_PartitionIdOp : Thunky_Op<"partition_id"> {
   let summary = "Writes the running device's partition id as a u32 (XLA's PartitionIdThunk)";
   let arguments = (ins Thunky_BufferWrite:$dst);
   let assemblyFormat = "$dst attr-dict `:` type($dst)";
-  let hasVerifier = 1;
 }
 
 def Thunky_CustomCallOp : Thunky_PropOp<"custom_call"> {
@@ -287,7 +280,6 @@ def Thunky_CustomCallOp : Thunky_PropOp<"custom_call"> {
                        OptionalAttr<ArrayAttr>:$operand_shapes,
                        OptionalAttr<ArrayAttr>:$result_shapes);
   let assemblyFormat = "($buffers^ `:` type($buffers))? `target` `=` $target_name prop-dict attr-dict";
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -312,7 +304,6 @@ def Thunky_CondOp : Thunky_Op<"cond", [RecursiveMemoryEffects,
   let arguments = (ins Thunky_BufferRead:$branch_index);
   let regions = (region VariadicRegion<SizedRegion<1>>:$branches);
   let assemblyFormat = "$branch_index `:` type($branch_index) $branches attr-dict";
-  let hasVerifier = 1;
 }
 
 def Thunky_WhileOp : Thunky_Op<"while", [RecursiveMemoryEffects,
@@ -326,7 +317,6 @@ def Thunky_WhileOp : Thunky_Op<"while", [RecursiveMemoryEffects,
   let arguments = (ins Thunky_BufferRead:$condition_buffer);
   let regions = (region SizedRegion<1>:$cond_region, SizedRegion<1>:$body_region);
   let assemblyFormat = "$condition_buffer `:` type($condition_buffer) `cond` $cond_region `body` $body_region attr-dict";
-  let hasVerifier = 1;
 }
 
 def Thunky_SequentialOp : Thunky_Op<"sequential", [RecursiveMemoryEffects,
@@ -357,7 +347,6 @@ def Thunky_AsyncStartOp : Thunky_PropOp<"async_start", [RecursiveMemoryEffects,
   // but MLIR 22's generated printer leaves a stray space where the whole
   // prop-dict is elided (the common case here), so it is written by hand.
   let hasCustomAssemblyFormat = 1;
-  let hasVerifier = 1;
 }
 
 def Thunky_AsyncDoneOp : Thunky_Op<"async_done"> {
@@ -369,7 +358,6 @@ def Thunky_AsyncDoneOp : Thunky_Op<"async_done"> {
   }];
   let arguments = (ins Thunky_Token:$token);
   let assemblyFormat = "$token `:` type($token) attr-dict";
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -379,7 +367,6 @@ def Thunky_AsyncDoneOp : Thunky_Op<"async_done"> {
 class Thunky_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Thunky_PropOp<mnemonic, traits> {
   let assemblyFormat = "$src `,` $dst prop-dict attr-dict `:` type($src) `,` type($dst)";
-  let hasVerifier = 1;
 }
 
 // all_reduce, all_gather and reduce_scatter move one or more source and
@@ -442,7 +429,6 @@ def Thunky_CollectiveGroupOp : Thunky_Op<"collective_group", [RecursiveMemoryEff
   let summary = "Fuses nested collective or copy thunks into a single NCCL group dispatch (CollectiveGroupThunk)";
   let regions = (region SizedRegion<1>:$body_region);
   let assemblyFormat = "$body_region attr-dict";
-  let hasVerifier = 1;
 }
 
 #endif // THUNKY_OPS_TD
