@@ -112,7 +112,8 @@ static bool literalBytes(const Xla__LiteralProto *l, const void **data,
 
 bool thunkyConstantBytesOf(ThunkyExecutable *exe, ConstantLiterals *literals,
                            const Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c,
-                           ThunkyBytes *bytes, bool *inProto, ThunkyError *error) {
+                           bool mayBeEmpty, ThunkyBytes *bytes, bool *inProto,
+                           ThunkyError *error) {
   const char *name = c->symbol_name ? c->symbol_name : "(unnamed)";
   *inProto = c->content && c->content->has_data && c->content->data.len;
   if (*inProto) {
@@ -124,6 +125,11 @@ bool thunkyConstantBytesOf(ThunkyExecutable *exe, ConstantLiterals *literals,
   size_t size;
   if (!findLiteral(exe, literals, c->symbol_name, &l))
     return thunkyErrorf(error, "out of memory");
+  /* XLA fills a module global from the content alone; without it, the
+   * module's own initializer holds the bytes, which thunky needs only for
+   * an allocation. */
+  if (mayBeEmpty && (!l || !literalBytes(l, &data, &size)))
+    return *bytes = (ThunkyBytes){0}, true;
   if (!l)
     return thunkyErrorf(error, "constant %s has no bytes and no HLO constant instruction", name);
   if (!literalBytes(l, &data, &size))

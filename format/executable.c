@@ -257,12 +257,7 @@ static bool readConstants(ThunkyExecutable *exe, ThunkyError *error) {
     ThunkyExecutableConstant *k = &exe->constants[exe->numConstants];
     *k = (ThunkyExecutableConstant){
         .proto = c, .allocation = placed ? (uint32_t)c->allocation_index : THUNKY_NO_ALLOCATION};
-    /* A global of no allocation XLA fills from the content only, and the
-     * module initializes it otherwise: its bytes are those it has, or none. */
-    ThunkyError unknown;
-    ok = thunkyConstantBytesOf(exe, &literals, c, &k->bytes, &k->inProto,
-                               placed ? error : &unknown) ||
-         !placed;
+    ok = thunkyConstantBytesOf(exe, &literals, c, !placed, &k->bytes, &k->inProto, error);
     if (ok && a && k->bytes.size > a->size)
       ok = thunkyErrorf(error, "constant %s holds %zu bytes, more than its allocation %u (%" PRIu64
                         " bytes)", name, k->bytes.size, k->allocation, a->size);

@@ -59,10 +59,14 @@ typedef struct ConstantLiterals {
 } ConstantLiterals;
 
 /* The bytes of constant `c`: its content, else its HLO literal's (in the
- * literal's layout; predicates widened to a byte each, in the arena). */
+ * literal's layout; predicates widened to a byte each, in the arena).
+ * Having neither (or a literal of a type thunky does not read) is an error
+ * unless `mayBeEmpty` (a module global only, which XLA fills from the
+ * content alone): then no bytes. Out of memory is always an error. */
 bool thunkyConstantBytesOf(ThunkyExecutable *exe, ConstantLiterals *literals,
                            const Xla__Gpu__GpuExecutableProto__ConstantInfoProto *c,
-                           ThunkyBytes *bytes, bool *inProto, ThunkyError *error);
+                           bool mayBeEmpty, ThunkyBytes *bytes, bool *inProto,
+                           ThunkyError *error);
 
 /* Walks every thunk: counts them against max-thunks, bounds nesting,
  * checks every slice against its allocation, pairs async starts and dones
