@@ -51,27 +51,6 @@ static bool checkConfig(ThunkyCudaState *s, ThunkyError *error) {
   return true;
 }
 
-/* The distinct execution streams of async regions: each gets a CUDA stream
- * per rank. */
-static bool findStreams(ThunkyCudaState *s, ThunkyError *error) {
-  const ThunkyPlan *plan = s->plan;
-  for (uint32_t i = 0; i < plan->numCommands; i++) {
-    const ThunkyCommand *c = &plan->commands[i];
-    if (c->kind != THUNKY_CMD_ASYNC_START)
-      continue;
-    uint32_t known = 0;
-    while (known < s->numStreams && s->streamIds[known] != c->asyncStart.stream)
-      known++;
-    if (known < s->numStreams)
-      continue;
-    if (!thunkyArrayGrow((void **)&s->streamIds, &s->streamIdCapacity, s->numStreams,
-                         sizeof *s->streamIds))
-      return thunkyErrorf(error, "cuda: out of memory");
-    s->streamIds[s->numStreams++] = c->asyncStart.stream;
-  }
-  return true;
-}
-
 static bool resolveCalls(ThunkyCudaState *s, ThunkyError *error) {
   const ThunkyPlan *plan = s->plan;
   s->calls = zeroed(plan->numCustomCalls, sizeof *s->calls);
@@ -292,7 +271,7 @@ static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *erro
    * libraries may use, must not serialize with the plan's streams. */
   if (!THUNKY_CU(s, cuStreamCreate, (&r->main, CU_STREAM_NON_BLOCKING), none, error))
     return false;
-  for (uint32_t i = 0; i < s->numStreams; i++)
+  for (uint32_t i = 0; i < s->plan->numStreams; i++)
     if (!THUNKY_CU(s, cuStreamCreate, (&r->streams[i], CU_STREAM_NON_BLOCKING), none, error))
       return false;
   for (uint32_t i = 0; i < s->plan->numAsyncSlots; i++)
@@ -328,7 +307,7 @@ static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error)
   r->pointers = zeroed(plan->numSlices, sizeof *r->pointers);
   r->modules = zeroed(plan->numBinaries, sizeof *r->modules);
   r->functions = zeroed(plan->numKernels, sizeof *r->functions);
-  r->streams = zeroed(s->numStreams, sizeof *r->streams);
+  r->streams = zeroed(s->plan->numStreams, sizeof *r->streams);
   r->started = zeroed(plan->numAsyncSlots, sizeof *r->started);
   r->done = zeroed(plan->numAsyncSlots, sizeof *r->done);
   r->comms = zeroed(s->numGroupings, sizeof *r->comms);
@@ -357,7 +336,7 @@ static bool stillRunning(ThunkyCudaState *s, ThunkyCudaRank *r) {
   uint64_t deadline = thunkyMonotonicNs() + 1000000000u; /* a second for aborts to land */
   for (;;) {
     bool busy = cu->cuStreamQuery(r->main) == CUDA_ERROR_NOT_READY;
-    for (uint32_t i = 0; i < s->numStreams && r->streams && !busy; i++)
+    for (uint32_t i = 0; i < s->plan->numStreams && r->streams && !busy; i++)
       busy = r->streams[i] && cu->cuStreamQuery(r->streams[i]) == CUDA_ERROR_NOT_READY;
     if (!busy || thunkyMonotonicNs() > deadline)
       return busy;
@@ -382,7 +361,7 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
     /* Streams before the events their work records and waits on: a
      * driver may free an event at once, while a stream's last work, past
      * a failure, still names it (the simulated driver does). */
-    for (uint32_t i = 0; i < s->numStreams && r->streams; i++)
+    for (uint32_t i = 0; i < s->plan->numStreams && r->streams; i++)
       if (r->streams[i])
         cu->cuStreamDestroy(r->streams[i]);
     if (r->main)
@@ -419,7 +398,7 @@ static bool setUp(ThunkyCudaState *s, ThunkyError *error) {
   const ThunkyPlan *plan = s->plan;
   if (!checkConfig(s, error) ||
       !thunkyCudaPlanGraphs(s, error) ||
-      !findStreams(s, error) || !resolveCalls(s, error) ||
+      !resolveCalls(s, error) ||
       !thunkyCudaLoadDriver(&s->cu, error))
     return false;
   const uint32_t none = THUNKY_CUDA_NO_THUNK;
@@ -563,7 +542,6 @@ static void destroy(void *opaque) {
   free(s->callTargets);
   free(s->calls);
   free(s->sliceSizes);
-  free(s->streamIds);
   free(s->groupings);
   free(s->collectiveGrouping);
   free(s->capturable);

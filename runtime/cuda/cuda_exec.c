@@ -24,7 +24,7 @@ typedef struct Walk {
 } Walk;
 
 /* streamId is the timeline's: 0 for the main stream, an async region's
- * execution stream id + 1, as the host backend numbers them. */
+ * 1 + its index in plan->streams, as every backend numbers them. */
 static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId);
 
 /*--- control flow ----------------------------------------------------------*/
@@ -103,16 +103,14 @@ static bool runWhile(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t 
 }
 
 static bool runAsyncStart(Walk *w, const ThunkyCommand *c, CUstream stream) {
-  uint32_t slot = c->asyncStart.slot, index = 0;
-  while (w->state->streamIds[index] != c->asyncStart.stream) /* a handful of ids */
-    index++;
+  uint32_t slot = c->asyncStart.slot, index = c->asyncStart.streamIndex;
   CUstream async = w->rank->streams[index];
   CUevent started = w->rank->started[slot], done = w->rank->done[slot];
   /* The region sees all work before it, and async_done waits for the
    * region through `done`, recorded once the region is enqueued. */
   return THUNKY_CU(w->state, cuEventRecord, (started, stream), c->thunk, &w->rank->error) &&
          THUNKY_CU(w->state, cuStreamWaitEvent, (async, started, 0), c->thunk, &w->rank->error) &&
-         runList(w, c->asyncStart.list, async, c->asyncStart.stream + 1) &&
+         runList(w, c->asyncStart.list, async, index + 1) &&
          THUNKY_CU(w->state, cuEventRecord, (done, async), c->thunk, &w->rank->error);
 }
 
@@ -338,7 +336,7 @@ static Walk walkOf(ThunkyCudaState *state, ThunkyCudaRank *rank, bool timed) {
 static bool waitAll(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   if (!thunkyCudaWait(state, rank, rank->main, THUNKY_CUDA_NO_THUNK))
     return false;
-  for (uint32_t i = 0; i < state->numStreams; i++)
+  for (uint32_t i = 0; i < state->plan->numStreams; i++)
     if (!thunkyCudaWait(state, rank, rank->streams[i], THUNKY_CUDA_NO_THUNK))
       return false;
   return true;

@@ -54,7 +54,7 @@ typedef struct ThunkyCudaRank {
   CUmodule *modules;       /* per plan binary */
   CUfunction *functions;   /* per plan kernel; NULL when no command launches it */
   CUstream main;
-  CUstream *streams;       /* per async execution stream (state->streamIds) */
+  CUstream *streams;       /* per execution stream of plan->streams */
   CUevent *started, *done; /* per async slot */
   CUevent origin, mark;    /* timeline: the run's start, and a reusable mark */
   uint64_t originNs;       /* the timeline's clock at `origin` */
@@ -78,9 +78,6 @@ typedef struct ThunkyCudaState {
   bool hasNccl, hasCublasLt;
   ThunkyCudaRank *rank;    /* per local rank */
 
-  uint32_t *streamIds;     /* the distinct async execution stream ids */
-  uint32_t numStreams;
-  size_t streamIdCapacity;
   uint64_t *sliceSizes;    /* per plan slice, as custom calls take them */
   const ThunkyRegistryEntry **calls; /* per plan custom call */
   char **callTargets;      /* per plan custom call: its target, NUL-terminated */

@@ -274,7 +274,7 @@ static bool runList(Rank *r, uint32_t list, uint32_t stream);
 
 /* An async region, on its own stream id in traces. */
 static bool runRegion(void *rank, const ThunkyCommand *start) {
-  return runList(rank, start->asyncStart.list, start->asyncStart.stream + 1);
+  return runList(rank, start->asyncStart.list, start->asyncStart.streamIndex + 1);
 }
 
 static bool fail(Rank *r, const ThunkyCommand *c, const char *fmt, ...)

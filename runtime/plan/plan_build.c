@@ -120,6 +120,60 @@ static void recordLayout(ThunkyPlan *plan, const Xla__Gpu__GpuExecutableProto *e
   plan->numPartitions = (uint32_t)config->num_partitions;
 }
 
+/* Computation streams before communication streams, each kind by id. */
+static uint64_t streamKey(ThunkyPlanStream s) {
+  return ((uint64_t)s.communication << 32) | s.id;
+}
+
+static int compareStreams(const void *a, const void *b) {
+  uint64_t x = streamKey(*(const ThunkyPlanStream *)a), y = streamKey(*(const ThunkyPlanStream *)b);
+  return (x > y) - (x < y);
+}
+
+static uint32_t streamIndexOf(const ThunkyPlan *plan, ThunkyPlanStream s) {
+  uint32_t lo = 0, hi = plan->numStreams;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (streamKey(plan->streams[mid]) <= streamKey(s))
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* plan->streams from the async starts, and each start's index into it. */
+static bool indexStreams(Builder *b) {
+  ThunkyPlan *plan = b->plan;
+  uint32_t starts = 0;
+  for (uint32_t i = 0; i < plan->numCommands; i++)
+    starts += plan->commands[i].kind == THUNKY_CMD_ASYNC_START;
+  if (!starts)
+    return true;
+  plan->streams = malloc(starts * sizeof *plan->streams);
+  if (!plan->streams)
+    return thunkyErrorf(b->error, "out of memory");
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    if (c->kind == THUNKY_CMD_ASYNC_START)
+      plan->streams[plan->numStreams++] =
+          (ThunkyPlanStream){c->asyncStart.stream, c->asyncStart.communication};
+  }
+  qsort(plan->streams, starts, sizeof *plan->streams, compareStreams);
+  uint32_t distinct = 0;
+  for (uint32_t i = 0; i < starts; i++)
+    if (!distinct || compareStreams(&plan->streams[i], &plan->streams[distinct - 1]))
+      plan->streams[distinct++] = plan->streams[i];
+  plan->numStreams = distinct;
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    ThunkyCommand *c = &plan->commands[i];
+    if (c->kind == THUNKY_CMD_ASYNC_START)
+      c->asyncStart.streamIndex = streamIndexOf(
+          plan, (ThunkyPlanStream){c->asyncStart.stream, c->asyncStart.communication});
+  }
+  return true;
+}
+
 static bool create(const void *data, size_t size, const ThunkyLimits *limits, bool replayOnly,
                    ThunkyPlan **out, ThunkyError *error) {
   *out = NULL;
@@ -150,7 +204,8 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
     b.accesses = VEC(accesses, numAccesses);
     ok = thunkyPlanPush(&b.lists) != NULL || thunkyErrorf(error, "out of memory"); /* the entry */
     b.currentThunk = UINT32_MAX;
-    ok = ok && readAllocations(&b) && readArrays(&b) && thunkyPlanBuildEntry(&b);
+    ok = ok && readAllocations(&b) && readArrays(&b) && thunkyPlanBuildEntry(&b) &&
+         indexStreams(&b);
     /* Counted as the thunks were read. */
     plan->numAsyncSlots = model->numAsyncSlots;
     plan->maxDepth = model->maxDepth;
@@ -185,7 +240,7 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan->commands), free(plan->lists), free(plan->slices), free(plan->collectives);
   free(plan->collectiveBuffers), free(plan->groups), free(plan->ids), free(plan->kernels);
   free(plan->params), free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
-  free(plan->accesses), free(plan->globals);
+  free(plan->accesses), free(plan->globals), free(plan->streams);
   free(plan);
 }
 

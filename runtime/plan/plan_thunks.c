@@ -141,7 +141,10 @@ static bool asyncStartThunk(Builder *b, CommandVec *v, const Xla__Gpu__AsyncStar
       XLA__GPU__ASYNC_START_THUNK_PROTO__EXECUTION_STREAM_ID_COMMUNICATION_STREAM_ID;
   uint64_t stream = c->asyncStart.communication ? p->communication_stream_id
                                                 : p->computation_stream_id;
-  c->asyncStart.stream = stream > UINT32_MAX ? UINT32_MAX : (uint32_t)stream;
+  if (stream > UINT32_MAX)
+    return fail(b, "%s stream %" PRIu64 " is beyond any stream count",
+                c->asyncStart.communication ? "communication" : "computation", stream);
+  c->asyncStart.stream = (uint32_t)stream;
   return true;
 }
 

@@ -308,34 +308,6 @@ static double listWork(Replay *r, uint32_t list, uint8_t *state) {
   return r->listWork[list] = work;
 }
 
-static int compareStreams(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Computation and communication streams are numbered apart: one key. */
-#define COMMUNICATION ((int64_t)1 << 32)
-
-static int64_t laneKey(const ThunkyCommand *c) {
-  return c->asyncStart.stream + (c->asyncStart.communication ? COMMUNICATION : 0);
-}
-
-static uint32_t laneOf(const ThunkySchedule *s, const ThunkyCommand *c) {
-  int64_t key = laneKey(c);
-  if (!key)
-    return 0;
-  uint32_t lo = 1, hi = s->numLanes;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    int64_t at = s->laneStreams[mid] + (s->laneCommunication[mid] ? COMMUNICATION : 0);
-    if (at < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* Lanes, windows and durations: everything sized by the plan. */
 static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
   const ThunkyPlan *plan = r->plan;
@@ -344,7 +316,9 @@ static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
   uint32_t starts = 0;
   for (uint32_t i = 0; i < plan->numCommands; i++)
     starts += plan->commands[i].kind == THUNKY_CMD_ASYNC_START;
-  s->laneStreams = malloc((starts + 1) * sizeof *s->laneStreams);
+  s->numLanes = plan->numStreams + 1;
+  s->laneStreams = malloc(s->numLanes * sizeof *s->laneStreams);
+  s->laneCommunication = calloc(s->numLanes, sizeof *s->laneCommunication);
   s->thunkNs = calloc(thunks, sizeof *s->thunkNs);
   s->thunkRuns = calloc(thunks, sizeof *s->thunkRuns);
   s->thunkSource = calloc(thunks, sizeof *s->thunkSource);
@@ -356,29 +330,16 @@ static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
   r->listWork = calloc(plan->numLists + 1, sizeof *r->listWork);
   r->slots = calloc(plan->numAsyncSlots + 1, sizeof *r->slots);
   r->issuing = calloc(plan->maxDepth + 2, sizeof *r->issuing);
-  if (!s->laneStreams || !s->thunkNs || !s->thunkRuns || !s->thunkSource ||
+  if (!s->laneStreams || !s->laneCommunication || !s->thunkNs || !s->thunkRuns || !s->thunkSource ||
       !s->thunkExposedNs || !s->windows ||
       !r->commandNs || !r->startLane || !r->windowOfThunk || !r->listWork || !r->slots ||
       !r->issuing)
     return thunkyErrorf(r->error, "out of memory for the schedule");
-  /* Lanes: the main stream (computation stream 0), then every other
-   * computation stream, then every communication stream, each once. */
-  s->laneStreams[0] = 0;
-  uint32_t n = 1;
-  for (uint32_t i = 0; i < plan->numCommands; i++)
-    if (plan->commands[i].kind == THUNKY_CMD_ASYNC_START && laneKey(&plan->commands[i]))
-      s->laneStreams[n++] = laneKey(&plan->commands[i]);
-  qsort(s->laneStreams + 1, n - 1, sizeof *s->laneStreams, compareStreams);
-  s->numLanes = 1;
-  for (uint32_t i = 1; i < n; i++)
-    if (s->numLanes == 1 || s->laneStreams[i] != s->laneStreams[s->numLanes - 1])
-      s->laneStreams[s->numLanes++] = s->laneStreams[i];
-  s->laneCommunication = calloc(s->numLanes, sizeof *s->laneCommunication);
-  if (!s->laneCommunication)
-    return thunkyErrorf(r->error, "out of memory for the schedule");
+  /* Lanes: the main stream, then the plan's execution streams. */
+  s->laneStreams[0] = -1;
   for (uint32_t l = 1; l < s->numLanes; l++) {
-    s->laneCommunication[l] = s->laneStreams[l] >= COMMUNICATION;
-    s->laneStreams[l] -= s->laneCommunication[l] ? COMMUNICATION : 0;
+    s->laneStreams[l] = plan->streams[l - 1].id;
+    s->laneCommunication[l] = plan->streams[l - 1].communication;
   }
   s->laneBusyNs = calloc(s->numLanes, sizeof *s->laneBusyNs);
   r->laneBusy = calloc(s->numLanes, sizeof *r->laneBusy);
@@ -398,7 +359,7 @@ static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
     s->thunkSource[c->thunk] = measured ? THUNKY_DURATION_MEASURED : THUNKY_DURATION_MODEL;
     if (c->kind != THUNKY_CMD_ASYNC_START)
       continue;
-    r->startLane[i] = laneOf(s, c);
+    r->startLane[i] = c->asyncStart.streamIndex + 1;
     if (r->windowOfThunk[c->thunk] == UINT32_MAX) {
       r->windowOfThunk[c->thunk] = (uint32_t)s->numWindows;
       s->windows[s->numWindows++] = (ThunkyAsyncWindow){

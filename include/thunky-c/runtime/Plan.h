@@ -102,8 +102,9 @@ typedef struct ThunkyCommand {
     struct {
       uint32_t slot;   /* dense index of the async execution id */
       uint32_t list;   /* plan->lists: the region */
-      uint32_t stream; /* its execution stream id */
+      uint32_t stream; /* its execution stream id, of its kind */
       bool communication;
+      uint32_t streamIndex; /* plan->streams: its execution stream */
     } asyncStart;
     struct { uint32_t slot; } asyncDone;
     struct { uint32_t collective; } collective; /* plan->collectives */
@@ -293,6 +294,15 @@ typedef struct ThunkyPlanArray {
   int64_t dims[8];
 } ThunkyPlanArray;
 
+/* An execution stream that async regions run on, besides the main one. As
+ * XLA numbers them (xla/backends/gpu/runtime/execution_stream_id.h), a
+ * computation stream and a communication stream of the same id are two
+ * streams, and neither is the main stream. */
+typedef struct ThunkyPlanStream {
+  uint32_t id;
+  bool communication;
+} ThunkyPlanStream;
+
 typedef struct ThunkyPlan {
   ThunkyPlanAllocation *allocations;
   uint32_t numAllocations;
@@ -331,6 +341,12 @@ typedef struct ThunkyPlan {
    * each before the first thunk runs. */
   ThunkyPlanGlobal *globals;
   uint32_t numGlobals;
+
+  /* The distinct execution streams of the async regions, computation
+   * streams first, each kind by id. A backend gives each its own stream
+   * (lane, timeline row) numbered 1 + its index; 0 is the main stream. */
+  ThunkyPlanStream *streams;
+  uint32_t numStreams;
 } ThunkyPlan;
 
 /* Builds the plan of a GpuExecutableProto given in any container layering,

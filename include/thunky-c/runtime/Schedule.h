@@ -93,7 +93,7 @@ typedef struct ThunkyScheduleOptions {
 /* One operation as the replay placed it. */
 typedef struct ThunkyScheduleEvent {
   uint32_t thunk;  /* plan->thunks */
-  uint32_t lane;   /* 0: the main stream; then computation, then communication streams */
+  uint32_t lane;   /* 0: the main stream; then 1 + the index in plan->streams */
   uint64_t beginNs, endNs;
   int64_t cause;   /* the event whose end it waited for; -1: it waited for its issue */
   uint8_t source;  /* ThunkyDurationSource */
@@ -116,7 +116,7 @@ typedef struct ThunkySchedule {
   uint64_t stepNs;          /* when the last stream and the host are done */
   uint64_t hostNs;          /* when the host issued its last operation */
   uint32_t numLanes;
-  int64_t *laneStreams;     /* per lane, its execution stream id (lane 0: computation 0) */
+  int64_t *laneStreams;     /* per lane, its execution stream id (lane 0, the main stream: -1) */
   bool *laneCommunication;  /* per lane, whether the id is a communication stream's */
   uint64_t *laneBusyNs;     /* per lane, the sum of the durations on it */
   ThunkyScheduleEvent *events; /* in issue order, at most maxEvents */
