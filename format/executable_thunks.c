@@ -22,6 +22,9 @@ typedef struct Walk {
   const ThunkyThunkProto *thunk; /* the one being read, for messages */
   uint64_t number;               /* its depth-first position */
   uint32_t depth;
+  /* Inside a dynamic-slice fusion, that fusion, whose own allocations its
+   * thunks' slices name; NULL outside. */
+  const Xla__Gpu__DynamicSliceFusionThunkProto *fusion;
 } Walk;
 
 static bool fail(Walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -41,6 +44,8 @@ static bool fail(Walk *w, const char *fmt, ...) {
 static bool checkSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   Walk *w = userData;
   const ThunkyExecutable *exe = w->exe;
+  if (w->fusion) /* its own allocations: the planner's to check */
+    return true;
   if (s->buffer_allocation_index < 0 || (uint64_t)s->buffer_allocation_index >= exe->numAllocations)
     return fail(w, "a slice names allocation %" PRId64 ", but the executable has %u",
                 s->buffer_allocation_index, exe->numAllocations);
@@ -106,6 +111,17 @@ static bool checkDynamicMemcpy(Walk *w, const Xla__Gpu__DynamicMemcpyThunkProto 
   return true;
 }
 
+/* A dynamic-slice fusion's thunks name its own allocations, which import
+ * keeps as they are and the planner checks before it runs them: here they
+ * are numbered and nested, depth first, as the planner does. */
+static bool walkFusion(Walk *w, const Xla__Gpu__DynamicSliceFusionThunkProto *f) {
+  const Xla__Gpu__DynamicSliceFusionThunkProto *outer = w->fusion;
+  w->fusion = f;
+  bool ok = walkSequence(w, f->embedded_thunks);
+  w->fusion = outer;
+  return ok;
+}
+
 static bool walkThunk(Walk *w, ThunkyThunkProto *t) {
   const ThunkyThunkProto *parent = w->thunk;
   uint64_t parentNumber = w->number;
@@ -146,6 +162,9 @@ static bool walkThunk(Walk *w, ThunkyThunkProto *t) {
     break;
   case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_MEMCPY_THUNK:
     ok = ok && checkDynamicMemcpy(w, t->dynamic_memcpy_thunk);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_SLICE_FUSION_THUNK:
+    ok = ok && walkFusion(w, t->dynamic_slice_fusion_thunk);
     break;
   default:
     break;

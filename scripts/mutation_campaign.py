@@ -390,6 +390,72 @@ def dead_store(lines, i):
                                      if not l.startswith("{-#"))
 
 
+def written_only(lines, i):
+    """The ops that use the slice defined at line i, when each only writes
+    it whole (a launch's written argument, a memzero or memset target, a
+    copy's destination); None when one reads it, or it is used otherwise."""
+    name = SLICE.match(lines[i]).group(1)
+    users = []
+    for k in range(i + 1, len(lines)):
+        l = lines[k]
+        if re.match(r"^\s*" + re.escape(name) + r" = ", l):
+            break
+        if not re.search(re.escape(name) + r"\b", l):
+            continue
+        launch = launch_args(l)
+        if launch:
+            _, args, _, flags = launch
+            if any(a == name and not f for a, f in zip(args, flags)):
+                return None
+        elif re.search(r"thunky\.copy ", l):
+            a = operands(re.search(r"thunky\.copy ([^:{]*)", l).group(1))
+            if a[0] == name:
+                return None
+        elif not re.search(r"thunky\.(memzero|memset32) ", l):
+            return None
+        if op_end(lines, k) != k:
+            return None
+        users.append(k)
+    return users
+
+
+def poisoned(lines, i, users):
+    """lines with what the slice at line i holds replaced by zeros after
+    each op that writes it."""
+    s = SLICE.match(lines[i])
+    out = list(lines)
+    for k in reversed(users):
+        indent = re.match(r"^\s*", lines[k]).group(0)
+        out.insert(k + 1, "%sthunky.memzero %s : <%s>" % (indent, s.group(1), s.group(5)))
+    return out
+
+
+def dead_writes(tools, work, job):
+    """Whether a moved slice is only written, and what is written there is
+    read by nothing, in the original and in the mutant: replacing it with
+    zeros right after each write changes no output of either (the
+    fingerprint check), so each program is the same as one that never
+    writes it, and the two are the same."""
+    i, lines, mutant = job["line"], job["lines"], job["mutant"]
+    if not SLICE.match(lines[i]):
+        return False
+    users = written_only(lines, i)
+    if not users:
+        return False
+    for name, module in (("original", lines), ("mutant", mutant)):
+        plain = os.path.join(work, name + "-plain.mlir")
+        dead = os.path.join(work, name + "-dead.mlir")
+        with open(plain, "w") as f:
+            f.write("\n".join(module))
+        with open(dead, "w") as f:
+            f.write("\n".join(poisoned(module, i, users)))
+        code, out = run(tools, ["thunky-run", "--kernels=fingerprint"] + job["layout"] +
+                        [plain, "--compare", dead])
+        if verdict(code, out) != "same":
+            return False
+    return True
+
+
 # --- one input ---------------------------------------------------------------
 
 def verdict(code, out):
@@ -456,6 +522,11 @@ def check_mutant(job):
     if job["cls"] == "init" and dead_store(job["lines"], job["line"]):
         return job, "survived", results, ("dead store: every byte it wrote is written again "
                                           "before any op reads it")
+    if job["cls"] == "operands" and dead_writes(tools, work, job):
+        return job, "survived", results, ("dead writes: the slice is only written, and nothing "
+                                          "reads what is written there, in the original or the "
+                                          "mutant (zeros in its place after each write change "
+                                          "no output)")
     return job, "survived", results, None
 
 

@@ -146,7 +146,8 @@ bool thunkyFingerprintReads(const ThunkyPlan *plan, uint32_t thunk, uint32_t acc
     return (a->access & THUNKY_ACCESS_READ) != 0;
   if (t->written == THUNKY_WRITTEN_OUTPUTS)
     return false;
-  const ThunkyPlanAllocation *al = &plan->allocations[a->slice.allocation];
+  const ThunkyPlanAllocation *al =
+      &plan->allocations[thunkyPlanAllocationOf(plan, a->slice.allocation)];
   return al->parameter >= 0 || al->isOutput || al->isConstant;
 }
 

@@ -33,7 +33,16 @@ uint32_t symMapOf(const State *s, uint32_t rank, uint32_t allocation) {
   return rank * s->plan->numAllocations + allocation;
 }
 
+ThunkyPlanSlice symReal(const State *s, ThunkyPlanSlice slice) {
+  uint32_t allocations = s->plan->numAllocations;
+  if (slice.allocation < allocations)
+    return slice;
+  ThunkyPlanSlice window = s->windows[slice.allocation - allocations];
+  return (ThunkyPlanSlice){window.allocation, window.offset + slice.offset, slice.size};
+}
+
 SymHash symSliceDigest(State *s, uint32_t rank, ThunkyPlanSlice slice) {
+  slice = symReal(s, slice);
   return symDigest(s->memory, symMapOf(s, rank, slice.allocation), slice.offset, slice.size);
 }
 
@@ -53,6 +62,7 @@ bool symWriteOne(State *s, uint32_t rank, ThunkyPlanSlice slice, uint32_t term, 
   if (term == UINT32_MAX)
     return symOutOfMemory(s);
   SymPiece p = {term, offset, slice.size};
+  slice = symReal(s, slice);
   return !slice.size ||
          symWrite(s->memory, symMapOf(s, rank, slice.allocation), slice.offset, &p, 1) ||
          symOutOfMemory(s);
@@ -213,11 +223,13 @@ static bool runExchange(State *s, const ThunkyCommand *c) {
 
 bool symCopyPieces(State *s, uint32_t rank, ThunkyPlanSlice src, uint64_t at, uint64_t size,
                    SymPieces *out) {
+  src = symReal(s, src);
   return symRead(s->memory, symMapOf(s, rank, src.allocation), src.offset + at, size, out) ||
          symOutOfMemory(s);
 }
 
 static bool writePieces(State *s, uint32_t rank, ThunkyPlanSlice dst, const SymPieces *pieces) {
+  dst = symReal(s, dst);
   return !dst.size ||
          symWrite(s->memory, symMapOf(s, rank, dst.allocation), dst.offset, pieces->items,
                   pieces->count) ||
@@ -342,7 +354,7 @@ static bool runCollective(State *s, const ThunkyCommand *c) {
  * UINT32_MAX otherwise. */
 static uint32_t knownBranch(State *s, const ThunkyCommand *c) {
   uint32_t chosen = UINT32_MAX;
-  ThunkyPlanSlice index = c->conditional.index;
+  ThunkyPlanSlice index = symReal(s, c->conditional.index);
   for (uint32_t r = 0; r < s->ranks; r++) {
     uint8_t bytes[4] = {0};
     if (!symConcrete(s->memory, symMapOf(s, r, index.allocation), index.offset,
@@ -369,7 +381,7 @@ static int knownPredicate(State *s, const ThunkyCommand *c) {
   int value = -1;
   for (uint32_t r = 0; r < s->ranks; r++) {
     uint8_t byte;
-    ThunkyPlanSlice p = c->loop.predicate;
+    ThunkyPlanSlice p = symReal(s, c->loop.predicate);
     if (!symConcrete(s->memory, symMapOf(s, r, p.allocation), p.offset, 1, &byte))
       return -1;
     if (r && (byte != 0) != value)
@@ -439,6 +451,18 @@ static bool runRegion(void *s, const ThunkyCommand *start) {
   return symRunList(s, start->asyncStart.list);
 }
 
+/* A dynamic-slice fusion whose windows a loop moves runs, like a dynamic
+ * copy, as a function of its buffers (loops run here without iterations);
+ * any other runs its thunks over its windows. */
+static bool runFusion(State *s, const ThunkyCommand *c) {
+  if (c->fusion.dependsOnLoop)
+    return runFunction(s, c, true);
+  for (uint32_t w = c->fusion.windows.first; w < c->fusion.windows.first + c->fusion.windows.count;
+       w++)
+    s->windows[w] = symReal(s, thunkyPlanWindowSlice(s->plan, w, NULL));
+  return symRunList(s, c->fusion.list);
+}
+
 static bool runCommand(State *s, const ThunkyCommand *c) {
   switch ((ThunkyCommandKind)c->kind) {
   case THUNKY_CMD_MEMZERO:
@@ -485,6 +509,8 @@ static bool runCommand(State *s, const ThunkyCommand *c) {
     return runCollective(s, c);
   case THUNKY_CMD_COLLECTIVE_GROUP:
     return symRunList(s, c->group.list);
+  case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+    return runFusion(s, c);
   case THUNKY_CMD_REPLICA_ID:
   case THUNKY_CMD_PARTITION_ID:
     for (uint32_t r = 0; r < s->ranks; r++) {
@@ -547,7 +573,7 @@ static void destroy(void *opaque) {
   free(s->members), free(s->seen), free(s->outputOf);
   for (uint32_t r = 0; s->exchanges && r < s->ranks; r++)
     thunkyExchangesFree(&s->exchanges[r]);
-  free(s->exchanges);
+  free(s->exchanges), free(s->windows);
   for (uint32_t i = 0; i < s->numAtoms; i++)
     free(s->atoms[i]->items), free(s->atoms[i]);
   free(s->atoms);
@@ -579,7 +605,8 @@ static bool create(const ThunkyPlan *plan, const ThunkyRunConfig *config, void *
     s->seen = calloc(ranks + 1, sizeof *s->seen);
     s->outputOf = thunkyOutputsOfAllocations(plan);
     s->exchanges = calloc(ranks, sizeof *s->exchanges);
-    ok = s->memory && async && s->members && s->seen && s->outputOf && s->exchanges;
+    s->windows = calloc(plan->numWindows + 1, sizeof *s->windows);
+    ok = s->memory && async && s->members && s->seen && s->outputOf && s->exchanges && s->windows;
   }
   if (!ok) {
     destroy(s);
@@ -623,6 +650,7 @@ static bool contents(void *opaque, uint32_t rank, ThunkyPlanSlice slice, ThunkyP
   State *s = opaque;
   s->scratch.count = 0;
   *pieces = NULL, *count = 0;
+  slice = symReal(s, slice);
   if (!symRead(s->memory, symMapOf(s, rank, slice.allocation), slice.offset, slice.size,
                &s->scratch) ||
       !(*pieces = malloc((s->scratch.count + 1) * sizeof **pieces)))

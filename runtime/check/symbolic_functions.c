@@ -30,7 +30,8 @@ typedef struct Writes {
 } Writes;
 
 /* Every slice a thunk of list `list` (and of the lists inside it) writes. */
-static bool collectWrites(const ThunkyPlan *p, uint32_t list, Writes *out) {
+static bool collectWrites(const State *s, uint32_t list, Writes *out) {
+  const ThunkyPlan *p = s->plan;
   ThunkyRange range = p->lists[list];
   for (uint32_t k = 0; k < range.count; k++) {
     const ThunkyCommand *c = &p->commands[range.first + k];
@@ -41,24 +42,26 @@ static bool collectWrites(const ThunkyPlan *p, uint32_t list, Writes *out) {
         continue;
       if (!thunkyArrayGrow((void **)&out->items, &out->capacity, out->count, sizeof *out->items))
         return false;
-      out->items[out->count] = (Write){a->slice.allocation, a->slice.offset,
-                                       a->slice.offset + a->slice.size, (uint32_t)out->count};
+      /* A loop in a fusion writes its windows where they lie now. */
+      ThunkyPlanSlice at = symReal(s, a->slice);
+      out->items[out->count] =
+          (Write){at.allocation, at.offset, at.offset + at.size, (uint32_t)out->count};
       out->count++;
     }
     bool ok = true;
     switch ((ThunkyCommandKind)c->kind) {
     case THUNKY_CMD_WHILE:
-      ok = collectWrites(p, c->loop.condition, out) && collectWrites(p, c->loop.body, out);
+      ok = collectWrites(s, c->loop.condition, out) && collectWrites(s, c->loop.body, out);
       break;
     case THUNKY_CMD_CONDITIONAL:
       for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++)
-        ok = collectWrites(p, (uint32_t)p->ids[c->conditional.branches.first + b], out);
+        ok = collectWrites(s, (uint32_t)p->ids[c->conditional.branches.first + b], out);
       break;
     case THUNKY_CMD_ASYNC_START:
-      ok = collectWrites(p, c->asyncStart.list, out);
+      ok = collectWrites(s, c->asyncStart.list, out);
       break;
     case THUNKY_CMD_COLLECTIVE_GROUP:
-      ok = collectWrites(p, c->group.list, out);
+      ok = collectWrites(s, c->group.list, out);
       break;
     default:
       break;
@@ -147,10 +150,10 @@ const Atoms *symAtomsOf(State *s, const ThunkyCommand *c) {
   Writes w = {0};
   bool ok = true;
   if (c->kind == THUNKY_CMD_WHILE) {
-    ok = collectWrites(s->plan, c->loop.condition, &w) && collectWrites(s->plan, c->loop.body, &w);
+    ok = collectWrites(s, c->loop.condition, &w) && collectWrites(s, c->loop.body, &w);
   } else {
     for (uint32_t b = 0; ok && b < c->conditional.branches.count; b++)
-      ok = collectWrites(s->plan, (uint32_t)s->plan->ids[c->conditional.branches.first + b], &w);
+      ok = collectWrites(s, (uint32_t)s->plan->ids[c->conditional.branches.first + b], &w);
   }
   Atoms *atoms = calloc(1, sizeof *atoms);
   bool grown =

@@ -74,13 +74,18 @@ typedef struct State {
   ThunkyExchanges *exchanges; /* per rank: what its exchanges sent (thunky-c/runtime/Check.h) */
   uint64_t exchangeRuns;      /* runs of exchanges, every rank's */
   uint32_t asFunction;        /* loops and conditionals taken as functions around here */
+  ThunkyPlanSlice *windows;   /* per window of a dynamic-slice fusion: where it lies, in
+                                 the executable's allocations, since its fusion last ran */
   ThunkyError *error;
 } State;
 
 /*--- symbolic.c --------------------------------------------------------------*/
 
-/* The memory map of `allocation` on `rank`. */
+/* The memory map of `allocation` (of the executable's) on `rank`. */
 uint32_t symMapOf(const State *s, uint32_t rank, uint32_t allocation);
+/* `slice` in the executable's allocations: a slice of a fusion's window
+ * moved to where the window lies now. */
+ThunkyPlanSlice symReal(const State *s, ThunkyPlanSlice slice);
 /* A hash of what `slice` of `rank` holds. */
 SymHash symSliceDigest(State *s, uint32_t rank, ThunkyPlanSlice slice);
 /* Sets the run's error to "out of memory"; false. */

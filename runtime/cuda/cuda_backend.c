@@ -117,11 +117,9 @@ static bool allocate(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) 
  * parameter tables that launches pass. */
 static void locateSlices(ThunkyCudaState *s, ThunkyCudaRank *r) {
   const ThunkyPlan *plan = s->plan;
-  for (uint32_t i = 0; i < plan->numSlices; i++) {
-    r->slices[i] = thunkyCudaAddress(r, plan->slices[i]);
+  thunkyCudaPlaceSlices(plan, r, (ThunkyRange){0, plan->numSlices});
+  for (uint32_t i = 0; i < plan->numSlices; i++)
     r->params[i] = &r->slices[i];
-    r->pointers[i] = plan->slices[i].size ? (void *)(uintptr_t)r->slices[i] : NULL;
-  }
   /* The driver only reads parameters: a constant's bytes are passed as the
    * plan keeps them. */
   for (uint32_t i = 0; i < plan->numParams; i++) {
@@ -299,7 +297,9 @@ static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error)
   r->context = context;
   if (!THUNKY_CU(s, cuCtxSetCurrent, (context), none, error))
     return false;
-  r->memory = zeroed(plan->numAllocations, sizeof *r->memory);
+  /* Past the allocations, the windows of dynamic-slice fusions, each set
+   * when its fusion runs. */
+  r->memory = zeroed(plan->numAllocations + plan->numWindows, sizeof *r->memory);
   r->slices = zeroed(plan->numSlices, sizeof *r->slices);
   r->params = zeroed(plan->numSlices, sizeof *r->params);
   r->packed = zeroed(plan->numParams, sizeof *r->packed);

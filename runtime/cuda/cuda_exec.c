@@ -114,6 +114,29 @@ static bool runAsyncStart(Walk *w, const ThunkyCommand *c, CUstream stream) {
          THUNKY_CU(w->state, cuEventRecord, (done, async), c->thunk, &w->rank->error);
 }
 
+void thunkyCudaPlaceSlices(const ThunkyPlan *plan, ThunkyCudaRank *rank, ThunkyRange slices) {
+  for (uint32_t i = slices.first; i < slices.first + slices.count; i++) {
+    rank->slices[i] = thunkyCudaAddress(rank, plan->slices[i]);
+    rank->pointers[i] = plan->slices[i].size ? (void *)(uintptr_t)rank->slices[i] : NULL;
+  }
+}
+
+/* A dynamic-slice fusion: its windows where its loops put them, then its
+ * thunks over them, as XLA's DynamicSliceFusionV2Thunk does on the host
+ * before it enqueues them. */
+static bool runFusion(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  const ThunkyPlan *plan = w->plan;
+  ThunkyCudaRank *rank = w->rank;
+  for (uint32_t k = c->fusion.windows.first; k < c->fusion.windows.first + c->fusion.windows.count;
+       k++) {
+    ThunkyPlanSlice at = thunkyPlanWindowSlice(plan, k, w->loops);
+    CUdeviceptr base = rank->memory[at.allocation];
+    rank->memory[plan->numAllocations + k] = base ? base + at.offset : 0;
+  }
+  thunkyCudaPlaceSlices(plan, rank, c->fusion.slices);
+  return runList(w, c->fusion.list, stream, streamId);
+}
+
 static bool runGroup(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
   const ThunkyNccl *nccl = &w->state->nccl;
   if (!w->state->hasNccl) /* a group of no collectives: NCCL was never loaded */
@@ -237,6 +260,8 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
   case THUNKY_CMD_COLLECTIVE:
     return thunkyCudaCollective(w->state, rank, c->collective.collective, stream, thunk);
   case THUNKY_CMD_COLLECTIVE_GROUP: return runGroup(w, c, stream, streamId);
+  case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+    return runFusion(w, c, stream, streamId);
   case THUNKY_CMD_REPLICA_ID:
   case THUNKY_CMD_PARTITION_ID: {
     uint32_t partitions = w->state->partitions;
@@ -391,13 +416,16 @@ bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
 static bool capturable(const ThunkyPlan *plan, uint32_t first, uint32_t end, uint32_t depth) {
   for (uint32_t i = first; i < end; i++) {
     const ThunkyCommand *c = &plan->commands[i];
-    uint32_t nested = c->kind == THUNKY_CMD_ASYNC_START       ? c->asyncStart.list
-                      : c->kind == THUNKY_CMD_COLLECTIVE_GROUP ? c->group.list
-                                                               : UINT32_MAX;
-    /* A copy that follows a loop's iteration would be captured with one. */
+    uint32_t nested = c->kind == THUNKY_CMD_ASYNC_START            ? c->asyncStart.list
+                      : c->kind == THUNKY_CMD_COLLECTIVE_GROUP     ? c->group.list
+                      : c->kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION ? c->fusion.list
+                                                                   : UINT32_MAX;
+    /* A copy or fusion that follows a loop's iteration would be captured
+     * with one. */
     if (c->kind == THUNKY_CMD_CONDITIONAL || c->kind == THUNKY_CMD_WHILE ||
         c->kind == THUNKY_CMD_CUSTOM_CALL || c->kind == THUNKY_CMD_OPAQUE ||
-        (c->kind == THUNKY_CMD_COPY && c->copy.dependsOnLoop))
+        (c->kind == THUNKY_CMD_COPY && c->copy.dependsOnLoop) ||
+        (c->kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION && c->fusion.dependsOnLoop))
       return false;
     if (nested != UINT32_MAX) {
       ThunkyRange l = plan->lists[nested];

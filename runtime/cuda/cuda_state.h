@@ -45,7 +45,7 @@ typedef struct ThunkyCudaRank {
   uint32_t index, global;  /* local index; rank in the world */
   CUdevice device;
   CUcontext context;       /* the device's primary context, retained */
-  CUdeviceptr *memory;     /* per allocation; 0 for an empty one */
+  CUdeviceptr *memory;     /* per allocation, then per fusion window; 0 for an empty one */
   CUdeviceptr *slices;     /* per plan slice: its address */
   void **params;           /* per plan slice: &slices[i], as cuLaunchKernel takes them */
   void **packed;           /* per plan param: its constant bytes, or &slices[its slice] */
@@ -151,6 +151,11 @@ static inline CUdeviceptr thunkyCudaAddress(const ThunkyCudaRank *rank, ThunkyPl
   CUdeviceptr base = rank->memory[s.allocation];
   return base ? base + s.offset : 0;
 }
+
+/* The addresses of plan slices `slices` (r->slices, r->pointers), from
+ * r->memory: once, and again for a fusion's when it moves its windows.
+ * Launch parameters point at r->slices, so they follow. */
+void thunkyCudaPlaceSlices(const ThunkyPlan *plan, ThunkyCudaRank *rank, ThunkyRange slices);
 
 /* Rank jobs: run the entry list once, launching the captured graphs, and
  * wait for it; capture each graph that can be (config.graphs). */

@@ -98,13 +98,34 @@ static void fillGlobal(const HostState *s, ThunkyBytes symbol, ThunkyBytes bytes
     memcpy(data, bytes.data, bytes.size);
 }
 
+/* The addresses of plan slices `slices` and of packed parameters `params`,
+ * from r->memory: once, and again for a fusion's when it moves its windows. */
+static void placeArguments(Rank *r, ThunkyRange slices, ThunkyRange params) {
+  const ThunkyPlan *p = r->state->plan;
+  for (uint32_t i = slices.first; i < slices.first + slices.count; i++) {
+    ThunkyPlanSlice slice = p->slices[i];
+    r->pointers[i] = slice.size ? r->memory[slice.allocation] + slice.offset : NULL;
+    r->sizes[i] = slice.size;
+  }
+  /* A packed kernel's stand-in sees its parameters as a GPU kernel would:
+   * a relocation as its argument's memory, constant bytes as themselves. */
+  for (uint32_t i = params.first; i < params.first + params.count; i++) {
+    const ThunkyPlanParam *param = &p->params[i];
+    bool relocation = param->slice != UINT32_MAX;
+    r->params[i] = relocation ? r->pointers[param->slice] : (void *)(uintptr_t)param->bytes.data;
+    r->paramSizes[i] = relocation ? r->sizes[param->slice] : param->bytes.size;
+  }
+}
+
 static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   const ThunkyPlan *p = s->plan;
   uint64_t total;
   if (!rankBytes(p, &total, error))
     return false;
   r->block = total <= SIZE_MAX ? aligned_alloc(64, total ? (size_t)total : 64) : NULL;
-  r->memory = calloc(p->numAllocations + 1, sizeof *r->memory);
+  /* Past the allocations, the windows of dynamic-slice fusions, each set
+   * when its fusion runs. */
+  r->memory = calloc(p->numAllocations + p->numWindows + 1, sizeof *r->memory);
   r->pointers = calloc(p->numSlices + 1, sizeof *r->pointers);
   r->sizes = calloc(p->numSlices + 1, sizeof *r->sizes);
   r->params = calloc(p->numParams + 1, sizeof *r->params);
@@ -133,19 +154,7 @@ static bool allocateRank(HostState *s, Rank *r, ThunkyError *error) {
   }
   for (uint32_t g = 0; g < p->numGlobals; g++)
     fillGlobal(s, p->globals[g].symbol, p->globals[g].bytes);
-  for (uint32_t i = 0; i < p->numSlices; i++) {
-    ThunkyPlanSlice slice = p->slices[i];
-    r->pointers[i] = slice.size ? r->memory[slice.allocation] + slice.offset : NULL;
-    r->sizes[i] = slice.size;
-  }
-  /* A packed kernel's stand-in sees its parameters as a GPU kernel would:
-   * a relocation as its argument's memory, constant bytes as themselves. */
-  for (uint32_t i = 0; i < p->numParams; i++) {
-    const ThunkyPlanParam *param = &p->params[i];
-    bool relocation = param->slice != UINT32_MAX;
-    r->params[i] = relocation ? r->pointers[param->slice] : (void *)(uintptr_t)param->bytes.data;
-    r->paramSizes[i] = relocation ? r->sizes[param->slice] : param->bytes.size;
-  }
+  placeArguments(r, (ThunkyRange){0, p->numSlices}, (ThunkyRange){0, p->numParams});
   return true;
 }
 
@@ -376,6 +385,19 @@ static bool runWhile(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   return why.message[0] ? failWith(r, c, &why) : false; /* else the list's own error */
 }
 
+/* A dynamic-slice fusion: its windows where its loops put them, then its
+ * thunks over them. */
+static bool runFusion(Rank *r, const ThunkyCommand *c, uint32_t stream) {
+  const ThunkyPlan *p = r->state->plan;
+  for (uint32_t w = c->fusion.windows.first; w < c->fusion.windows.first + c->fusion.windows.count;
+       w++) {
+    ThunkyPlanSlice at = thunkyPlanWindowSlice(p, w, r->loops);
+    r->memory[p->numAllocations + w] = r->memory[at.allocation] + at.offset;
+  }
+  placeArguments(r, c->fusion.slices, c->fusion.params);
+  return runList(r, c->fusion.list, stream);
+}
+
 static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   HostState *s = r->state;
   switch ((ThunkyCommandKind)c->kind) {
@@ -423,6 +445,8 @@ static bool runCommand(Rank *r, const ThunkyCommand *c, uint32_t stream) {
            failWith(r, c, &r->why);
   case THUNKY_CMD_COLLECTIVE_GROUP:
     return runList(r, c->group.list, stream);
+  case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+    return runFusion(r, c, stream);
   case THUNKY_CMD_REPLICA_ID:
   case THUNKY_CMD_PARTITION_ID: {
     uint32_t p = s->config.partitions;

@@ -224,6 +224,8 @@ static bool convertible(Convert *c, const ThunkyCommand *cmd, const char **why) 
     return true;
   case THUNKY_CMD_COLLECTIVE_GROUP:
     return listConvertible(c, cmd->group.list, why);
+  case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+    return listConvertible(c, cmd->fusion.list, why);
   default:
     return true;
   }
@@ -297,6 +299,9 @@ static uint64_t graphSize(const ThunkyPlan *plan, uint32_t first, uint32_t end) 
     case THUNKY_CMD_COLLECTIVE_GROUP:
       count += listSize(plan, cmd->group.list);
       break;
+    case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+      count += 1 + listSize(plan, cmd->fusion.list);
+      break;
     case THUNKY_CMD_WHILE:
       count += 1 + listSize(plan, cmd->loop.condition) + listSize(plan, cmd->loop.body);
       break;
@@ -339,6 +344,8 @@ static void markCaptured(Convert *c, uint32_t first, uint32_t end) {
       markList(c, cmd->asyncStart.list);
     else if (cmd->kind == THUNKY_CMD_COLLECTIVE_GROUP)
       markList(c, cmd->group.list);
+    else if (cmd->kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION)
+      markList(c, cmd->fusion.list);
     else if (cmd->kind == THUNKY_CMD_WHILE)
       markList(c, cmd->loop.condition), markList(c, cmd->loop.body);
     else if (cmd->kind == THUNKY_CMD_CONDITIONAL)

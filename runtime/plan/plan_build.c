@@ -202,6 +202,7 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
     b.gemms = VEC(gemms, numGemms);
     b.thunks = VEC(thunks, numThunks);
     b.accesses = VEC(accesses, numAccesses);
+    b.windows = VEC(windows, numWindows);
     ok = thunkyPlanPush(&b.lists) != NULL || thunkyErrorf(error, "out of memory"); /* the entry */
     b.currentThunk = UINT32_MAX;
     ok = ok && readAllocations(&b) && readArrays(&b) && thunkyPlanBuildEntry(&b) &&
@@ -240,7 +241,7 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan->commands), free(plan->lists), free(plan->slices), free(plan->collectives);
   free(plan->collectiveBuffers), free(plan->groups), free(plan->ids), free(plan->kernels);
   free(plan->params), free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
-  free(plan->accesses), free(plan->globals), free(plan->streams);
+  free(plan->accesses), free(plan->globals), free(plan->streams), free(plan->windows);
   free(plan);
 }
 
@@ -272,6 +273,37 @@ uint32_t thunkyPlanBranch(const ThunkyCommand *c, const uint8_t *index) {
   int32_t i;
   memcpy(&i, index, 4);
   return i >= 0 && (uint32_t)i < n ? (uint32_t)i : n - 1;
+}
+
+uint32_t thunkyPlanAllocationOf(const ThunkyPlan *plan, uint32_t allocation) {
+  /* A window's buffer is in an earlier window or the executable's. */
+  while (allocation >= plan->numAllocations)
+    allocation = plan->windows[allocation - plan->numAllocations].buffer.allocation;
+  return allocation;
+}
+
+ThunkyPlanSlice thunkyPlanWindowSlice(const ThunkyPlan *plan, uint32_t window,
+                                      const ThunkyLoopFrame *loops) {
+  const ThunkyPlanWindow *w = &plan->windows[window];
+  ThunkyPlanSlice at = {w->buffer.allocation, w->buffer.offset, w->size};
+  if (!w->sliced)
+    return at;
+  uint64_t iteration = 0;
+  const ThunkyLoopFrame *loop = loops;
+  for (uint32_t k = 0; loop && k < w->loopIndex; k++)
+    loop = loop->outer;
+  if (loop && w->loopIndex != UINT32_MAX)
+    iteration = loop->iteration;
+  /* Past int64 the clamp below decides, as it would for the exact value. */
+  int64_t moved, offset;
+  if (__builtin_mul_overflow((int64_t)(iteration > INT64_MAX ? INT64_MAX : iteration),
+                             w->byteStride, &moved))
+    moved = w->byteStride < 0 ? INT64_MIN : INT64_MAX;
+  if (__builtin_add_overflow(w->byteOffset, moved, &offset))
+    offset = moved < 0 ? INT64_MIN : INT64_MAX;
+  uint64_t last = w->buffer.size - w->size; /* the model checked the window fits */
+  at.offset += offset < 0 ? 0 : (uint64_t)offset > last ? last : (uint64_t)offset;
+  return at;
 }
 
 bool thunkyPlanLoopMayRun(const ThunkyCommand *c, uint64_t iteration, uint64_t limit,

@@ -40,12 +40,29 @@ bool thunkyPlanKeepString(Builder *b, const char *s, ThunkyBytes *out) {
 
 /*--- slices ------------------------------------------------------------------*/
 
-/* The model checked that every slice lies within its allocation. */
+/* The model checked that every slice lies within its allocation: the
+ * executable's, or inside a dynamic-slice fusion the fusion's own, which
+ * the plan numbers after the executable's (ThunkyPlanWindow). */
 bool thunkyPlanSliceOf(Builder *b, const SliceProto *s, const char *what, ThunkyPlanSlice *out) {
   if (!s)
     return fail(b, "%s has no slice", what);
-  *out = (ThunkyPlanSlice){(uint32_t)s->buffer_allocation_index, (uint64_t)s->offset,
-                           (uint64_t)s->size};
+  uint32_t allocation = (uint32_t)s->buffer_allocation_index;
+  if (b->inFusion) {
+    /* The model leaves a fusion's own allocations to the plan. */
+    uint32_t windows = b->plan->numWindows - b->fusionWindows;
+    if (s->buffer_allocation_index < 0 || s->buffer_allocation_index >= windows)
+      return fail(b, "a slice names allocation %" PRId64 ", but the dynamic-slice fusion has %u",
+                  s->buffer_allocation_index, windows);
+    allocation += b->plan->numAllocations + b->fusionWindows;
+    uint64_t size = b->plan->windows[allocation - b->plan->numAllocations].size;
+    if (s->offset < 0 || s->size < 0 || (uint64_t)s->offset > size ||
+        (uint64_t)s->size > size - (uint64_t)s->offset)
+      return fail(b,
+                  "bytes [%" PRId64 ", %" PRId64 ") lie outside the dynamic-slice fusion's "
+                  "allocation %" PRId64 " (%" PRIu64 " bytes)",
+                  s->offset, s->offset + s->size, s->buffer_allocation_index, size);
+  }
+  *out = (ThunkyPlanSlice){allocation, (uint64_t)s->offset, (uint64_t)s->size};
   return true;
 }
 

@@ -44,7 +44,7 @@ typedef struct {
   const Executable *exe;
   ThunkyError *error;
   Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels, params,
-      binaries, customCalls, gemms, thunks, accesses;
+      binaries, customCalls, gemms, thunks, accesses, windows;
   ThunkyArena *kept; /* copies of bytes the plan keeps: plan->storage */
   ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
   uint32_t moduleBinary;     /* the executable's own cubin or PTX in plan->binaries,
@@ -58,6 +58,10 @@ typedef struct {
    * (NULL: no HLO, or not yet); launchesTried once it was. */
   ThunkyHloLaunches *launches;
   bool launchesTried;
+  /* Inside a dynamic-slice fusion, its first window in plan->windows: its
+   * thunks' slices name the fusion's own allocations. */
+  bool inFusion;
+  uint32_t fusionWindows;
 } Builder;
 /* Sets the message and names the current thunk in front of it; false. */
 #define fail(b, ...) (thunkyErrorf((b)->error, __VA_ARGS__), thunkyPlanInThunk(b))

@@ -247,6 +247,147 @@ static bool nameThunk(Builder *b, Thunk *t) {
   return ok;
 }
 
+/*--- dynamic-slice fusions ----------------------------------------------------*/
+
+typedef Xla__Gpu__DynamicSliceFusionThunkProto Fusion;
+
+/* The window of `buffer` (in the fusion's enclosing scope) that embedded
+ * allocation `a` is, moved as `config` says; notes whether a loop moves it
+ * (XLA's IsLoopDependent: a loop index and a stride). */
+static bool addWindow(Builder *b, const SliceProto *buffer, const Xla__BufferAllocationProto *a,
+                      const Xla__Gpu__DynamicSliceConfig *config, bool *dependsOnLoop) {
+  ThunkyPlanWindow w = {
+      .size = (uint64_t)a->size, .sliced = config != NULL, .loopIndex = UINT32_MAX};
+  if (!thunkyPlanSliceOf(b, buffer, "a dynamic-slice fusion buffer", &w.buffer))
+    return false;
+  if (config) {
+    if (config->has_loop_index)
+      w.loopIndex = config->loop_index < UINT32_MAX ? (uint32_t)config->loop_index : UINT32_MAX - 1;
+    w.byteOffset = config->byte_offset, w.byteStride = config->byte_stride;
+  }
+  *dependsOnLoop |= w.loopIndex != UINT32_MAX && w.byteStride != 0;
+  ThunkyPlanWindow *at = thunkyPlanPush(&b->windows);
+  return at ? (*at = w, true) : thunkyErrorf(b->error, "out of memory");
+}
+
+/* Before offsets became a DynamicSliceConfig (JAX 0.10's XLA), a fusion
+ * had no allocations of its own and read its offsets on the device:
+ * placing its windows at their buffers' starts would run another program. */
+static bool isOlderFusion(const Fusion *f) {
+  if (!f->n_slice_allocations && f->n_parameters + f->n_results)
+    return true;
+  for (size_t i = 0; i < f->n_parameters; i++)
+    if (!f->parameters[i]->slice_config && f->parameters[i]->n_slice_offsets)
+      return true;
+  for (size_t j = 0; j < f->n_results; j++)
+    if (!f->results[j]->update_config && f->results[j]->n_update_offsets)
+      return true;
+  return false;
+}
+
+/* A window of `size` bytes of `buffer`: XLA clamps a sliced window's
+ * offset into its buffer, which needs the window to fit; an unsliced one
+ * is the buffer itself, which the embedded allocation must not outgrow. */
+static bool checkWindow(Builder *b, const char *what, size_t index, const SliceProto *buffer,
+                        const Xla__BufferAllocationProto *window, bool sliced) {
+  if (!buffer)
+    return fail(b, "dynamic-slice fusion %s %zu has no buffer", what, index);
+  if (!window || window->size < 0 || window->size > buffer->size)
+    return fail(b,
+                "dynamic-slice fusion %s %zu's window of %" PRId64
+                " bytes is larger than its %" PRId64 "-byte buffer%s",
+                what, index, window ? window->size : -1, buffer->size,
+                sliced ? "" : " (an unsliced window is the whole buffer)");
+  return true;
+}
+
+/* Each parameter and result takes one of the fusion's buffers and one of
+ * its own allocations, in order (DynamicSliceFusionV2Thunk's
+ * BuildDynamicSliceBuffers), which its thunks' slices name by position. */
+static bool checkFusion(Builder *b, const Fusion *f) {
+  size_t windows = f->n_parameters + f->n_results;
+  if (f->n_slice_allocations != windows)
+    return fail(b,
+                "a dynamic-slice fusion of %zu parameters and %zu results has %zu "
+                "allocations of its own, not one each",
+                f->n_parameters, f->n_results, f->n_slice_allocations);
+  for (size_t i = 0; i < windows; i++)
+    if (!f->slice_allocations[i] || f->slice_allocations[i]->index != (int64_t)i)
+      return fail(b, "the dynamic-slice fusion's allocation %zu has index %" PRId64, i,
+                  f->slice_allocations[i] ? f->slice_allocations[i]->index : -1);
+  for (size_t i = 0; i < f->n_parameters; i++) {
+    const Xla__Gpu__DynamicSliceFusionThunkProto__ParameterProto *p = f->parameters[i];
+    int64_t n = p->parameter_number;
+    if (n < 0 || (uint64_t)n >= f->n_parameter_buffers)
+      return fail(b, "dynamic-slice fusion parameter %zu takes buffer %" PRId64 " of %zu", i, n,
+                  f->n_parameter_buffers);
+    if (p->slice_config && p->slice_config->loop_index < 0)
+      return fail(b, "dynamic-slice fusion parameter %zu's loop_index is %" PRId64, i,
+                  p->slice_config->loop_index);
+    if (!checkWindow(b, "parameter", i, f->parameter_buffers[n], f->slice_allocations[i],
+                     p->slice_config))
+      return false;
+  }
+  for (size_t j = 0; j < f->n_results; j++) {
+    const Xla__Gpu__DynamicSliceFusionThunkProto__ResultProto *r = f->results[j];
+    int64_t n = r->result_number;
+    if (n < 0 || (uint64_t)n >= f->n_result_buffers)
+      return fail(b, "dynamic-slice fusion result %zu takes buffer %" PRId64 " of %zu", j, n,
+                  f->n_result_buffers);
+    if (r->update_config && r->update_config->loop_index < 0)
+      return fail(b, "dynamic-slice fusion result %zu's loop_index is %" PRId64, j,
+                  r->update_config->loop_index);
+    if (!checkWindow(b, "result", j, f->result_buffers[n],
+                     f->slice_allocations[f->n_parameters + j], r->update_config))
+      return false;
+  }
+  return true;
+}
+
+/* XLA's DynamicSliceFusionV2Thunk: its parameters and results are windows
+ * of its buffers, and its thunks run with those windows as their
+ * allocations. */
+static bool fusionThunk(Builder *b, CommandVec *v, const Fusion *f) {
+  if (isOlderFusion(f))
+    return thunkyPlanRefuse(b, v, "the offsets of JAX 0.10's XLA, read on the device");
+  if (f->verify_offsets)
+    return thunkyPlanRefuse(b, v,
+                            "verify_offsets, a check of each window on the device "
+                            "(xla_gpu_experimental_dynamic_slice_fusion_verify_offsets)");
+  if (!checkFusion(b, f))
+    return false;
+  uint32_t first = b->plan->numWindows;
+  bool moves = false;
+  for (size_t i = 0; i < f->n_parameters; i++) {
+    const Xla__Gpu__DynamicSliceFusionThunkProto__ParameterProto *p = f->parameters[i];
+    if (!addWindow(b, f->parameter_buffers[p->parameter_number], f->slice_allocations[i],
+                   p->slice_config, &moves))
+      return false;
+  }
+  for (size_t j = 0; j < f->n_results; j++) {
+    const Xla__Gpu__DynamicSliceFusionThunkProto__ResultProto *r = f->results[j];
+    if (!addWindow(b, f->result_buffers[r->result_number],
+                   f->slice_allocations[f->n_parameters + j], r->update_config, &moves))
+      return false;
+  }
+  bool outerIn = b->inFusion;
+  uint32_t outer = b->fusionWindows, slices = b->plan->numSlices, params = b->plan->numParams, list;
+  b->inFusion = true, b->fusionWindows = first;
+  const Xla__Gpu__ThunkSequenceProto *embedded = f->embedded_thunks;
+  bool ok = thunkyPlanBuildList(b, embedded ? embedded->n_thunks : 0,
+                                embedded ? embedded->thunks : NULL, &list);
+  b->inFusion = outerIn, b->fusionWindows = outer;
+  ThunkyCommand *c = ok ? thunkyPlanEmit(b, v, THUNKY_CMD_DYNAMIC_SLICE_FUSION) : NULL;
+  if (!c)
+    return false;
+  c->fusion.list = list;
+  c->fusion.windows = (ThunkyRange){first, b->plan->numWindows - first};
+  c->fusion.slices = (ThunkyRange){slices, b->plan->numSlices - slices};
+  c->fusion.params = (ThunkyRange){params, b->plan->numParams - params};
+  c->fusion.dependsOnLoop = moves;
+  return true;
+}
+
 static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
   if (!nameThunk(b, t))
     return false;
@@ -321,6 +462,8 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
     ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_COLLECTIVE_GROUP);
     return c ? (c->group.list = list, true) : false;
   }
+  case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_SLICE_FUSION_THUNK:
+    return fusionThunk(b, v, t->dynamic_slice_fusion_thunk);
   case XLA__GPU__THUNK_PROTO__IMPL_REPLICA_ID_THUNK:
     return idThunk(b, v, THUNKY_CMD_REPLICA_ID, t->replica_id_thunk->dest_buffer);
   case XLA__GPU__THUNK_PROTO__IMPL_PARTITION_ID_THUNK:

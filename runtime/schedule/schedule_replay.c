@@ -220,6 +220,8 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
     return asyncDone(r, command, lane);
   case THUNKY_CMD_COLLECTIVE_GROUP:
     return issueList(r, c->group.list, lane);
+  case THUNKY_CMD_DYNAMIC_SLICE_FUSION: /* its thunks are its work */
+    return issueList(r, c->fusion.list, lane);
   case THUNKY_CMD_CONDITIONAL: {
     uint32_t count = c->conditional.branches.count;
     if (!count)
@@ -240,8 +242,12 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
       trips = seen - 1, r->s->measuredLoops++;
     else
       r->s->assumedLoops += !known;
+    /* Eager, a known trip count runs the body without the condition, as
+     * XLA's WhileThunk does (thunkyPlanRunLoop); a graph's while node
+     * evaluates it each time. */
+    bool condition = !known || inGraph(r, command);
     for (uint64_t i = 0; i <= trips; i++) {
-      if (!issueList(r, c->loop.condition, lane))
+      if (condition && !issueList(r, c->loop.condition, lane))
         return false;
       if (!known && !inGraph(r, command))
         hostWaits(r, lane);
@@ -284,6 +290,9 @@ static double listWork(Replay *r, uint32_t list, uint8_t *state) {
     case THUNKY_CMD_COLLECTIVE_GROUP:
       work += listWork(r, c->group.list, state);
       break;
+    case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+      work += listWork(r, c->fusion.list, state);
+      break;
     case THUNKY_CMD_ASYNC_DONE:
       break;
     case THUNKY_CMD_CONDITIONAL: {
@@ -295,8 +304,9 @@ static double listWork(Replay *r, uint32_t list, uint8_t *state) {
       break;
     }
     case THUNKY_CMD_WHILE: {
-      double trips = c->loop.tripCount >= 0 ? (double)c->loop.tripCount : (double)r->loopTrips;
-      work += (trips + 1) * listWork(r, c->loop.condition, state) +
+      bool known = c->loop.tripCount >= 0;
+      double trips = known ? (double)c->loop.tripCount : (double)r->loopTrips;
+      work += (known && !inGraph(r, i) ? 0 : trips + 1) * listWork(r, c->loop.condition, state) +
               trips * listWork(r, c->loop.body, state);
       break;
     }

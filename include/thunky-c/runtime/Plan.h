@@ -39,19 +39,20 @@ typedef struct ThunkyPlanSlice {
 typedef enum ThunkyCommandKind {
   THUNKY_CMD_MEMZERO,
   THUNKY_CMD_MEMSET32,
-  THUNKY_CMD_COPY,         /* device<->device, host<->device: the same on the host */
-  THUNKY_CMD_KERNEL,       /* kernel_thunk and custom_kernel_thunk */
+  THUNKY_CMD_COPY,   /* device<->device, host<->device: the same on the host */
+  THUNKY_CMD_KERNEL, /* kernel_thunk and custom_kernel_thunk */
   THUNKY_CMD_CUSTOM_CALL,
-  THUNKY_CMD_GEMM,         /* gemm_thunk and cublas_lt_matmul_thunk */
+  THUNKY_CMD_GEMM, /* gemm_thunk and cublas_lt_matmul_thunk */
   THUNKY_CMD_CONDITIONAL,
   THUNKY_CMD_WHILE,
   THUNKY_CMD_ASYNC_START,
   THUNKY_CMD_ASYNC_DONE,
-  THUNKY_CMD_COLLECTIVE,   /* every collective but the group */
+  THUNKY_CMD_COLLECTIVE, /* every collective but the group */
   THUNKY_CMD_COLLECTIVE_GROUP,
   THUNKY_CMD_REPLICA_ID,
   THUNKY_CMD_PARTITION_ID,
-  THUNKY_CMD_OPAQUE,       /* a kind no backend implements: only its reads and writes are known */
+  THUNKY_CMD_OPAQUE, /* a kind no backend implements: only its reads and writes are known */
+  THUNKY_CMD_DYNAMIC_SLICE_FUSION, /* its list, over windows of its buffers (ThunkyPlanWindow) */
   THUNKY_CMD_COUNT
 } ThunkyCommandKind;
 
@@ -110,6 +111,13 @@ typedef struct ThunkyCommand {
     struct { uint32_t collective; } collective; /* plan->collectives */
     struct { uint32_t list; } group;            /* plan->lists, run as one group */
     struct { ThunkyPlanSlice dst; } id;         /* replica or partition id, u32 */
+    struct {
+      uint32_t list;       /* plan->lists: its embedded thunks */
+      ThunkyRange windows; /* plan->windows: its own allocations, in order */
+      ThunkyRange slices;  /* plan->slices its list's commands take, which name windows */
+      ThunkyRange params;  /* plan->params of its list's packed kernels */
+      bool dependsOnLoop;  /* a window moves with a loop's iteration */
+    } fusion;
   };
 } ThunkyCommand;
 
@@ -294,6 +302,19 @@ typedef struct ThunkyPlanArray {
   int64_t dims[8];
 } ThunkyPlanArray;
 
+/* One of a dynamic-slice fusion's own allocations, as XLA's
+ * DynamicSliceFusionV2Thunk builds them each time it runs: a window of one
+ * of the fusion's buffers. The slices of the thunks it embeds name window
+ * w as allocation plan->numAllocations + w; thunkyPlanWindowSlice says
+ * where that is when it runs. */
+typedef struct ThunkyPlanWindow {
+  ThunkyPlanSlice buffer; /* the parameter or result buffer (itself in a window when nested) */
+  uint64_t size;          /* the window's bytes: the embedded allocation's size */
+  bool sliced;            /* it has a DynamicSliceConfig; else it is the whole buffer */
+  uint32_t loopIndex;     /* whose iteration moves it: 0 the innermost loop; UINT32_MAX none */
+  int64_t byteOffset, byteStride;
+} ThunkyPlanWindow;
+
 /* An execution stream that async regions run on, besides the main one. As
  * XLA numbers them (xla/backends/gpu/runtime/execution_stream_id.h), a
  * computation stream and a communication stream of the same id are two
@@ -347,6 +368,10 @@ typedef struct ThunkyPlan {
    * (lane, timeline row) numbered 1 + its index; 0 is the main stream. */
   ThunkyPlanStream *streams;
   uint32_t numStreams;
+
+  /* The windows of every dynamic-slice fusion (ThunkyPlanWindow). */
+  ThunkyPlanWindow *windows;
+  uint32_t numWindows;
 } ThunkyPlan;
 
 /* Builds the plan of a GpuExecutableProto given in any container layering,
@@ -429,6 +454,21 @@ typedef struct ThunkyLoopWalk {
 THUNKY_EXPORT bool thunkyPlanRunLoop(const ThunkyCommand *c, uint64_t limit,
                                      const ThunkyLoopFrame **loops, const ThunkyLoopWalk *walk,
                                      ThunkyError *limitError);
+
+/* Where window `window` lies when its fusion runs inside `loops`, as XLA's
+ * DynamicSliceFusionV2Thunk places it: a sliced window at byte_offset +
+ * byte_stride times the iteration of the loop loop_index counts outward
+ * from the innermost (0 where there are fewer loops), clamped into its
+ * buffer; an unsliced one at the buffer's start. The slice names the
+ * buffer's allocation, itself a window of an enclosing fusion's when
+ * nested. */
+THUNKY_EXPORT ThunkyPlanSlice thunkyPlanWindowSlice(const ThunkyPlan *plan, uint32_t window,
+                                                    const ThunkyLoopFrame *loops);
+
+/* The executable allocation that `allocation` lies in: itself, or for a
+ * window (plan->numAllocations and up), its buffer's, through every
+ * fusion it is nested in. */
+THUNKY_EXPORT uint32_t thunkyPlanAllocationOf(const ThunkyPlan *plan, uint32_t allocation);
 
 /* The thunk's name for messages: "thunk 7 (loop_add_fusion, id 8)". */
 THUNKY_EXPORT void thunkyPlanThunkName(const ThunkyPlan *plan, uint32_t thunk, char *out,
