@@ -22,9 +22,9 @@ typedef struct Walk {
   const ThunkyThunkProto *thunk; /* the one being read, for messages */
   uint64_t number;               /* its depth-first position */
   uint32_t depth;
-  /* Inside a dynamic-slice fusion, that fusion, whose own allocations its
-   * thunks' slices name; NULL outside. */
-  const Xla__Gpu__DynamicSliceFusionThunkProto *fusion;
+  /* Inside a dynamic-slice fusion or thunk, whose own allocations its
+   * thunks' slices name. */
+  bool ownAllocations;
 } Walk;
 
 static bool fail(Walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -44,7 +44,7 @@ static bool fail(Walk *w, const char *fmt, ...) {
 static bool checkSlice(ThunkySlice *s, ThunkyAccess access, void *userData) {
   Walk *w = userData;
   const ThunkyExecutable *exe = w->exe;
-  if (w->fusion) /* its own allocations: the planner's to check */
+  if (w->ownAllocations) /* the planner's to check */
     return true;
   if (s->buffer_allocation_index < 0 || (uint64_t)s->buffer_allocation_index >= exe->numAllocations)
     return fail(w, "a slice names allocation %" PRId64 ", but the executable has %u",
@@ -111,14 +111,15 @@ static bool checkDynamicMemcpy(Walk *w, const Xla__Gpu__DynamicMemcpyThunkProto 
   return true;
 }
 
-/* A dynamic-slice fusion's thunks name its own allocations, which import
- * keeps as they are and the planner checks before it runs them: here they
- * are numbered and nested, depth first, as the planner does. */
-static bool walkFusion(Walk *w, const Xla__Gpu__DynamicSliceFusionThunkProto *f) {
-  const Xla__Gpu__DynamicSliceFusionThunkProto *outer = w->fusion;
-  w->fusion = f;
-  bool ok = walkSequence(w, f->embedded_thunks);
-  w->fusion = outer;
+/* The thunks a dynamic-slice fusion or thunk embeds name its own
+ * allocations, which import keeps as they are and the planner checks
+ * before it runs them: here they are numbered and nested, depth first, as
+ * the planner does. */
+static bool walkEmbedded(Walk *w, const Xla__Gpu__ThunkSequenceProto *embedded) {
+  bool outer = w->ownAllocations;
+  w->ownAllocations = true;
+  bool ok = walkSequence(w, embedded);
+  w->ownAllocations = outer;
   return ok;
 }
 
@@ -164,7 +165,10 @@ static bool walkThunk(Walk *w, ThunkyThunkProto *t) {
     ok = ok && checkDynamicMemcpy(w, t->dynamic_memcpy_thunk);
     break;
   case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_SLICE_FUSION_THUNK:
-    ok = ok && walkFusion(w, t->dynamic_slice_fusion_thunk);
+    ok = ok && walkEmbedded(w, t->dynamic_slice_fusion_thunk->embedded_thunks);
+    break;
+  case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_SLICE_THUNK:
+    ok = ok && walkEmbedded(w, t->dynamic_slice_thunk->embedded_thunk);
     break;
   default:
     break;

@@ -451,15 +451,40 @@ static bool runRegion(void *s, const ThunkyCommand *start) {
   return symRunList(s, start->asyncStart.list);
 }
 
-/* A dynamic-slice fusion whose windows a loop moves runs, like a dynamic
- * copy, as a function of its buffers (loops run here without iterations);
- * any other runs its thunks over its windows. */
+typedef struct StartRead {
+  State *state;
+  uint32_t rank;
+} StartRead;
+
+/* A window start's integer, where the rank knows it. */
+static bool readStart(void *context, ThunkyPlanSlice scalar, uint64_t *bits) {
+  StartRead *r = context;
+  State *s = r->state;
+  *bits = 0;
+  scalar = symReal(s, scalar);
+  return symConcrete(s->memory, symMapOf(s, r->rank, scalar.allocation), scalar.offset, scalar.size,
+                     (uint8_t *)bits); /* little-endian, as the device */
+}
+
+/* A dynamic-slice fusion runs its thunks over its windows where every rank
+ * places them alike. One whose windows a loop moves (loops run here
+ * without iterations), or whose offsets the ranks do not know or do not
+ * agree on, runs, like a dynamic copy, as a function of its buffers. */
 static bool runFusion(State *s, const ThunkyCommand *c) {
   if (c->fusion.dependsOnLoop)
     return runFunction(s, c, true);
   for (uint32_t w = c->fusion.windows.first; w < c->fusion.windows.first + c->fusion.windows.count;
-       w++)
-    s->windows[w] = symReal(s, thunkyPlanWindowSlice(s->plan, w, NULL));
+       w++) {
+    ThunkyPlanSlice first = {0}, at;
+    for (uint32_t r = 0; r < s->ranks; r++) {
+      StartRead read = {s, r};
+      if (!thunkyPlanWindowSlice(s->plan, w, NULL, readStart, &read, &at) ||
+          (r && (at.allocation != first.allocation || at.offset != first.offset)))
+        return runFunction(s, c, true);
+      first = r ? first : at;
+    }
+    s->windows[w] = symReal(s, first);
+  }
   return symRunList(s, c->fusion.list);
 }
 

@@ -29,6 +29,15 @@ static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId);
 
 /*--- control flow ----------------------------------------------------------*/
 
+/* Copies `slice` (8 bytes at most) to the rank's pinned words once the
+ * stream has done what came before it. */
+static bool copyToHost(Walk *w, ThunkyPlanSlice slice, CUstream stream, uint32_t thunk) {
+  return THUNKY_CU(w->state, cuMemcpyDtoHAsync,
+                   (w->rank->pinned, thunkyCudaAddress(w->rank, slice), slice.size, stream), thunk,
+                   &w->rank->error) &&
+         thunkyCudaWait(w->state, w->rank, stream, thunk);
+}
+
 /* Copies a 1-byte pred (as 0 or 1) or a 4-byte s32 to the host. */
 static bool readBack(Walk *w, ThunkyPlanSlice slice, CUstream stream, uint32_t thunk,
                      int32_t *value) {
@@ -40,11 +49,8 @@ static bool readBack(Walk *w, ThunkyPlanSlice slice, CUstream stream, uint32_t t
         "cuda: the predicate of %s has %llu bytes; 1 (pred) or 4 (s32) expected", name,
         (unsigned long long)slice.size);
   }
-  uint8_t *host = w->rank->pinned;
-  if (!THUNKY_CU(w->state, cuMemcpyDtoHAsync,
-                 (host, thunkyCudaAddress(w->rank, slice), slice.size, stream), thunk,
-                 &w->rank->error) ||
-      !thunkyCudaWait(w->state, w->rank, stream, thunk))
+  const uint8_t *host = w->rank->pinned;
+  if (!copyToHost(w, slice, stream, thunk))
     return false;
   if (slice.size == 1) {
     *value = host[0] != 0;
@@ -121,15 +127,35 @@ void thunkyCudaPlaceSlices(const ThunkyPlan *plan, ThunkyCudaRank *rank, ThunkyR
   }
 }
 
-/* A dynamic-slice fusion: its windows where its loops put them, then its
- * thunks over them, as XLA's DynamicSliceFusionV2Thunk does on the host
- * before it enqueues them. */
+typedef struct StartRead {
+  Walk *walk;
+  CUstream stream;
+  uint32_t thunk;
+} StartRead;
+
+/* A window start's integer, read once what came before on the stream is
+ * done, as XLA's DynamicSliceThunk copies it and blocks. */
+static bool readStart(void *context, ThunkyPlanSlice scalar, uint64_t *bits) {
+  StartRead *r = context;
+  *bits = 0;
+  if (!copyToHost(r->walk, scalar, r->stream, r->thunk))
+    return false;
+  memcpy(bits, r->walk->rank->pinned, (size_t)scalar.size); /* both sides are little-endian */
+  return true;
+}
+
+/* A dynamic-slice fusion: its windows where its loops and offsets put
+ * them, then its thunks over them, as XLA's fusion and dynamic-slice
+ * thunks do on the host before they enqueue them. */
 static bool runFusion(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
   const ThunkyPlan *plan = w->plan;
   ThunkyCudaRank *rank = w->rank;
+  StartRead read = {w, stream, c->thunk};
   for (uint32_t k = c->fusion.windows.first; k < c->fusion.windows.first + c->fusion.windows.count;
        k++) {
-    ThunkyPlanSlice at = thunkyPlanWindowSlice(plan, k, w->loops);
+    ThunkyPlanSlice at;
+    if (!thunkyPlanWindowSlice(plan, k, w->loops, readStart, &read, &at))
+      return false;
     CUdeviceptr base = rank->memory[at.allocation];
     rank->memory[plan->numAllocations + k] = base ? base + at.offset : 0;
   }
@@ -420,12 +446,13 @@ static bool capturable(const ThunkyPlan *plan, uint32_t first, uint32_t end, uin
                       : c->kind == THUNKY_CMD_COLLECTIVE_GROUP     ? c->group.list
                       : c->kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION ? c->fusion.list
                                                                    : UINT32_MAX;
-    /* A copy or fusion that follows a loop's iteration would be captured
-     * with one. */
+    /* A copy or fusion that follows a loop's iteration, or reads its
+     * offsets on the device, would be captured with one place. */
     if (c->kind == THUNKY_CMD_CONDITIONAL || c->kind == THUNKY_CMD_WHILE ||
         c->kind == THUNKY_CMD_CUSTOM_CALL || c->kind == THUNKY_CMD_OPAQUE ||
         (c->kind == THUNKY_CMD_COPY && c->copy.dependsOnLoop) ||
-        (c->kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION && c->fusion.dependsOnLoop))
+        (c->kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION &&
+         (c->fusion.dependsOnLoop || c->fusion.readsDevice)))
       return false;
     if (nested != UINT32_MAX) {
       ThunkyRange l = plan->lists[nested];

@@ -58,7 +58,7 @@ typedef struct ThunkyCudaRank {
   CUevent *started, *done; /* per async slot */
   CUevent origin, mark;    /* timeline: the run's start, and a reusable mark */
   uint64_t originNs;       /* the timeline's clock at `origin` */
-  uint8_t *pinned;         /* page-locked words for reading predicates back */
+  uint8_t *pinned;         /* a page-locked word for reading predicates and offsets back */
   cublasLtHandle_t lt;
   ThunkyCudaGemm *gemms;   /* per plan gemm */
   ThunkyCudaComm *comms;   /* per grouping; comms[0] is the world */

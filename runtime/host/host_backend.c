@@ -385,13 +385,21 @@ static bool runWhile(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   return why.message[0] ? failWith(r, c, &why) : false; /* else the list's own error */
 }
 
-/* A dynamic-slice fusion: its windows where its loops put them, then its
- * thunks over them. */
+/* A window start's integer, as XLA copies it to the host. */
+static bool readStart(void *rank, ThunkyPlanSlice scalar, uint64_t *bits) {
+  *bits = 0;
+  memcpy(bits, at(rank, scalar), (size_t)scalar.size); /* little-endian, as the device */
+  return true;
+}
+
+/* A dynamic-slice fusion: its windows where its loops and offsets put
+ * them, then its thunks over them. */
 static bool runFusion(Rank *r, const ThunkyCommand *c, uint32_t stream) {
   const ThunkyPlan *p = r->state->plan;
   for (uint32_t w = c->fusion.windows.first; w < c->fusion.windows.first + c->fusion.windows.count;
        w++) {
-    ThunkyPlanSlice at = thunkyPlanWindowSlice(p, w, r->loops);
+    ThunkyPlanSlice at;
+    thunkyPlanWindowSlice(p, w, r->loops, readStart, r, &at);
     r->memory[p->numAllocations + w] = r->memory[at.allocation] + at.offset;
   }
   placeArguments(r, c->fusion.slices, c->fusion.params);

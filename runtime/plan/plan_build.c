@@ -203,6 +203,7 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
     b.thunks = VEC(thunks, numThunks);
     b.accesses = VEC(accesses, numAccesses);
     b.windows = VEC(windows, numWindows);
+    b.windowStarts = VEC(windowStarts, numWindowStarts);
     ok = thunkyPlanPush(&b.lists) != NULL || thunkyErrorf(error, "out of memory"); /* the entry */
     b.currentThunk = UINT32_MAX;
     ok = ok && readAllocations(&b) && readArrays(&b) && thunkyPlanBuildEntry(&b) &&
@@ -242,6 +243,7 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan->collectiveBuffers), free(plan->groups), free(plan->ids), free(plan->kernels);
   free(plan->params), free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
   free(plan->accesses), free(plan->globals), free(plan->streams), free(plan->windows);
+  free(plan->windowStarts);
   free(plan);
 }
 
@@ -282,28 +284,51 @@ uint32_t thunkyPlanAllocationOf(const ThunkyPlan *plan, uint32_t allocation) {
   return allocation;
 }
 
-ThunkyPlanSlice thunkyPlanWindowSlice(const ThunkyPlan *plan, uint32_t window,
-                                      const ThunkyLoopFrame *loops) {
-  const ThunkyPlanWindow *w = &plan->windows[window];
-  ThunkyPlanSlice at = {w->buffer.allocation, w->buffer.offset, w->size};
-  if (!w->sliced)
-    return at;
-  uint64_t iteration = 0;
+/* A fusion's window: its byte offset from the loop the config names. */
+static int64_t configOffset(const ThunkyPlanWindow *w, const ThunkyLoopFrame *loops) {
   const ThunkyLoopFrame *loop = loops;
   for (uint32_t k = 0; loop && k < w->loopIndex; k++)
     loop = loop->outer;
-  if (loop && w->loopIndex != UINT32_MAX)
-    iteration = loop->iteration;
-  /* Past int64 the clamp below decides, as it would for the exact value. */
+  uint64_t iteration = loop && w->loopIndex != UINT32_MAX ? loop->iteration : 0;
+  /* Past int64 the clamp decides, as it would for the exact value. */
   int64_t moved, offset;
   if (__builtin_mul_overflow((int64_t)(iteration > INT64_MAX ? INT64_MAX : iteration),
                              w->byteStride, &moved))
     moved = w->byteStride < 0 ? INT64_MIN : INT64_MAX;
   if (__builtin_add_overflow(w->byteOffset, moved, &offset))
     offset = moved < 0 ? INT64_MIN : INT64_MAX;
-  uint64_t last = w->buffer.size - w->size; /* the model checked the window fits */
-  at.offset += offset < 0 ? 0 : (uint64_t)offset > last ? last : (uint64_t)offset;
-  return at;
+  return offset;
+}
+
+bool thunkyPlanWindowSlice(const ThunkyPlan *plan, uint32_t window, const ThunkyLoopFrame *loops,
+                           ThunkyWindowRead read, void *context, ThunkyPlanSlice *at) {
+  const ThunkyPlanWindow *w = &plan->windows[window];
+  *at = (ThunkyPlanSlice){w->buffer.allocation, w->buffer.offset, w->size};
+  if (!w->sliced)
+    return true;
+  if (!w->starts.count) {
+    int64_t offset = configOffset(w, loops);
+    uint64_t last = w->buffer.size - w->size; /* the planner checked the window fits */
+    at->offset += offset < 0 ? 0 : (uint64_t)offset > last ? last : (uint64_t)offset;
+    return true;
+  }
+  /* Each start within its dimension keeps the window in its buffer (the
+   * planner checked the largest does). */
+  for (uint32_t d = 0; d < w->starts.count; d++) {
+    const ThunkyPlanWindowStart *start = &plan->windowStarts[w->starts.first + d];
+    int64_t value = start->value;
+    uint64_t bits = 0;
+    if (start->scalar.size) {
+      if (!read(context, start->scalar, &bits))
+        return false;
+      value = (int64_t)bits;
+    }
+    at->offset += (value < 0                       ? 0
+                   : (uint64_t)value > start->last ? start->last
+                                                   : (uint64_t)value) *
+                  start->byteStride;
+  }
+  return true;
 }
 
 bool thunkyPlanLoopMayRun(const ThunkyCommand *c, uint64_t iteration, uint64_t limit,

@@ -44,7 +44,7 @@ typedef struct {
   const Executable *exe;
   ThunkyError *error;
   Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels, params,
-      binaries, customCalls, gemms, thunks, accesses, windows;
+      binaries, customCalls, gemms, thunks, accesses, windows, windowStarts;
   ThunkyArena *kept; /* copies of bytes the plan keeps: plan->storage */
   ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
   uint32_t moduleBinary;     /* the executable's own cubin or PTX in plan->binaries,
@@ -62,6 +62,9 @@ typedef struct {
    * thunks' slices name the fusion's own allocations. */
   bool inFusion;
   uint32_t fusionWindows;
+  /* Why the thunk being planned is one XLA would not run, when it is. */
+  bool malformed;
+  char whyMalformed[256];
 } Builder;
 /* Sets the message and names the current thunk in front of it; false. */
 #define fail(b, ...) (thunkyErrorf((b)->error, __VA_ARGS__), thunkyPlanInThunk(b))

@@ -8,7 +8,10 @@
  *===--------------------------------------------------------------------===*/
 #include "plan_builder.h"
 
+#include "thunky-c/base/ElementTypes.h"
+
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +252,29 @@ static bool nameThunk(Builder *b, Thunk *t) {
 
 /*--- dynamic-slice fusions ----------------------------------------------------*/
 
+/* Notes why the thunk is one XLA would not run (its Prepare or its proto
+ * reading refuses it); false. The backends then refuse it by that reason,
+ * and a fingerprint run takes it as an uninterpreted function. */
+static bool malformed(Builder *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static bool malformed(Builder *b, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(b->whyMalformed, sizeof b->whyMalformed, format, args);
+  va_end(args);
+  b->malformed = true;
+  return false;
+}
+
+/* After a failed build of a fusion's windows from `first` (and starts from
+ * `firstStart`) on: the thunk refused when malformed, else the error. */
+static bool refuseMalformed(Builder *b, CommandVec *v, uint32_t first, uint32_t firstStart) {
+  if (!b->malformed)
+    return false;
+  b->malformed = false;
+  b->plan->numWindows = first, b->plan->numWindowStarts = firstStart;
+  return thunkyPlanRefuse(b, v, "%s", b->whyMalformed);
+}
+
 typedef Xla__Gpu__DynamicSliceFusionThunkProto Fusion;
 
 /* The window of `buffer` (in the fusion's enclosing scope) that embedded
@@ -291,13 +317,12 @@ static bool isOlderFusion(const Fusion *f) {
 static bool checkWindow(Builder *b, const char *what, size_t index, const SliceProto *buffer,
                         const Xla__BufferAllocationProto *window, bool sliced) {
   if (!buffer)
-    return fail(b, "dynamic-slice fusion %s %zu has no buffer", what, index);
+    return malformed(b, "%s %zu with no buffer", what, index);
   if (!window || window->size < 0 || window->size > buffer->size)
-    return fail(b,
-                "dynamic-slice fusion %s %zu's window of %" PRId64
-                " bytes is larger than its %" PRId64 "-byte buffer%s",
-                what, index, window ? window->size : -1, buffer->size,
-                sliced ? "" : " (an unsliced window is the whole buffer)");
+    return malformed(
+        b, "%s %zu's window of %" PRId64 " bytes, larger than its %" PRId64 "-byte buffer%s", what,
+        index, window ? window->size : -1, buffer->size,
+        sliced ? "" : " (an unsliced window is the whole buffer)");
   return true;
 }
 
@@ -307,23 +332,22 @@ static bool checkWindow(Builder *b, const char *what, size_t index, const SliceP
 static bool checkFusion(Builder *b, const Fusion *f) {
   size_t windows = f->n_parameters + f->n_results;
   if (f->n_slice_allocations != windows)
-    return fail(b,
-                "a dynamic-slice fusion of %zu parameters and %zu results has %zu "
-                "allocations of its own, not one each",
-                f->n_parameters, f->n_results, f->n_slice_allocations);
+    return malformed(b,
+                     "%zu parameters and %zu results but %zu allocations of its own (XLA "
+                     "takes one each)",
+                     f->n_parameters, f->n_results, f->n_slice_allocations);
   for (size_t i = 0; i < windows; i++)
     if (!f->slice_allocations[i] || f->slice_allocations[i]->index != (int64_t)i)
-      return fail(b, "the dynamic-slice fusion's allocation %zu has index %" PRId64, i,
-                  f->slice_allocations[i] ? f->slice_allocations[i]->index : -1);
+      return malformed(b, "allocation %zu of index %" PRId64, i,
+                       f->slice_allocations[i] ? f->slice_allocations[i]->index : -1);
   for (size_t i = 0; i < f->n_parameters; i++) {
     const Xla__Gpu__DynamicSliceFusionThunkProto__ParameterProto *p = f->parameters[i];
     int64_t n = p->parameter_number;
     if (n < 0 || (uint64_t)n >= f->n_parameter_buffers)
-      return fail(b, "dynamic-slice fusion parameter %zu takes buffer %" PRId64 " of %zu", i, n,
-                  f->n_parameter_buffers);
+      return malformed(b, "parameter %zu taking buffer %" PRId64 " of its %zu", i, n,
+                       f->n_parameter_buffers);
     if (p->slice_config && p->slice_config->loop_index < 0)
-      return fail(b, "dynamic-slice fusion parameter %zu's loop_index is %" PRId64, i,
-                  p->slice_config->loop_index);
+      return malformed(b, "parameter %zu's loop_index %" PRId64, i, p->slice_config->loop_index);
     if (!checkWindow(b, "parameter", i, f->parameter_buffers[n], f->slice_allocations[i],
                      p->slice_config))
       return false;
@@ -332,15 +356,36 @@ static bool checkFusion(Builder *b, const Fusion *f) {
     const Xla__Gpu__DynamicSliceFusionThunkProto__ResultProto *r = f->results[j];
     int64_t n = r->result_number;
     if (n < 0 || (uint64_t)n >= f->n_result_buffers)
-      return fail(b, "dynamic-slice fusion result %zu takes buffer %" PRId64 " of %zu", j, n,
-                  f->n_result_buffers);
+      return malformed(b, "result %zu taking buffer %" PRId64 " of its %zu", j, n,
+                       f->n_result_buffers);
     if (r->update_config && r->update_config->loop_index < 0)
-      return fail(b, "dynamic-slice fusion result %zu's loop_index is %" PRId64, j,
-                  r->update_config->loop_index);
+      return malformed(b, "result %zu's loop_index %" PRId64, j, r->update_config->loop_index);
     if (!checkWindow(b, "result", j, f->result_buffers[n],
                      f->slice_allocations[f->n_parameters + j], r->update_config))
       return false;
   }
+  return true;
+}
+
+/* The command of a fusion whose windows are those from `first` on: its
+ * embedded thunks planned over them. */
+static bool emitFusion(Builder *b, CommandVec *v, uint32_t first,
+                       const Xla__Gpu__ThunkSequenceProto *embedded, bool moves, bool reads) {
+  bool outerIn = b->inFusion;
+  uint32_t outer = b->fusionWindows, slices = b->plan->numSlices, params = b->plan->numParams, list;
+  b->inFusion = true, b->fusionWindows = first;
+  bool ok = thunkyPlanBuildList(b, embedded ? embedded->n_thunks : 0,
+                                embedded ? embedded->thunks : NULL, &list);
+  b->inFusion = outerIn, b->fusionWindows = outer;
+  ThunkyCommand *c = ok ? thunkyPlanEmit(b, v, THUNKY_CMD_DYNAMIC_SLICE_FUSION) : NULL;
+  if (!c)
+    return false;
+  c->fusion.list = list;
+  c->fusion.windows = (ThunkyRange){first, b->plan->numWindows - first};
+  c->fusion.slices = (ThunkyRange){slices, b->plan->numSlices - slices};
+  c->fusion.params = (ThunkyRange){params, b->plan->numParams - params};
+  c->fusion.dependsOnLoop = moves;
+  c->fusion.readsDevice = reads;
   return true;
 }
 
@@ -355,7 +400,7 @@ static bool fusionThunk(Builder *b, CommandVec *v, const Fusion *f) {
                             "verify_offsets, a check of each window on the device "
                             "(xla_gpu_experimental_dynamic_slice_fusion_verify_offsets)");
   if (!checkFusion(b, f))
-    return false;
+    return refuseMalformed(b, v, b->plan->numWindows, b->plan->numWindowStarts);
   uint32_t first = b->plan->numWindows;
   bool moves = false;
   for (size_t i = 0; i < f->n_parameters; i++) {
@@ -370,22 +415,171 @@ static bool fusionThunk(Builder *b, CommandVec *v, const Fusion *f) {
                    f->slice_allocations[f->n_parameters + j], r->update_config, &moves))
       return false;
   }
-  bool outerIn = b->inFusion;
-  uint32_t outer = b->fusionWindows, slices = b->plan->numSlices, params = b->plan->numParams, list;
-  b->inFusion = true, b->fusionWindows = first;
-  const Xla__Gpu__ThunkSequenceProto *embedded = f->embedded_thunks;
-  bool ok = thunkyPlanBuildList(b, embedded ? embedded->n_thunks : 0,
-                                embedded ? embedded->thunks : NULL, &list);
-  b->inFusion = outerIn, b->fusionWindows = outer;
-  ThunkyCommand *c = ok ? thunkyPlanEmit(b, v, THUNKY_CMD_DYNAMIC_SLICE_FUSION) : NULL;
-  if (!c)
+  return emitFusion(b, v, first, f->embedded_thunks, moves, false);
+}
+
+/*--- dynamic_slice_thunk -------------------------------------------------------*/
+
+typedef Xla__Gpu__DynamicSliceThunkProto DynamicSlice;
+
+/* Dimensions at most: XLA's shapes have far fewer. */
+#define MAX_RANK 64
+
+/* ShapeUtil::ByteStrides of an array shape by its layout (row-major
+ * without one), into strides[rank], with its dimensions from the most
+ * minor in order[rank] and its byte size in *bytes. False for a layout
+ * that is not a permutation of its dimensions, elements smaller than a
+ * byte, or more than 2^63 bytes. */
+static bool byteStrides(const Xla__ShapeProto *shape, uint64_t *strides, size_t *order,
+                        uint64_t *bytes) {
+  size_t rank = shape->n_dimensions;
+  uint32_t element = thunkyElementBytes(shape->element_type);
+  const Xla__LayoutProto *layout = shape->layout;
+  bool laidOut = layout && layout->n_minor_to_major;
+  if (!element || rank > MAX_RANK || (laidOut && layout->n_minor_to_major != rank))
     return false;
-  c->fusion.list = list;
-  c->fusion.windows = (ThunkyRange){first, b->plan->numWindows - first};
-  c->fusion.slices = (ThunkyRange){slices, b->plan->numSlices - slices};
-  c->fusion.params = (ThunkyRange){params, b->plan->numParams - params};
-  c->fusion.dependsOnLoop = moves;
+  bool seen[MAX_RANK] = {0};
+  uint64_t stride = element;
+  for (size_t k = 0; k < rank; k++) {
+    int64_t d = laidOut ? layout->minor_to_major[k] : (int64_t)(rank - 1 - k);
+    if (d < 0 || (size_t)d >= rank || seen[d] || shape->dimensions[d] < 0)
+      return false;
+    seen[d] = true, order[k] = (size_t)d, strides[d] = stride;
+    if (__builtin_mul_overflow(stride, (uint64_t)shape->dimensions[d], &stride) ||
+        stride > INT64_MAX)
+      return false;
+  }
+  *bytes = stride;
   return true;
+}
+
+/* Whether a window of `sliced` dimensions is one run of bytes of its
+ * buffer, as XLA's DynamicSliceThunk takes it to be: from the most minor
+ * dimension, every one past the first it cuts is 1. */
+static bool contiguous(const Xla__ShapeProto *orig, const Xla__ShapeProto *sliced,
+                       const size_t *order) {
+  bool cut = false;
+  for (size_t k = 0; k < orig->n_dimensions; k++) {
+    size_t d = order[k];
+    if (cut && sliced->dimensions[d] != 1)
+      return false;
+    cut |= sliced->dimensions[d] != orig->dimensions[d];
+  }
+  return true;
+}
+
+/* The window of argument `i` (XLA's SliceDef): none, the whole argument,
+ * or a slice of it whose start is found per dimension when it runs. */
+static bool addSliceDef(Builder *b, const DynamicSlice *d, size_t i, bool *reads) {
+  const SliceProto *argument = d->arguments[i]->slice;
+  const Xla__Gpu__OptionalDynamicSliceOffsetsProto__DynamicSliceOffsetsProto *offsets =
+      d->offsets[i]->offsets;
+  ThunkyPlanWindow w = {.loopIndex = UINT32_MAX};
+  if (!argument) {
+    /* A token: XLA passes no memory, so no embedded slice may have bytes. */
+    w.buffer = (ThunkyPlanSlice){0, 0, 0};
+  } else if (!thunkyPlanSliceOf(b, argument, "a dynamic-slice argument", &w.buffer)) {
+    return false;
+  }
+  w.size = w.buffer.size;
+  if (argument && offsets) {
+    const Xla__ShapeProto *orig = d->orig_shapes[i]->shape, *sliced = d->sliced_shapes[i]->shape;
+    const Xla__Gpu__OptionalPrimitiveType *type = d->offset_primitive_types[i];
+    uint64_t strides[MAX_RANK], unused[MAX_RANK], origBytes, slicedBytes;
+    size_t order[MAX_RANK], slicedOrder[MAX_RANK];
+    if (!orig || !sliced || !type->has_value)
+      return malformed(b, "argument %zu with offsets but no %s", i,
+                       !orig     ? "original shape"
+                       : !sliced ? "sliced shape"
+                                 : "offset type");
+    uint32_t typeBytes = thunkyElementBytes(type->value);
+    if (!byteStrides(orig, strides, order, &origBytes) ||
+        !byteStrides(sliced, unused, slicedOrder, &slicedBytes) ||
+        sliced->n_dimensions != orig->n_dimensions || offsets->n_offsets != orig->n_dimensions ||
+        !typeBytes || typeBytes > 8)
+      return malformed(b,
+                       "argument %zu whose shapes, offsets and offset type disagree (XLA "
+                       "checks each offset has a dimension of both shapes)",
+                       i);
+    if (origBytes > w.buffer.size)
+      return malformed(b, "argument %zu's shape of %" PRIu64 " bytes in a slice of %" PRIu64, i,
+                       origBytes, w.buffer.size);
+    w.sliced = true, w.size = slicedBytes, w.starts.first = b->plan->numWindowStarts;
+    for (size_t k = 0; k < orig->n_dimensions; k++) {
+      if (sliced->dimensions[k] > orig->dimensions[k])
+        return malformed(b, "argument %zu %" PRId64 " wide in dimension %zu, of %" PRId64, i,
+                         sliced->dimensions[k], k, orig->dimensions[k]);
+      const Xla__Gpu__OptionalDynamicSliceOffsetsProto__DynamicSliceOffsetProto *o =
+          offsets->offsets[k];
+      ThunkyPlanWindowStart start = {.last =
+                                         (uint64_t)(orig->dimensions[k] - sliced->dimensions[k]),
+                                     .byteStride = strides[k]};
+      if (o->offset_case ==
+          XLA__GPU__OPTIONAL_DYNAMIC_SLICE_OFFSETS_PROTO__DYNAMIC_SLICE_OFFSET_PROTO__OFFSET_CONST_OFFSET) {
+        start.value = o->const_offset;
+      } else if (
+          o->offset_case ==
+          XLA__GPU__OPTIONAL_DYNAMIC_SLICE_OFFSETS_PROTO__DYNAMIC_SLICE_OFFSET_PROTO__OFFSET_SLICE_OFFSET) {
+        if (!thunkyPlanSliceOf(b, o->slice_offset, "a dynamic-slice offset", &start.scalar))
+          return false;
+        if (start.scalar.size < typeBytes)
+          return malformed(
+              b, "argument %zu's offset %zu of %" PRIu64 " bytes, less than its type's %u", i, k,
+              start.scalar.size, typeBytes);
+        start.scalar.size = typeBytes;
+        *reads = true;
+      } else {
+        return malformed(b, "argument %zu's offset %zu, not set", i, k);
+      }
+      ThunkyPlanWindowStart *at = thunkyPlanPush(&b->windowStarts);
+      if (!at)
+        return thunkyErrorf(b->error, "out of memory");
+      *at = start;
+    }
+    w.starts.count = b->plan->numWindowStarts - w.starts.first;
+    if (!contiguous(orig, sliced, order))
+      return malformed(b,
+                       "argument %zu's window, not one run of bytes of its buffer as XLA "
+                       "takes it to be",
+                       i);
+  }
+  ThunkyPlanWindow *at = thunkyPlanPush(&b->windows);
+  return at ? (*at = w, true) : thunkyErrorf(b->error, "out of memory");
+}
+
+/* XLA's DynamicSliceThunk (JAX 0.10 and 0.11): each argument a window its
+ * embedded thunks take as their allocation of the same number. Offsets an
+ * HLO module computes from a loop's induction variable are refused. */
+static bool dynamicSliceThunk(Builder *b, CommandVec *v, const DynamicSlice *d) {
+  size_t n = d->n_arguments;
+  bool computed = d->offset_as_function_of_indvar_modules_metadata != NULL;
+  for (size_t i = 0; i < d->n_offsets && !computed; i++)
+    for (size_t k = 0; d->offsets[i]->offsets && k < d->offsets[i]->offsets->n_offsets; k++)
+      computed |=
+          d->offsets[i]->offsets->offsets[k]->offset_case ==
+          XLA__GPU__OPTIONAL_DYNAMIC_SLICE_OFFSETS_PROTO__DYNAMIC_SLICE_OFFSET_PROTO__OFFSET_HLO_MODULE_OFFSET_IDX;
+  if (computed)
+    return thunkyPlanRefuse(b, v,
+                            "offsets an HLO module computes from the loop's induction "
+                            "variable");
+  uint32_t first = b->plan->numWindows, firstStart = b->plan->numWindowStarts;
+  bool reads = false, ok = true;
+  if (d->n_offsets != n || d->n_orig_shapes != n || d->n_sliced_shapes != n ||
+      d->n_offset_primitive_types != n || d->n_fake_allocations != n)
+    ok = malformed(b,
+                   "%zu arguments but %zu offsets, %zu and %zu shapes, %zu offset types and "
+                   "%zu allocations of its own (XLA takes one each)",
+                   n, d->n_offsets, d->n_orig_shapes, d->n_sliced_shapes,
+                   d->n_offset_primitive_types, d->n_fake_allocations);
+  else if (!b->plan->numAllocations)
+    ok = malformed(b, "no allocation in the executable to place a token's window");
+  for (size_t i = 0; ok && i < n; i++)
+    ok = d->fake_allocations[i] && d->fake_allocations[i]->index == (int64_t)i
+             ? addSliceDef(b, d, i, &reads)
+             : malformed(b, "allocation %zu of index %" PRId64, i,
+                         d->fake_allocations[i] ? d->fake_allocations[i]->index : -1);
+  return ok ? emitFusion(b, v, first, d->embedded_thunk, false, reads)
+            : refuseMalformed(b, v, first, firstStart);
 }
 
 static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
@@ -464,6 +658,8 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
   }
   case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_SLICE_FUSION_THUNK:
     return fusionThunk(b, v, t->dynamic_slice_fusion_thunk);
+  case XLA__GPU__THUNK_PROTO__IMPL_DYNAMIC_SLICE_THUNK:
+    return dynamicSliceThunk(b, v, t->dynamic_slice_thunk);
   case XLA__GPU__THUNK_PROTO__IMPL_REPLICA_ID_THUNK:
     return idThunk(b, v, THUNKY_CMD_REPLICA_ID, t->replica_id_thunk->dest_buffer);
   case XLA__GPU__THUNK_PROTO__IMPL_PARTITION_ID_THUNK:

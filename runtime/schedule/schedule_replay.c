@@ -220,8 +220,11 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
     return asyncDone(r, command, lane);
   case THUNKY_CMD_COLLECTIVE_GROUP:
     return issueList(r, c->group.list, lane);
-  case THUNKY_CMD_DYNAMIC_SLICE_FUSION: /* its thunks are its work */
-    return issueList(r, c->fusion.list, lane);
+  case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+    /* Offsets on the device are read back first, as a loop's predicate. */
+    if (c->fusion.readsDevice && !inGraph(r, command))
+      hostWaits(r, lane);
+    return issueList(r, c->fusion.list, lane); /* its thunks are its work */
   case THUNKY_CMD_CONDITIONAL: {
     uint32_t count = c->conditional.branches.count;
     if (!count)

@@ -52,7 +52,8 @@ typedef enum ThunkyCommandKind {
   THUNKY_CMD_REPLICA_ID,
   THUNKY_CMD_PARTITION_ID,
   THUNKY_CMD_OPAQUE, /* a kind no backend implements: only its reads and writes are known */
-  THUNKY_CMD_DYNAMIC_SLICE_FUSION, /* its list, over windows of its buffers (ThunkyPlanWindow) */
+  THUNKY_CMD_DYNAMIC_SLICE_FUSION, /* its list over windows of its buffers (ThunkyPlanWindow):
+                                      dynamic_slice_fusion_thunk and dynamic_slice_thunk */
   THUNKY_CMD_COUNT
 } ThunkyCommandKind;
 
@@ -117,6 +118,7 @@ typedef struct ThunkyCommand {
       ThunkyRange slices;  /* plan->slices its list's commands take, which name windows */
       ThunkyRange params;  /* plan->params of its list's packed kernels */
       bool dependsOnLoop;  /* a window moves with a loop's iteration */
+      bool readsDevice;    /* a window's start is read from the device when it runs */
     } fusion;
   };
 } ThunkyCommand;
@@ -303,17 +305,30 @@ typedef struct ThunkyPlanArray {
 } ThunkyPlanArray;
 
 /* One of a dynamic-slice fusion's own allocations, as XLA's
- * DynamicSliceFusionV2Thunk builds them each time it runs: a window of one
- * of the fusion's buffers. The slices of the thunks it embeds name window
- * w as allocation plan->numAllocations + w; thunkyPlanWindowSlice says
- * where that is when it runs. */
+ * DynamicSliceFusionV2Thunk and DynamicSliceThunk build them each time
+ * they run: a window of one of the fusion's buffers. The slices of the
+ * thunks it embeds name window w as allocation plan->numAllocations + w;
+ * thunkyPlanWindowSlice says where that is when it runs. */
 typedef struct ThunkyPlanWindow {
   ThunkyPlanSlice buffer; /* the parameter or result buffer (itself in a window when nested) */
   uint64_t size;          /* the window's bytes: the embedded allocation's size */
-  bool sliced;            /* it has a DynamicSliceConfig; else it is the whole buffer */
-  uint32_t loopIndex;     /* whose iteration moves it: 0 the innermost loop; UINT32_MAX none */
+  bool sliced;            /* it moves; else it is the buffer's start */
+  /* A fusion's (DynamicSliceConfig): byte_offset + byte_stride x the
+   * iteration of the loop loopIndex counts outward (UINT32_MAX: none). */
+  uint32_t loopIndex;
   int64_t byteOffset, byteStride;
+  ThunkyRange starts; /* a dynamic_slice_thunk's: plan->windowStarts, one per dimension */
 } ThunkyPlanWindow;
+
+/* Where a dynamic_slice_thunk's window starts in one dimension: a constant
+ * or an integer on the device, clamped to [0, last], times the dimension's
+ * stride in the buffer's layout. */
+typedef struct ThunkyPlanWindowStart {
+  ThunkyPlanSlice scalar; /* the integer's bytes (1 to 8); size 0: `value` is the start */
+  int64_t value;
+  uint64_t last; /* the dimension's size less the window's */
+  uint64_t byteStride;
+} ThunkyPlanWindowStart;
 
 /* An execution stream that async regions run on, besides the main one. As
  * XLA numbers them (xla/backends/gpu/runtime/execution_stream_id.h), a
@@ -371,7 +386,8 @@ typedef struct ThunkyPlan {
 
   /* The windows of every dynamic-slice fusion (ThunkyPlanWindow). */
   ThunkyPlanWindow *windows;
-  uint32_t numWindows;
+  ThunkyPlanWindowStart *windowStarts;
+  uint32_t numWindows, numWindowStarts;
 } ThunkyPlan;
 
 /* Builds the plan of a GpuExecutableProto given in any container layering,
@@ -455,15 +471,23 @@ THUNKY_EXPORT bool thunkyPlanRunLoop(const ThunkyCommand *c, uint64_t limit,
                                      const ThunkyLoopFrame **loops, const ThunkyLoopWalk *walk,
                                      ThunkyError *limitError);
 
-/* Where window `window` lies when its fusion runs inside `loops`, as XLA's
- * DynamicSliceFusionV2Thunk places it: a sliced window at byte_offset +
- * byte_stride times the iteration of the loop loop_index counts outward
- * from the innermost (0 where there are fewer loops), clamped into its
- * buffer; an unsliced one at the buffer's start. The slice names the
- * buffer's allocation, itself a window of an enclosing fusion's when
- * nested. */
-THUNKY_EXPORT ThunkyPlanSlice thunkyPlanWindowSlice(const ThunkyPlan *plan, uint32_t window,
-                                                    const ThunkyLoopFrame *loops);
+/* Reads a window start's integer on the device: the bytes of `scalar`
+ * (1 to 8) into *bits, the rest zero, as XLA copies them into a 64-bit
+ * value; false after recording its own error. */
+typedef bool (*ThunkyWindowRead)(void *context, ThunkyPlanSlice scalar, uint64_t *bits);
+
+/* Where window `window` lies, in *at, when its fusion runs inside `loops`,
+ * as XLA places it. A fusion's window: at byte_offset + byte_stride times
+ * the iteration of the loop loop_index counts outward from the innermost
+ * (0 where there are fewer loops), clamped into its buffer. A
+ * dynamic_slice_thunk's: each dimension's start, read through `read`
+ * where it is on the device (NULL when no start of the plan is), clamped
+ * to the dimension, times its stride. Unsliced: the buffer's start. The
+ * slice names the buffer's allocation, itself a window of an enclosing
+ * fusion's when nested. False when `read` fails. */
+THUNKY_EXPORT bool thunkyPlanWindowSlice(const ThunkyPlan *plan, uint32_t window,
+                                         const ThunkyLoopFrame *loops, ThunkyWindowRead read,
+                                         void *context, ThunkyPlanSlice *at);
 
 /* The executable allocation that `allocation` lies in: itself, or for a
  * window (plan->numAllocations and up), its buffer's, through every
