@@ -22,19 +22,23 @@
 
 #include <stddef.h>
 
-#define THUNKY_CUDA_DRIVER_FUNCTIONS(X)                                                  \
-  X(cuInit) X(cuGetErrorString) X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet)     \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)            \
-  X(cuCtxSynchronize)                                                                    \
-  X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8)               \
-  X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemsetD8Async) X(cuMemsetD32Async)              \
-  X(cuMemcpyDtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadDataEx) X(cuModuleUnload)      \
-  X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute)  \
-  X(cuLaunchKernel) X(cuLaunchKernelEx)                                                  \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuStreamSynchronize)           \
-  X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)               \
-  X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)                    \
-  X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
+#define THUNKY_CUDA_DRIVER_FUNCTIONS(X)                                                            \
+  X(cuInit)                                                                                        \
+  X(cuGetErrorString)                                                                              \
+  X(cuGetErrorName)                                                                                \
+  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)      \
+      X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)            \
+          X(cuMemcpyDtoH) X(cuMemsetD8) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemsetD8Async)      \
+              X(cuMemsetD32Async) X(cuMemcpyDtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadDataEx)  \
+                  X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal)                    \
+                      X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)                \
+                          X(cuLaunchKernelEx) X(cuTensorMapEncodeTiled) X(cuStreamCreate)          \
+                              X(cuStreamDestroy) X(cuStreamQuery) X(cuStreamSynchronize)           \
+                                  X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy)          \
+                                      X(cuEventRecord) X(cuEventElapsedTime)                       \
+                                          X(cuStreamBeginCapture) X(cuStreamEndCapture)            \
+                                              X(cuGraphInstantiate) X(cuGraphLaunch)               \
+                                                  X(cuGraphDestroy) X(cuGraphExecDestroy)
 
 #define THUNKY_NCCL_FUNCTIONS(X)                                                         \
   X(ncclGetErrorString) X(ncclGetLastError) X(ncclGetUniqueId) X(ncclCommInitRankConfig) \

@@ -127,6 +127,21 @@ static void locateSlices(ThunkyCudaState *s, ThunkyCudaRank *r) {
     r->packed[i] = param->slice != UINT32_MAX ? (void *)&r->slices[param->slice]
                                               : (void *)(uintptr_t)param->bytes.data;
   }
+  /* An argument with a TMA descriptor is passed as its map, by value, and
+   * so is a packing spec's relocation of it (XLA copies the whole map). */
+  for (uint32_t i = 0; i < plan->numCommands; i++) {
+    const ThunkyCommand *c = &plan->commands[i];
+    if (c->kind != THUNKY_CMD_KERNEL)
+      continue;
+    const ThunkyPlanKernel *k = &plan->kernels[c->kernel.kernel];
+    for (uint32_t t = k->tmas.first; t < k->tmas.first + k->tmas.count; t++) {
+      uint32_t slice = c->kernel.args.first + plan->tmas[t].arg;
+      r->params[slice] = &r->maps[t];
+      for (uint32_t p = k->params.first; k->packed && p < k->params.first + k->params.count; p++)
+        if (plan->params[p].slice == slice)
+          r->packed[p] = &r->maps[t];
+    }
+  }
 }
 
 /* Loads binary `index`, which `user` (a thunk name) is the first to need. */
@@ -303,6 +318,8 @@ static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error)
   r->slices = zeroed(plan->numSlices, sizeof *r->slices);
   r->params = zeroed(plan->numSlices, sizeof *r->params);
   r->packed = zeroed(plan->numParams, sizeof *r->packed);
+  /* CUDA wants a map 64-byte aligned. */
+  r->maps = aligned_alloc(64, (plan->numTmas + 1) * sizeof *r->maps);
   r->isGlobal = zeroed(plan->numAllocations, sizeof *r->isGlobal);
   r->pointers = zeroed(plan->numSlices, sizeof *r->pointers);
   r->modules = zeroed(plan->numBinaries, sizeof *r->modules);
@@ -311,8 +328,9 @@ static bool setUpRank(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error)
   r->started = zeroed(plan->numAsyncSlots, sizeof *r->started);
   r->done = zeroed(plan->numAsyncSlots, sizeof *r->done);
   r->comms = zeroed(s->numGroupings, sizeof *r->comms);
-  if (!r->memory || !r->slices || !r->params || !r->packed || !r->isGlobal || !r->pointers ||
-      !r->modules || !r->functions || !r->streams || !r->started || !r->done || !r->comms)
+  if (!r->memory || !r->slices || !r->params || !r->packed || !r->maps || !r->isGlobal ||
+      !r->pointers || !r->modules || !r->functions || !r->streams || !r->started || !r->done ||
+      !r->comms)
     return thunkyErrorf(error, "cuda: out of memory");
   /* The zeroing and uploads ran on the legacy stream, which the plan's
    * non-blocking streams do not wait for. */
@@ -386,7 +404,7 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
     cu->cuDevicePrimaryCtxRelease(r->device);
   }
   free(r->memory), free(r->slices), free(r->params), free(r->packed), free(r->isGlobal);
-  free(r->pointers);
+  free(r->pointers), free(r->maps);
   free(r->modules), free(r->functions), free(r->streams), free(r->started), free(r->done);
   free(r->comms);
   free(r->graphs);

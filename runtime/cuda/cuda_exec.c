@@ -216,9 +216,35 @@ static bool runCustomCall(Walk *w, const ThunkyCommand *c, CUstream stream) {
  * addresses. A cluster goes through cuLaunchKernelEx, as XLA launches one
  * (stream_executor/cuda/cuda_stream.cc: LaunchCudaKernel); a 1x1x1
  * cluster is no cluster, and takes the plain launch. */
+/* The map of each TMA descriptor of kernel command `c`, from its
+ * argument's address now, as XLA makes them before each launch
+ * (CudaExecutor::CreateTensorMap): the data type from the element size
+ * alone, the other enums as they are. */
+static bool encodeMaps(Walk *w, const ThunkyCommand *c, const ThunkyPlanKernel *k) {
+  static const CUtensorMapDataType byElementSize[] = {[1] = CU_TENSOR_MAP_DATA_TYPE_UINT8,
+                                                      [2] = CU_TENSOR_MAP_DATA_TYPE_UINT16,
+                                                      [4] = CU_TENSOR_MAP_DATA_TYPE_UINT32,
+                                                      [8] = CU_TENSOR_MAP_DATA_TYPE_UINT64};
+  for (uint32_t i = k->tmas.first; i < k->tmas.first + k->tmas.count; i++) {
+    const ThunkyPlanTma *t = &w->plan->tmas[i];
+    CUdeviceptr address = w->rank->slices[c->kernel.args.first + t->arg];
+    if (!THUNKY_CU(w->state, cuTensorMapEncodeTiled,
+                   (&w->rank->maps[i], byElementSize[t->elementSize], t->rank,
+                    (void *)(uintptr_t)address, t->globalDims, t->globalStrides, t->boxDims,
+                    t->elementStrides, (CUtensorMapInterleave)t->interleave,
+                    (CUtensorMapSwizzle)t->swizzle, (CUtensorMapL2promotion)t->l2Promotion,
+                    (CUtensorMapFloatOOBfill)t->floatOobFill),
+                   c->thunk, &w->rank->error))
+      return false;
+  }
+  return true;
+}
+
 static bool runKernel(Walk *w, const ThunkyCommand *c, CUstream stream) {
   const ThunkyPlanKernel *k = &w->plan->kernels[c->kernel.kernel];
   ThunkyCudaRank *rank = w->rank;
+  if (!encodeMaps(w, c, k))
+    return false;
   const uint32_t *g = c->kernel.grid, *b = c->kernel.block, *cluster = k->cluster;
   ThunkyRange range = k->packed ? k->params : c->kernel.args;
   void **params = !range.count ? NULL

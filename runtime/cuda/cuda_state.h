@@ -49,6 +49,8 @@ typedef struct ThunkyCudaRank {
   CUdeviceptr *slices;     /* per plan slice: its address */
   void **params;           /* per plan slice: &slices[i], as cuLaunchKernel takes them */
   void **packed;           /* per plan param: its constant bytes, or &slices[its slice] */
+  CUtensorMap *maps;       /* per plan TMA descriptor: the map launches pass in place of
+                              its argument's address (params, packed point here) */
   bool *isGlobal;          /* per allocation: memory[a] is a module's global, not ours */
   void **pointers;         /* per plan slice: its address, NULL when empty (custom calls) */
   CUmodule *modules;       /* per plan binary */

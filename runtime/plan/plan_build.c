@@ -204,6 +204,7 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
     b.accesses = VEC(accesses, numAccesses);
     b.windows = VEC(windows, numWindows);
     b.windowStarts = VEC(windowStarts, numWindowStarts);
+    b.tmas = VEC(tmas, numTmas);
     ok = thunkyPlanPush(&b.lists) != NULL || thunkyErrorf(error, "out of memory"); /* the entry */
     b.currentThunk = UINT32_MAX;
     ok = ok && readAllocations(&b) && readArrays(&b) && thunkyPlanBuildEntry(&b) &&
@@ -243,7 +244,7 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan->collectiveBuffers), free(plan->groups), free(plan->ids), free(plan->kernels);
   free(plan->params), free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
   free(plan->accesses), free(plan->globals), free(plan->streams), free(plan->windows);
-  free(plan->windowStarts);
+  free(plan->windowStarts), free(plan->tmas);
   free(plan);
 }
 

@@ -99,6 +99,15 @@ ThunkyCommand *thunkyPlanEmit(Builder *b, CommandVec *v, ThunkyCommandKind kind)
   return c;
 }
 
+bool thunkyPlanMalformed(Builder *b, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(b->whyMalformed, sizeof b->whyMalformed, format, args);
+  va_end(args);
+  b->malformed = true;
+  return false;
+}
+
 bool thunkyPlanRefuse(Builder *b, CommandVec *v, const char *format, ...) {
   char why[256];
   int n = snprintf(why, sizeof why, "%s with ", b->plan->thunks[b->currentThunk].kind);

@@ -44,7 +44,7 @@ typedef struct {
   const Executable *exe;
   ThunkyError *error;
   Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels, params,
-      binaries, customCalls, gemms, thunks, accesses, windows, windowStarts;
+      binaries, customCalls, gemms, thunks, accesses, windows, windowStarts, tmas;
   ThunkyArena *kept; /* copies of bytes the plan keeps: plan->storage */
   ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
   uint32_t moduleBinary;     /* the executable's own cubin or PTX in plan->binaries,
@@ -71,6 +71,11 @@ typedef struct {
 
 /* Puts the current thunk's name in front of the message just set; false. */
 bool thunkyPlanInThunk(Builder *b);
+/* Notes why the thunk being planned is one XLA would not run (its Prepare
+ * or its reading of the proto refuses it), in b->whyMalformed; false. The
+ * caller then refuses it by that reason (thunkyPlanRefuse), so backends
+ * name it and a fingerprint run takes it as an uninterpreted function. */
+bool thunkyPlanMalformed(Builder *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* Appends one zeroed element to a vector; NULL when out of memory. */
 void *thunkyPlanPush(Vec *v);
 /* A copy of data[0, size) (NUL-terminated) owned by the plan. */
@@ -104,6 +109,10 @@ bool thunkyPlanBuildList(Builder *b, size_t n, Thunk *const *thunks, uint32_t *l
  * one at a time. */
 bool thunkyPlanBuildEntry(Builder *b);
 bool thunkyPlanKernelThunk(Builder *b, CommandVec *v, const Xla__Gpu__KernelThunkProto *k);
+/* A kernel's TMA descriptors (plan_tma.c), each checked as XLA checks it,
+ * appended to plan->tmas in argument order; *out is their range. */
+bool thunkyPlanTmas(Builder *b, const StreamExecutor__Gpu__TmaMetadataProto *tma, uint32_t numArgs,
+                    ThunkyRange *out);
 bool thunkyPlanCustomKernelThunk(Builder *b, CommandVec *v,
                                  const Xla__Gpu__CustomKernelThunkProto *k);
 bool thunkyPlanCustomCallThunk(Builder *b, CommandVec *v, const Xla__Gpu__CustomCallThunkProto *cc);

@@ -142,14 +142,16 @@ static bool addKernel(Builder *b, CommandVec *v, const Launch *l) {
     return fail(b, "kernel asks for %" PRId64 " bytes of shared memory", l->sharedBytes);
   if (!zeroOutputs(b, v, l))
     return false;
-  /* XLA turns TMA descriptors into 128-byte CUtensorMaps passed by value
-   * (XLA's autotuner picks such Triton kernels on Hopper whenever they are
-   * faster); thunky has no cuTensorMapEncodeTiled, so no backend runs one,
-   * but the host checks key it as any kernel: they never run its code. */
-  if (l->tma && l->tma->n_arg_index_to_tma_info)
-    return thunkyPlanRefuse(b, v, "TMA descriptors (tma_metadata), whose CUtensorMaps thunky "
-                                  "does not build yet");
+  /* XLA's autotuner picks Triton kernels that take TMA descriptors on
+   * Hopper whenever they are faster. */
   ThunkyPlanKernel kernel = {.binary = l->binary};
+  uint32_t tmas = b->plan->numTmas;
+  if (!thunkyPlanTmas(b, l->tma, l->args.count, &kernel.tmas)) {
+    if (!b->malformed)
+      return false;
+    b->malformed = false, b->plan->numTmas = tmas;
+    return thunkyPlanRefuse(b, v, "%s", b->whyMalformed);
+  }
   for (int i = 0; i < 3; i++)
     kernel.cluster[i] = dim(l->cluster, i);
   if (!packParams(b, l, &kernel) || !thunkyPlanKeepString(b, l->name, &kernel.name))

@@ -11,7 +11,6 @@
 #include "thunky-c/base/ElementTypes.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,19 +251,6 @@ static bool nameThunk(Builder *b, Thunk *t) {
 
 /*--- dynamic-slice fusions ----------------------------------------------------*/
 
-/* Notes why the thunk is one XLA would not run (its Prepare or its proto
- * reading refuses it); false. The backends then refuse it by that reason,
- * and a fingerprint run takes it as an uninterpreted function. */
-static bool malformed(Builder *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static bool malformed(Builder *b, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(b->whyMalformed, sizeof b->whyMalformed, format, args);
-  va_end(args);
-  b->malformed = true;
-  return false;
-}
-
 /* After a failed build of a fusion's windows from `first` (and starts from
  * `firstStart`) on: the thunk refused when malformed, else the error. */
 static bool refuseMalformed(Builder *b, CommandVec *v, uint32_t first, uint32_t firstStart) {
@@ -317,9 +303,9 @@ static bool isOlderFusion(const Fusion *f) {
 static bool checkWindow(Builder *b, const char *what, size_t index, const SliceProto *buffer,
                         const Xla__BufferAllocationProto *window, bool sliced) {
   if (!buffer)
-    return malformed(b, "%s %zu with no buffer", what, index);
+    return thunkyPlanMalformed(b, "%s %zu with no buffer", what, index);
   if (!window || window->size < 0 || window->size > buffer->size)
-    return malformed(
+    return thunkyPlanMalformed(
         b, "%s %zu's window of %" PRId64 " bytes, larger than its %" PRId64 "-byte buffer%s", what,
         index, window ? window->size : -1, buffer->size,
         sliced ? "" : " (an unsliced window is the whole buffer)");
@@ -332,22 +318,23 @@ static bool checkWindow(Builder *b, const char *what, size_t index, const SliceP
 static bool checkFusion(Builder *b, const Fusion *f) {
   size_t windows = f->n_parameters + f->n_results;
   if (f->n_slice_allocations != windows)
-    return malformed(b,
-                     "%zu parameters and %zu results but %zu allocations of its own (XLA "
-                     "takes one each)",
-                     f->n_parameters, f->n_results, f->n_slice_allocations);
+    return thunkyPlanMalformed(b,
+                               "%zu parameters and %zu results but %zu allocations of its own (XLA "
+                               "takes one each)",
+                               f->n_parameters, f->n_results, f->n_slice_allocations);
   for (size_t i = 0; i < windows; i++)
     if (!f->slice_allocations[i] || f->slice_allocations[i]->index != (int64_t)i)
-      return malformed(b, "allocation %zu of index %" PRId64, i,
-                       f->slice_allocations[i] ? f->slice_allocations[i]->index : -1);
+      return thunkyPlanMalformed(b, "allocation %zu of index %" PRId64, i,
+                                 f->slice_allocations[i] ? f->slice_allocations[i]->index : -1);
   for (size_t i = 0; i < f->n_parameters; i++) {
     const Xla__Gpu__DynamicSliceFusionThunkProto__ParameterProto *p = f->parameters[i];
     int64_t n = p->parameter_number;
     if (n < 0 || (uint64_t)n >= f->n_parameter_buffers)
-      return malformed(b, "parameter %zu taking buffer %" PRId64 " of its %zu", i, n,
-                       f->n_parameter_buffers);
+      return thunkyPlanMalformed(b, "parameter %zu taking buffer %" PRId64 " of its %zu", i, n,
+                                 f->n_parameter_buffers);
     if (p->slice_config && p->slice_config->loop_index < 0)
-      return malformed(b, "parameter %zu's loop_index %" PRId64, i, p->slice_config->loop_index);
+      return thunkyPlanMalformed(b, "parameter %zu's loop_index %" PRId64, i,
+                                 p->slice_config->loop_index);
     if (!checkWindow(b, "parameter", i, f->parameter_buffers[n], f->slice_allocations[i],
                      p->slice_config))
       return false;
@@ -356,10 +343,11 @@ static bool checkFusion(Builder *b, const Fusion *f) {
     const Xla__Gpu__DynamicSliceFusionThunkProto__ResultProto *r = f->results[j];
     int64_t n = r->result_number;
     if (n < 0 || (uint64_t)n >= f->n_result_buffers)
-      return malformed(b, "result %zu taking buffer %" PRId64 " of its %zu", j, n,
-                       f->n_result_buffers);
+      return thunkyPlanMalformed(b, "result %zu taking buffer %" PRId64 " of its %zu", j, n,
+                                 f->n_result_buffers);
     if (r->update_config && r->update_config->loop_index < 0)
-      return malformed(b, "result %zu's loop_index %" PRId64, j, r->update_config->loop_index);
+      return thunkyPlanMalformed(b, "result %zu's loop_index %" PRId64, j,
+                                 r->update_config->loop_index);
     if (!checkWindow(b, "result", j, f->result_buffers[n],
                      f->slice_allocations[f->n_parameters + j], r->update_config))
       return false;
@@ -488,27 +476,28 @@ static bool addSliceDef(Builder *b, const DynamicSlice *d, size_t i, bool *reads
     uint64_t strides[MAX_RANK], unused[MAX_RANK], origBytes, slicedBytes;
     size_t order[MAX_RANK], slicedOrder[MAX_RANK];
     if (!orig || !sliced || !type->has_value)
-      return malformed(b, "argument %zu with offsets but no %s", i,
-                       !orig     ? "original shape"
-                       : !sliced ? "sliced shape"
-                                 : "offset type");
+      return thunkyPlanMalformed(b, "argument %zu with offsets but no %s", i,
+                                 !orig     ? "original shape"
+                                 : !sliced ? "sliced shape"
+                                           : "offset type");
     uint32_t typeBytes = thunkyElementBytes(type->value);
     if (!byteStrides(orig, strides, order, &origBytes) ||
         !byteStrides(sliced, unused, slicedOrder, &slicedBytes) ||
         sliced->n_dimensions != orig->n_dimensions || offsets->n_offsets != orig->n_dimensions ||
         !typeBytes || typeBytes > 8)
-      return malformed(b,
-                       "argument %zu whose shapes, offsets and offset type disagree (XLA "
-                       "checks each offset has a dimension of both shapes)",
-                       i);
+      return thunkyPlanMalformed(b,
+                                 "argument %zu whose shapes, offsets and offset type disagree (XLA "
+                                 "checks each offset has a dimension of both shapes)",
+                                 i);
     if (origBytes > w.buffer.size)
-      return malformed(b, "argument %zu's shape of %" PRIu64 " bytes in a slice of %" PRIu64, i,
-                       origBytes, w.buffer.size);
+      return thunkyPlanMalformed(b,
+                                 "argument %zu's shape of %" PRIu64 " bytes in a slice of %" PRIu64,
+                                 i, origBytes, w.buffer.size);
     w.sliced = true, w.size = slicedBytes, w.starts.first = b->plan->numWindowStarts;
     for (size_t k = 0; k < orig->n_dimensions; k++) {
       if (sliced->dimensions[k] > orig->dimensions[k])
-        return malformed(b, "argument %zu %" PRId64 " wide in dimension %zu, of %" PRId64, i,
-                         sliced->dimensions[k], k, orig->dimensions[k]);
+        return thunkyPlanMalformed(b, "argument %zu %" PRId64 " wide in dimension %zu, of %" PRId64,
+                                   i, sliced->dimensions[k], k, orig->dimensions[k]);
       const Xla__Gpu__OptionalDynamicSliceOffsetsProto__DynamicSliceOffsetProto *o =
           offsets->offsets[k];
       ThunkyPlanWindowStart start = {.last =
@@ -523,13 +512,13 @@ static bool addSliceDef(Builder *b, const DynamicSlice *d, size_t i, bool *reads
         if (!thunkyPlanSliceOf(b, o->slice_offset, "a dynamic-slice offset", &start.scalar))
           return false;
         if (start.scalar.size < typeBytes)
-          return malformed(
+          return thunkyPlanMalformed(
               b, "argument %zu's offset %zu of %" PRIu64 " bytes, less than its type's %u", i, k,
               start.scalar.size, typeBytes);
         start.scalar.size = typeBytes;
         *reads = true;
       } else {
-        return malformed(b, "argument %zu's offset %zu, not set", i, k);
+        return thunkyPlanMalformed(b, "argument %zu's offset %zu, not set", i, k);
       }
       ThunkyPlanWindowStart *at = thunkyPlanPush(&b->windowStarts);
       if (!at)
@@ -538,10 +527,10 @@ static bool addSliceDef(Builder *b, const DynamicSlice *d, size_t i, bool *reads
     }
     w.starts.count = b->plan->numWindowStarts - w.starts.first;
     if (!contiguous(orig, sliced, order))
-      return malformed(b,
-                       "argument %zu's window, not one run of bytes of its buffer as XLA "
-                       "takes it to be",
-                       i);
+      return thunkyPlanMalformed(b,
+                                 "argument %zu's window, not one run of bytes of its buffer as XLA "
+                                 "takes it to be",
+                                 i);
   }
   ThunkyPlanWindow *at = thunkyPlanPush(&b->windows);
   return at ? (*at = w, true) : thunkyErrorf(b->error, "out of memory");
@@ -566,18 +555,19 @@ static bool dynamicSliceThunk(Builder *b, CommandVec *v, const DynamicSlice *d) 
   bool reads = false, ok = true;
   if (d->n_offsets != n || d->n_orig_shapes != n || d->n_sliced_shapes != n ||
       d->n_offset_primitive_types != n || d->n_fake_allocations != n)
-    ok = malformed(b,
-                   "%zu arguments but %zu offsets, %zu and %zu shapes, %zu offset types and "
-                   "%zu allocations of its own (XLA takes one each)",
-                   n, d->n_offsets, d->n_orig_shapes, d->n_sliced_shapes,
-                   d->n_offset_primitive_types, d->n_fake_allocations);
+    ok = thunkyPlanMalformed(
+        b,
+        "%zu arguments but %zu offsets, %zu and %zu shapes, %zu offset types and "
+        "%zu allocations of its own (XLA takes one each)",
+        n, d->n_offsets, d->n_orig_shapes, d->n_sliced_shapes, d->n_offset_primitive_types,
+        d->n_fake_allocations);
   else if (!b->plan->numAllocations)
-    ok = malformed(b, "no allocation in the executable to place a token's window");
+    ok = thunkyPlanMalformed(b, "no allocation in the executable to place a token's window");
   for (size_t i = 0; ok && i < n; i++)
     ok = d->fake_allocations[i] && d->fake_allocations[i]->index == (int64_t)i
              ? addSliceDef(b, d, i, &reads)
-             : malformed(b, "allocation %zu of index %" PRId64, i,
-                         d->fake_allocations[i] ? d->fake_allocations[i]->index : -1);
+             : thunkyPlanMalformed(b, "allocation %zu of index %" PRId64, i,
+                                   d->fake_allocations[i] ? d->fake_allocations[i]->index : -1);
   return ok ? emitFusion(b, v, first, d->embedded_thunk, false, reads)
             : refuseMalformed(b, v, first, firstStart);
 }

@@ -11,9 +11,12 @@
  *
  * Environment (docs/runtime.md, "The CUDA simulation"):
  *   THUNKY_CUDA_SIM_EXECUTABLE  the executable being run: kernels' parameter
- *                               layouts come from its plan (a packing spec's,
- *                               else a pointer per argument), as a real
- *                               driver takes them from the cubin
+ *                               layouts come from its own description of
+ *                               each launch, read apart from thunky's plan
+ *                               (a packing spec's, else a pointer per
+ *                               argument; a CUtensorMap where a TMA
+ *                               descriptor is), as a real driver takes
+ *                               them from the cubin
  *   THUNKY_CUDA_SIM_LIBRARIES   colon-separated libraries whose
  *                               thunky_register_v1 gives the host kernels that
  *                               stand in for device code, and the globals

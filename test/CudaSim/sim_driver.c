@@ -14,9 +14,10 @@
 #define _GNU_SOURCE /* strdup, strtok_r, nanosleep */
 #include "sim.h"
 
-#include "thunky-c/format/Container.h"
 #include "thunky-c/base/Error.h"
 #include "thunky-c/base/Limits.h"
+#include "thunky-c/format/Container.h"
+#include "thunky-c/format/Executable.h"
 #include "thunky-c/runtime/Plan.h"
 #include "thunky-c/runtime/Runtime.h"
 
@@ -98,11 +99,18 @@ struct CUgraphExec_st {
 /* A kernel's parameter layout, as a real driver reads it from the cubin:
  * a pointer to a buffer of sizes[i] bytes, or sizes[i] bytes by value. */
 typedef struct Kernel {
-  bool consistent;    /* every launch in the plan has the same argument sizes */
+  bool consistent; /* every launch of it in the executable has the same layout */
   uint32_t numArgs;
   uint64_t *sizes;
   bool *byValue;
+  bool *tensorMap; /* a CUtensorMap by value: the kernel reads its tensor through it */
 } Kernel;
+
+/* The layout the executable declares for the kernel of a name. */
+typedef struct Declared {
+  const char *name;
+  Kernel layout;
+} Declared;
 
 struct CUmod_st {
   uint32_t binary; /* in the plan */
@@ -140,6 +148,10 @@ static struct {
   struct CUfunc_st *functions;
   /* What kernels are: the executable's plan and the host kernels. */
   ThunkyPlan *plan;
+  ThunkyExecutable *executable; /* its own reading of the same bytes, for the kernels' layouts */
+  ThunkyBuffer bytes;
+  Declared *declared;
+  size_t numDeclared, declaredCapacity;
   Kernel *kernels;
   ThunkyRegistry *registry;
   bool loaded;
@@ -716,23 +728,198 @@ SIM_EXPORT CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t size,
   return enqueueFill(stream, (Fill){dst, (const uint8_t *)(uintptr_t)src, 0, 1, size});
 }
 
+/*--- tensor maps -----------------------------------------------------------*/
+
+/* What the simulation keeps in a CUtensorMap's 128 opaque bytes: enough
+ * for a launch to find the tensor, and to check it lies in memory. */
+typedef struct SimTensorMap {
+  char magic[8];
+  uint64_t address;
+  uint32_t rank, elementSize;
+  uint64_t extent; /* bytes from the address to the last element's end */
+} SimTensorMap;
+
+static const char mapMagic[8] = "sim-tma";
+
+/* cuTensorMapEncodeTiled, with the constraints CUDA's driver API documents
+ * for it (group__CUDA__TENSOR__MEMORY), checked here on their own. */
+SIM_EXPORT CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type,
+                                           cuuint32_t rank, void *address, const cuuint64_t *dims,
+                                           const cuuint64_t *strides, const cuuint32_t *box,
+                                           const cuuint32_t *elementStrides,
+                                           CUtensorMapInterleave interleave,
+                                           CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+                                           CUtensorMapFloatOOBfill fill) {
+  static const uint32_t bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  uint32_t e = (unsigned)type < sizeof bytes / sizeof *bytes ? bytes[type] : 0;
+  bool interleaved = interleave != CU_TENSOR_MAP_INTERLEAVE_NONE;
+  uint64_t align = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
+  if (!map || !e || rank < 1 || rank > 5 || (interleaved && rank < 3) ||
+      (uintptr_t)address % align || !dims || !box || !elementStrides || (rank > 1 && !strides) ||
+      (unsigned)interleave > CU_TENSOR_MAP_INTERLEAVE_32B ||
+      (unsigned)swizzle > CU_TENSOR_MAP_SWIZZLE_128B ||
+      (unsigned)l2 > CU_TENSOR_MAP_L2_PROMOTION_L2_256B ||
+      (unsigned)fill > CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA)
+    return CUDA_ERROR_INVALID_VALUE;
+  uint64_t extent = e;
+  for (cuuint32_t d = 0; d < rank; d++) {
+    uint64_t stride = d ? strides[d - 1] : e;
+    if (!dims[d] || dims[d] > (UINT64_C(1) << 32) || !box[d] || box[d] > 256 ||
+        !elementStrides[d] || elementStrides[d] > 8 ||
+        (d && (stride % align || stride >= (UINT64_C(1) << 40))))
+      return CUDA_ERROR_INVALID_VALUE;
+    extent += (dims[d] - 1) * stride;
+  }
+  uint64_t inner = (uint64_t)box[0] * e;
+  static const uint64_t span[] = {0, 32, 64, 128};
+  if ((!interleaved && inner % 16) ||
+      (interleave == CU_TENSOR_MAP_INTERLEAVE_32B && swizzle != CU_TENSOR_MAP_SWIZZLE_32B) ||
+      (!interleaved && swizzle != CU_TENSOR_MAP_SWIZZLE_NONE && inner > span[swizzle]))
+    return CUDA_ERROR_INVALID_VALUE;
+  SimTensorMap m = {
+      .address = (uintptr_t)address, .rank = rank, .elementSize = e, .extent = extent};
+  memcpy(m.magic, mapMagic, sizeof m.magic);
+  memset(map, 0, sizeof *map);
+  memcpy(map, &m, sizeof m);
+  return CUDA_SUCCESS;
+}
+
 /*--- modules and kernels ---------------------------------------------------*/
 
-/* A kernel's parameters, as its cubin would declare them: a packing
- * spec's (constant bytes by value, relocations as pointers to their
- * argument), else a pointer per argument. */
-static bool declareLayout(Kernel *k, const ThunkyPlanKernel *kernel, const ThunkyCommand *c) {
-  const ThunkyPlan *p = sim.plan;
-  k->numArgs = kernel->packed ? kernel->params.count : c->kernel.args.count;
-  k->sizes = calloc(k->numArgs + 1, sizeof *k->sizes);
-  k->byValue = calloc(k->numArgs + 1, sizeof *k->byValue);
-  if (!k->sizes || !k->byValue)
+/* A kernel's parameters as its cubin would declare them, read from the
+ * executable's own description of each launch rather than from thunky's
+ * plan, so that the planner's misreading of it shows as a failure here: a
+ * packing spec's constants by value and relocations as pointers to their
+ * argument, else a pointer per argument; an argument with a TMA
+ * descriptor as a CUtensorMap. Kernels are found by name. */
+static bool hasTma(const StreamExecutor__Gpu__TmaMetadataProto *tma, int64_t arg) {
+  for (size_t i = 0; tma && i < tma->n_arg_index_to_tma_info; i++)
+    if (tma->arg_index_to_tma_info[i]->key == arg)
+      return true;
+  return false;
+}
+
+static bool newLayout(Kernel *k, size_t numArgs) {
+  *k = (Kernel){.consistent = true, .numArgs = (uint32_t)numArgs};
+  k->sizes = calloc(numArgs + 1, sizeof *k->sizes);
+  k->byValue = calloc(numArgs + 1, sizeof *k->byValue);
+  k->tensorMap = calloc(numArgs + 1, sizeof *k->tensorMap);
+  return k->sizes && k->byValue && k->tensorMap;
+}
+
+static void freeLayout(Kernel *k) { free(k->sizes), free(k->byValue), free(k->tensorMap); }
+
+/* Records kernel `name`'s layout; one launched twice with two layouts is
+ * not consistent, as a cubin declares one. */
+static bool declare(const char *name, Kernel k) {
+  for (size_t i = 0; i < sim.numDeclared; i++) {
+    Kernel *d = &sim.declared[i].layout;
+    if (strcmp(sim.declared[i].name, name))
+      continue;
+    bool same = d->numArgs == k.numArgs;
+    for (uint32_t a = 0; same && a < k.numArgs; a++)
+      same = d->sizes[a] == k.sizes[a] && d->byValue[a] == k.byValue[a] &&
+             d->tensorMap[a] == k.tensorMap[a];
+    d->consistent &= same;
+    freeLayout(&k);
+    return true;
+  }
+  if (sim.numDeclared == sim.declaredCapacity) {
+    size_t capacity = sim.declaredCapacity ? 2 * sim.declaredCapacity : 16;
+    Declared *grown = realloc(sim.declared, capacity * sizeof *grown);
+    if (!grown) {
+      freeLayout(&k);
+      return false;
+    }
+    sim.declared = grown, sim.declaredCapacity = capacity;
+  }
+  sim.declared[sim.numDeclared++] = (Declared){name, k};
+  return true;
+}
+
+static bool declareKernelThunk(const Xla__Gpu__KernelThunkProto *t) {
+  Kernel k;
+  if (!newLayout(&k, t->n_args)) {
+    freeLayout(&k);
     return false;
-  for (uint32_t a = 0; a < k->numArgs; a++) {
-    const ThunkyPlanParam *param = kernel->packed ? &p->params[kernel->params.first + a] : NULL;
-    k->byValue[a] = param && param->slice == UINT32_MAX;
-    k->sizes[a] = k->byValue[a] ? param->bytes.size
-                                : p->slices[param ? param->slice : c->kernel.args.first + a].size;
+  }
+  for (size_t a = 0; a < t->n_args; a++) {
+    k.sizes[a] = t->args[a] && t->args[a]->size > 0 ? (uint64_t)t->args[a]->size : 0;
+    k.tensorMap[a] = hasTma(t->tma_metadata, (int64_t)a);
+  }
+  return declare(t->kernel_name ? t->kernel_name : "", k);
+}
+
+static uint64_t shapedSize(const Xla__ShapedSliceProto *s) {
+  return s && s->slice && s->slice->size > 0 ? (uint64_t)s->slice->size : 0;
+}
+
+static bool declareCustomKernel(const Xla__Gpu__GpuExecutableProto *exe,
+                                const Xla__Gpu__CustomKernelThunkProto *t) {
+  const Xla__Gpu__CustomKernelProto *ck = t->custom_kernel;
+  if (!ck)
+    return true;
+  const StreamExecutor__KernelLoaderSpecProto *spec = ck->kernel_spec;
+  if (ck->has_kernel_spec_index)
+    spec = ck->kernel_spec_index >= 0 && (size_t)ck->kernel_spec_index < exe->n_kernel_specs
+               ? exe->kernel_specs[ck->kernel_spec_index]
+               : NULL;
+  const char *name = spec && spec->kernel_name && *spec->kernel_name ? spec->kernel_name
+                     : ck->name                                      ? ck->name
+                                                                     : "";
+  const StreamExecutor__KernelArgsPackingSpecProto *packing =
+      spec ? spec->kernel_args_packing_spec : NULL;
+  Kernel k;
+  if (!newLayout(&k, packing ? packing->n_kernel_arguments : t->n_args)) {
+    freeLayout(&k);
+    return false;
+  }
+  for (uint32_t a = 0; a < k.numArgs; a++) {
+    const StreamExecutor__KernelArgPackingSpecProto *p =
+        packing ? packing->kernel_arguments[a] : NULL;
+    int64_t arg = a;
+    if (p && !p->n_relocations) {
+      k.byValue[a] = true, k.sizes[a] = p->data.len;
+      continue;
+    }
+    if (p)
+      arg = p->relocations[0]->argument_index;
+    k.sizes[a] = arg >= 0 && (size_t)arg < t->n_args ? shapedSize(t->args[arg]) : 0;
+    k.tensorMap[a] = hasTma(t->tma_metadata, arg);
+  }
+  return declare(name, k);
+}
+
+/* Every launch of the executable, however deeply its thunk is nested,
+ * found by a walk over protobuf-c's descriptors (nesting is bounded by the
+ * format's wire check). */
+static bool declareAll(const Xla__Gpu__GpuExecutableProto *exe, const ProtobufCMessage *m) {
+  if (m->descriptor == &xla__gpu__kernel_thunk_proto__descriptor)
+    return declareKernelThunk((const Xla__Gpu__KernelThunkProto *)m);
+  if (m->descriptor == &xla__gpu__custom_kernel_thunk_proto__descriptor)
+    return declareCustomKernel(exe, (const Xla__Gpu__CustomKernelThunkProto *)m);
+  const ProtobufCMessageDescriptor *d = m->descriptor;
+  for (unsigned f = 0; f < d->n_fields; f++) {
+    const ProtobufCFieldDescriptor *field = &d->fields[f];
+    if (field->type != PROTOBUF_C_TYPE_MESSAGE)
+      continue;
+    const char *base = (const char *)m;
+    if ((field->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+        *(const uint32_t *)(base + field->quantifier_offset) != field->id)
+      continue;
+    if (field->label == PROTOBUF_C_LABEL_REPEATED) {
+      size_t n = *(const size_t *)(base + field->quantifier_offset);
+      ProtobufCMessage *const *items = *(ProtobufCMessage *const *const *)(base + field->offset);
+      for (size_t i = 0; i < n; i++)
+        if (!declareAll(exe, items[i]))
+          return false;
+    } else {
+      const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)(base + field->offset);
+      if (sub && !declareAll(exe, sub))
+        return false;
+    }
   }
   return true;
 }
@@ -758,33 +945,28 @@ static CUresult loadKernels(void) {
     note("THUNKY_CUDA_SIM_EXECUTABLE: %s", error.message);
     return sim.loadResult;
   }
-  bool planned = thunkyPlanCreate(bytes.data, bytes.size, &limits, &sim.plan, &error);
-  thunkyBufferDestroy(&bytes);
+  /* The executable reads its thunks from the bytes, which stay. */
+  sim.bytes = bytes;
+  bool planned = thunkyPlanCreate(bytes.data, bytes.size, &limits, &sim.plan, &error) &&
+                 thunkyExecutableCreate(bytes.data, bytes.size, &limits, &sim.executable, &error);
   if (!planned) {
     note("%s: %s", path, error.message);
     return sim.loadResult;
   }
   const ThunkyPlan *p = sim.plan;
+  const Xla__Gpu__GpuExecutableProto *exe = sim.executable->proto;
   sim.kernels = calloc(p->numKernels + 1, sizeof *sim.kernels);
   sim.registry = thunkyRegistryCreate();
-  if (!sim.kernels || !sim.registry)
+  if (!sim.kernels || !sim.registry || !declareAll(exe, &exe->base))
     return sim.loadResult = CUDA_ERROR_OUT_OF_MEMORY;
-  for (uint32_t i = 0; i < p->numCommands; i++) {
-    const ThunkyCommand *c = &p->commands[i];
-    if (c->kind != THUNKY_CMD_KERNEL)
-      continue;
-    Kernel *k = &sim.kernels[c->kernel.kernel];
-    const ThunkyPlanSlice *args = p->slices + c->kernel.args.first;
-    if (!k->sizes) {
-      k->consistent = true;
-      if (!declareLayout(k, &p->kernels[c->kernel.kernel], c))
-        return sim.loadResult = CUDA_ERROR_OUT_OF_MEMORY;
-      continue;
-    }
-    bool same = k->numArgs == c->kernel.args.count;
-    for (uint32_t a = 0; same && a < k->numArgs; a++)
-      same = k->sizes[a] == args[a].size;
-    k->consistent &= same;
+  /* The plan names the kernels the backend loads; their layouts are the
+   * executable's. */
+  for (uint32_t k = 0; k < p->numKernels; k++) {
+    const ThunkyBytes name = p->kernels[k].name;
+    for (size_t i = 0; i < sim.numDeclared; i++)
+      if (strlen(sim.declared[i].name) == name.size &&
+          !memcmp(sim.declared[i].name, name.data, name.size))
+        sim.kernels[k] = sim.declared[i].layout;
   }
   const char *libraries = getenv("THUNKY_CUDA_SIM_LIBRARIES");
   char *list = strdup(libraries ? libraries : "");
@@ -908,6 +1090,10 @@ SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
     k++;
   if (k == p->numKernels)
     return CUDA_ERROR_NOT_FOUND;
+  if (!sim.kernels[k].sizes) {
+    note("the executable declares no launch of kernel '%s'", name);
+    return CUDA_ERROR_NOT_FOUND;
+  }
   if (!sim.kernels[k].consistent) {
     note("kernel '%s' is launched with different argument sizes; the simulation needs one "
          "signature per kernel", name);
@@ -1038,7 +1224,19 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
   }
   uint8_t *at = values;
   for (uint32_t i = 0; i < k->numArgs; i++) {
-    if (k->byValue[i]) {
+    if (k->tensorMap[i]) {
+      /* The kernel reads its tensor through the map: it must be one, of
+       * memory that holds all the map describes. */
+      SimTensorMap m;
+      memcpy(&m, params[i], sizeof m);
+      if (memcmp(m.magic, mapMagic, sizeof m.magic) ||
+          !thunkySimValid((const void *)(uintptr_t)m.address, m.extent)) {
+        note("%s: parameter %u of kernel '%s' is no tensor map of device memory", call, i, f->name);
+        free(l), free(args), free(values);
+        return CUDA_ERROR_INVALID_VALUE;
+      }
+      args[i] = (void *)(uintptr_t)m.address;
+    } else if (k->byValue[i]) {
       memcpy(at, params[i], k->sizes[i]);
       args[i] = at, at += k->sizes[i];
     } else {

@@ -167,6 +167,20 @@ typedef struct ThunkyPlanParam {
                         it is; UINT32_MAX for a constant */
 } ThunkyPlanParam;
 
+/* A TMA descriptor of a kernel argument, as XLA's TmaDescriptor holds it
+ * (stream_executor/gpu/tma_metadata.h), checked by its rules: the launch
+ * passes the argument as the 128-byte CUtensorMap that
+ * cuTensorMapEncodeTiled makes of it and the argument's address, by value.
+ * The enums are CUDA's and the proto's alike. */
+typedef struct ThunkyPlanTma {
+  uint32_t arg;                             /* the kernel argument it describes */
+  uint32_t elementSize;                     /* bytes: 1, 2, 4 or 8, as UINT8 .. UINT64 */
+  uint32_t rank;                            /* 1 to 5 */
+  uint64_t globalDims[5], globalStrides[4]; /* strides: rank - 1, in bytes */
+  uint32_t boxDims[5], elementStrides[5];
+  uint8_t interleave, swizzle, l2Promotion, floatOobFill;
+} ThunkyPlanTma;
+
 /* A kernel as one launch runs it: one per kernel command. */
 typedef struct ThunkyPlanKernel {
   ThunkyBytes name;
@@ -174,6 +188,7 @@ typedef struct ThunkyPlanKernel {
   uint32_t cluster[3]; /* thread block cluster dims; 1, 1, 1: no cluster */
   bool packed;         /* parameters are plan->params[params], not the args */
   ThunkyRange params;  /* plan->params, in parameter order, when packed */
+  ThunkyRange tmas;    /* plan->tmas: its arguments passed as tensor maps, by argument */
 } ThunkyPlanKernel;
 
 typedef struct ThunkyPlanBinary {
@@ -388,6 +403,9 @@ typedef struct ThunkyPlan {
   ThunkyPlanWindow *windows;
   ThunkyPlanWindowStart *windowStarts;
   uint32_t numWindows, numWindowStarts;
+
+  ThunkyPlanTma *tmas; /* every kernel's TMA descriptors (ThunkyPlanKernel.tmas) */
+  uint32_t numTmas;
 } ThunkyPlan;
 
 /* Builds the plan of a GpuExecutableProto given in any container layering,
