@@ -32,7 +32,8 @@ case "$refused" in
 esac
 # The fixtures scripts/device-check.sh runs, encoded here where protoc is.
 mkdir -p "$build/fixtures"
-for fixture in memops ids gemm all-reduce-one-rank async-overlap; do
+for fixture in memops ids gemm all-reduce-one-rank async-overlap async-streams-apart \
+    dynamic-slice-fusion dynamic-slice-thunk; do
   "$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/test/Runtime/$fixture.textproto" \
     > "$build/fixtures/$fixture.pb"
 done

@@ -187,14 +187,19 @@ note "## CUDA backend against the host backend"
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/in.npy" f32 4 1 2 3 4
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/a.npy" f32 2,3 1 2 3 4 5 6
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/b.npy" f32 3,2 7 8 9 10 11 12
+python3 "$root/test/Runtime/Inputs/npy.py" write "$work/s4.npy" s32 4 10 20 30 40
+python3 "$root/test/Runtime/Inputs/npy.py" write "$work/index.npy" s32 scalar 2
 cases=()
 declare -A case_args case_exe case_world case_tolerance
-for fixture in memops ids gemm all-reduce-one-rank async-overlap async-overlap-expanded; do
+for fixture in memops ids gemm all-reduce-one-rank async-overlap async-overlap-expanded \
+    async-streams-apart dynamic-slice-fusion dynamic-slice-thunk; do
   # The expanded program is made where MLIR is (scripts/build-runtime.sh).
   [ -f "$fixtures/$fixture.pb" ] || { note "- skipped: $fixture (build-runtime.sh made no $fixture.pb)"; continue; }
   args=() world=(--ranks 1 --partitions 1) tolerance=() same=bit-for-bit
   case "$fixture" in
     memops | all-reduce-one-rank) args=("$work/in.npy") ;;
+    dynamic-slice-fusion) args=("$work/s4.npy") ;;
+    dynamic-slice-thunk) args=("$work/s4.npy" "$work/index.npy") ;;
     gemm) args=("$work/a.npy" "$work/b.npy") tolerance=("${gemm_tolerance[@]}")
       same=within-gemm-tolerance ;;
     ids) [ "$gpus" -ge 4 ] && world=(--ranks 4 --partitions 2) ;;
@@ -216,6 +221,30 @@ for fixture in memops ids gemm all-reduce-one-rank async-overlap async-overlap-e
     case_exe["$fixture-$mode"]="$exe"
   done
 done
+
+note ""
+note "## The TMA matmul: XLA's Triton kernel with TMA descriptors, against JAX"
+# JAX 0.11.2's matmul as XLA's autotuner left it on an H200, with TMA
+# (issue 47); the committed fixture of the same program gives the inputs
+# and JAX's output for them.
+tma_exe="$root/test/Translate/jax-fixtures/0.11.2/containers/cache/jit_f-b3b0425327a328f761e5ed463237138b830fa94391e40af52ce68341fe55a57c-cache"
+tma_fixture="$root/test/Translate/jax-fixtures/0.11.2"
+if [ $dry = 1 ]; then
+  note "- skipped: the TMA matmul's Triton kernel needs a GPU (test/Runtime/tma.textproto runs TMA maps on the simulation)"
+elif [ -f "$tma_exe" ]; then
+  mkdir -p "$work/tma-matmul.jax"
+  cp "$tma_fixture/matmul.out0.npy" "$work/tma-matmul.jax/out0.npy"
+  export THUNKY_CUDA_SIM_EXECUTABLE="$tma_exe"
+  for mode in cuda graph; do
+    flags=(--backend cuda --timeout 45)
+    [ $mode = graph ] && flags+=(--cuda-graph --graph-min-size 1)
+    mkdir -p "$work/tma-matmul.$mode"
+    step "tma-matmul-$mode" 60 "$run" "${flags[@]}" "$tma_exe" "$tma_fixture/matmul.in0.npy" \
+      "$tma_fixture/matmul.in1.npy" -o "$work/tma-matmul.$mode" &&
+      step "tma-matmul-$mode-vs-jax-within-gemm-tolerance" 60 python3 "$compare" \
+        "${gemm_tolerance[@]}" "$work/tma-matmul.jax" "$work/tma-matmul.$mode"
+  done
+fi
 
 note ""
 note "## JAX fixtures: thunky-run --backend cuda against JAX"
@@ -310,10 +339,26 @@ for folder in cache dump; do
   step "ls-$folder" 30 "$container" ls "$listed/$folder" && quote "ls-$folder"
 done
 
-# The real-shaped step the containers part made runs, and is timed, too.
+# The real-shaped step the containers part made runs, against JAX's own
+# outputs for the inputs the part saved (its dynamic-slice fusions
+# included), and is timed, too.
 if [ -f "$containers/step/mlp-step.exe" ]; then
   flags=(--backend cuda --max-iterations 100000 --timeout 45 --seed 1)
   export THUNKY_CUDA_SIM_EXECUTABLE="$containers/step/mlp-step.exe"
+  if [ -f "$containers/step/in0.npy" ] && [ -f "$containers/step/in1.npy" ]; then
+    mkdir -p "$work/mlp-step.jax" "$work/mlp-step.cuda" "$work/mlp-step.graph"
+    cp "$containers"/step/out*.npy "$work/mlp-step.jax/"
+    step mlp-step-vs-jax 60 "$run" --backend cuda --max-iterations 100000 --timeout 45 \
+      "$containers/step/mlp-step.exe" "$containers/step/in0.npy" "$containers/step/in1.npy" \
+      -o "$work/mlp-step.cuda" &&
+      step mlp-step-vs-jax-within-gemm-tolerance 60 python3 "$compare" "${gemm_tolerance[@]}" \
+        "$work/mlp-step.jax" "$work/mlp-step.cuda"
+    step mlp-step-graph-vs-jax 60 "$run" --backend cuda --cuda-graph --graph-min-size 1 \
+      --max-iterations 100000 --timeout 45 "$containers/step/mlp-step.exe" \
+      "$containers/step/in0.npy" "$containers/step/in1.npy" -o "$work/mlp-step.graph" &&
+      step mlp-step-graph-vs-jax-within-gemm-tolerance 60 python3 "$compare" \
+        "${gemm_tolerance[@]}" "$work/mlp-step.jax" "$work/mlp-step.graph"
+  fi
   step mlp-step-cuda 60 "$run" "${flags[@]}" "$containers/step/mlp-step.exe" &&
     cases+=(mlp-step-cuda) &&
     case_args[mlp-step-cuda]="$(printf '%q ' "${flags[@]}" "$containers/step/mlp-step.exe")" &&

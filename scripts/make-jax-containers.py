@@ -407,6 +407,13 @@ def part_step(out):
     with open(os.path.join(folder, "mlp-step.exe"), "wb") as f:
         f.write(blob)
     device_args = [jax.device_put(a) for a in args]
+    # The inputs and JAX's outputs for them, so that a run of the
+    # executable elsewhere (scripts/device-check.sh) is held against JAX.
+    outputs = jax.block_until_ready(compiled(*device_args))
+    for k, a in enumerate(args):
+        np.save(os.path.join(folder, "in%d.npy" % k), a)
+    for k, o in enumerate(outputs):
+        np.save(os.path.join(folder, "out%d.npy" % k), np.asarray(o))
     for _ in range(10):
         jax.block_until_ready(compiled(*device_args))
     times = []
