@@ -312,6 +312,20 @@ static bool checkWindow(Builder *b, const char *what, size_t index, const SliceP
   return true;
 }
 
+/* Parameter or result `index` of a fusion: buffer `number` of its
+ * `numBuffers`, moved as `config` says, the window `window` of it. */
+static bool checkTaker(Builder *b, const char *what, size_t index, int64_t number,
+                       size_t numBuffers, SliceProto *const *buffers,
+                       const Xla__Gpu__DynamicSliceConfig *config,
+                       const Xla__BufferAllocationProto *window) {
+  if (number < 0 || (uint64_t)number >= numBuffers)
+    return thunkyPlanMalformed(b, "%s %zu taking buffer %" PRId64 " of its %zu", what, index,
+                               number, numBuffers);
+  if (config && config->loop_index < 0)
+    return thunkyPlanMalformed(b, "%s %zu's loop_index %" PRId64, what, index, config->loop_index);
+  return checkWindow(b, what, index, buffers[number], window, config);
+}
+
 /* Each parameter and result takes one of the fusion's buffers and one of
  * its own allocations, in order (DynamicSliceFusionV2Thunk's
  * BuildDynamicSliceBuffers), which its thunks' slices name by position. */
@@ -326,32 +340,16 @@ static bool checkFusion(Builder *b, const Fusion *f) {
     if (!f->slice_allocations[i] || f->slice_allocations[i]->index != (int64_t)i)
       return thunkyPlanMalformed(b, "allocation %zu of index %" PRId64, i,
                                  f->slice_allocations[i] ? f->slice_allocations[i]->index : -1);
-  for (size_t i = 0; i < f->n_parameters; i++) {
-    const Xla__Gpu__DynamicSliceFusionThunkProto__ParameterProto *p = f->parameters[i];
-    int64_t n = p->parameter_number;
-    if (n < 0 || (uint64_t)n >= f->n_parameter_buffers)
-      return thunkyPlanMalformed(b, "parameter %zu taking buffer %" PRId64 " of its %zu", i, n,
-                                 f->n_parameter_buffers);
-    if (p->slice_config && p->slice_config->loop_index < 0)
-      return thunkyPlanMalformed(b, "parameter %zu's loop_index %" PRId64, i,
-                                 p->slice_config->loop_index);
-    if (!checkWindow(b, "parameter", i, f->parameter_buffers[n], f->slice_allocations[i],
-                     p->slice_config))
+  for (size_t i = 0; i < f->n_parameters; i++)
+    if (!checkTaker(b, "parameter", i, f->parameters[i]->parameter_number, f->n_parameter_buffers,
+                    f->parameter_buffers, f->parameters[i]->slice_config,
+                    f->slice_allocations[i]))
       return false;
-  }
-  for (size_t j = 0; j < f->n_results; j++) {
-    const Xla__Gpu__DynamicSliceFusionThunkProto__ResultProto *r = f->results[j];
-    int64_t n = r->result_number;
-    if (n < 0 || (uint64_t)n >= f->n_result_buffers)
-      return thunkyPlanMalformed(b, "result %zu taking buffer %" PRId64 " of its %zu", j, n,
-                                 f->n_result_buffers);
-    if (r->update_config && r->update_config->loop_index < 0)
-      return thunkyPlanMalformed(b, "result %zu's loop_index %" PRId64, j,
-                                 r->update_config->loop_index);
-    if (!checkWindow(b, "result", j, f->result_buffers[n],
-                     f->slice_allocations[f->n_parameters + j], r->update_config))
+  for (size_t j = 0; j < f->n_results; j++)
+    if (!checkTaker(b, "result", j, f->results[j]->result_number, f->n_result_buffers,
+                    f->result_buffers, f->results[j]->update_config,
+                    f->slice_allocations[f->n_parameters + j]))
       return false;
-  }
   return true;
 }
 
