@@ -1,20 +1,22 @@
 /*===- sim_cublaslt.c - a SIMULATED cuBLASLt (libcublasLt.so.13), for tests ===*
  *
- * Matmuls through the host backend's reference gemm (thunky-c/runtime/HostGemm.h),
- * enqueued on the caller's stream, so that the CUDA backend over the
- * simulation computes what the host backend does, bit for bit (sim.h says
- * what the simulation is). cuBLASLt's column-major operands are the host
- * gemm's column-major layouts; A, B, C and D each have their own type, C
- * may be apart from D, and the compute and scale types must be a pair
- * cublasLt.h's type table lists for those types (the host gemm then
- * computes in full precision whatever the compute type).
+ * Matmuls with a reference gemm of its own, written apart from the host
+ * backend's and reading cuBLASLt's descriptors as cublasLt.h defines them
+ * (column-major, a leading dimension and a batch stride per matrix, op()
+ * from the descriptor), so that a CUDA backend that hands cuBLASLt other
+ * operands than the host backend multiplies shows as a difference; it
+ * computes as the host backend does, in full (double) precision, summing
+ * in order, each result rounded to its type as the host rounds it, so that
+ * the two agree bit for bit (sim.h says what the simulation is). A, B, C
+ * and D each have their own type, C may be apart from D, and the compute
+ * and scale types must be a pair cublasLt.h's type table lists for those
+ * types.
  * THUNKY_CUDA_SIM_GEMM_LOG=1 prints each matmul's types to stderr.
  *
  *===--------------------------------------------------------------------===*/
 #include "sim.h"
 
 #include "thunky-c/base/ElementTypes.h"
-#include "thunky-c/runtime/HostGemm.h"
 
 #include <cublasLt.h>
 
@@ -222,25 +224,11 @@ static bool typesListed(const Desc *d, cudaDataType a, cudaDataType b, cudaDataT
   }
 }
 
-/* The host gemm's description of D = alpha op(A) op(B) + beta C: A, B, C
- * and D are allocations 0 to 3 of its memory. */
-static ThunkyMatrixLayout hostLayout(const Layout *l, bool transposed) {
-  return (ThunkyMatrixLayout){.rowMajor = false, .transposed = transposed, .rows = l->rows,
-                              .cols = l->cols, .batch = (uint64_t)(l->batch > 0 ? l->batch : 1),
-                              .leadingStride = (uint64_t)l->ld,
-                              .batchStride = (uint64_t)l->batchStride};
-}
-
+/* Whether D = alpha op(A) op(B) + beta C is one cuBLASLt multiplies. */
 static bool describe(const Desc *d, const Layout *a, const Layout *b, const Layout *c,
-                     const Layout *out, ThunkyPlanGemm *g) {
+                     const Layout *out) {
   if (!typesListed(d, a->type, b->type, c->type, out->type))
     return false;
-  *g = (ThunkyPlanGemm){.lhs = {0, 0, 0}, .rhs = {1, 0, 0}, .c = {2, 0, 0}, .out = {3, 0, 0},
-                        .lhsLayout = hostLayout(a, d->transA == CUBLAS_OP_T),
-                        .rhsLayout = hostLayout(b, d->transB == CUBLAS_OP_T),
-                        .cLayout = hostLayout(c, false), .outLayout = hostLayout(out, false),
-                        .lhsType = elementType(a->type), .rhsType = elementType(b->type),
-                        .cType = elementType(c->type), .outType = elementType(out->type)};
   uint64_t m = d->transA == CUBLAS_OP_T ? a->cols : a->rows;
   uint64_t k = d->transA == CUBLAS_OP_T ? a->rows : a->cols;
   uint64_t kb = d->transB == CUBLAS_OP_T ? b->cols : b->rows;
@@ -261,11 +249,10 @@ SIM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
     cublasLtMatmulPreference_t pref, int requested, cublasLtMatmulHeuristicResult_t results[],
     int *found) {
-  ThunkyPlanGemm g;
   if (!handle || !desc || !pref || requested < 1)
     return CUBLAS_STATUS_INVALID_VALUE;
   *found = 0;
-  if (!describe(descOf(desc), layoutOf(a), layoutOf(b), layoutOf(c), layoutOf(d), &g))
+  if (!describe(descOf(desc), layoutOf(a), layoutOf(b), layoutOf(c), layoutOf(d)))
     return CUBLAS_STATUS_NOT_SUPPORTED;
   for (int i = 0; i < requested && i < ALGORITHMS; i++) {
     memset(&results[i], 0, sizeof results[i]);
@@ -277,10 +264,93 @@ SIM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
 }
 
 typedef struct Matmul {
-  ThunkyPlanGemm gemm;
+  Layout layout[4]; /* of A, B, C and D */
+  bool transA, transB;
+  double alpha[2], beta[2]; /* real and imaginary parts */
   uint8_t *memory[4];
   size_t bytes[4]; /* of A, B, C and D, to check they lie in device memory */
 } Matmul;
+
+typedef struct Value {
+  double re, im;
+} Value;
+
+static bool isComplex(cudaDataType type) { return type == CUDA_C_32F || type == CUDA_C_64F; }
+
+/* Element (i, j) of batch b: column-major, ld apart, batchStride between
+ * batches (0 for an operand broadcast over them). */
+static uint64_t offsetOf(const Layout *l, uint64_t b, uint64_t i, uint64_t j) {
+  return b * (uint64_t)l->batchStride + j * (uint64_t)l->ld + i;
+}
+
+static Value element(const Layout *l, const uint8_t *base, uint64_t index) {
+  int32_t type = elementType(l->type);
+  const uint8_t *p = base + index * thunkyElementBytes(type);
+  if (l->type == CUDA_R_16F || l->type == CUDA_R_16BF) {
+    uint16_t bits;
+    memcpy(&bits, p, 2);
+    return (Value){thunkySmallFloatDecode(type, bits), 0};
+  }
+  if (l->type == CUDA_R_32F || l->type == CUDA_C_32F) {
+    float v[2] = {0, 0};
+    memcpy(v, p, isComplex(l->type) ? 8 : 4);
+    return (Value){v[0], v[1]};
+  }
+  double v[2] = {0, 0};
+  memcpy(v, p, isComplex(l->type) ? 16 : 8);
+  return (Value){v[0], v[1]};
+}
+
+/* Rounded as the host backend rounds: 16-bit floats through float. */
+static void put(const Layout *l, uint8_t *base, uint64_t index, Value v) {
+  int32_t type = elementType(l->type);
+  uint8_t *p = base + index * thunkyElementBytes(type);
+  if (l->type == CUDA_R_16F || l->type == CUDA_R_16BF) {
+    uint16_t bits = (uint16_t)thunkySmallFloatEncode(type, (float)v.re);
+    memcpy(p, &bits, 2);
+  } else if (l->type == CUDA_R_32F || l->type == CUDA_C_32F) {
+    float f[2] = {(float)v.re, (float)v.im};
+    memcpy(p, f, isComplex(l->type) ? 8 : 4);
+  } else {
+    double d[2] = {v.re, v.im};
+    memcpy(p, d, isComplex(l->type) ? 16 : 8);
+  }
+}
+
+/* D = alpha op(A) op(B) + beta C, element by element, each product summed
+ * in order; as BLAS, alpha 0 reads neither input and beta 0 not C. */
+static void multiply(const Matmul *m) {
+  const Layout *A = &m->layout[0], *B = &m->layout[1], *C = &m->layout[2], *D = &m->layout[3];
+  uint64_t rows = D->rows, cols = D->cols, inner = m->transA ? A->rows : A->cols;
+  uint64_t batches = (uint64_t)(D->batch > 1 ? D->batch : 1);
+  bool complex = isComplex(A->type) || isComplex(B->type);
+  bool products = m->alpha[0] != 0 || m->alpha[1] != 0;
+  for (uint64_t b = 0; b < batches; b++)
+    for (uint64_t j = 0; j < cols; j++)
+      for (uint64_t i = 0; i < rows; i++) {
+        Value sum = {0, 0}, out = {0, 0};
+        for (uint64_t p = 0; products && p < inner; p++) {
+          Value x =
+              element(A, m->memory[0], m->transA ? offsetOf(A, b, p, i) : offsetOf(A, b, i, p));
+          Value y =
+              element(B, m->memory[1], m->transB ? offsetOf(B, b, j, p) : offsetOf(B, b, p, j));
+          if (complex) {
+            sum.re += x.re * y.re - x.im * y.im;
+            sum.im += x.re * y.im + x.im * y.re;
+          } else {
+            sum.re += x.re * y.re;
+          }
+        }
+        if (products)
+          out = (Value){m->alpha[0] * sum.re - m->alpha[1] * sum.im,
+                        m->alpha[0] * sum.im + m->alpha[1] * sum.re};
+        if (m->beta[0] != 0) {
+          Value prior = element(C, m->memory[2], offsetOf(C, b, i, j));
+          out.re += m->beta[0] * prior.re, out.im += m->beta[0] * prior.im;
+        }
+        put(D, m->memory[3], offsetOf(D, b, i, j), out);
+      }
+}
 
 static size_t spanBytes(const Layout *l) {
   int32_t type = elementType(l->type);
@@ -292,16 +362,13 @@ static size_t spanBytes(const Layout *l) {
 static bool runMatmul(void *data, char *why, size_t whySize) {
   const Matmul *m = data;
   for (int i = 0; i < 4; i++)
-    if ((i != 2 || m->gemm.beta != 0) && !thunkySimValid(m->memory[i], m->bytes[i])) {
+    if ((i != 2 || m->beta[0] != 0) && !thunkySimValid(m->memory[i], m->bytes[i])) {
       snprintf(why, whySize, "cublasLt-sim: matmul operand %c ([%p, +%zu)) is outside every "
                "allocation", "ABCD"[i], (void *)m->memory[i], m->bytes[i]);
       return false;
     }
-  ThunkyError error;
-  if (thunkyHostGemm(&m->gemm, m->memory, &error))
-    return true;
-  snprintf(why, whySize, "cublasLt-sim: %s", error.message);
-  return false;
+  multiply(m);
+  return true;
 }
 
 /* In place, C's layout must be D's (cublasLt.h). */
@@ -347,13 +414,17 @@ SIM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmul
   Matmul *m = malloc(sizeof *m);
   if (!m)
     return CUBLAS_STATUS_ALLOC_FAILED;
-  if (!describe(op, layoutOf(a), layoutOf(b), layoutOf(c), layoutOf(d), &m->gemm)) {
+  if (!describe(op, layoutOf(a), layoutOf(b), layoutOf(c), layoutOf(d))) {
     free(m);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  double betaImag;
-  scalar(op->scale, alpha, &m->gemm.alphaReal, &m->gemm.alphaImag);
-  scalar(op->scale, beta, &m->gemm.beta, &betaImag);
+  /* A complex beta is taken by its real part, as XLA's GemmConfig has no
+   * other. */
+  scalar(op->scale, alpha, &m->alpha[0], &m->alpha[1]);
+  scalar(op->scale, beta, &m->beta[0], &m->beta[1]);
+  m->transA = op->transA == CUBLAS_OP_T, m->transB = op->transB == CUBLAS_OP_T;
+  m->layout[0] = *layoutOf(a), m->layout[1] = *layoutOf(b);
+  m->layout[2] = *layoutOf(c), m->layout[3] = *layoutOf(d);
   const char *log = getenv("THUNKY_CUDA_SIM_GEMM_LOG");
   if (log && !strcmp(log, "1"))
     fprintf(stderr,
