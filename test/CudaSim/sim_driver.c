@@ -1227,10 +1227,14 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
     if (k->tensorMap[i]) {
       /* The kernel reads its tensor through the map: it must be one, of
        * memory that holds all the map describes. */
+      /* The magic first: a caller that passed an 8-byte pointer in place of
+       * the map must not make the simulation read past it. */
       SimTensorMap m;
-      memcpy(&m, params[i], sizeof m);
-      if (memcmp(m.magic, mapMagic, sizeof m.magic) ||
-          !thunkySimValid((const void *)(uintptr_t)m.address, m.extent)) {
+      memcpy(m.magic, params[i], sizeof m.magic);
+      bool isMap = !memcmp(m.magic, mapMagic, sizeof m.magic);
+      if (isMap)
+        memcpy(&m, params[i], sizeof m);
+      if (!isMap || !thunkySimValid((const void *)(uintptr_t)m.address, m.extent)) {
         note("%s: parameter %u of kernel '%s' is no tensor map of device memory", call, i, f->name);
         free(l), free(args), free(values);
         return CUDA_ERROR_INVALID_VALUE;
