@@ -479,13 +479,15 @@ static bool addSliceDef(Builder *b, const DynamicSlice *d, size_t i, bool *reads
                                  : !sliced ? "sliced shape"
                                            : "offset type");
     uint32_t typeBytes = thunkyElementBytes(type->value);
+    /* A window of other elements than its buffer's could reach past it. */
     if (!byteStrides(orig, strides, order, &origBytes) ||
         !byteStrides(sliced, unused, slicedOrder, &slicedBytes) ||
         sliced->n_dimensions != orig->n_dimensions || offsets->n_offsets != orig->n_dimensions ||
-        !typeBytes || typeBytes > 8)
+        sliced->element_type != orig->element_type || !typeBytes || typeBytes > 8)
       return thunkyPlanMalformed(b,
-                                 "argument %zu whose shapes, offsets and offset type disagree (XLA "
-                                 "checks each offset has a dimension of both shapes)",
+                                 "argument %zu whose shapes, offsets and offset type disagree "
+                                 "(each offset needs a dimension of both shapes, the slice its "
+                                 "shape's element type)",
                                  i);
     if (origBytes > w.buffer.size)
       return thunkyPlanMalformed(b,

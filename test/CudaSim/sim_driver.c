@@ -14,7 +14,10 @@
 #define _GNU_SOURCE /* strdup, strtok_r, nanosleep */
 #include "sim.h"
 
+#include "thunky-c/base/Arena.h"
 #include "thunky-c/base/Error.h"
+#include "thunky-c/base/Hash.h"
+#include "thunky-c/base/HashMap.h"
 #include "thunky-c/base/Limits.h"
 #include "thunky-c/format/Container.h"
 #include "thunky-c/format/Executable.h"
@@ -109,6 +112,7 @@ typedef struct Kernel {
 /* The layout the executable declares for the kernel of a name. */
 typedef struct Declared {
   const char *name;
+  size_t length;
   Kernel layout;
 } Declared;
 
@@ -152,6 +156,7 @@ static struct {
   ThunkyBuffer bytes;
   Declared *declared;
   size_t numDeclared, declaredCapacity;
+  ThunkyHashMap declaredIndex; /* a name's hash (probed) -> sim.declared */
   Kernel *kernels;
   ThunkyRegistry *registry;
   bool loaded;
@@ -811,13 +816,29 @@ static bool newLayout(Kernel *k, size_t numArgs) {
 
 static void freeLayout(Kernel *k) { free(k->sizes), free(k->byValue), free(k->tensorMap); }
 
+/* Where kernel `name` is among sim.declared (true, *index), or the slot it
+ * would take: its hash, probed past other names of the same hash, so that
+ * each lookup costs a few probes however many kernels there are. */
+static bool findDeclared(const char *name, size_t length, uint64_t *slot, uint32_t *index) {
+  uint64_t key = thunkyHashBytes(name, length);
+  *slot = key;
+  for (uint64_t k = 1; thunkyHashMapGet(&sim.declaredIndex, *slot, index);
+       *slot = (key + k++) * UINT64_C(0xff51afd7ed558ccd)) {
+    const Declared *d = &sim.declared[*index];
+    if (d->length == length && !memcmp(d->name, name, length))
+      return true;
+  }
+  return false;
+}
+
 /* Records kernel `name`'s layout; one launched twice with two layouts is
  * not consistent, as a cubin declares one. */
 static bool declare(const char *name, Kernel k) {
-  for (size_t i = 0; i < sim.numDeclared; i++) {
-    Kernel *d = &sim.declared[i].layout;
-    if (strcmp(sim.declared[i].name, name))
-      continue;
+  uint64_t slot;
+  uint32_t found;
+  size_t length = strlen(name);
+  if (findDeclared(name, length, &slot, &found)) {
+    Kernel *d = &sim.declared[found].layout;
     bool same = d->numArgs == k.numArgs;
     for (uint32_t a = 0; same && a < k.numArgs; a++)
       same = d->sizes[a] == k.sizes[a] && d->byValue[a] == k.byValue[a] &&
@@ -826,16 +847,14 @@ static bool declare(const char *name, Kernel k) {
     freeLayout(&k);
     return true;
   }
-  if (sim.numDeclared == sim.declaredCapacity) {
-    size_t capacity = sim.declaredCapacity ? 2 * sim.declaredCapacity : 16;
-    Declared *grown = realloc(sim.declared, capacity * sizeof *grown);
-    if (!grown) {
-      freeLayout(&k);
-      return false;
-    }
-    sim.declared = grown, sim.declaredCapacity = capacity;
+  if (!thunkyArrayGrow((void **)&sim.declared, &sim.declaredCapacity, sim.numDeclared,
+                       sizeof *sim.declared) ||
+      sim.numDeclared >= UINT32_MAX ||
+      !thunkyHashMapPut(&sim.declaredIndex, slot, (uint32_t)sim.numDeclared)) {
+    freeLayout(&k);
+    return false;
   }
-  sim.declared[sim.numDeclared++] = (Declared){name, k};
+  sim.declared[sim.numDeclared++] = (Declared){name, length, k};
   return true;
 }
 
@@ -962,11 +981,10 @@ static CUresult loadKernels(void) {
   /* The plan names the kernels the backend loads; their layouts are the
    * executable's. */
   for (uint32_t k = 0; k < p->numKernels; k++) {
-    const ThunkyBytes name = p->kernels[k].name;
-    for (size_t i = 0; i < sim.numDeclared; i++)
-      if (strlen(sim.declared[i].name) == name.size &&
-          !memcmp(sim.declared[i].name, name.data, name.size))
-        sim.kernels[k] = sim.declared[i].layout;
+    uint64_t slot;
+    uint32_t found;
+    if (findDeclared((const char *)p->kernels[k].name.data, p->kernels[k].name.size, &slot, &found))
+      sim.kernels[k] = sim.declared[found].layout;
   }
   const char *libraries = getenv("THUNKY_CUDA_SIM_LIBRARIES");
   char *list = strdup(libraries ? libraries : "");
