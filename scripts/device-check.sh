@@ -8,7 +8,11 @@
 #
 #   0. Which libcuda, libnccl and libcublasLt the machine has and thunky-run
 #      loads.
-#   1. The CUDA backend on the runtime fixtures that need no host kernels
+#   1. The corpus of real models (scripts/make-corpus.py), first: JAX
+#      compiles them (the tiny ones on this GPU, run there against JAX's
+#      outputs on the CUDA backend; the rest for 1 and 8 absent GPUs) and
+#      they come back as OUT/corpus.tar.gz (scripts/commit-corpus.sh).
+#      Then the CUDA backend on the runtime fixtures that need no host kernels
 #      (memory ops, ids on 4 GPUs when there are 4, a gemm, an all-reduce
 #      through NCCL on one rank), eager and as CUDA graphs, against the host
 #      backend: bit for bit, but the gemm within the GEMM tolerance.
@@ -99,6 +103,13 @@ finish() {
     bytes="$(stat -c %s "$out/jax-containers.tar.gz")"
     [ "$bytes" -lt 5000000 ] || { note "- FAIL: jax-containers.tar.gz is $bytes bytes (5 MB at most)"; status=1; }
   fi
+  if [ -f "$work/corpus/manifest.json" ]; then
+    # make-corpus.py keeps its executables under 14 MiB; a file comes back
+    # whole up to 16 MiB.
+    tar -czf "$out/corpus.tar.gz" -C "$work/corpus" .
+    bytes="$(stat -c %s "$out/corpus.tar.gz")"
+    [ "$bytes" -lt 16000000 ] || { note "- FAIL: corpus.tar.gz is $bytes bytes (16 MB at most)"; status=1; }
+  fi
   if [ -d "$work/traces" ]; then
     tar -czf "$out/schedule-traces.tar.gz" -C "$work/traces" .
   fi
@@ -181,6 +192,41 @@ step libraries 30 bash -c '
   python3 -c "import site, sys; print(\"\n\".join(site.getsitepackages() + [sys.prefix]))" 2>/dev/null |
     while read -r d; do ls -d "$d"/nvidia/*/lib/lib{nccl,cublasLt}.so* 2>/dev/null; done | sed "s/^/  /"
 ' libraries "$run" && quote libraries
+
+note ""
+note "## The corpus of real models (scripts/make-corpus.py; docs/corpus.md)"
+# First, while the budget is whole: what JAX compiles for real models. The
+# tiny ones JAX ran come back with their inputs and outputs and run here on
+# the CUDA backend against JAX; the host-side checks run where MLIR is
+# (scripts/corpus_check.py, once scripts/commit-corpus.sh committed them).
+corpus="$work/corpus"
+if [ $dry = 1 ]; then
+  step corpus-plan 30 python3 "$root/scripts/make-corpus.py" --list && quote corpus-plan
+  note "- skipped: making the corpus needs JAX on a GPU"
+else
+  step corpus 180 python3 "$root/scripts/make-corpus.py" "$corpus" --seconds 170
+  [ -f "$corpus/manifest.json" ] && quote corpus
+fi
+if [ -f "$corpus/manifest.json" ]; then
+  # One line per program JAX ran: name, executable, outputs, inputs...
+  python3 - "$corpus/manifest.json" > "$work/corpus.tsv" <<'PYTHON'
+import json, sys
+for p in json.load(open(sys.argv[1]))["programs"]:
+    if p.get("outputs") and p.get("file"):
+        print("\t".join([p["name"], p["file"], " ".join(p["outputs"])] + p["inputs"]))
+PYTHON
+  while IFS=$'\t' read -r name exe outputs inputs; do
+    read -r -a inputs <<< "$inputs"
+    read -r -a outputs <<< "$outputs"
+    want="$work/corpus-$name.jax" got="$work/corpus-$name.cuda"
+    mkdir -p "$want" "$got"
+    for ((k = 0; k < ${#outputs[@]}; k++)); do cp "$corpus/${outputs[k]}" "$want/out$k.npy"; done
+    step "corpus-$name-cuda" 60 "$run" --backend cuda --max-iterations 100000 --timeout 45 \
+      "$corpus/$exe" "${inputs[@]/#/$corpus/}" -o "$got" &&
+      step "corpus-$name-vs-jax-within-gemm-tolerance" 60 python3 "$compare" \
+        "${gemm_tolerance[@]}" "$want" "$got"
+  done < "$work/corpus.tsv"
+fi
 
 note ""
 note "## CUDA backend against the host backend"
