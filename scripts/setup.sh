@@ -12,6 +12,7 @@ packages=(
   libsnappy-dev libzstd-dev zlib1g-dev libbrotli-dev
   libhighwayhash-dev  # only to check thunky's own HighwayHash against
   gnuplot-nox  # bench/run's plot
+  librsvg2-bin  # rsvg-convert: test/Schedule renders the model's SVG to PNG
   libclang-rt-dev  # ASan, UBSan and libFuzzer's runtimes
   valgrind  # scripts/leak-check.sh
   llvm-14  # llvm-cov and llvm-profdata of clang's version: scripts/cuda-coverage.sh

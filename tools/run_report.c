@@ -181,19 +181,93 @@ void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timel
   topKDestroy(&most);
 }
 
+void streamName(const ThunkyPlan *plan, uint32_t stream, char *out, size_t size) {
+  if (stream == THUNKY_TRACE_HOST_ISSUE)
+    snprintf(out, size, "host issue");
+  else if (!stream || stream > plan->numStreams)
+    snprintf(out, size, "main stream");
+  else
+    snprintf(out, size, "%s stream %u",
+             plan->streams[stream - 1].communication ? "communication" : "computation",
+             plan->streams[stream - 1].id);
+}
+
+/* The trace's thread of a stream: the host's issue after every stream. */
+static uint32_t threadOf(const ThunkyPlan *plan, uint32_t stream) {
+  return stream == THUNKY_TRACE_HOST_ISSUE ? plan->numStreams + 1 : stream;
+}
+
+/* Perfetto's names for what the events use: a process per rank, a thread
+ * per stream, the host's issue first. */
+static bool writeNames(FILE *f, const ThunkyPlan *plan, const ThunkyTraceEvent *events,
+                       size_t count) {
+  uint32_t ranks = 0;
+  for (size_t i = 0; i < count; i++)
+    ranks = events[i].rank >= ranks ? events[i].rank + 1 : ranks;
+  /* Rows: the main stream, each of plan->streams, the host's issue. */
+  size_t rows = (size_t)plan->numStreams + 2;
+  bool *seen = calloc((size_t)ranks * rows + 1, sizeof *seen);
+  if (!seen)
+    return false;
+  for (size_t i = 0; i < count; i++) {
+    uint32_t s = events[i].stream;
+    size_t row = s == THUNKY_TRACE_HOST_ISSUE ? rows - 1 : s < rows - 1 ? s : 0;
+    seen[(size_t)events[i].rank * rows + row] = true;
+  }
+  bool first = true;
+  for (uint32_t r = 0; r < ranks; r++) {
+    bool any = false;
+    for (size_t row = 0; row < rows; row++) {
+      if (!seen[(size_t)r * rows + row])
+        continue;
+      if (!any)
+        fprintf(f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,"
+                   "\"args\":{\"name\":\"rank %u\"}}",
+                first ? "" : ",\n", r, r);
+      any = true, first = false;
+      uint32_t stream = row == rows - 1 ? THUNKY_TRACE_HOST_ISSUE : (uint32_t)row;
+      char name[64];
+      streamName(plan, stream, name, sizeof name);
+      fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+                 "\"args\":{\"name\":\"%s\"}},\n"
+                 "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+                 "\"args\":{\"sort_index\":%d}}",
+              r, threadOf(plan, stream), name, r, threadOf(plan, stream),
+              stream == THUNKY_TRACE_HOST_ISSUE ? -1 : (int)stream);
+    }
+  }
+  free(seen);
+  return true;
+}
+
 bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
-                      ThunkyError *error) {
+                      const ThunkyTraceOrigin *origin, ThunkyError *error) {
   char partial[4096];
   FILE *f = reportOpen(path, partial, error);
   if (!f)
     return false;
   size_t count;
   const ThunkyTraceEvent *events = thunkyTimelineEvents(timeline, &count);
-  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+  fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"backend\":\"", f);
+  thunkyJsonWriteString(f, origin->backend, strlen(origin->backend));
+  fputs("\",\"clock\":\"", f);
+  thunkyJsonWriteString(f, origin->clock, strlen(origin->clock));
+  fputs("\",\"method\":\"", f);
+  thunkyJsonWriteString(f, origin->method, strlen(origin->method));
+  fputs("\"},\"traceEvents\":[\n", f);
+  if (!writeNames(f, plan, events, count)) {
+    fclose(f);
+    remove(partial);
+    return thunkyErrorf(error, "out of memory writing %s", path);
+  }
   for (size_t i = 0; i < count; i++) {
     const ThunkyTraceEvent *e = &events[i];
-    ThunkyBytes name = e->thunk < plan->numThunks ? plan->thunks[e->thunk].annotation : (ThunkyBytes){0};
-    fprintf(f, "%s{\"name\":\"thunk %u", i ? ",\n" : "", e->thunk);
+    bool known = e->thunk < plan->numThunks;
+    ThunkyBytes name = known ? plan->thunks[e->thunk].annotation : (ThunkyBytes){0};
+    bool issue = e->stream == THUNKY_TRACE_HOST_ISSUE;
+    /* A host issue's event names its thunk otherwise, so that --measured
+     * does not take the issue's time for the thunk's. */
+    fprintf(f, ",\n{\"name\":\"%s %u", issue ? "issue of thunk" : "thunk", e->thunk);
     if (name.size) {
       fputs(" ", f);
       thunkyJsonWriteString(f, (const char *)name.data, name.size);
@@ -201,9 +275,17 @@ bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
     /* XLA's thunk id lets the schedule model match a rewritten program's
      * thunks to these measurements (thunky-run --model --measured). */
     fprintf(f, "\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,"
-               "\"args\":{\"thunk\":%u,\"thunk_id\":%lld}}",
-            e->rank, e->stream, e->beginNs / 1e3, (e->endNs - e->beginNs) / 1e3, e->thunk,
-            e->thunk < plan->numThunks ? (long long)plan->thunks[e->thunk].id : 0LL);
+               "\"args\":{\"%s\":%u,\"%s\":%lld,\"kind\":\"%s\"",
+            e->rank, threadOf(plan, e->stream), e->beginNs / 1e3, (e->endNs - e->beginNs) / 1e3,
+            issue ? "issues_thunk" : "thunk", e->thunk, issue ? "issues_thunk_id" : "thunk_id",
+            known ? (long long)plan->thunks[e->thunk].id : 0LL,
+            known ? plan->thunks[e->thunk].kind : "?");
+    if (name.size) {
+      fputs(",\"annotation\":\"", f);
+      thunkyJsonWriteString(f, (const char *)name.data, name.size);
+      fputc('"', f);
+    }
+    fputs("}}", f);
   }
   fputs("\n]}\n", f);
   return reportClose(f, partial, path, error);

@@ -5,6 +5,7 @@
 #include "thunky-c/runtime/Npy.h"
 #include "thunky-c/runtime/Plan.h"
 #include "thunky-c/runtime/Runtime.h"
+#include "thunky-c/runtime/Schedule.h"
 #include "thunky-c/runtime/Timeline.h"
 
 #include <stdio.h>
@@ -17,10 +18,16 @@ bool printContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendOps *ba
                    uint32_t ranks, ThunkyError *error);
 /* The `top` thunks with the most time, with call counts and shares. */
 void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top);
-/* The timeline as Chrome trace JSON: one process per rank, one thread per
- * stream. Written whole or not at all. */
+/* The timeline as Chrome trace JSON (Perfetto reads it): a process per
+ * rank and a thread per stream, each named; each thunk's name, number and
+ * XLA id as arguments; what made it as "otherData" (origin's backend, clock
+ * and method), which thunky-run --measured reads back. Written whole or not
+ * at all. */
 bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
-                      ThunkyError *error);
+                      const ThunkyTraceOrigin *origin, ThunkyError *error);
+/* "main stream", "computation stream 2", "communication stream 0" or "host
+ * issue": ThunkyTraceEvent.stream, and the schedule's lanes, by name. */
+void streamName(const ThunkyPlan *plan, uint32_t stream, char *out, size_t size);
 
 /* A report file written whole or not at all: written to PATH.partial,
  * renamed over PATH by reportClose (which removes it on failure).

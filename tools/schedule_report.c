@@ -16,14 +16,6 @@ static double share(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void laneName(const ThunkySchedule *s, uint32_t lane, char *out, size_t size) {
-  if (!lane)
-    snprintf(out, size, "main stream");
-  else
-    snprintf(out, size, "%s stream %lld", s->laneCommunication[lane] ? "communication" : "computation",
-             (long long)s->laneStreams[lane]);
-}
-
 typedef struct {
   uint32_t thunk;
   uint64_t ns;
@@ -69,7 +61,7 @@ static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySch
   for (size_t i = 0; i < shown; i++) {
     char name[160], lane[40];
     thunkyPlanThunkName(plan, path[i].thunk, name, sizeof name);
-    laneName(s, path[i].lane, lane, sizeof lane);
+    streamName(plan, path[i].lane, lane, sizeof lane);
     fprintf(out, "  %-56.56s %10.3f us  at %10.3f us on %s\n", name,
             us(path[i].endNs - path[i].beginNs), us(path[i].beginNs), lane);
   }
@@ -129,7 +121,7 @@ static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
     const ThunkyAsyncWindow *w = sorted[i];
     char name[160], lane[40];
     thunkyPlanThunkName(plan, w->thunk, name, sizeof name);
-    laneName(s, w->lane, lane, sizeof lane);
+    streamName(plan, w->lane, lane, sizeof lane);
     fprintf(out, "  %s on %s%s: ran %llu time(s); own %.3f us, window %.3f us beside %llu "
                  "operation(s), exposed %.3f us\n",
             name, lane, w->communication ? ", communication" : "", (unsigned long long)w->runs,
@@ -184,7 +176,7 @@ void printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
   fprintf(out, "streams:\n");
   for (uint32_t l = 0; l < s->numLanes; l++) {
     char lane[40];
-    laneName(s, l, lane, sizeof lane);
+    streamName(plan, l, lane, sizeof lane);
     fprintf(out, "  %-26s busy %12.3f us  %5.1f%%\n", lane, us(s->laneBusyNs[l]),
             share(s->laneBusyNs[l], s->stepNs));
   }
@@ -270,31 +262,47 @@ bool writeScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySch
 }
 
 bool writeScheduleTrace(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
-                        ThunkyError *error) {
+                        const char *deviceName, ThunkyError *error) {
   ThunkyTimeline *timeline = thunkyTimelineCreate();
   bool ok = timeline != NULL;
   for (size_t i = 0; ok && i < s->numEvents; i++) {
     const ThunkyScheduleEvent *e = &s->events[i];
-    ok = thunkyTimelineAdd(timeline, (ThunkyTraceEvent){.thunk = e->thunk, .stream = e->lane,
+    ok = thunkyTimelineAdd(timeline, (ThunkyTraceEvent){.thunk = e->thunk,
+                                                        .stream = THUNKY_TRACE_HOST_ISSUE,
+                                                        .beginNs = e->issueBeginNs,
+                                                        .endNs = e->issueEndNs}) &&
+         thunkyTimelineAdd(timeline, (ThunkyTraceEvent){.thunk = e->thunk, .stream = e->lane,
                                                         .beginNs = e->beginNs,
                                                         .endNs = e->endNs});
   }
-  ok = ok ? writeChromeTrace(path, plan, timeline, error)
+  ThunkyTraceOrigin origin = {.backend = "model"};
+  snprintf(origin.clock, sizeof origin.clock, "the schedule model's, for %s", deviceName);
+  snprintf(origin.method, sizeof origin.method,
+           "predicted: each thunk's duration measured (--measured) or modelled, issued by the "
+           "host lane and run on its stream's lane");
+  ok = ok ? writeChromeTrace(path, plan, timeline, &origin, error)
           : thunkyErrorf(error, "out of memory writing %s", path);
   thunkyTimelineDestroy(timeline);
   return ok;
 }
 
-/* Colours by what an operation does, so that a picture reads at a glance. */
+/* Colours by what an operation does, so that a picture reads at a glance;
+ * the legend lists them in this order. */
+static const struct {
+  const char *what, *colour;
+} colours[] = {{"communication", "#d95f02"}, {"GEMM, convolution", "#1b9e77"},
+               {"copy, memset", "#7570b3"},  {"kernel, other", "#4a90d9"},
+               {"host issue", "#999999"}};
+
 static const char *colourOf(const char *kind) {
   if (strstr(kind, "all_") || strstr(kind, "reduce_scatter") || strstr(kind, "collective") ||
       strstr(kind, "send") || strstr(kind, "recv"))
-    return "#d95f02";
+    return colours[0].colour;
   if (strstr(kind, "gemm") || strstr(kind, "matmul") || strstr(kind, "conv"))
-    return "#1b9e77";
+    return colours[1].colour;
   if (strstr(kind, "copy") || strstr(kind, "mem"))
-    return "#7570b3";
-  return "#4a90d9";
+    return colours[2].colour;
+  return colours[3].colour;
 }
 
 static void writeXmlText(FILE *f, const char *text) {
@@ -310,35 +318,98 @@ static void writeXmlText(FILE *f, const char *text) {
   }
 }
 
+/* A tick spacing of 1, 2 or 5 times a power of ten, for at most 10 ticks. */
+static double tickNs(uint64_t spanNs) {
+  static const double steps[] = {1, 2, 5};
+  for (double power = 1;; power *= 10)
+    for (size_t m = 0; m < 3; m++)
+      if ((double)spanNs / (power * steps[m]) <= 10)
+        return power * steps[m];
+}
+
+/* One bar: a tooltip with the thunk's full name, and inside it its short
+ * name (XLA's annotation, else its kind) where four letters or more fit. */
+static void writeBar(FILE *f, const ThunkyPlan *plan, uint32_t thunk, double x, double w,
+                     unsigned y, const char *colour, uint64_t ns) {
+  enum { ROW = 22, CHAR = 7 };
+  char name[160];
+  thunkyPlanThunkName(plan, thunk, name, sizeof name);
+  fprintf(f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+             "stroke=\"white\" stroke-width=\"0.5\"><title>",
+          x, y, w < 0.5 ? 0.5 : w, ROW - 6, colour);
+  writeXmlText(f, name);
+  fprintf(f, ": %.3f us</title></rect>\n", us(ns));
+  size_t fits = w > 5 * CHAR ? (size_t)(w / CHAR) - 1 : 0;
+  if (!fits)
+    return;
+  ThunkyBytes annotation = plan->thunks[thunk].annotation;
+  char label[160];
+  if (annotation.size)
+    snprintf(label, sizeof label, "%.*s", (int)(annotation.size < 159 ? annotation.size : 159),
+             (const char *)annotation.data);
+  else
+    snprintf(label, sizeof label, "%s", plan->thunks[thunk].kind);
+  if (strlen(label) > fits)
+    label[fits] = '\0';
+  fprintf(f, "<text x=\"%.2f\" y=\"%u\" font-size=\"11\" fill=\"white\">", x + 3, y + ROW - 10);
+  writeXmlText(f, label);
+  fputs("</text>\n", f);
+}
+
 bool writeScheduleSvg(const char *path, const ThunkyPlan *plan, const ThunkySchedule *s,
                       ThunkyError *error) {
-  enum { WIDTH = 1600, LANE = 28, LEFT = 110, TOP = 30 };
+  enum { WIDTH = 1600, ROW = 22, LEFT = 190, RIGHT = 20, TOP = 56 };
   char partial[4096];
   FILE *f = reportOpen(path, partial, error);
   if (!f)
     return false;
-  double scale = s->stepNs ? (double)(WIDTH - LEFT - 10) / (double)s->stepNs : 0;
-  unsigned height = TOP + s->numLanes * LANE + 20;
+  uint64_t span = s->stepNs > s->hostNs ? s->stepNs : s->hostNs;
+  double scale = span ? (double)(WIDTH - LEFT - RIGHT) / (double)span : 0;
+  /* Rows: the host's issue, then a lane per stream; the axis under them. */
+  unsigned rows = s->numLanes + 1, axis = TOP + rows * ROW + 4, height = axis + 44;
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
-             "font-family=\"sans-serif\" font-size=\"12\">\n",
+             "font-family=\"sans-serif\" font-size=\"12\">\n"
+             "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
           WIDTH, height);
-  fprintf(f, "<text x=\"4\" y=\"18\">predicted step %.3f us; %zu operations shown%s</text>\n",
+  fprintf(f, "<text x=\"4\" y=\"18\" font-size=\"14\">predicted step %.3f us; %zu operations "
+             "shown%s</text>\n",
           us(s->stepNs), s->numEvents, s->eventsDropped ? " (more ran)" : "");
-  for (uint32_t l = 0; l < s->numLanes; l++) {
-    char lane[40];
-    laneName(s, l, lane, sizeof lane);
-    fprintf(f, "<text x=\"4\" y=\"%u\">%s</text>\n", TOP + l * LANE + 18, lane);
+  /* The legend, on one line under the title. */
+  double at = 4;
+  for (size_t c = 0; c < sizeof colours / sizeof *colours; c++) {
+    fprintf(f, "<rect x=\"%.0f\" y=\"28\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+               "<text x=\"%.0f\" y=\"38\">%s</text>\n",
+            at, colours[c].colour, at + 16, colours[c].what);
+    at += 16 + 7.5 * (double)strlen(colours[c].what) + 18;
   }
+  for (unsigned row = 0; row < rows; row++) {
+    char lane[64];
+    streamName(plan, row ? row - 1 : THUNKY_TRACE_HOST_ISSUE, lane, sizeof lane);
+    fprintf(f, "<text x=\"4\" y=\"%u\">%s</text>\n", TOP + row * ROW + ROW - 8, lane);
+    fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%u\" y2=\"%u\" stroke=\"#eeeeee\"/>\n", LEFT,
+            WIDTH - RIGHT, TOP + row * ROW + ROW - 1, TOP + row * ROW + ROW - 1);
+  }
+  /* The time axis: ticks of 1, 2 or 5 times a power of ten, in us. */
+  fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%u\" y2=\"%u\" stroke=\"black\"/>\n", LEFT,
+          WIDTH - RIGHT, axis, axis);
+  double tick = tickNs(span ? span : 1);
+  for (double t = 0; t <= (double)span; t += tick) {
+    double x = LEFT + t * scale;
+    fprintf(f, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%u\" y2=\"%u\" stroke=\"black\"/>"
+               "<text x=\"%.2f\" y=\"%u\" text-anchor=\"middle\">%g</text>\n",
+            x, x, axis, axis + 5, x, axis + 18, t / 1e3);
+  }
+  fprintf(f, "<text x=\"%d\" y=\"%u\" text-anchor=\"middle\">time (us)</text>\n",
+          LEFT + (WIDTH - LEFT - RIGHT) / 2, axis + 36);
   for (size_t i = 0; i < s->numEvents; i++) {
     const ThunkyScheduleEvent *e = &s->events[i];
-    double x = LEFT + (double)e->beginNs * scale, w = (double)(e->endNs - e->beginNs) * scale;
-    char name[160];
-    thunkyPlanThunkName(plan, e->thunk, name, sizeof name);
-    fprintf(f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
-            x, TOP + e->lane * LANE + 4, w < 0.5 ? 0.5 : w, LANE - 8,
-            colourOf(plan->thunks[e->thunk].kind));
-    writeXmlText(f, name);
-    fprintf(f, ": %.3f us</title></rect>\n", us(e->endNs - e->beginNs));
+    if (e->issueEndNs > e->issueBeginNs)
+      writeBar(f, plan, e->thunk, LEFT + (double)e->issueBeginNs * scale,
+               (double)(e->issueEndNs - e->issueBeginNs) * scale, TOP + 3, colours[4].colour,
+               e->issueEndNs - e->issueBeginNs);
+    writeBar(f, plan, e->thunk, LEFT + (double)e->beginNs * scale,
+             (double)(e->endNs - e->beginNs) * scale, TOP + (e->lane + 1) * ROW + 3,
+             colourOf(plan->thunks[e->thunk].kind), e->endNs - e->beginNs);
   }
   fputs("</svg>\n", f);
   return reportClose(f, partial, path, error);

@@ -17,9 +17,10 @@ void printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *sche
 bool writeScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySchedule *schedule,
                        const ThunkyDeviceModel *device, ThunkyError *error);
 /* The predicted timeline as a Chrome trace, as thunky-run --trace writes a
- * measured one, so that both open side by side in Perfetto. */
+ * measured one, so that both open side by side in Perfetto; the host's
+ * issue of each operation on a row of its own. */
 bool writeScheduleTrace(const char *path, const ThunkyPlan *plan, const ThunkySchedule *schedule,
-                        ThunkyError *error);
+                        const char *deviceName, ThunkyError *error);
 /* The predicted timeline as an SVG picture, one lane per stream. */
 bool writeScheduleSvg(const char *path, const ThunkyPlan *plan, const ThunkySchedule *schedule,
                       ThunkyError *error);

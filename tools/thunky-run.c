@@ -581,6 +581,26 @@ static bool commandBuffersOf(const Options *o, const char *path, const ThunkyPla
   return true;
 }
 
+/* Whether a trace's durations may stand for a GPU's: a host run's are the
+ * CPU running reference kernels, so it is refused; a prediction read back,
+ * or a trace that does not say what made it, is taken and said to be. */
+static bool measuredFromGpu(const char *path, const ThunkyTraceOrigin *origin,
+                            ThunkyError *error) {
+  if (!strcmp(origin->backend, "host"))
+    return thunkyErrorf(error,
+                        "%s: a trace of the host backend: its durations are this machine's "
+                        "CPU running reference kernels, not a GPU's; --measured takes a trace "
+                        "of --backend cuda",
+                        path);
+  if (!strcmp(origin->backend, "model"))
+    fprintf(stderr, "thunky-run: %s: durations from the schedule model's own prediction (%s), "
+                    "not a measurement\n", path, origin->clock);
+  else if (strcmp(origin->backend, "cuda"))
+    fprintf(stderr, "thunky-run: %s does not say what made it (no otherData.backend); its "
+                    "durations are taken as a GPU's\n", path);
+  return true;
+}
+
 /* The schedule of one program, on the model's terms. */
 static bool predictOne(const Options *o, const char *path, const ThunkyDeviceModel *device,
                        ThunkyPlan **plan, ThunkySchedule **schedule, ThunkyError *error) {
@@ -592,9 +612,11 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
   if (o->measured) {
     measured = malloc(((*plan)->numThunks + 1) * sizeof *measured);
     runs = malloc(((*plan)->numThunks + 1) * sizeof *runs);
-    bool ok = measured && runs
-                  ? thunkyMeasuredDurationsRead(o->measured, *plan, measured, runs, &matched, error)
-                  : thunkyErrorf(error, "out of memory");
+    ThunkyTraceOrigin origin;
+    bool ok = measured && runs ? thunkyMeasuredDurationsRead(o->measured, *plan, measured, runs,
+                                                             &matched, &origin, error)
+                               : thunkyErrorf(error, "out of memory");
+    ok = ok && measuredFromGpu(o->measured, &origin, error);
     if (!ok) {
       free(measured);
       free(runs);
@@ -622,6 +644,17 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
   return ok;
 }
 
+/* What --trace says made a run's trace (docs/schedule.md, "Traces"). */
+static const ThunkyTraceOrigin cudaTraceOrigin = {
+    .backend = "cuda",
+    .clock = "the GPU's, by CUDA events",
+    .method = "an event recorded before and after each thunk, the host waiting for each: the "
+              "stream drained around every thunk, so a duration holds its launch too"};
+static const ThunkyTraceOrigin hostTraceOrigin = {
+    .backend = "host",
+    .clock = "the host's CLOCK_MONOTONIC",
+    .method = "each thunk timed around its run by the host backend's reference kernels"};
+
 /* --model: a prediction, no run. */
 static int predict(const Options *o) {
   ThunkyError error = {{0}};
@@ -638,7 +671,7 @@ static int predict(const Options *o) {
     printSchedule(stdout, plan, schedule, &device, o->profile ? o->profileTop : 5);
   ok = ok && (!o->json || writeScheduleJson(o->json, plan, schedule, &device, &error)) &&
        (!o->svg || writeScheduleSvg(o->svg, plan, schedule, &error)) &&
-       (!o->trace || writeScheduleTrace(o->trace, plan, schedule, &error));
+       (!o->trace || writeScheduleTrace(o->trace, plan, schedule, device.name, &error));
   if (!ok)
     fail("%s", error.message);
   thunkyScheduleDestroy(schedule);
@@ -762,7 +795,10 @@ int main(int argc, char **argv) {
       printOutputs(stdout, plan, outputs, o.ranks);
     if (ok && o.profile)
       printProfile(stdout, plan, timeline, o.profileTop);
-    ok = ok && (!o.trace || writeChromeTrace(o.trace, plan, timeline, &error));
+    ok = ok && (!o.trace || writeChromeTrace(o.trace, plan, timeline,
+                                             backend == &thunkyCudaBackend ? &cudaTraceOrigin
+                                                                           : &hostTraceOrigin,
+                                             &error));
   }
   if (!ok)
     status = fail("%s", error.message);

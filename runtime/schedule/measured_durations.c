@@ -229,6 +229,7 @@ typedef struct {
   size_t numIds;
   double *sum;
   uint64_t *count;
+  ThunkyTraceOrigin *origin;
   bool found; /* a traceEvents array */
 } Trace;
 
@@ -253,8 +254,40 @@ static bool events(Json *j, Trace *t) {
   return expect(j, '[') && collection(j, ']', eventItem, t);
 }
 
+/* A string member of otherData into a fixed field, cut to fit; escapes
+ * stay as written (thunky writes none there). */
+static bool copyString(Json *j, char *to, size_t size) {
+  const char *s;
+  size_t n;
+  space(j);
+  if (j->p == j->end || *j->p != '"')
+    return value(j);
+  if (!string(j, &s, &n))
+    return false;
+  n = n < size - 1 ? n : size - 1;
+  memcpy(to, s, n);
+  to[n] = '\0';
+  return true;
+}
+
+static bool originMember(Json *j, const char *k, size_t n, void *ctx) {
+  ThunkyTraceOrigin *o = ctx;
+  return isKey(k, n, "backend") ? copyString(j, o->backend, sizeof o->backend)
+         : isKey(k, n, "clock") ? copyString(j, o->clock, sizeof o->clock)
+         : isKey(k, n, "method") ? copyString(j, o->method, sizeof o->method)
+                                 : value(j);
+}
+
 static bool traceMember(Json *j, const char *k, size_t n, void *ctx) {
-  return isKey(k, n, "traceEvents") ? events(j, ctx) : value(j);
+  Trace *t = ctx;
+  if (isKey(k, n, "traceEvents"))
+    return events(j, t);
+  if (isKey(k, n, "otherData")) {
+    space(j);
+    if (j->p < j->end && *j->p == '{') /* else not ours: any JSON */
+      return j->p++, collection(j, '}', originMember, t->origin);
+  }
+  return value(j);
 }
 
 /* Either of Chrome's forms: the bare array of events, or an object holding
@@ -268,7 +301,11 @@ static bool trace(Json *j, Trace *t) {
 }
 
 bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
-                                 uint64_t *runs, uint32_t *matched, ThunkyError *error) {
+                                 uint64_t *runs, uint32_t *matched, ThunkyTraceOrigin *origin,
+                                 ThunkyError *error) {
+  ThunkyTraceOrigin unused;
+  origin = origin ? origin : &unused;
+  memset(origin, 0, sizeof *origin);
   ThunkyFileBytes bytes;
   if (!thunkyFileBytesCreate(&bytes, path, error))
     return false;
@@ -287,7 +324,8 @@ bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, doubl
     qsort(ids, numIds, sizeof *ids, byId);
   Json j = {.p = (const char *)bytes.data, .begin = (const char *)bytes.data,
             .end = (const char *)bytes.data + bytes.size, .path = path, .error = error};
-  Trace t = {.plan = plan, .ids = ids, .numIds = numIds, .sum = sum, .count = count};
+  Trace t = {.plan = plan, .ids = ids, .numIds = numIds, .sum = sum, .count = count,
+             .origin = origin};
   ok = ok && trace(&j, &t);
   if (ok) {
     space(&j);

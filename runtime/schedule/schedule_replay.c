@@ -91,6 +91,7 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
   const ThunkyCommand *c = &r->plan->commands[command];
   double ns = r->commandNs[command];
   uint8_t place = r->graphPlace ? r->graphPlace[command] : THUNKY_GRAPH_NONE;
+  double issued = r->host.at;
   r->host.at += place == THUNKY_GRAPH_NONE    ? r->device.launchNs
                 : place == THUNKY_GRAPH_FIRST ? r->device.graphLaunchNs
                                               : 0;
@@ -100,7 +101,8 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
       .thunk = c->thunk, .lane = lane, .beginNs = (uint64_t)llround(begin),
       .endNs = (uint64_t)llround(end),
       .cause = waitedForStream ? r->ready[lane].cause : r->host.cause,
-      .source = s->thunkSource[c->thunk]};
+      .source = s->thunkSource[c->thunk], .issueBeginNs = (uint64_t)llround(issued),
+      .issueEndNs = (uint64_t)llround(r->host.at)};
   int64_t index;
   if (!keepEvent(r, e, &index))
     return false;

@@ -97,6 +97,7 @@ typedef struct ThunkyScheduleEvent {
   uint64_t beginNs, endNs;
   int64_t cause;   /* the event whose end it waited for; -1: it waited for its issue */
   uint8_t source;  /* ThunkyDurationSource */
+  uint64_t issueBeginNs, issueEndNs; /* the host issuing it (within a graph: no time) */
 } ThunkyScheduleEvent;
 
 /* An async start thunk, over every time it ran. */
@@ -153,16 +154,27 @@ THUNKY_EXPORT void thunkyScheduleDestroy(ThunkySchedule *schedule);
 THUNKY_EXPORT double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
                                            const ThunkyDeviceModel *device, uint32_t ranks);
 
+/* What a trace says made it: thunky-run --trace writes it as the trace's
+ * "otherData" (docs/schedule.md, "Traces"). Each is "" where the trace does
+ * not say. */
+typedef struct ThunkyTraceOrigin {
+  char backend[16]; /* "cuda", "host" or "model" */
+  char clock[96];   /* whose clock the times are on */
+  char method[192]; /* how each duration was taken */
+} ThunkyTraceOrigin;
+
 /* Measured durations from a Chrome trace that thunky-run --trace wrote
  * (on --backend cuda, of this program or another): the mean duration of
  * each thunk, matched by XLA's thunk id, or by thunk number when a thunk
  * has no id. Writes plan->numThunks entries to `ns` (negative: not
- * measured) and to `runs` (how many events each had), and the number of
- * thunks matched to *matched. False, with the file and
- * the place, when the trace is not such a file. */
+ * measured) and to `runs` (how many events each had), the number of
+ * thunks matched to *matched, and what the trace says made it to *origin
+ * (may be NULL). It reads any backend's trace: the caller decides what a
+ * host trace is worth. False, with the file and the place, when the trace
+ * is not such a file. */
 THUNKY_EXPORT bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
                                                uint64_t *runs, uint32_t *matched,
-                                               ThunkyError *error);
+                                               ThunkyTraceOrigin *origin, ThunkyError *error);
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,14 @@ extern "C" {
 #endif
 
 typedef struct ThunkyTraceEvent {
-  uint32_t thunk, rank, stream;
+  uint32_t thunk, rank;
+  uint32_t stream; /* 0: the main stream; k: plan->streams[k - 1]; or the host's issue */
   uint64_t beginNs, endNs; /* since the timeline's origin */
 } ThunkyTraceEvent;
+
+/* ThunkyTraceEvent.stream of the host issuing a thunk (the schedule
+ * model's host lane), not of a stream running it. */
+#define THUNKY_TRACE_HOST_ISSUE UINT32_MAX
 
 /* Events of every rank; appending takes a lock, so ranks may share one. */
 typedef struct ThunkyTimeline ThunkyTimeline;
