@@ -247,5 +247,7 @@ def ring_matmul(a, b, axis, devices):
         out = jax.lax.dynamic_update_slice(out, held @ b, (owner * rows, 0))
         return out, jax.lax.ppermute(held, axis, ring)
 
-    out = jnp.zeros((devices * rows, b.shape[1]), a.dtype)
+    # Made from `a`, so that shard_map types it as varying over the axis,
+    # as the loop's updates make it (a plain zeros would not match them).
+    out = jnp.broadcast_to(a[0, 0] * 0, (devices * rows, b.shape[1]))
     return jax.lax.fori_loop(0, devices, one, (out, a))[0]

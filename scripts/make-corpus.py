@@ -211,8 +211,9 @@ def deviceless_mesh(jax, np, devices, target_config):
     if target_config and os.path.exists(target_config):
         with open(target_config) as f:
             options["target_config"] = f.read()
-    topology = topologies.get_topology_desc(platform="cuda", topology="1x1x%d" % devices,
-                                            **options)
+    # The 8-GPU topology the containers' AOT part compiled for; a program of
+    # fewer GPUs takes the first of them.
+    topology = topologies.get_topology_desc(platform="cuda", topology="1x1x8", **options)
     return jax.sharding.Mesh(np.array(topology.devices[:devices]), ("x",))
 
 
