@@ -23,7 +23,9 @@ for exe in "$work"/*.exe; do
   [ -f "$exe" ] || continue
   zstd -q -19 "$exe" -o "$dest/$(basename "$exe").zst"
 done
-cp "$work"/*.npy "$dest/" 2>/dev/null || true
+for npy in "$work"/*.npy; do
+  [ -f "$npy" ] && cp "$npy" "$dest/" # the inputs and JAX's outputs of what ran
+done
 [ -f "$work/target-config.txtpb" ] && cp "$work/target-config.txtpb" "$dest/"
 python3 - "$work/manifest.json" "$dest/manifest.json" <<'PYTHON'
 import json, sys

@@ -64,7 +64,7 @@ def tool(*argv, ok=(0,), stdin=None):
 
 
 def executables(inputs):
-    """(name, path, manifest entry or None) for each executable named."""
+    """(name, path) for each executable named."""
     found = []
     for item in inputs:
         manifest = os.path.join(item, "manifest.json")
@@ -72,12 +72,12 @@ def executables(inputs):
             with open(manifest) as f:
                 for entry in json.load(f).get("programs", []):
                     if "file" in entry:
-                        found.append((entry["name"], os.path.join(item, entry["file"]), entry))
+                        found.append((entry["name"], os.path.join(item, entry["file"])))
         elif os.path.isfile(item):
             name = os.path.basename(item)
             for suffix in (".zst", ".exe"):
                 name = name[:-len(suffix)] if name.endswith(suffix) else name
-            found.append((name, item, None))
+            found.append((name, item))
         else:
             raise Failed("%s: neither an executable nor a corpus folder with manifest.json" % item)
     return found
@@ -136,17 +136,17 @@ def check(name, path, memory, work):
     tool("thunky-opt", "--thunky-check-races", module, "-o", os.devnull)
     tool("thunky-opt", "--thunky-strip-metadata", module, "-o", os.devnull)
     found["changed_by"] = []
-    for name_ in PASSES:
-        out = os.path.join(work, name_ + ".mlirbc")
-        tool("thunky-opt", "--" + name_, module, "--emit-bytecode", "-o", out)
+    for rewrite in PASSES:
+        out = os.path.join(work, rewrite + ".mlirbc")
+        tool("thunky-opt", "--" + rewrite, module, "--emit-bytecode", "-o", out)
         if tool("thunky-opt", out, "--mlir-print-op-generic").stdout == text:
             continue
-        found["changed_by"].append(name_)
+        found["changed_by"].append(rewrite)
         for how in ("fingerprint", "symbolic"):
             found["proof " + how] = same(exe, out, how, memory)
         tool("thunky-translate", "--export-thunky", out, "-o", back)
         tool("thunky-translate", "--import-thunky", back, "-o", os.devnull)
-        if name_ == "thunky-optimize":
+        if rewrite == "thunky-optimize":
             tool("thunky-opt", "--thunky-check-races", out, "-o", os.devnull)
     optimized = os.path.join(work, "thunky-optimize.mlirbc")
     found["stats"], found["optimized stats"] = stats(module), stats(optimized)
@@ -220,7 +220,7 @@ def main(argv=None):
         print("corpus_check: %s" % e, file=sys.stderr)
         return 2
     results, failures = [], 0
-    for name, path, _ in programs:
+    for name, path in programs:
         with tempfile.TemporaryDirectory() as work:
             try:
                 found = check(name, path, args.max_host_memory, work)

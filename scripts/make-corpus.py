@@ -220,7 +220,7 @@ def deviceless_mesh(jax, np, devices, target_config):
 def run_part(part, out, target_config):
     from jax_programs import import_jax, serialize_compiled
     jax, np = import_jax()
-    name, deviceless, _, programs = next(p for p in PARTS if p[0] == part)
+    _, deviceless, _, programs = next(p for p in PARTS if p[0] == part)
     report = {"programs": {}, "xla_flags": os.environ.get("XLA_FLAGS", ""),
               "versions": installed_versions()}
     result_file = os.path.join(out, part + ".json")
@@ -291,7 +291,7 @@ def run_on_gpu(jax, np, compiled, args, out, stem, entry):
 # ---------------------------------------------------------------------------
 # The driver
 
-def environment(part, target_config):
+def environment(part):
     env = dict(os.environ)
     _, deviceless, command_buffers, _ = next(p for p in PARTS if p[0] == part)
     if deviceless:
@@ -303,7 +303,7 @@ def environment(part, target_config):
 
 def run_in_process(part, args, seconds):
     result_file = os.path.join(args.out, part + ".json")
-    env = environment(part, args.target_config)
+    env = environment(part)
     argv = [sys.executable, os.path.abspath(__file__), "--part", part, args.out,
             "--target-config", args.target_config or ""]
     try:
@@ -330,9 +330,9 @@ def target_config(args):
         subprocess.run([sys.executable, os.path.join(here, "make-jax-containers.py"),
                         args.out, "--parts", "target", "--part-seconds", "60"],
                        capture_output=True, timeout=90)
-        for leftover in ("manifest.json",):
-            if os.path.exists(os.path.join(args.out, leftover)):
-                os.remove(os.path.join(args.out, leftover))
+        # Its manifest is of that part alone; the corpus writes its own.
+        if os.path.exists(os.path.join(args.out, "manifest.json")):
+            os.remove(os.path.join(args.out, "manifest.json"))
     return path if os.path.exists(path) else None
 
 

@@ -647,7 +647,7 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
 /* What --trace says made a run's trace (docs/schedule.md, "Traces"). */
 static const ThunkyTraceOrigin cudaTraceOrigin = {
     .backend = "cuda",
-    .clock = "the GPU's, by CUDA events",
+    .clock = "the CUDA device's, by CUDA events",
     .method = "an event recorded before and after each thunk, the host waiting for each: the "
               "stream drained around every thunk, so a duration holds its launch too"};
 static const ThunkyTraceOrigin hostTraceOrigin = {
