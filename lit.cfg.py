@@ -51,6 +51,9 @@ config.substitutions.append(
      os.path.join(config.thunky_obj_root, "lib", "libThunkyExampleKernels.so")))
 config.substitutions.append(
     ("%test_kernels", os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so")))
+config.substitutions.append(
+    ("%mlp_step_kernels",
+     os.path.join(config.thunky_obj_root, "lib", "libThunkyMlpStepKernels.so")))
 config.substitutions.append(("%thunky_src", config.thunky_src_root))
 config.substitutions.append(
     ("%llvm_include", os.path.join(os.path.dirname(config.llvm_tools_dir), "include")))

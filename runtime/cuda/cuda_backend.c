@@ -563,6 +563,7 @@ static void destroy(void *opaque) {
   free(s->groupings);
   free(s->collectiveGrouping);
   free(s->capturable);
+  free(s->graphStarting);
   free(s->rank);
   free(s);
 }

@@ -362,18 +362,8 @@ static bool runTimed(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t 
 
 /* The config graph whose first command is `command`, or SIZE_MAX. */
 static size_t graphAt(const Walk *w, uint32_t command) {
-  const ThunkyCommandBuffers *graphs = w->state->config.graphs;
-  if (!graphs || graphs->place[command] != THUNKY_GRAPH_FIRST)
-    return SIZE_MAX;
-  size_t lo = 0, hi = graphs->numGraphs;
-  while (lo < hi) { /* graphs are in plan order */
-    size_t mid = lo + (hi - lo) / 2;
-    if (graphs->graphs[mid].first < command)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < graphs->numGraphs && graphs->graphs[lo].first == command ? lo : SIZE_MAX;
+  uint32_t g = w->state->graphStarting ? w->state->graphStarting[command] : UINT32_MAX;
+  return g == UINT32_MAX ? SIZE_MAX : g;
 }
 
 /* Commands [first, end) of one list, a captured graph launched whole. */
@@ -496,12 +486,18 @@ bool thunkyCudaPlanGraphs(ThunkyCudaState *state, ThunkyError *error) {
   if (state->config.timeline)
     return thunkyErrorf(error, "cuda: CUDA graph mode launches each graph whole and cannot "
                                "time the thunks in it; profile without it");
-  if (!(state->capturable = calloc(graphs->numGraphs + 1, sizeof *state->capturable)))
+  uint32_t numCommands = state->plan->numCommands;
+  if (!(state->capturable = calloc(graphs->numGraphs + 1, sizeof *state->capturable)) ||
+      !(state->graphStarting = malloc(((size_t)numCommands + 1) * sizeof *state->graphStarting)))
     return thunkyErrorf(error, "cuda: out of memory");
+  /* Graphs come in thunk order, which is not the order of their commands
+   * where a loop's or region's lists come before the list holding them. */
+  memset(state->graphStarting, 0xff, ((size_t)numCommands + 1) * sizeof *state->graphStarting);
   for (size_t g = 0; g < graphs->numGraphs; g++) {
     ThunkyRange r = graphs->graphs[g];
-    if (r.first > state->plan->numCommands || r.count > state->plan->numCommands - r.first)
+    if (r.count == 0 || r.first >= numCommands || r.count > numCommands - r.first)
       return thunkyErrorf(error, "cuda: graph %zu lies outside the plan's commands", g);
+    state->graphStarting[r.first] = (uint32_t)g;
     state->capturable[g] = capturable(state->plan, r.first, r.first + r.count, 0);
   }
   return true;

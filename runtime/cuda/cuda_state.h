@@ -92,6 +92,7 @@ typedef struct ThunkyCudaState {
   uint32_t *collectiveGrouping; /* per plan collective */
 
   bool *capturable;        /* per config graph: stream capture can record it */
+  uint32_t *graphStarting; /* per plan command: the config graph it starts, or UINT32_MAX */
 
   ncclUniqueId ncclId;     /* the world's, while communicators are made */
   atomic_bool stop;        /* a rank failed: the others stop at their next command */
@@ -164,7 +165,8 @@ void thunkyCudaPlaceSlices(const ThunkyPlan *plan, ThunkyCudaRank *rank, ThunkyR
 bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
 bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
 
-/* Which of config.graphs stream capture can record (state->capturable):
+/* Which of config.graphs stream capture can record (state->capturable),
+ * and where each starts (state->graphStarting):
  * not those holding control flow, which XLA records as conditional graph
  * nodes, or a custom call; false when graphs and a timeline are both asked
  * for. */

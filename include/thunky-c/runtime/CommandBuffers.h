@@ -64,7 +64,8 @@ typedef struct ThunkyCommandBufferBreak {
 
 typedef struct ThunkyCommandBuffers {
   uint8_t *place;     /* per plan command, ThunkyGraphPlace */
-  ThunkyRange *graphs; /* each a run of plan->commands of one list */
+  ThunkyRange *graphs; /* each a run of plan->commands of one list, in thunk order (a
+                          body's graphs come after its loop's, their commands before) */
   size_t numGraphs;
   ThunkyCommandBufferBreak *breaks; /* in plan order */
   size_t numBreaks;
