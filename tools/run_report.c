@@ -143,7 +143,7 @@ void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timel
     times[t].thunk = t;
   for (size_t i = 0; i < count; i++) {
     uint32_t thunk = events[i].thunk;
-    if (thunk >= plan->numThunks || contains[thunk])
+    if (thunk >= plan->numThunks || contains[thunk] || events[i].stream == THUNKY_TRACE_HOST_ISSUE)
       continue;
     times[thunk].totalNs += events[i].endNs - events[i].beginNs;
     times[thunk].calls++;
@@ -254,7 +254,15 @@ bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
   thunkyJsonWriteString(f, origin->clock, strlen(origin->clock));
   fputs("\",\"method\":\"", f);
   thunkyJsonWriteString(f, origin->method, strlen(origin->method));
-  fputs("\"},\"traceEvents\":[\n", f);
+  fputc('"', f);
+  if (origin->device[0]) {
+    fputs(",\"device\":\"", f);
+    thunkyJsonWriteString(f, origin->device, strlen(origin->device));
+    fputc('"', f);
+  }
+  if (origin->stepNs > 0)
+    fprintf(f, ",\"step_ns\":%.0f", origin->stepNs);
+  fputs("},\"traceEvents\":[\n", f);
   if (!writeNames(f, plan, events, count)) {
     fclose(f);
     remove(partial);

@@ -592,6 +592,9 @@ static bool measuredFromGpu(const char *path, const ThunkyTraceOrigin *origin,
                         "CPU running reference kernels, not a GPU's; --measured takes a trace "
                         "of --backend cuda",
                         path);
+  if (strstr(origin->device, "simulation"))
+    fprintf(stderr, "thunky-run: %s: times from a simulated device (%s), not a GPU's\n", path,
+            origin->device);
   if (!strcmp(origin->backend, "model"))
     fprintf(stderr, "thunky-run: %s: durations from the schedule model's own prediction (%s), "
                     "not a measurement\n", path, origin->clock);
@@ -601,45 +604,51 @@ static bool measuredFromGpu(const char *path, const ThunkyTraceOrigin *origin,
   return true;
 }
 
+/* What a trace's own numbers say against it: device time on one stream
+ * cannot exceed the step it was part of, unless the trace timed waits or
+ * launches as the device's work (a drained trace does). */
+static void checkLanes(const char *path, const ThunkyMeasuredDurations *m) {
+  if (m->origin.stepNs > 0 && m->busiestLaneNs > m->origin.stepNs * 1.0001)
+    fprintf(stderr,
+            "thunky-run: %s: one stream's device time (%.3f us) exceeds the step it was "
+            "measured in (%.3f us): its durations hold more than device work, and the "
+            "prediction counts that twice\n",
+            path, m->busiestLaneNs / 1e3, m->origin.stepNs / 1e3);
+}
+
 /* The schedule of one program, on the model's terms. */
 static bool predictOne(const Options *o, const char *path, const ThunkyDeviceModel *device,
                        ThunkyPlan **plan, ThunkySchedule **schedule, ThunkyError *error) {
   if (!loadPlan(path, &o->limits, true, plan, error))
     return false;
-  double *measured = NULL;
-  uint64_t *runs = NULL;
-  uint32_t matched = 0;
+  ThunkyMeasuredDurations *measured = NULL;
   if (o->measured) {
-    measured = malloc(((*plan)->numThunks + 1) * sizeof *measured);
-    runs = malloc(((*plan)->numThunks + 1) * sizeof *runs);
-    ThunkyTraceOrigin origin;
-    bool ok = measured && runs ? thunkyMeasuredDurationsRead(o->measured, *plan, measured, runs,
-                                                             &matched, &origin, error)
-                               : thunkyErrorf(error, "out of memory");
-    ok = ok && measuredFromGpu(o->measured, &origin, error);
-    if (!ok) {
-      free(measured);
-      free(runs);
+    if (!thunkyMeasuredDurationsCreate(o->measured, *plan, &measured, error) ||
+        !measuredFromGpu(o->measured, &measured->origin, error)) {
+      thunkyMeasuredDurationsDestroy(measured);
       return false;
     }
-    if (!matched)
+    if (!measured->matched)
       fprintf(stderr, "thunky-run: %s: no thunk of %s is in it; every duration is modelled\n",
               o->measured, path);
+    checkLanes(o->measured, measured);
   }
   ThunkyCommandBuffers *buffers = NULL;
   if (o->commandBuffers && !commandBuffersOf(o, path, *plan, true, &buffers, error)) {
-    free(measured);
-    free(runs);
+    thunkyMeasuredDurationsDestroy(measured);
     return false;
   }
-  ThunkyScheduleOptions options = {.device = device, .measuredNs = measured, .measuredRuns = runs,
+  ThunkyScheduleOptions options = {.device = device,
+                                   .measuredNs = measured ? measured->ns : NULL,
+                                   .measuredRuns = measured ? measured->runs : NULL,
+                                   .measuredIssueNs = measured ? measured->issueNs : NULL,
                                    .graphPlace = buffers ? buffers->place : NULL,
-                                   .ranks = o->ranks, .loopTrips = o->loopTrips,
+                                   .ranks = o->ranks,
+                                   .loopTrips = o->loopTrips,
                                    .branch = o->branch};
   bool ok = thunkyScheduleCreate(*plan, &options, schedule, error) ||
             thunkyErrorContext(error, "%s", path);
-  free(measured);
-  free(runs);
+  thunkyMeasuredDurationsDestroy(measured);
   thunkyCommandBuffersDestroy(buffers);
   return ok;
 }
@@ -647,9 +656,7 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
 /* What --trace says made a run's trace (docs/schedule.md, "Traces"). */
 static const ThunkyTraceOrigin cudaTraceOrigin = {
     .backend = "cuda",
-    .clock = "the CUDA device's, by CUDA events",
-    .method = "an event recorded before and after each thunk, the host waiting for each: the "
-              "stream drained around every thunk, so a duration holds its launch too"};
+    .clock = "device lanes: the CUDA device's, by CUDA events; host issue and step: the host's"};
 static const ThunkyTraceOrigin hostTraceOrigin = {
     .backend = "host",
     .clock = "the host's CLOCK_MONOTONIC",
@@ -795,10 +802,15 @@ int main(int argc, char **argv) {
       printOutputs(stdout, plan, outputs, o.ranks);
     if (ok && o.profile)
       printProfile(stdout, plan, timeline, o.profileTop);
-    ok = ok && (!o.trace || writeChromeTrace(o.trace, plan, timeline,
-                                             backend == &thunkyCudaBackend ? &cudaTraceOrigin
-                                                                           : &hostTraceOrigin,
-                                             &error));
+    if (ok && o.trace) {
+      ThunkyTraceOrigin origin = backend == &thunkyCudaBackend ? cudaTraceOrigin : hostTraceOrigin;
+      if (backend == &thunkyCudaBackend) {
+        snprintf(origin.method, sizeof origin.method, "%s", thunkyTimelineMethod(timeline));
+        snprintf(origin.device, sizeof origin.device, "%s", thunkyTimelineDevice(timeline));
+        origin.stepNs = (double)thunkyTimelineStep(timeline);
+      }
+      ok = writeChromeTrace(o.trace, plan, timeline, &origin, &error);
+    }
   }
   if (!ok)
     status = fail("%s", error.message);

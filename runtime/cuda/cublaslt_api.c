@@ -16,7 +16,7 @@ const ThunkyCudaLibrary thunkyCublasLtLibrary = {
 
 bool thunkyCudaLoadCublasLt(ThunkyCublasLt *lt, ThunkyError *error) {
   return thunkyCudaLoadLibrary(&thunkyCublasLtLibrary, cublasLtSymbols,
-                               sizeof cublasLtSymbols / sizeof *cublasLtSymbols, lt, error);
+                               sizeof cublasLtSymbols / sizeof *cublasLtSymbols, lt, NULL, error);
 }
 
 bool thunkyCublasLtFail(const ThunkyCublasLt *lt, cublasStatus_t status, const char *call,

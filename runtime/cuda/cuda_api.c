@@ -22,7 +22,7 @@ static void *findSymbol(void *library, const char *name) {
 }
 
 bool thunkyCudaLoadLibrary(const ThunkyCudaLibrary *libraryOf, const ThunkyCudaSymbol *symbols,
-                           size_t count, void *table, ThunkyError *error) {
+                           size_t count, void *table, void **handle, ThunkyError *error) {
   char loaded[4096];
   void *library = thunkyCudaOpenLibrary(libraryOf, loaded, sizeof loaded, error);
   if (!library)
@@ -40,6 +40,8 @@ bool thunkyCudaLoadLibrary(const ThunkyCudaLibrary *libraryOf, const ThunkyCudaS
      * without a cast that ISO C leaves undefined. */
     memcpy((char *)table + symbols[i].offset, &fn, sizeof fn);
   }
+  if (handle)
+    *handle = library;
   return true;
 }
 
@@ -51,8 +53,13 @@ static const char *const driverNames[] = {"libcuda.so.1", NULL};
 const ThunkyCudaLibrary thunkyCudaDriverLibrary = {driverNames, "no NVIDIA driver?", NULL, NULL};
 
 bool thunkyCudaLoadDriver(ThunkyCudaDriver *driver, ThunkyError *error) {
-  return thunkyCudaLoadLibrary(&thunkyCudaDriverLibrary, driverSymbols,
-                               sizeof driverSymbols / sizeof *driverSymbols, driver, error);
+  void *library;
+  if (!thunkyCudaLoadLibrary(&thunkyCudaDriverLibrary, driverSymbols,
+                             sizeof driverSymbols / sizeof *driverSymbols, driver, &library, error))
+    return false;
+  void *clock = dlsym(library, "thunkySimClockNs");
+  memcpy(&driver->hostClockNs, &clock, sizeof clock);
+  return true;
 }
 
 /* Errors of device work: sticky, they come back from whatever call follows
@@ -90,9 +97,8 @@ bool thunkyCudaFail(const ThunkyCudaDriver *driver, CUresult result, const char 
   bool located = where && *where;
   if (located && deviceFault(result) && strncmp(call, "cuLaunch", 8) == 0)
     return thunkyErrorf(error,
-                        "cuda: %s failed: %s (%s) at %s, from device work enqueued before it "
-                        "(a run with a timeline, thunky-run --profile, names the thunk)",
-                        call, text, name, where);
+                        "cuda: %s failed: %s (%s) at %s, from device work enqueued before it", call,
+                        text, name, where);
   return thunkyErrorf(error, "cuda: %s failed: %s (%s)%s%s", call, text, name,
                       located ? " in " : "", located ? where : "");
 }

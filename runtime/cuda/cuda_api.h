@@ -21,24 +21,27 @@
 #include <nccl.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define THUNKY_CUDA_DRIVER_FUNCTIONS(X)                                                            \
   X(cuInit)                                                                                        \
   X(cuGetErrorString)                                                                              \
   X(cuGetErrorName)                                                                                \
-  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)      \
-      X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)            \
-          X(cuMemcpyDtoH) X(cuMemsetD8) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemsetD8Async)      \
-              X(cuMemsetD32Async) X(cuMemcpyDtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadDataEx)  \
-                  X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal)                    \
-                      X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)                \
-                          X(cuLaunchKernelEx) X(cuTensorMapEncodeTiled) X(cuStreamCreate)          \
-                              X(cuStreamDestroy) X(cuStreamQuery) X(cuStreamSynchronize)           \
-                                  X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy)          \
-                                      X(cuEventRecord) X(cuEventElapsedTime)                       \
-                                          X(cuStreamBeginCapture) X(cuStreamEndCapture)            \
-                                              X(cuGraphInstantiate) X(cuGraphLaunch)               \
-                                                  X(cuGraphDestroy) X(cuGraphExecDestroy)
+  X(cuDeviceGetCount)                                                                              \
+  X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)       \
+      X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD8) \
+          X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemsetD8Async) X(cuMemsetD32Async)                \
+              X(cuMemcpyDtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadDataEx) X(cuModuleUnload)    \
+                  X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncGetAttribute)                \
+                      X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx)                  \
+                          X(cuTensorMapEncodeTiled) X(cuStreamCreate) X(cuStreamDestroy)           \
+                              X(cuStreamQuery) X(cuStreamSynchronize) X(cuStreamWaitEvent)         \
+                                  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)              \
+                                      X(cuEventElapsedTime) X(cuStreamBeginCapture)                \
+                                          X(cuStreamEndCapture) X(cuGraphInstantiate)              \
+                                              X(cuGraphLaunch) X(cuGraphDestroy)                   \
+                                                  X(cuGraphExecDestroy) X(cuStreamWaitValue32)     \
+                                                      X(cuStreamWriteValue32) X(cuDeviceGetName)
 
 #define THUNKY_NCCL_FUNCTIONS(X)                                                         \
   X(ncclGetErrorString) X(ncclGetLastError) X(ncclGetUniqueId) X(ncclCommInitRankConfig) \
@@ -60,6 +63,10 @@
 
 typedef struct ThunkyCudaDriver {
   THUNKY_CUDA_DRIVER_FUNCTIONS(THUNKY_CUDA_API_FIELD)
+  /* A driver that keeps a clock of its own for the host (the simulation in
+   * test/CudaSim, whose device times are simulated too) exports it as
+   * thunkySimClockNs; NULL for NVIDIA's, whose host clock is the system's. */
+  uint64_t (*hostClockNs)(void);
 } ThunkyCudaDriver;
 
 typedef struct ThunkyNccl {
@@ -105,9 +112,10 @@ extern const ThunkyCudaLibrary thunkyCudaDriverLibrary, thunkyNcclLibrary,
 void *thunkyCudaOpenLibrary(const ThunkyCudaLibrary *library, char *path, size_t size,
                             ThunkyError *error);
 
-/* Opens `library` and resolves every symbol into `table`. */
+/* Opens `library` and resolves every symbol into `table`; *handle (when
+ * not NULL) is the library, which stays loaded. */
 bool thunkyCudaLoadLibrary(const ThunkyCudaLibrary *library, const ThunkyCudaSymbol *symbols,
-                           size_t count, void *table, ThunkyError *error);
+                           size_t count, void *table, void **handle, ThunkyError *error);
 
 /* Each sets "cuda: <call> failed: <the library's words for result>" with
  * " in <where>" after it when `where` is not NULL or empty, and returns

@@ -19,7 +19,9 @@
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 
 #include "cuda_state.h"
+
 #include "thunky-c/base/Arena.h"
+#include "thunky-c/runtime/Timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +280,16 @@ static bool bindConstants(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *er
   return true;
 }
 
+/* How a timeline's times are taken (cuda_exec.c, "timing"), for its trace. */
+static const char timing[] =
+    "device lanes: CUDA events around each thunk, the thunks enqueued behind a gate "
+    "(cuStreamWaitValue32) and run back to back, the host waiting only where the program "
+    "does; host issue: each thunk's issue on the host clock, in a run of its own without "
+    "events";
+static const char timingWithGraphs[] =
+    "host issue only: each graph's launch and each thunk outside graphs on the host clock; a "
+    "graph runs whole, so its thunks' device times come from a run without command buffers";
+
 static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
   const uint32_t none = THUNKY_CUDA_NO_THUNK;
   /* Non-blocking: the legacy default stream, which custom calls or other
@@ -291,10 +303,19 @@ static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *erro
     if (!THUNKY_CU(s, cuEventCreate, (&r->started[i], CU_EVENT_DISABLE_TIMING), none, error) ||
         !THUNKY_CU(s, cuEventCreate, (&r->done[i], CU_EVENT_DISABLE_TIMING), none, error))
       return false;
-  if (s->config.timeline &&
-      (!THUNKY_CU(s, cuEventCreate, (&r->origin, CU_EVENT_DEFAULT), none, error) ||
-       !THUNKY_CU(s, cuEventCreate, (&r->mark, CU_EVENT_DEFAULT), none, error)))
-    return false;
+  if (s->config.timeline) {
+    if (!(r->marks = calloc(THUNKY_CUDA_MARKS, sizeof *r->marks)) ||
+        !(r->marked = calloc(THUNKY_CUDA_MARKS / 2, sizeof *r->marked)))
+      return thunkyErrorf(error, "cuda: out of memory");
+    if (!THUNKY_CU(s, cuEventCreate, (&r->origin, CU_EVENT_DEFAULT), none, error) ||
+        !THUNKY_CU(s, cuStreamCreate, (&r->releaser, CU_STREAM_NON_BLOCKING), none, error) ||
+        !THUNKY_CU(s, cuMemAlloc, (&r->gate, 4), none, error) ||
+        !THUNKY_CU(s, cuMemsetD8, (r->gate, 0, 4), none, error))
+      return false;
+    for (uint32_t i = 0; i < THUNKY_CUDA_MARKS; i++)
+      if (!THUNKY_CU(s, cuEventCreate, (&r->marks[i], CU_EVENT_DEFAULT), none, error))
+        return false;
+  }
   void *pinned = NULL;
   if (!THUNKY_CU(s, cuMemHostAlloc, (&pinned, 8, 0), none, error))
     return false;
@@ -384,10 +405,17 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
         cu->cuStreamDestroy(r->streams[i]);
     if (r->main)
       cu->cuStreamDestroy(r->main);
+    if (r->releaser)
+      cu->cuStreamDestroy(r->releaser);
+    if (r->gate)
+      cu->cuMemFree(r->gate);
     if (r->origin)
       cu->cuEventDestroy(r->origin);
-    if (r->mark)
-      cu->cuEventDestroy(r->mark);
+    for (uint32_t i = 0; r->marks && i < THUNKY_CUDA_MARKS; i++)
+      if (r->marks[i])
+        cu->cuEventDestroy(r->marks[i]);
+    free(r->marks);
+    free(r->marked);
     for (uint32_t i = 0; i < plan->numAsyncSlots && r->started && r->done; i++) {
       if (r->started[i])
         cu->cuEventDestroy(r->started[i]);
@@ -429,6 +457,16 @@ static bool setUp(ThunkyCudaState *s, ThunkyError *error) {
                         "cuda: %u ranks need a GPU each, and this process sees %d "
                         "(CUDA_VISIBLE_DEVICES?)",
                         s->ranks, devices);
+  s->hostClock = s->cu.hostClockNs ? s->cu.hostClockNs : thunkyMonotonicNs;
+  CUdevice first;
+  if (s->config.timeline) {
+    if (!THUNKY_CU(s, cuDeviceGet, (&first, 0), none, error) ||
+        !THUNKY_CU(s, cuDeviceGetName, (s->deviceName, (int)sizeof s->deviceName, first), none,
+                   error))
+      return false;
+    thunkyTimelineSetSource(s->config.timeline, s->deviceName,
+                            s->config.graphs ? timingWithGraphs : timing);
+  }
   if (!(s->rank = zeroed(s->ranks, sizeof *s->rank)))
     return thunkyErrorf(error, "cuda: out of memory");
   for (uint32_t i = 0; i < s->ranks; i++) {

@@ -10,15 +10,24 @@
  *===--------------------------------------------------------------------===*/
 #include "cuda_state.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A run with a timeline takes two passes over the step (docs/runtime.md,
+ * "Timing"): the issue pass times the host issuing each thunk, with
+ * nothing added; the device pass holds the main stream at a gate while
+ * the host enqueues a segment with events around each thunk, then opens
+ * it, so that the device runs the segment back to back and the events
+ * time device work alone. */
+typedef enum { PASS_NONE, PASS_ISSUE, PASS_DEVICE } Pass;
 
 typedef struct Walk {
   ThunkyCudaState *state;
   ThunkyCudaRank *rank;
   const ThunkyPlan *plan;
-  bool timed;     /* an event per command; off inside collective groups */
+  Pass pass;      /* a timeline's, or none; none inside collective groups */
   bool capturing; /* recording a graph: its commands, not graphs, are enqueued */
   const ThunkyLoopFrame *loops; /* the while loops running, innermost first; NULL outside */
 } Walk;
@@ -29,13 +38,28 @@ static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId);
 
 /*--- control flow ----------------------------------------------------------*/
 
+static bool openGate(Walk *w);
+static bool closeGate(Walk *w);
+static void noteIssue(Walk *w, uint32_t thunk, uint64_t begin, uint64_t end);
+
 /* Copies `slice` (8 bytes at most) to the rank's pinned words once the
- * stream has done what came before it. */
+ * stream has done what came before it. The issue pass counts the copy as
+ * its command's issue and the wait as a wait; the device pass opens the
+ * gate first, as the host is about to wait for what is behind it. */
 static bool copyToHost(Walk *w, ThunkyPlanSlice slice, CUstream stream, uint32_t thunk) {
-  return THUNKY_CU(w->state, cuMemcpyDtoHAsync,
-                   (w->rank->pinned, thunkyCudaAddress(w->rank, slice), slice.size, stream), thunk,
-                   &w->rank->error) &&
-         thunkyCudaWait(w->state, w->rank, stream, thunk);
+  ThunkyCudaState *state = w->state;
+  if (w->pass == PASS_DEVICE && !openGate(w))
+    return false;
+  if (!THUNKY_CU(state, cuMemcpyDtoHAsync,
+                 (w->rank->pinned, thunkyCudaAddress(w->rank, slice), slice.size, stream), thunk,
+                 &w->rank->error))
+    return false;
+  uint64_t waiting = state->hostClock();
+  if (!thunkyCudaWait(state, w->rank, stream, thunk))
+    return false;
+  if (w->pass == PASS_ISSUE)
+    w->rank->accountedNs += state->hostClock() - waiting;
+  return w->pass != PASS_DEVICE || closeGate(w);
 }
 
 /* Copies a 1-byte pred (as 0 or 1) or a 4-byte s32 to the host. */
@@ -172,10 +196,10 @@ static bool runGroup(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t 
     return false;
   /* Inside a group NCCL enqueues nothing until the group ends, so events
    * around its members would time nothing. */
-  bool timed = w->timed;
-  w->timed = false;
+  Pass pass = w->pass;
+  w->pass = PASS_NONE;
   bool ok = runList(w, c->group.list, stream, streamId);
-  w->timed = timed;
+  w->pass = pass;
   ncclResult_t ended = nccl->ncclGroupEnd(); /* always: the group must close */
   return ok && thunkyCudaNcclWait(w->state, w->rank, ended, NULL, "ncclGroupEnd", c->thunk);
 }
@@ -332,32 +356,102 @@ static bool runCommand(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_
 
 /*--- timing ----------------------------------------------------------------*/
 
-/* The timeline's clock when the stream reaches this point. Each mark is
- * measured from the one before and becomes the next origin, so a float of
- * milliseconds never has to span a whole run. */
-static bool mark(Walk *w, CUstream stream, uint32_t thunk, uint64_t *ns) {
+/* The issue pass: one event per command on the host issue row, as long as
+ * the host spent issuing it alone: not its nested commands' time, nor its
+ * waits (a loop's predicates' copies are its own, see copyToHost). */
+static void noteIssue(Walk *w, uint32_t thunk, uint64_t begin, uint64_t end) {
   ThunkyCudaRank *rank = w->rank;
-  float ms = 0;
-  if (!THUNKY_CU(w->state, cuEventRecord, (rank->mark, stream), thunk, &w->rank->error) ||
-      !thunkyCudaWait(w->state, rank, stream, thunk) ||
-      !THUNKY_CU(w->state, cuEventElapsedTime, (&ms, rank->origin, rank->mark), thunk,
-                 &w->rank->error))
+  ThunkyTraceEvent event = {.thunk = thunk,
+                            .rank = rank->global,
+                            .stream = THUNKY_TRACE_HOST_ISSUE,
+                            .beginNs = begin - rank->hostOrigin,
+                            .endNs = end - rank->hostOrigin};
+  thunkyTimelineAdd(w->state->config.timeline, event); /* dropped if out of memory */
+}
+
+static bool runIssued(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  ThunkyCudaRank *rank = w->rank;
+  uint64_t begin = w->state->hostClock(), accounted = rank->accountedNs;
+  if (!runCommand(w, c, stream, streamId))
     return false;
-  rank->originNs += ms > 0 ? (uint64_t)((double)ms * 1e6 + 0.5) : 0;
-  CUevent swap = rank->origin;
-  rank->origin = rank->mark;
-  rank->mark = swap;
-  *ns = rank->originNs;
+  uint64_t total = w->state->hostClock() - begin, inner = rank->accountedNs - accounted;
+  noteIssue(w, c->thunk, begin, begin + (total > inner ? total - inner : 0));
+  rank->accountedNs = accounted + total;
   return true;
 }
 
-static bool runTimed(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
-  ThunkyTraceEvent event = {.thunk = c->thunk, .rank = w->rank->global, .stream = streamId};
-  if (!mark(w, stream, c->thunk, &event.beginNs) || !runCommand(w, c, stream, streamId) ||
-      !mark(w, stream, c->thunk, &event.endNs))
+/* The device pass: the main stream waits at the gate for a value the
+ * releaser stream writes; what the host enqueues meanwhile runs back to
+ * back once it is written. */
+static bool closeGate(Walk *w) {
+  ThunkyCudaRank *rank = w->rank;
+  rank->gated = true;
+  return THUNKY_CU(w->state, cuStreamWaitValue32,
+                   (rank->main, rank->gate, rank->gateValue + 1, CU_STREAM_WAIT_VALUE_GEQ),
+                   THUNKY_CUDA_NO_THUNK, &rank->error);
+}
+
+/* Opens the gate, waits for the segment, and adds its thunks' device
+ * times to the timeline; the marks are free again after. */
+static bool openGate(Walk *w) {
+  ThunkyCudaState *state = w->state;
+  ThunkyCudaRank *rank = w->rank;
+  const uint32_t none = THUNKY_CUDA_NO_THUNK;
+  if (rank->gated &&
+      !THUNKY_CU(state, cuStreamWriteValue32, (rank->releaser, rank->gate, ++rank->gateValue, 0),
+                 none, &rank->error))
     return false;
-  thunkyTimelineAdd(w->state->config.timeline, event); /* dropped if out of memory */
+  rank->gated = false;
+  if (!thunkyCudaWait(state, rank, rank->main, none))
+    return false;
+  for (uint32_t i = 0; i < state->plan->numStreams; i++)
+    if (!thunkyCudaWait(state, rank, rank->streams[i], none))
+      return false;
+  for (uint32_t i = 0; i < rank->numMarked; i++) {
+    float begin, end;
+    if (!THUNKY_CU(state, cuEventElapsedTime, (&begin, rank->origin, rank->marks[2 * i]),
+                   rank->marked[i].thunk, &rank->error) ||
+        !THUNKY_CU(state, cuEventElapsedTime, (&end, rank->origin, rank->marks[2 * i + 1]),
+                   rank->marked[i].thunk, &rank->error))
+      return false;
+    ThunkyTraceEvent event = {.thunk = rank->marked[i].thunk,
+                              .rank = rank->global,
+                              .stream = rank->marked[i].stream,
+                              .beginNs = (uint64_t)llround((double)begin * 1e6),
+                              .endNs = (uint64_t)llround((double)end * 1e6)};
+    event.endNs = event.endNs > event.beginNs ? event.endNs : event.beginNs;
+    thunkyTimelineAdd(state->config.timeline, event); /* dropped if out of memory */
+  }
+  rank->numMarked = 0;
   return true;
+}
+
+static bool runMarked(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  ThunkyCudaRank *rank = w->rank;
+  switch (c->kind) {
+  /* No device work of their own (what they hold is marked), or a wait the
+   * replay charges as one; loops, conditionals and fusions may also open
+   * the gate midway, past their first mark. */
+  case THUNKY_CMD_ASYNC_START:
+  case THUNKY_CMD_ASYNC_DONE:
+  case THUNKY_CMD_WHILE:
+  case THUNKY_CMD_CONDITIONAL:
+  case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+    return runCommand(w, c, stream, streamId);
+  /* A custom call may wait for its stream itself: it runs with the gate open. */
+  case THUNKY_CMD_CUSTOM_CALL:
+    return openGate(w) && runCommand(w, c, stream, streamId) && closeGate(w);
+  default:
+    break;
+  }
+  if (rank->numMarked == THUNKY_CUDA_MARKS / 2 && !(openGate(w) && closeGate(w)))
+    return false;
+  uint32_t i = rank->numMarked++;
+  rank->marked[i] = (ThunkyCudaMarked){c->thunk, streamId};
+  return THUNKY_CU(w->state, cuEventRecord, (rank->marks[2 * i], stream), c->thunk, &rank->error) &&
+         runCommand(w, c, stream, streamId) &&
+         THUNKY_CU(w->state, cuEventRecord, (rank->marks[2 * i + 1], stream), c->thunk,
+                   &rank->error);
 }
 
 /* The config graph whose first command is `command`, or SIZE_MAX. */
@@ -376,13 +470,22 @@ static bool runCommands(Walk *w, uint32_t first, uint32_t end, CUstream stream,
     w->rank->lastThunk = c->thunk; /* what a timed-out wait names */
     size_t g = w->capturing ? SIZE_MAX : graphAt(w, i);
     if (g != SIZE_MAX && w->rank->graphs[g]) {
+      uint64_t begin = w->state->hostClock();
       if (!THUNKY_CU(w->state, cuGraphLaunch, (w->rank->graphs[g], stream), c->thunk,
                      &w->rank->error))
         return false;
+      if (w->pass == PASS_ISSUE) {
+        uint64_t end = w->state->hostClock();
+        noteIssue(w, c->thunk, begin, end);
+        w->rank->accountedNs += end - begin;
+      }
       i += w->state->config.graphs->graphs[g].count - 1;
       continue;
     }
-    if (!(w->timed ? runTimed(w, c, stream, streamId) : runCommand(w, c, stream, streamId)))
+    bool ok = w->pass == PASS_ISSUE    ? runIssued(w, c, stream, streamId)
+              : w->pass == PASS_DEVICE ? runMarked(w, c, stream, streamId)
+                                       : runCommand(w, c, stream, streamId);
+    if (!ok)
       return false;
   }
   return true;
@@ -395,8 +498,8 @@ static bool runList(Walk *w, uint32_t list, CUstream stream, uint32_t streamId) 
 
 /*--- rank jobs -------------------------------------------------------------*/
 
-static Walk walkOf(ThunkyCudaState *state, ThunkyCudaRank *rank, bool timed) {
-  return (Walk){.state = state, .rank = rank, .plan = state->plan, .timed = timed};
+static Walk walkOf(ThunkyCudaState *state, ThunkyCudaRank *rank, Pass pass) {
+  return (Walk){.state = state, .rank = rank, .plan = state->plan, .pass = pass};
 }
 
 /* Waits for the main stream, then for regions never awaited. */
@@ -409,24 +512,35 @@ static bool waitAll(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   return true;
 }
 
+/* With a timeline the step runs twice: once as it would without one, the
+ * host's issue of each thunk and the whole step timed on the host's
+ * clock; then, unless graphs launch whole (no thunk of theirs could be
+ * timed apart), with the device timing each thunk behind the gate. */
 bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   ThunkyTimeline *timeline = state->config.timeline;
-  Walk w = walkOf(state, rank, timeline != NULL);
-  if (timeline) {
-    if (!THUNKY_CU(state, cuEventRecord, (rank->origin, rank->main), THUNKY_CUDA_NO_THUNK,
-                   &rank->error) ||
-        !thunkyCudaWait(state, rank, rank->main, THUNKY_CUDA_NO_THUNK))
-      return false;
-    rank->originNs = thunkyTimelineNow(timeline);
+  if (!timeline) {
+    Walk w = walkOf(state, rank, PASS_NONE);
+    return runList(&w, 0, rank->main, 0) && waitAll(state, rank);
   }
-  return runList(&w, 0, rank->main, 0) && waitAll(state, rank);
+  Walk w = walkOf(state, rank, PASS_ISSUE);
+  rank->hostOrigin = state->hostClock(), rank->accountedNs = 0;
+  if (!runList(&w, 0, rank->main, 0) || !waitAll(state, rank))
+    return false;
+  thunkyTimelineNoteStep(timeline, state->hostClock() - rank->hostOrigin);
+  if (state->config.graphs)
+    return true;
+  w = walkOf(state, rank, PASS_DEVICE);
+  rank->numMarked = 0;
+  return THUNKY_CU(state, cuEventRecord, (rank->origin, rank->main), THUNKY_CUDA_NO_THUNK,
+                   &rank->error) &&
+         closeGate(&w) && runList(&w, 0, rank->main, 0) && openGate(&w) && waitAll(state, rank);
 }
 
 /* Each graph is recorded from the idle main stream; a graph stands apart
  * from the stream it was recorded on, and is launched on its list's. */
 bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   const ThunkyCommandBuffers *graphs = state->config.graphs;
-  Walk w = walkOf(state, rank, false);
+  Walk w = walkOf(state, rank, PASS_NONE);
   w.capturing = true;
   if (!(rank->graphs = calloc(graphs->numGraphs + 1, sizeof *rank->graphs)))
     return thunkyErrorf(&rank->error, "cuda: out of memory");
@@ -483,9 +597,6 @@ bool thunkyCudaPlanGraphs(ThunkyCudaState *state, ThunkyError *error) {
   const ThunkyCommandBuffers *graphs = state->config.graphs;
   if (!graphs)
     return true;
-  if (state->config.timeline)
-    return thunkyErrorf(error, "cuda: CUDA graph mode launches each graph whole and cannot "
-                               "time the thunks in it; profile without it");
   uint32_t numCommands = state->plan->numCommands;
   if (!(state->capturable = calloc(graphs->numGraphs + 1, sizeof *state->capturable)) ||
       !(state->graphStarting = malloc(((size_t)numCommands + 1) * sizeof *state->graphStarting)))

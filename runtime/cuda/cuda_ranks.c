@@ -178,8 +178,7 @@ bool thunkyCudaWait(ThunkyCudaState *state, ThunkyCudaRank *rank, CUstream strea
   /* Device work fails asynchronously: only a wait after each thunk (a
    * timeline's) can say which one failed. */
   const char *call = thunk == THUNKY_CUDA_NO_THUNK
-                         ? "cuStreamSynchronize (or a command before it, on the device; a run "
-                           "with a timeline, thunky-run --profile, names the thunk)"
+                         ? "cuStreamSynchronize (or a command before it, on the device)"
                          : "cuStreamSynchronize (or a command before it, on the device)";
   /* Never a blocking cuStreamSynchronize, even for a rank alone: a kernel
    * that never ends, or a peer that never comes, would hang it forever. */
@@ -203,8 +202,7 @@ bool thunkyCudaWait(ThunkyCudaState *state, ThunkyCudaRank *rank, CUstream strea
       if (!whole)
         snprintf(what, sizeof what, "%s", name);
       else if (name[0])
-        snprintf(what, sizeof what, "the device to finish %s, the last enqueued (a run with "
-                 "a timeline, thunky-run --profile, names the thunk that does not end)", name);
+        snprintf(what, sizeof what, "the device to finish %s, the last enqueued", name);
       else
         snprintf(what, sizeof what, "the device");
       return timedOut(state, rank, what, false);

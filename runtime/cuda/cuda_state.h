@@ -41,6 +41,13 @@ typedef struct ThunkyCudaGemm {
   _Alignas(8) unsigned char alpha[16], beta[16];
 } ThunkyCudaGemm;
 
+/* Marks around thunks in flight on the device pass: marks 2i and 2i+1 are
+ * recorded before and after marked[i]. */
+enum { THUNKY_CUDA_MARKS = 512 };
+typedef struct ThunkyCudaMarked {
+  uint32_t thunk, stream;
+} ThunkyCudaMarked;
+
 typedef struct ThunkyCudaRank {
   uint32_t index, global;  /* local index; rank in the world */
   CUdevice device;
@@ -58,8 +65,18 @@ typedef struct ThunkyCudaRank {
   CUstream main;
   CUstream *streams;       /* per execution stream of plan->streams */
   CUevent *started, *done; /* per async slot */
-  CUevent origin, mark;    /* timeline: the run's start, and a reusable mark */
-  uint64_t originNs;       /* the timeline's clock at `origin` */
+  /* A timeline's two passes (cuda_exec.c, "timing"): the host's issue of
+   * each thunk, then the device's time for each with the stream held. */
+  uint64_t hostOrigin;      /* issue pass: the host clock when it began */
+  uint64_t accountedNs;     /* issue pass: host time already given to a thunk or a wait */
+  CUevent origin;           /* device pass: recorded where it began */
+  CUevent *marks;           /* device pass: THUNKY_CUDA_MARKS events, two per thunk */
+  ThunkyCudaMarked *marked; /* per pair of marks: its thunk and stream */
+  uint32_t numMarked;
+  CUdeviceptr gate;        /* device pass: the word the main stream waits on */
+  uint32_t gateValue;      /* the value that opened the latest segment */
+  bool gated;              /* the main stream waits for the gate */
+  CUstream releaser;       /* writes the gate, so that a driver's clock sees when */
   uint8_t *pinned;         /* a page-locked word for reading predicates and offsets back */
   cublasLtHandle_t lt;
   ThunkyCudaGemm *gemms;   /* per plan gemm */
@@ -91,6 +108,8 @@ typedef struct ThunkyCudaState {
   uint32_t numGroupings;
   uint32_t *collectiveGrouping; /* per plan collective */
 
+  uint64_t (*hostClock)(void); /* the driver's own (a simulation's), else CLOCK_MONOTONIC */
+  char deviceName[64];         /* rank 0's device, for a timeline */
   bool *capturable;        /* per config graph: stream capture can record it */
   uint32_t *graphStarting; /* per plan command: the config graph it starts, or UINT32_MAX */
 

@@ -13,7 +13,7 @@ const ThunkyCudaLibrary thunkyNcclLibrary = {
 
 bool thunkyCudaLoadNccl(ThunkyNccl *nccl, ThunkyError *error) {
   return thunkyCudaLoadLibrary(&thunkyNcclLibrary, ncclSymbols,
-                               sizeof ncclSymbols / sizeof *ncclSymbols, nccl, error);
+                               sizeof ncclSymbols / sizeof *ncclSymbols, nccl, NULL, error);
 }
 
 bool thunkyNcclFail(const ThunkyNccl *nccl, ncclResult_t result, ncclComm_t comm,

@@ -80,7 +80,8 @@ static const ThunkyRunOption table[THUNKY_OPTION_COUNT] = {
     {THUNKY_OPTION_LOOP_TRIPS, "loop-trips", "N", COUNT(1, UINT32_MAX), MODEL,
      "iterations of a while loop with no known trip count (1)"},
     {THUNKY_OPTION_BRANCH, "branch", "N", COUNT(0, UINT32_MAX), MODEL,
-     "the branch every conditional takes (default: its costliest)"},
+     "the branch every conditional takes (default: the one a --measured trace saw, else its "
+     "costliest)"},
     {THUNKY_OPTION_COMMAND_BUFFERS, "command-buffers", FLAG, CUDA | MODEL,
      "the CUDA graphs XLA's command buffers make, under the\n"
      "executable's own debug options (else JAX 0.11.2's): cuda\n"

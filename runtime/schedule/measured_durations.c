@@ -10,6 +10,8 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/runtime/Schedule.h"
 
+#include "thunky-c/base/Arena.h"
+#include "thunky-c/base/HashMap.h"
 #include "thunky-c/format/Container.h"
 
 #include <ctype.h>
@@ -30,7 +32,9 @@ typedef struct {
 typedef struct {
   double dur;
   bool hasDur, complete;
+  bool issue;             /* a host issue's event: args.issues_thunk(_id) */
   int64_t thunk, thunkId; /* -1: not given */
+  int64_t pid, tid;       /* -1: not given */
 } TraceEvent;
 
 static bool fail(Json *j, const char *what) {
@@ -176,9 +180,11 @@ static bool integer(Json *j, int64_t *out) {
 
 static bool argsMember(Json *j, const char *k, size_t n, void *ctx) {
   TraceEvent *e = ctx;
-  return isKey(k, n, "thunk_id") ? integer(j, &e->thunkId)
-         : isKey(k, n, "thunk")  ? integer(j, &e->thunk)
-                                 : value(j);
+  if (isKey(k, n, "issues_thunk_id") || isKey(k, n, "issues_thunk"))
+    e->issue = true;
+  return isKey(k, n, "thunk_id") || isKey(k, n, "issues_thunk_id") ? integer(j, &e->thunkId)
+         : isKey(k, n, "thunk") || isKey(k, n, "issues_thunk")     ? integer(j, &e->thunk)
+                                                                   : value(j);
 }
 
 static bool eventMember(Json *j, const char *k, size_t n, void *ctx) {
@@ -187,6 +193,13 @@ static bool eventMember(Json *j, const char *k, size_t n, void *ctx) {
   size_t m;
   if (isKey(k, n, "dur"))
     return e->hasDur = true, number(j, &e->dur);
+  if (isKey(k, n, "pid") || isKey(k, n, "tid")) {
+    double v;
+    if (!number(j, &v))
+      return false;
+    *(isKey(k, n, "pid") ? &e->pid : &e->tid) = v >= 0 && v < 1e9 ? (int64_t)v : -1;
+    return true;
+  }
   if (isKey(k, n, "ph")) {
     bool ok = string(j, &s, &m);
     e->complete = ok && m == 1 && *s == 'X';
@@ -223,32 +236,59 @@ static uint32_t thunkOfId(const IdEntry *ids, size_t count, int64_t id) {
   return hit ? hit->thunk : UINT32_MAX;
 }
 
+/* Sums per thunk, and per lane (a rank's thread) of device time. */
 typedef struct {
   const ThunkyPlan *plan;
   const IdEntry *ids;
   size_t numIds;
-  double *sum;
-  uint64_t *count;
+  double *sum, *issueSum;
+  uint64_t *count, *issueCount;
+  ThunkyHashMap lanes; /* pid << 32 | tid -> index in laneNs */
+  double *laneNs;
+  size_t numLanes, laneCapacity;
+  const bool *holder; /* per thunk: control flow, a region's start or done, a group */
   ThunkyTraceOrigin *origin;
   bool found; /* a traceEvents array */
+  ThunkyError *error;
 } Trace;
+
+static bool addToLane(Trace *t, const TraceEvent *e, double ns) {
+  uint64_t key = (uint64_t)e->pid << 32 | (uint64_t)(uint32_t)e->tid;
+  uint32_t index;
+  if (!thunkyHashMapGet(&t->lanes, key, &index)) {
+    index = (uint32_t)t->numLanes;
+    if (!thunkyArrayGrow((void **)&t->laneNs, &t->laneCapacity, t->numLanes, sizeof *t->laneNs) ||
+        !thunkyHashMapPut(&t->lanes, key, index))
+      return thunkyErrorf(t->error, "out of memory reading a trace");
+    t->laneNs[t->numLanes++] = 0;
+  }
+  t->laneNs[index] += ns;
+  return true;
+}
 
 static bool eventItem(Json *j, const char *k, size_t n, void *ctx) {
   (void)k, (void)n;
   Trace *t = ctx;
-  TraceEvent e = {.thunk = -1, .thunkId = -1};
+  TraceEvent e = {.thunk = -1, .thunkId = -1, .pid = -1, .tid = -1};
   if (!expect(j, '{') || !collection(j, '}', eventMember, &e))
     return false;
-  if (e.complete && e.hasDur && e.dur >= 0) {
-    uint32_t thunk = e.thunkId > 0 ? thunkOfId(t->ids, t->numIds, e.thunkId)
-                     : e.thunk >= 0 && (uint64_t)e.thunk < t->plan->numThunks ? (uint32_t)e.thunk
-                                                                              : UINT32_MAX;
-    if (thunk != UINT32_MAX)
-      t->sum[thunk] += e.dur * 1e3, t->count[thunk]++; /* microseconds in the trace */
+  if (!e.complete || !e.hasDur || e.dur < 0)
+    return true;
+  uint32_t thunk = e.thunkId > 0 ? thunkOfId(t->ids, t->numIds, e.thunkId)
+                   : e.thunk >= 0 && (uint64_t)e.thunk < t->plan->numThunks ? (uint32_t)e.thunk
+                                                                            : UINT32_MAX;
+  if (thunk == UINT32_MAX)
+    return true;
+  double ns = e.dur * 1e3; /* microseconds in the trace */
+  if (e.issue) {
+    t->issueSum[thunk] += ns, t->issueCount[thunk]++;
+    return true;
   }
-  return true;
+  t->sum[thunk] += ns, t->count[thunk]++;
+  /* Control flow's events hold their lists' (a drained trace's do), and a
+   * done's is a wait: neither is the device's own work. */
+  return t->holder[thunk] || e.pid < 0 || e.tid < 0 || addToLane(t, &e, ns);
 }
-
 static bool events(Json *j, Trace *t) {
   t->found = true;
   return expect(j, '[') && collection(j, ']', eventItem, t);
@@ -270,12 +310,21 @@ static bool copyString(Json *j, char *to, size_t size) {
   return true;
 }
 
+static bool stepNumber(Json *j, double *ns) {
+  space(j);
+  if (j->p == j->end || !(*j->p == '-' || isdigit((unsigned char)*j->p)))
+    return value(j); /* not ours: any JSON */
+  return number(j, ns) && (*ns >= 0 || fail(j, "a negative step_ns"));
+}
+
 static bool originMember(Json *j, const char *k, size_t n, void *ctx) {
   ThunkyTraceOrigin *o = ctx;
-  return isKey(k, n, "backend") ? copyString(j, o->backend, sizeof o->backend)
-         : isKey(k, n, "clock") ? copyString(j, o->clock, sizeof o->clock)
-         : isKey(k, n, "method") ? copyString(j, o->method, sizeof o->method)
-                                 : value(j);
+  return isKey(k, n, "backend")   ? copyString(j, o->backend, sizeof o->backend)
+         : isKey(k, n, "clock")   ? copyString(j, o->clock, sizeof o->clock)
+         : isKey(k, n, "method")  ? copyString(j, o->method, sizeof o->method)
+         : isKey(k, n, "device")  ? copyString(j, o->device, sizeof o->device)
+         : isKey(k, n, "step_ns") ? stepNumber(j, &o->stepNs)
+                                  : value(j);
 }
 
 static bool traceMember(Json *j, const char *k, size_t n, void *ctx) {
@@ -300,47 +349,78 @@ static bool trace(Json *j, Trace *t) {
          (t->found || fail(j, "no traceEvents"));
 }
 
-bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
-                                 uint64_t *runs, uint32_t *matched, ThunkyTraceOrigin *origin,
-                                 ThunkyError *error) {
-  ThunkyTraceOrigin unused;
-  origin = origin ? origin : &unused;
-  memset(origin, 0, sizeof *origin);
+static void destroy(ThunkyMeasuredDurations *m) {
+  if (!m)
+    return;
+  free(m->ns);
+  free(m->runs);
+  free(m->issueNs);
+  free(m);
+}
+
+void thunkyMeasuredDurationsDestroy(ThunkyMeasuredDurations *m) { destroy(m); }
+
+bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
+                                   ThunkyMeasuredDurations **out, ThunkyError *error) {
+  *out = NULL;
   ThunkyFileBytes bytes;
   if (!thunkyFileBytesCreate(&bytes, path, error))
     return false;
   size_t thunks = plan->numThunks + 1;
-  double *sum = calloc(thunks, sizeof *sum);
-  uint64_t *count = calloc(thunks, sizeof *count);
+  ThunkyMeasuredDurations *m = calloc(1, sizeof *m);
+  Trace t = {.plan = plan, .error = error};
   IdEntry *ids = malloc(thunks * sizeof *ids);
-  size_t numIds = 0;
-  bool ok = sum && count && ids;
+  bool *holder = calloc(thunks, sizeof *holder);
+  t.sum = calloc(thunks, sizeof *t.sum), t.issueSum = calloc(thunks, sizeof *t.issueSum);
+  t.count = calloc(thunks, sizeof *t.count), t.issueCount = calloc(thunks, sizeof *t.issueCount);
+  bool ok = m && ids && holder && t.sum && t.issueSum && t.count && t.issueCount &&
+            (m->ns = malloc(thunks * sizeof *m->ns)) &&
+            (m->runs = malloc(thunks * sizeof *m->runs)) &&
+            (m->issueNs = malloc(thunks * sizeof *m->issueNs));
   if (!ok)
     thunkyErrorf(error, "out of memory reading %s", path);
-  for (uint32_t t = 0; ok && t < plan->numThunks; t++)
-    if (plan->thunks[t].id > 0)
-      ids[numIds++] = (IdEntry){plan->thunks[t].id, t};
+  size_t numIds = 0;
+  for (uint32_t i = 0; ok && i < plan->numThunks; i++)
+    if (plan->thunks[i].id > 0)
+      ids[numIds++] = (IdEntry){plan->thunks[i].id, i};
+  for (uint32_t i = 0; ok && i < plan->numCommands; i++) {
+    uint8_t kind = plan->commands[i].kind;
+    holder[plan->commands[i].thunk] |=
+        kind == THUNKY_CMD_CONDITIONAL || kind == THUNKY_CMD_WHILE ||
+        kind == THUNKY_CMD_ASYNC_START || kind == THUNKY_CMD_ASYNC_DONE ||
+        kind == THUNKY_CMD_COLLECTIVE_GROUP || kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION;
+  }
   if (ok)
     qsort(ids, numIds, sizeof *ids, byId);
-  Json j = {.p = (const char *)bytes.data, .begin = (const char *)bytes.data,
-            .end = (const char *)bytes.data + bytes.size, .path = path, .error = error};
-  Trace t = {.plan = plan, .ids = ids, .numIds = numIds, .sum = sum, .count = count,
-             .origin = origin};
+  t.ids = ids, t.numIds = numIds, t.holder = holder, t.origin = ok ? &m->origin : NULL;
+  Json j = {.p = (const char *)bytes.data,
+            .begin = (const char *)bytes.data,
+            .end = (const char *)bytes.data + bytes.size,
+            .path = path,
+            .error = error};
   ok = ok && trace(&j, &t);
   if (ok) {
     space(&j);
     if (j.p != j.end)
       ok = fail(&j, "text after the trace");
   }
-  *matched = 0;
-  for (uint32_t t = 0; ok && t < plan->numThunks; t++) {
-    ns[t] = count[t] ? sum[t] / (double)count[t] : -1;
-    runs[t] = count[t];
-    *matched += count[t] != 0;
+  for (uint32_t i = 0; ok && i < plan->numThunks; i++) {
+    m->ns[i] = t.count[i] ? t.sum[i] / (double)t.count[i] : -1;
+    m->issueNs[i] = t.issueCount[i] ? t.issueSum[i] / (double)t.issueCount[i] : -1;
+    /* A loop the device pass could not time apart still counts its runs
+     * by its issues. */
+    m->runs[i] = t.count[i] > t.issueCount[i] ? t.count[i] : t.issueCount[i];
+    m->matched += t.count[i] != 0;
   }
-  free(sum);
-  free(count);
-  free(ids);
+  for (size_t i = 0; ok && i < t.numLanes; i++)
+    m->busiestLaneNs = t.laneNs[i] > m->busiestLaneNs ? t.laneNs[i] : m->busiestLaneNs;
+  free(t.sum), free(t.issueSum), free(t.count), free(t.issueCount), free(t.laneNs);
+  free(ids), free(holder);
+  thunkyHashMapDestroy(&t.lanes);
   thunkyFileBytesDestroy(&bytes);
+  if (!ok)
+    destroy(m);
+  else
+    *out = m;
   return ok;
 }

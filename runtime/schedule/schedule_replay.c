@@ -44,6 +44,7 @@ typedef struct {
   uint32_t ranks;
   uint64_t loopTrips, maxIssued;
   const uint64_t *measuredRuns;
+  const double *issueNs; /* per thunk, measured host issue; NULL: none */
   const uint8_t *graphPlace;
   int64_t branch;
   size_t maxEvents, eventCapacity;
@@ -80,6 +81,11 @@ static bool keepEvent(Replay *r, ThunkyScheduleEvent e, int64_t *index) {
   return true;
 }
 
+/* The host's measured time to issue thunk `thunk` once, else `otherwise`. */
+static double issueOf(const Replay *r, uint32_t thunk, double otherwise) {
+  return r->issueNs && r->issueNs[thunk] >= 0 ? r->issueNs[thunk] : otherwise;
+}
+
 /* One operation: issued by the host, run when its stream is free. */
 static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
   ThunkySchedule *s = r->s;
@@ -92,7 +98,7 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
   double ns = r->commandNs[command];
   uint8_t place = r->graphPlace ? r->graphPlace[command] : THUNKY_GRAPH_NONE;
   double issued = r->host.at;
-  r->host.at += place == THUNKY_GRAPH_NONE    ? r->device.launchNs
+  r->host.at += place == THUNKY_GRAPH_NONE    ? issueOf(r, c->thunk, r->device.launchNs)
                 : place == THUNKY_GRAPH_FIRST ? r->device.graphLaunchNs
                                               : 0;
   bool waitedForStream = r->ready[lane].at > r->host.at;
@@ -127,6 +133,11 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
   return true;
 }
 
+/* Whether a command runs in a CUDA graph: its control flow on the device. */
+static bool inGraph(const Replay *r, uint32_t command) {
+  return r->graphPlace && r->graphPlace[command] != THUNKY_GRAPH_NONE;
+}
+
 /* An async start or done the runtime would refuse to run. */
 static bool misused(Replay *r, const ThunkyCommand *c, const char *what) {
   char name[160];
@@ -140,6 +151,8 @@ static bool asyncStart(Replay *r, uint32_t command, uint32_t lane) {
   if (slot->inFlight)
     return misused(r, c, "starts its async execution again before its done (XLA refuses "
                          "start-start-done-done on one execution)");
+  if (!inGraph(r, command))
+    r->host.at += issueOf(r, c->thunk, 0); /* its events, recorded and waited for */
   uint32_t region = r->startLane[command];
   ThunkyAsyncWindow *w = &r->s->windows[r->windowOfThunk[c->thunk]];
   /* The region's stream waits for an event recorded here. */
@@ -161,9 +174,12 @@ static bool asyncStart(Replay *r, uint32_t command, uint32_t lane) {
 }
 
 static bool asyncDone(Replay *r, uint32_t command, uint32_t lane) {
-  Slot *slot = &r->slots[r->plan->commands[command].asyncDone.slot];
+  const ThunkyCommand *c = &r->plan->commands[command];
+  Slot *slot = &r->slots[c->asyncDone.slot];
   if (!slot->inFlight)
-    return misused(r, &r->plan->commands[command], "waits for an async execution not in flight");
+    return misused(r, c, "waits for an async execution not in flight");
+  if (!inGraph(r, command))
+    r->host.at += issueOf(r, c->thunk, 0);
   ThunkyAsyncWindow *w = &r->s->windows[slot->window];
   double here = later(r->ready[lane].at, r->host.at);
   w->windowNs += (uint64_t)llround(here > slot->startAt ? here - slot->startAt : 0);
@@ -181,10 +197,11 @@ static bool asyncDone(Replay *r, uint32_t command, uint32_t lane) {
   return true;
 }
 
-/* The host waits for what `lane` has issued: a predicate comes back. */
+/* The host waits for what `lane` has issued: a predicate comes back, by a
+ * copy on the lane (as short as anything there is) that the host waits for. */
 static void hostWaits(Replay *r, uint32_t lane) {
-  if (r->ready[lane].at > r->host.at)
-    r->host = r->ready[lane];
+  r->ready[lane].at = later(r->ready[lane].at, r->host.at) + r->device.kernelMinNs;
+  r->host = r->ready[lane];
   r->host.at += r->device.syncNs;
 }
 
@@ -197,9 +214,18 @@ static uint32_t costliestBranch(const Replay *r, const ThunkyCommand *c) {
   return best;
 }
 
-/* Whether a command runs in a CUDA graph: its control flow on the device. */
-static bool inGraph(const Replay *r, uint32_t command) {
-  return r->graphPlace && r->graphPlace[command] != THUNKY_GRAPH_NONE;
+/* The branch the measurement saw run most, by its first thunk's runs;
+ * else the costliest. */
+static uint32_t measuredBranch(const Replay *r, const ThunkyCommand *c) {
+  uint32_t best = UINT32_MAX;
+  uint64_t most = 0;
+  for (uint32_t b = 0; r->measuredRuns && b < c->conditional.branches.count; b++) {
+    ThunkyRange l = r->plan->lists[r->plan->ids[c->conditional.branches.first + b]];
+    uint64_t runs = l.count ? r->measuredRuns[r->plan->commands[l.first].thunk] : 0;
+    if (runs > most)
+      best = b, most = runs;
+  }
+  return best != UINT32_MAX ? best : costliestBranch(r, c);
 }
 
 /* Conditions per run of the loop in the measurement (trips + 1), or 0. */
@@ -224,17 +250,21 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
     return issueList(r, c->group.list, lane);
   case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
     /* Offsets on the device are read back first, as a loop's predicate. */
-    if (c->fusion.readsDevice && !inGraph(r, command))
+    if (c->fusion.readsDevice && !inGraph(r, command)) {
+      r->host.at += issueOf(r, c->thunk, 0); /* the offsets' copies */
       hostWaits(r, lane);
+    }
     return issueList(r, c->fusion.list, lane); /* its thunks are its work */
   case THUNKY_CMD_CONDITIONAL: {
     uint32_t count = c->conditional.branches.count;
     if (!count)
       return true;
-    if (!inGraph(r, command))
+    if (!inGraph(r, command)) {
+      r->host.at += issueOf(r, c->thunk, 0); /* the index's copy */
       hostWaits(r, lane);
+    }
     /* XLA runs the last branch for an index out of range. */
-    uint32_t b = r->branch < 0 ? costliestBranch(r, c)
+    uint32_t b = r->branch < 0                 ? measuredBranch(r, c)
                  : (uint64_t)r->branch < count ? (uint32_t)r->branch
                                                : count - 1;
     return issueList(r, (uint32_t)plan->ids[c->conditional.branches.first + b], lane);
@@ -251,11 +281,15 @@ static bool issueCommand(Replay *r, uint32_t command, uint32_t lane) {
      * XLA's WhileThunk does (thunkyPlanRunLoop); a graph's while node
      * evaluates it each time. */
     bool condition = !known || inGraph(r, command);
+    /* A measured loop's issue is its predicates' copies over one run. */
+    double read = issueOf(r, c->thunk, 0) / (double)(seen ? seen : trips + 1);
     for (uint64_t i = 0; i <= trips; i++) {
       if (condition && !issueList(r, c->loop.condition, lane))
         return false;
-      if (!known && !inGraph(r, command))
+      if (!known && !inGraph(r, command)) {
+        r->host.at += read;
         hostWaits(r, lane);
+      }
       if (i < trips && !issueList(r, c->loop.body, lane))
         return false;
     }
@@ -414,21 +448,28 @@ bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *o
   ThunkyScheduleOptions none = {.branch = -1};
   const ThunkyScheduleOptions *o = options ? options : &none;
   ThunkySchedule *s = calloc(1, sizeof *s);
-  Replay r = {.plan = plan, .s = s, .error = error,
+  Replay r = {.plan = plan,
+              .s = s,
+              .error = error,
               .device = o->device ? *o->device : thunkyDeviceModelH200(),
-              .ranks = o->ranks ? o->ranks : 1, .loopTrips = o->loopTrips ? o->loopTrips : 1,
-              .branch = o->branch, .measuredRuns = o->measuredRuns,
-              .graphPlace = o->graphPlace, .maxEvents = o->maxEvents ? o->maxEvents : (size_t)1 << 22,
+              .ranks = o->ranks ? o->ranks : 1,
+              .loopTrips = o->loopTrips ? o->loopTrips : 1,
+              .branch = o->branch,
+              .measuredRuns = o->measuredRuns,
+              .issueNs = o->measuredIssueNs,
+              .graphPlace = o->graphPlace,
+              .maxEvents = o->maxEvents ? o->maxEvents : (size_t)1 << 22,
               .maxIssued = o->maxIssued ? o->maxIssued : (uint64_t)1 << 32};
   bool ok = s ? prepare(&r, o) : thunkyErrorf(error, "out of memory for the schedule");
   ok = ok && (!plan->numLists || issueList(&r, 0, 0));
   if (ok) {
-    double step = r.host.at;
+    double device = 0;
     for (uint32_t l = 0; l < s->numLanes; l++) {
-      step = later(step, r.ready[l].at);
+      device = later(device, r.ready[l].at);
       s->laneBusyNs[l] = (uint64_t)llround(r.laneBusy[l]);
     }
-    step += r.device.syncNs; /* the host waits for the step to end */
+    /* The host waits for the step to end, unless it already has. */
+    double step = device > r.host.at ? device + r.device.syncNs : r.host.at;
     s->stepNs = (uint64_t)llround(step);
     s->hostNs = (uint64_t)llround(r.host.at);
     s->exposedCommunicationNs = (uint64_t)llround(r.exposed);

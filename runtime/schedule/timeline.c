@@ -6,6 +6,7 @@
 #include "thunky-c/base/Arena.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -14,6 +15,8 @@ struct ThunkyTimeline {
   ThunkyTraceEvent *events;
   size_t count, capacity;
   uint64_t origin;
+  char device[64], method[256];
+  uint64_t stepSum, steps;
 };
 
 uint64_t thunkyMonotonicNs(void) {
@@ -57,4 +60,25 @@ const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *t, size_t *co
   return t->events;
 }
 
-void thunkyTimelineClear(ThunkyTimeline *t) { t->count = 0; }
+void thunkyTimelineClear(ThunkyTimeline *t) { t->count = 0, t->stepSum = t->steps = 0; }
+
+void thunkyTimelineSetSource(ThunkyTimeline *t, const char *device, const char *method) {
+  pthread_mutex_lock(&t->lock);
+  snprintf(t->device, sizeof t->device, "%s", device ? device : "");
+  snprintf(t->method, sizeof t->method, "%s", method ? method : "");
+  pthread_mutex_unlock(&t->lock);
+}
+
+const char *thunkyTimelineDevice(const ThunkyTimeline *t) { return t->device; }
+
+const char *thunkyTimelineMethod(const ThunkyTimeline *t) { return t->method; }
+
+void thunkyTimelineNoteStep(ThunkyTimeline *t, uint64_t ns) {
+  pthread_mutex_lock(&t->lock);
+  t->stepSum += ns, t->steps++;
+  pthread_mutex_unlock(&t->lock);
+}
+
+uint64_t thunkyTimelineStep(const ThunkyTimeline *t) {
+  return t->steps ? (t->stepSum + t->steps / 2) / t->steps : 0;
+}

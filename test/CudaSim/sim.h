@@ -5,9 +5,31 @@
  * the CUDA backend runs (and is measured for coverage) on machines without
  * a GPU. Device pointers are host addresses. Every stream is a worker
  * thread running its queue in order; events order streams. The simulated
- * NCCL and cuBLASLt enqueue their work on streams through the one call
+ * NCCL and cuBLASLt enqueue their work on streams through the calls
  * below, so that it is ordered, captured into graphs and replayed like any
  * other.
+ *
+ * Time is virtual, so that a run's timings are a function of what it
+ * enqueued alone, the same from run to run, with or without
+ * THUNKY_CUDA_SIM_DELAY. Each context has a host clock (thunkySimClockNs)
+ * that each call which succeeds advances by a fixed cost: a launch or a
+ * graph launch 2000 ns, an async memset or copy and a synchronous legacy
+ * one 1000, an event record or wait 200, cuStreamWaitValue32 and
+ * cuStreamWriteValue32 500, a simulated NCCL call 2500 and a cuBLASLt
+ * matmul 2500. A wait that sees its work done (cuStreamQuery's success,
+ * cuStreamSynchronize, cuCtxSynchronize) moves the clock to when the work
+ * ended, plus 500, if that is later than the clock; work done before the
+ * host asked costs nothing more, nor does a query that finds it running,
+ * as how often a host polls depends on the machine. Each stream has a device
+ * clock: an op starts when the stream, the host's issue of it and what it
+ * waits for have all reached that time, and takes a fixed duration: a
+ * kernel 2000 ns + 500 per step of its name's hash mod 8, a memset or copy
+ * 500 + a ns per 2000 bytes, an NCCL call 3000 + a ns per 100 of its
+ * bytes (a group's calls, enqueued as one, cost their sum), a matmul 3000
+ * + a ns per 100000 of m*n*k, an event's record or wait 0, and
+ * cuStreamWaitValue32 0 past the cuStreamWriteValue32 that last wrote its
+ * word. Events take their stream's time, and cuEventElapsedTime measures
+ * it.
  *
  * Environment (docs/runtime.md, "The CUDA simulation"):
  *   THUNKY_CUDA_SIM_EXECUTABLE  the executable being run: kernels' parameter
@@ -41,6 +63,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Work for a stream: run(data) when the stream reaches it, false (with why
  * filled) for a failure that poisons the context, as a device fault does;
@@ -48,9 +71,19 @@
 typedef bool (*ThunkySimRun)(void *data, char *why, size_t whySize);
 
 /* Enqueues host work on `stream` (or records it into the graph the stream
- * is capturing). Takes ownership of data, even on failure. */
+ * is capturing) for a call that costs the caller's host clock hostNs, and
+ * that takes deviceNs of the stream's clock when it runs. Takes ownership
+ * of data, even on failure. */
+CUresult thunkySimEnqueueTimed(CUstream stream, ThunkySimRun run, void *data,
+                               void (*release)(void *data), uint64_t hostNs, uint64_t deviceNs);
+
+/* thunkySimEnqueueTimed of 1000 ns on the host and 1000 on the device. */
 CUresult thunkySimEnqueue(CUstream stream, ThunkySimRun run, void *data,
                           void (*release)(void *data));
+
+/* The virtual host clock of the calling thread's current context, or 0
+ * without one: the CUDA backend looks it up (dlsym) to time a run by it. */
+uint64_t thunkySimClockNs(void);
 
 /* True when THUNKY_CUDA_SIM_FAIL names `call` and this is its Nth call. */
 bool thunkySimInjected(const char *call);

@@ -49,6 +49,10 @@ _Static_assert(sizeof(Layout) <= sizeof(cublasLtMatrixLayoutOpaque_t), "layout f
 _Static_assert(sizeof(Desc) <= sizeof(cublasLtMatmulDescOpaque_t), "desc fits");
 
 static Layout *layoutOf(cublasLtMatrixLayout_t l) { return (Layout *)(void *)l; }
+
+/* The virtual clock's costs (sim.h), in ns: a matmul's of the host's time,
+ * and of the stream's, MATMUL_NS and a ns per PRODUCTS_PER_NS of m*n*k. */
+enum { MATMUL_HOST_NS = 2500, MATMUL_NS = 3000, PRODUCTS_PER_NS = 100000 };
 static Desc *descOf(cublasLtMatmulDesc_t d) { return (Desc *)(void *)d; }
 
 SIM_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle) {
@@ -437,7 +441,10 @@ SIM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmul
   const Layout *layouts[4] = {layoutOf(a), layoutOf(b), layoutOf(c), layoutOf(d)};
   for (int i = 0; i < 4; i++)
     m->memory[i] = (uint8_t *)(uintptr_t)bases[i], m->bytes[i] = spanBytes(layouts[i]);
-  return thunkySimEnqueue(stream, runMatmul, m, free) == CUDA_SUCCESS
+  uint64_t products =
+      m->layout[3].rows * m->layout[3].cols * (m->transA ? m->layout[0].rows : m->layout[0].cols);
+  return thunkySimEnqueueTimed(stream, runMatmul, m, free, MATMUL_HOST_NS,
+                               MATMUL_NS + products / PRODUCTS_PER_NS) == CUDA_SUCCESS
              ? CUBLAS_STATUS_SUCCESS
              : CUBLAS_STATUS_EXECUTION_FAILED;
 }

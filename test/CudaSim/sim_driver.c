@@ -10,6 +10,10 @@
  * instantiated graph enqueues it again on the same streams, the origin's
  * work on the launch stream, which then waits for all of it.
  *
+ * Time is virtual (sim.h): each context has a host clock that calls
+ * advance by fixed costs, each stream a device clock that its operations
+ * advance by fixed durations, never read from the machine's clock.
+ *
  *===--------------------------------------------------------------------===*/
 #define _GNU_SOURCE /* strdup, strtok_r, nanosleep */
 #include "sim.h"
@@ -47,11 +51,27 @@ typedef struct Payload {
   void (*release)(void *data);
 } Payload;
 
-typedef enum { OP_HOST, OP_RECORD, OP_WAIT } OpKind;
+/* The virtual clock's costs, in ns (sim.h): what a call takes of its
+ * context's host clock, and what its work takes of its stream's. */
+enum {
+  LAUNCH_HOST_NS = 2000,
+  KERNEL_NS = 2000, /* and KERNEL_STEP_NS for each step of the name's hash, mod 8 */
+  KERNEL_STEP_NS = 500,
+  MEMORY_HOST_NS = 1000, /* an async memset or copy, or a synchronous legacy one */
+  MEMORY_NS = 500,       /* and a ns for each MEMORY_BYTES_PER_NS bytes */
+  MEMORY_BYTES_PER_NS = 2000,
+  EVENT_HOST_NS = 200,
+  GRAPH_HOST_NS = 2000,
+  VALUE_HOST_NS = 500, /* cuStreamWaitValue32 and cuStreamWriteValue32 */
+  WORK_NS = 1000,      /* thunkySimEnqueue's host and device costs */
+  SYNC_HOST_NS = 500,  /* a wait that saw its work done */
+};
+
+typedef enum { OP_HOST, OP_RECORD, OP_WAIT, OP_WAIT_VALUE, OP_WRITE_VALUE } OpKind;
 
 struct CUevent_st {
   unsigned long long recorded, done; /* generations: enqueued, reached */
-  uint64_t ns;                       /* when `done` was reached */
+  uint64_t ns;                       /* the virtual time `done` was reached at */
   unsigned long long capturedIn;     /* the capture it was last recorded into, or 0 */
 };
 
@@ -61,6 +81,12 @@ typedef struct Op {
   unsigned long long generation; /* OP_WAIT: wait for event->done >= it */
   Payload *payload;
   struct CUstream_st *stream; /* in a graph: the stream it was captured from */
+  uint32_t *word;             /* OP_WAIT_VALUE, OP_WRITE_VALUE */
+  uint32_t value;
+  bool equal; /* OP_WAIT_VALUE: for word == value, not word >= value */
+  /* Virtual times: the op starts once its stream's clock, its issue and
+   * what it waits for (afterNs) have all passed, and takes durationNs. */
+  uint64_t issueNs, durationNs, afterNs;
 } Op;
 
 typedef struct Ops {
@@ -72,6 +98,7 @@ struct CUctx_st {
   int device;
   int retained;
   CUresult sticky; /* a fault poisons the context, as on a GPU */
+  uint64_t hostNs; /* the virtual host clock of the calls made in it */
 };
 
 struct CUstream_st {
@@ -81,6 +108,7 @@ struct CUstream_st {
   bool busy, stop;
   struct CUgraph_st *capture;
   unsigned seed;
+  uint64_t clockNs;         /* the virtual time its last op ended at */
   struct CUstream_st *next; /* every live stream, for capture and sync */
 };
 
@@ -136,6 +164,12 @@ typedef struct Allocation {
   bool global; /* a stand-in library's global: never freed, never a leak */
 } Allocation;
 
+/* When a cuStreamWriteValue32 last wrote a word, in virtual time. */
+typedef struct Written {
+  uintptr_t address;
+  uint64_t ns;
+} Written;
+
 static struct {
   pthread_mutex_t lock;
   pthread_cond_t progress;
@@ -146,6 +180,8 @@ static struct {
   struct CUstream_st *streams;
   Allocation *allocations;   /* sorted by base */
   size_t numAllocations, capacity, numGlobals;
+  Written *written; /* few: a word per stream that signals */
+  size_t numWritten, writtenCapacity;
   long liveEvents, liveModules, liveGraphs, liveExecs;
   unsigned long long captures; /* ids given to graphs */
   unsigned long long instantiated, launches; /* THUNKY_CUDA_SIM_GRAPHS=1 prints them */
@@ -223,10 +259,30 @@ static void note(const char *fmt, ...) {
   va_end(args);
 }
 
-static uint64_t nowNs(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+static uint64_t maxNs(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Charges the caller's host clock for a call that succeeded; with the lock
+ * held. */
+static void charge(uint64_t ns) {
+  if (current)
+    current->hostNs += ns;
+}
+
+/* Charges a wait that saw work done that ended at `ns`: the host cannot
+ * have seen it before then, and noticing takes it SYNC_HOST_NS. Work that
+ * was done before the host asked costs nothing more: a stream found idle
+ * is a cheap query, and a step's end checks every stream. With the lock
+ * held. */
+static void chargeWait(uint64_t ns) {
+  if (current && ns > current->hostNs)
+    current->hostNs = ns + SYNC_HOST_NS;
+}
+
+SIM_EXPORT uint64_t thunkySimClockNs(void) {
+  pthread_mutex_lock(&sim.lock);
+  uint64_t ns = current ? current->hostNs : 0;
+  pthread_mutex_unlock(&sim.lock);
+  return ns;
 }
 
 /*--- failures on purpose ---------------------------------------------------*/
@@ -290,13 +346,17 @@ static void clearOps(Ops *o) {
 }
 
 /* Appends op to what `stream` runs next, or to the graph it is capturing.
- * Called with the lock held; takes the op's payload reference. */
+ * Called with the lock held; takes the op's payload reference. A wait for
+ * an event already reached takes that record's time now, as a later record
+ * would move the event's. */
 static CUresult enqueue(struct CUstream_st *stream, Op op) {
   Ops *target = &stream->queue;
   if (stream->capture) {
     op.stream = stream;
     target = &stream->capture->ops;
   }
+  if (op.kind == OP_WAIT)
+    op.afterNs = op.event->done >= op.generation ? op.event->ns : 0;
   if (!push(target, op)) {
     releasePayload(op.payload);
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -305,8 +365,76 @@ static CUresult enqueue(struct CUstream_st *stream, Op op) {
   return CUDA_SUCCESS;
 }
 
+/* Enqueues op for a call that costs the caller `hostNs`, issued once the
+ * call is charged; with the lock held. */
+static CUresult enqueueCall(struct CUstream_st *stream, Op op, uint64_t hostNs) {
+  op.issueNs = stream->ctx->hostNs + hostNs;
+  CUresult r = enqueue(stream, op);
+  if (r == CUDA_SUCCESS)
+    charge(hostNs);
+  return r;
+}
+
+/* Whether the word an OP_WAIT_VALUE waits on holds what it waits for: the
+ * same comparison as a GPU's, cyclic for CU_STREAM_WAIT_VALUE_GEQ. */
+static bool holds(const Op *op) {
+  uint32_t word = __atomic_load_n(op->word, __ATOMIC_ACQUIRE);
+  return op->equal ? word == op->value : (int32_t)(word - op->value) >= 0;
+}
+
 static bool runnable(const Op *op) {
-  return op->kind != OP_WAIT || op->event->done >= op->generation;
+  switch (op->kind) {
+  case OP_WAIT:
+    return op->event->done >= op->generation;
+  case OP_WAIT_VALUE:
+    return holds(op);
+  case OP_HOST:
+  case OP_RECORD:
+  case OP_WRITE_VALUE:
+    break;
+  }
+  return true;
+}
+
+/* When a cuStreamWriteValue32 last wrote the word at `address` (0: never);
+ * with the lock held. */
+static Written *written(uintptr_t address) {
+  for (size_t i = 0; i < sim.numWritten; i++)
+    if (sim.written[i].address == address)
+      return &sim.written[i];
+  return NULL;
+}
+
+static uint64_t writtenAt(uintptr_t address) {
+  const Written *w = written(address);
+  return w ? w->ns : 0;
+}
+
+/* Records that the word at `address` was written at virtual time ns; with
+ * the lock held. Out of memory, a wait for it starts as if it were written
+ * earlier: time, not order, is all that is lost. */
+static void noteWritten(uintptr_t address, uint64_t ns) {
+  Written *w = written(address);
+  if (!w && thunkyArrayGrow((void **)&sim.written, &sim.writtenCapacity, sim.numWritten,
+                            sizeof *sim.written))
+    w = &sim.written[sim.numWritten++];
+  if (w)
+    *w = (Written){address, ns};
+}
+
+/* Marks e reached at `generation`, at virtual time ns, and gives that time
+ * to the waits for it already queued, so that each sees its own record's
+ * time however late its stream runs. With the lock held. */
+static void reach(struct CUevent_st *e, unsigned long long generation, uint64_t ns) {
+  for (struct CUstream_st *s = sim.streams; s; s = s->next)
+    for (size_t i = 0; i < s->queue.count; i++) {
+      Op *op = &s->queue.at[(s->queue.head + i) % s->queue.capacity];
+      if (op->kind == OP_WAIT && op->event == e && op->generation > e->done &&
+          op->generation <= generation)
+        op->afterNs = ns;
+    }
+  e->done = generation;
+  e->ns = ns;
 }
 
 static void dawdle(struct CUstream_st *s) {
@@ -316,15 +444,33 @@ static void dawdle(struct CUstream_st *s) {
   nanosleep(&t, NULL);
 }
 
+/* Waits, with the lock held, for progress. A word a stream waits on may
+ * also change by a store of the host's or a kernel's, which signals
+ * nothing, so such a wait looks again each millisecond. */
+static void await(const struct CUstream_st *s) {
+  if (!s->queue.count || s->queue.at[s->queue.head].kind != OP_WAIT_VALUE) {
+    pthread_cond_wait(&sim.progress, &sim.lock);
+    return;
+  }
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_nsec += 1000000;
+  if (t.tv_nsec >= 1000000000)
+    t.tv_sec++, t.tv_nsec -= 1000000000;
+  pthread_cond_timedwait(&sim.progress, &sim.lock, &t);
+}
+
 static void *work(void *arg) {
   struct CUstream_st *s = arg;
   pthread_mutex_lock(&sim.lock);
   for (;;) {
     while (!s->stop && (!s->queue.count || !runnable(&s->queue.at[s->queue.head])))
-      pthread_cond_wait(&sim.progress, &sim.lock);
+      await(s);
     if (s->stop && (!s->queue.count || !runnable(&s->queue.at[s->queue.head])))
       break;
     Op op = s->queue.at[s->queue.head];
+    if (op.kind == OP_WAIT_VALUE)
+      op.afterNs = writtenAt((uintptr_t)op.word);
     s->busy = true;
     pthread_mutex_unlock(&sim.lock);
     if (sim.delay)
@@ -338,9 +484,12 @@ static void *work(void *arg) {
       note("%s", why);
       s->ctx->sticky = CUDA_ERROR_LAUNCH_FAILED;
     }
-    if (op.kind == OP_RECORD && op.event->done < op.generation) {
-      op.event->done = op.generation;
-      op.event->ns = nowNs();
+    s->clockNs = maxNs(maxNs(s->clockNs, op.issueNs), op.afterNs) + op.durationNs;
+    if (op.kind == OP_RECORD && op.event->done < op.generation)
+      reach(op.event, op.generation, s->clockNs);
+    if (op.kind == OP_WRITE_VALUE && s->ctx->sticky == CUDA_SUCCESS) {
+      __atomic_store_n(op.word, op.value, __ATOMIC_RELEASE);
+      noteWritten((uintptr_t)op.word, s->clockNs);
     }
     s->queue.head = (s->queue.head + 1) % s->queue.capacity;
     s->queue.count--;
@@ -354,8 +503,9 @@ static void *work(void *arg) {
 
 static bool idle(const struct CUstream_st *s) { return !s->queue.count && !s->busy; }
 
-SIM_EXPORT CUresult thunkySimEnqueue(CUstream stream, ThunkySimRun run, void *data,
-                                     void (*release)(void *)) {
+SIM_EXPORT CUresult thunkySimEnqueueTimed(CUstream stream, ThunkySimRun run, void *data,
+                                          void (*release)(void *), uint64_t hostNs,
+                                          uint64_t deviceNs) {
   Payload *p = malloc(sizeof *p);
   if (!p) {
     if (release)
@@ -365,12 +515,19 @@ SIM_EXPORT CUresult thunkySimEnqueue(CUstream stream, ThunkySimRun run, void *da
   atomic_init(&p->refs, 1);
   p->run = run, p->data = data, p->release = release;
   pthread_mutex_lock(&sim.lock);
-  CUresult r = stream ? enqueue(stream, (Op){.kind = OP_HOST, .payload = p})
-                      : CUDA_ERROR_INVALID_HANDLE;
+  CUresult r =
+      stream
+          ? enqueueCall(stream, (Op){.kind = OP_HOST, .payload = p, .durationNs = deviceNs}, hostNs)
+          : CUDA_ERROR_INVALID_HANDLE;
   pthread_mutex_unlock(&sim.lock);
   if (!stream)
     releasePayload(p);
   return r;
+}
+
+SIM_EXPORT CUresult thunkySimEnqueue(CUstream stream, ThunkySimRun run, void *data,
+                                     void (*release)(void *)) {
+  return thunkySimEnqueueTimed(stream, run, data, release, WORK_NS, WORK_NS);
 }
 
 /*--- memory ----------------------------------------------------------------*/
@@ -446,6 +603,11 @@ static CUresult freeAllocation(uintptr_t p, bool host) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   size_t i = (size_t)(a - sim.allocations);
+  /* Its words' write times go with it, so that memory allocated again
+   * there starts afresh. */
+  for (size_t w = sim.numWritten; w-- > 0;)
+    if (sim.written[w].address - a->base < a->size)
+      sim.written[w] = sim.written[--sim.numWritten];
   memmove(a, a + 1, (sim.numAllocations - i - 1) * sizeof *a);
   sim.numAllocations--;
   pthread_mutex_unlock(&sim.lock);
@@ -570,6 +732,17 @@ SIM_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   return CUDA_SUCCESS;
 }
 
+SIM_EXPORT CUresult cuDeviceGetName(char *name, int length, CUdevice device) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (device < 0 || device >= sim.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  if (!name || length <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  snprintf(name, (size_t)length, "thunky CUDA simulation");
+  return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice device) {
   if (!sim.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
@@ -610,6 +783,12 @@ SIM_EXPORT CUresult cuCtxSynchronize(void) {
   pthread_mutex_lock(&sim.lock);
   drain(current);
   r = current->sticky;
+  uint64_t ns = 0;
+  for (const struct CUstream_st *s = sim.streams; s; s = s->next)
+    if (s->ctx == current)
+      ns = maxNs(ns, s->clockNs);
+  if (r == CUDA_SUCCESS)
+    chargeWait(ns);
   pthread_mutex_unlock(&sim.lock);
   return r;
 }
@@ -647,9 +826,14 @@ SIM_EXPORT CUresult cuMemFreeHost(void *p) {
 }
 
 /* The legacy stream's copies and sets run at once: the plan's streams are
- * non-blocking, so they never wait for them. */
+ * non-blocking, so they never wait for them. Charged when valid. */
 static CUresult checked(const void *p, size_t size) {
-  return thunkySimValid(p, size) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (!thunkySimValid(p, size))
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&sim.lock);
+  charge(MEMORY_HOST_NS);
+  pthread_mutex_unlock(&sim.lock);
+  return CUDA_SUCCESS;
 }
 
 SIM_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t size) {
@@ -707,7 +891,8 @@ static CUresult enqueueFill(CUstream stream, Fill fill) {
   if (!f)
     return CUDA_ERROR_OUT_OF_MEMORY;
   *f = fill;
-  return thunkySimEnqueue(stream, runFill, f, free);
+  return thunkySimEnqueueTimed(stream, runFill, f, free, MEMORY_HOST_NS,
+                               MEMORY_NS + fill.size / MEMORY_BYTES_PER_NS);
 }
 
 SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
@@ -1275,7 +1460,10 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
   *l = (Launch){f, args, values, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]},
                 environmentNumber("THUNKY_RANK", 0) * local + (uint32_t)current->device,
                 environmentNumber("THUNKY_WORLD_SIZE", 1) * local};
-  return thunkySimEnqueue(stream, runLaunch, l, freeLaunch);
+  /* Kernels of different names take different times, every launch of one
+   * the same. */
+  uint64_t ns = KERNEL_NS + KERNEL_STEP_NS * (thunkyHashBytes(f->name, strlen(f->name)) % 8);
+  return thunkySimEnqueueTimed(stream, runLaunch, l, freeLaunch, LAUNCH_HOST_NS, ns);
 }
 
 SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
@@ -1373,6 +1561,10 @@ static CUresult streamState(struct CUstream_st *s, bool block) {
         : idle(s)                      ? CUDA_SUCCESS
                                        : CUDA_ERROR_NOT_READY;
   }
+  /* Only a wait that saw the work done costs time: how often a host polls
+   * a stream still running depends on the machine. */
+  if (r == CUDA_SUCCESS)
+    chargeWait(s->clockNs);
   pthread_mutex_unlock(&sim.lock);
   return r;
 }
@@ -1403,8 +1595,9 @@ SIM_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
     return CUDA_ERROR_INVALID_HANDLE;
   pthread_mutex_lock(&sim.lock);
   e->capturedIn = s->capture ? s->capture->id : 0;
-  r = enqueue(s, (Op){.kind = OP_RECORD, .event = e,
-                      .generation = s->capture ? 0 : ++e->recorded});
+  r = enqueueCall(s,
+                  (Op){.kind = OP_RECORD, .event = e, .generation = s->capture ? 0 : ++e->recorded},
+                  EVENT_HOST_NS);
   pthread_mutex_unlock(&sim.lock);
   return r;
 }
@@ -1434,11 +1627,55 @@ SIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
   } else if (s->capture && s->capture != g) {
     r = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
   } else {
-    r = enqueue(s, (Op){.kind = OP_WAIT, .event = e, .generation = e->recorded});
+    r = enqueueCall(s, (Op){.kind = OP_WAIT, .event = e, .generation = e->recorded}, EVENT_HOST_NS);
   }
   pthread_mutex_unlock(&sim.lock);
   return r;
 }
+
+/* Enqueues op on a word of device memory, which the driver requires be
+ * 4-byte aligned. */
+static CUresult valueOp(CUstream s, CUdeviceptr address, Op op) {
+  CUresult r = ready(false);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (address % 4 || !thunkySimValid((const void *)(uintptr_t)address, 4))
+    return CUDA_ERROR_INVALID_VALUE;
+  op.word = (uint32_t *)(uintptr_t)address;
+  pthread_mutex_lock(&sim.lock);
+  r = enqueueCall(s, op, VALUE_HOST_NS);
+  pthread_mutex_unlock(&sim.lock);
+  return r;
+}
+
+/* The stream waits until the word compares as asked; it ends no sooner
+ * than the cuStreamWriteValue32 that last wrote the word. */
+SIM_EXPORT CUresult cuStreamWaitValue32(CUstream s, CUdeviceptr address, cuuint32_t value,
+                                        unsigned int flags) {
+  if (flags != CU_STREAM_WAIT_VALUE_GEQ && flags != CU_STREAM_WAIT_VALUE_EQ)
+    return CUDA_ERROR_INVALID_VALUE;
+  return valueOp(
+      s, address,
+      (Op){.kind = OP_WAIT_VALUE, .value = value, .equal = flags == CU_STREAM_WAIT_VALUE_EQ});
+}
+
+SIM_EXPORT CUresult cuStreamWriteValue32(CUstream s, CUdeviceptr address, cuuint32_t value,
+                                         unsigned int flags) {
+  if (flags != CU_STREAM_WRITE_VALUE_DEFAULT)
+    return CUDA_ERROR_INVALID_VALUE;
+  return valueOp(s, address, (Op){.kind = OP_WRITE_VALUE, .value = value});
+}
+
+/* cuda.h names the _v2 entry points above; a caller that looks the plain
+ * names up finds the same functions. */
+#undef cuStreamWaitValue32
+#undef cuStreamWriteValue32
+SIM_EXPORT CUresult cuStreamWaitValue32(CUstream, CUdeviceptr, cuuint32_t, unsigned int)
+    __attribute__((alias("cuStreamWaitValue32_v2")));
+SIM_EXPORT CUresult cuStreamWriteValue32(CUstream, CUdeviceptr, cuuint32_t, unsigned int)
+    __attribute__((alias("cuStreamWriteValue32_v2")));
 
 SIM_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
   if (!start || !end)
@@ -1578,8 +1815,12 @@ SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
     return CUDA_ERROR_INVALID_HANDLE;
   pthread_mutex_lock(&sim.lock);
   sim.launches++;
+  /* One charge for the launch, however many ops it holds, all issued at
+   * once. */
+  uint64_t issueNs = s->ctx->hostNs + GRAPH_HOST_NS;
   for (size_t i = 0; r == CUDA_SUCCESS && i < x->ops.count; i++) {
     Op op = x->ops.at[i];
+    op.issueNs = issueNs;
     struct CUstream_st *target = op.stream == x->origin ? s : op.stream;
     if (op.kind == OP_RECORD)
       op.generation = ++op.event->recorded;
@@ -1593,11 +1834,16 @@ SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
   /* The launch is done when all of it is: s waits for every other stream. */
   for (size_t i = 0; r == CUDA_SUCCESS && i < x->numOthers; i++) {
     struct CUevent_st *join = &x->joins[i];
-    r = enqueue(x->others[i], (Op){.kind = OP_RECORD, .event = join,
-                                   .generation = ++join->recorded});
+    r = enqueue(
+        x->others[i],
+        (Op){.kind = OP_RECORD, .event = join, .generation = ++join->recorded, .issueNs = issueNs});
     if (r == CUDA_SUCCESS)
-      r = enqueue(s, (Op){.kind = OP_WAIT, .event = join, .generation = join->recorded});
+      r = enqueue(
+          s,
+          (Op){.kind = OP_WAIT, .event = join, .generation = join->recorded, .issueNs = issueNs});
   }
+  if (r == CUDA_SUCCESS)
+    charge(GRAPH_HOST_NS);
   pthread_mutex_unlock(&sim.lock);
   return r;
 }

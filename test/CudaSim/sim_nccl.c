@@ -6,13 +6,14 @@
  * backend's id file) meet in it: a process-shared lock and condition, one
  * slot per rank, and one staging region per rank for what it sends.
  *
- * Calls are enqueued on the caller's stream (thunkySimEnqueue), a group's
- * calls as one piece of work, so they are ordered and captured into graphs
- * like the driver's. When a stream reaches a collective, its rank stages
- * its input, waits for every peer to stage theirs, and computes its own
- * result from all of them in rank order, as the host collectives do, so
- * the two backends agree bit for bit. A send stages its bytes and waits
- * until the receiver has copied them.
+ * Calls are enqueued on the caller's stream (thunkySimEnqueueTimed), a
+ * group's calls as one piece of work that costs what its calls do, so they
+ * are ordered, timed and captured into graphs like the driver's. When a
+ * stream reaches a collective, its rank stages its input, waits for every
+ * peer to stage theirs, and computes its own result from all of them in
+ * rank order, as the host collectives do, so the two backends agree bit
+ * for bit. A send stages its bytes and waits until the receiver has copied
+ * them.
  *
  * As the real NCCL, it never gives up on a peer by itself: a peer that
  * never comes is waited for until the communicator is aborted
@@ -652,9 +653,18 @@ static __thread int groupDepth;
 static __thread Batch **pending; /* this group's batches, one per comm and stream */
 static __thread size_t numPending;
 
+/* The virtual clock's costs (sim.h), in ns: each call's of the host's time,
+ * and of the stream's, CALL_NS and a ns per CALL_BYTES_PER_NS bytes. */
+enum { CALL_HOST_NS = 2500, CALL_NS = 3000, CALL_BYTES_PER_NS = 100 };
+
 static ncclResult_t submit(Batch *b) {
+  uint64_t hostNs = 0, deviceNs = 0;
+  for (size_t i = 0; i < b->count; i++) {
+    hostNs += CALL_HOST_NS;
+    deviceNs += CALL_NS + b->calls[i].count * typeBytes(b->calls[i].type) / CALL_BYTES_PER_NS;
+  }
   atomic_fetch_add(&b->comm->refs, 1);
-  CUresult r = thunkySimEnqueue(b->stream, runBatch, b, freeBatch);
+  CUresult r = thunkySimEnqueueTimed(b->stream, runBatch, b, freeBatch, hostNs, deviceNs);
   return r == CUDA_SUCCESS ? ncclSuccess
                            : failWith(ncclUnhandledCudaError, "enqueueing on the stream: %d",
                                       (int)r);

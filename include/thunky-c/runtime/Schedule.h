@@ -66,7 +66,7 @@ THUNKY_EXPORT bool thunkyDeviceModelRead(const char *path, ThunkyDeviceModel *de
 /* Where each thunk's duration comes from. */
 typedef enum ThunkyDurationSource {
   THUNKY_DURATION_MODEL,    /* the device model */
-  THUNKY_DURATION_MEASURED, /* a measurement (thunkyMeasuredDurationsRead) */
+  THUNKY_DURATION_MEASURED, /* a measurement (thunkyMeasuredDurationsCreate) */
 } ThunkyDurationSource;
 
 typedef struct ThunkyScheduleOptions {
@@ -78,6 +78,11 @@ typedef struct ThunkyScheduleOptions {
    * a while loop with no known trip count then runs as often per run of
    * the loop as its condition's first thunk did. */
   const uint64_t *measuredRuns;
+  /* Per plan thunk, the host's measured time to issue it once, or a
+   * negative number where there is none (the device model's launch
+   * then); NULL: none measured. A loop's or conditional's is its
+   * predicates' copies, over the reads of one run. */
+  const double *measuredIssueNs;
   uint32_t ranks;        /* the world, for collectives over all ranks (1) */
   uint64_t loopTrips;    /* a while loop with no known trip count runs this often (1) */
   int64_t branch;        /* a conditional runs this branch; -1: its costliest */
@@ -155,26 +160,37 @@ THUNKY_EXPORT double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t comm
                                            const ThunkyDeviceModel *device, uint32_t ranks);
 
 /* What a trace says made it: thunky-run --trace writes it as the trace's
- * "otherData" (docs/schedule.md, "Traces"). Each is "" where the trace does
- * not say. */
+ * "otherData" (docs/schedule.md, "Traces"). Each string is "" where the
+ * trace does not say. */
 typedef struct ThunkyTraceOrigin {
   char backend[16]; /* "cuda", "host" or "model" */
   char clock[96];   /* whose clock the times are on */
-  char method[192]; /* how each duration was taken */
+  char method[256]; /* how each duration was taken */
+  char device[64];  /* the device it ran on, as its driver names it */
+  double stepNs;    /* the step as the host timed it, without instrumentation; 0: not given */
 } ThunkyTraceOrigin;
 
-/* Measured durations from a Chrome trace that thunky-run --trace wrote
- * (on --backend cuda, of this program or another): the mean duration of
- * each thunk, matched by XLA's thunk id, or by thunk number when a thunk
- * has no id. Writes plan->numThunks entries to `ns` (negative: not
- * measured) and to `runs` (how many events each had), the number of
- * thunks matched to *matched, and what the trace says made it to *origin
- * (may be NULL). It reads any backend's trace: the caller decides what a
- * host trace is worth. False, with the file and the place, when the trace
- * is not such a file. */
-THUNKY_EXPORT bool thunkyMeasuredDurationsRead(const char *path, const ThunkyPlan *plan, double *ns,
-                                               uint64_t *runs, uint32_t *matched,
-                                               ThunkyTraceOrigin *origin, ThunkyError *error);
+/* What a Chrome trace that thunky-run --trace wrote (on --backend cuda, of
+ * this program or another) measured of each thunk of `plan`, matched by
+ * XLA's thunk id, or by thunk number when a thunk has no id. Arrays have
+ * plan->numThunks entries. */
+typedef struct ThunkyMeasuredDurations {
+  double *ns;           /* the mean of its events on a device's stream; negative: none */
+  double *issueNs;      /* the mean of its host issue events; negative: none */
+  uint64_t *runs;       /* how many times it ran: its device events, or its issues if more */
+  uint32_t matched;     /* thunks with device events */
+  double busiestLaneNs; /* the largest sum of device events on one stream of one rank,
+                           control flow and async dones left out */
+  ThunkyTraceOrigin origin;
+} ThunkyMeasuredDurations;
+
+/* Reads the trace at `path`; the caller owns *out and frees it with
+ * thunkyMeasuredDurationsDestroy. It reads any backend's trace: the caller
+ * decides what a host trace is worth. False, with the file and the place,
+ * when the trace is not such a file. */
+THUNKY_EXPORT bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
+                                                 ThunkyMeasuredDurations **out, ThunkyError *error);
+THUNKY_EXPORT void thunkyMeasuredDurationsDestroy(ThunkyMeasuredDurations *durations);
 
 #ifdef __cplusplus
 }

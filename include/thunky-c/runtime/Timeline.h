@@ -39,6 +39,20 @@ THUNKY_EXPORT const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline 
                                                            size_t *count);
 THUNKY_EXPORT void thunkyTimelineClear(ThunkyTimeline *timeline);
 
+/* What a backend says of its measurement, kept for the trace (NULL or ""
+ * where it said nothing): the device it ran on, and how it took the
+ * events' times; the timeline copies both, cut to 63 and 255 bytes. */
+THUNKY_EXPORT void thunkyTimelineSetSource(ThunkyTimeline *timeline, const char *device,
+                                           const char *method);
+/* The device and method last set, borrowed; "" when none was. */
+THUNKY_EXPORT const char *thunkyTimelineDevice(const ThunkyTimeline *timeline);
+THUNKY_EXPORT const char *thunkyTimelineMethod(const ThunkyTimeline *timeline);
+/* One step as the host saw it, from issuing its first thunk to the end of
+ * waiting for its last, in ns; a backend notes each rank's of each run. */
+THUNKY_EXPORT void thunkyTimelineNoteStep(ThunkyTimeline *timeline, uint64_t ns);
+/* The mean of the steps noted, or 0 when none was. */
+THUNKY_EXPORT uint64_t thunkyTimelineStep(const ThunkyTimeline *timeline);
+
 #ifdef __cplusplus
 }
 #endif
