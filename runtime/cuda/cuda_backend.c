@@ -414,8 +414,6 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
     for (uint32_t i = 0; r->marks && i < THUNKY_CUDA_MARKS; i++)
       if (r->marks[i])
         cu->cuEventDestroy(r->marks[i]);
-    free(r->marks);
-    free(r->marked);
     for (uint32_t i = 0; i < plan->numAsyncSlots && r->started && r->done; i++) {
       if (r->started[i])
         cu->cuEventDestroy(r->started[i]);
@@ -436,6 +434,7 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
   free(r->modules), free(r->functions), free(r->streams), free(r->started), free(r->done);
   free(r->comms);
   free(r->graphs);
+  free(r->marks), free(r->marked);
 }
 
 /*--- the backend -----------------------------------------------------------*/
