@@ -470,7 +470,7 @@ static bool runCommands(Walk *w, uint32_t first, uint32_t end, CUstream stream,
     w->rank->lastThunk = c->thunk; /* what a timed-out wait names */
     size_t g = w->capturing ? SIZE_MAX : graphAt(w, i);
     if (g != SIZE_MAX && w->rank->graphs[g]) {
-      uint64_t begin = w->state->hostClock();
+      uint64_t begin = w->pass == PASS_ISSUE ? w->state->hostClock() : 0;
       if (!THUNKY_CU(w->state, cuGraphLaunch, (w->rank->graphs[g], stream), c->thunk,
                      &w->rank->error))
         return false;
