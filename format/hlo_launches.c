@@ -7,6 +7,7 @@
  * their own name too, so that finding many launches stays linear.
  *
  *===--------------------------------------------------------------------===*/
+#include "hlo_launches.h"
 #include "thunky-c/base/HashMap.h"
 #include "thunky-c/format/HloText.h"
 
@@ -15,15 +16,6 @@
 #include <string.h>
 
 typedef Xla__HloInstructionProto Instr;
-
-struct ThunkyHloLaunches {
-  const Xla__HloModuleProto *module;
-  const Instr **instructions; /* of computations that are no fusion's */
-  ThunkyHashMap byKernel;     /* hash of a kernel name -> its instruction */
-  ThunkyHashMap byName;       /* hash of a name unlike its kernel name -> its instruction */
-  ThunkyHashMap computations; /* computation id -> index */
-  size_t longest;             /* no longer name can match */
-};
 
 static const char *str(const char *s) { return s ? s : ""; }
 
@@ -105,6 +97,7 @@ void thunkyHloLaunchesDestroy(ThunkyHloLaunches *l) {
   thunkyHashMapDestroy(&l->byName);
   thunkyHashMapDestroy(&l->computations);
   free(l->instructions);
+  free(l->work);
   free(l);
 }
 

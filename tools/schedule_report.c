@@ -254,6 +254,13 @@ bool writeScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySch
             s->thunkSource[t] == THUNKY_DURATION_MEASURED ? "measured" : "model");
     if (s->thunkExposedNs[t])
       fprintf(f, ",\"exposed_ns\":%llu", (unsigned long long)s->thunkExposedNs[t]);
+    if (plan->thunks[t].work != UINT32_MAX) {
+      const ThunkyWork *w = &plan->works[plan->thunks[t].work];
+      double flops = 0;
+      for (int k = 0; k < THUNKY_FLOPS_KINDS; k++)
+        flops += w->flops[k];
+      fprintf(f, ",\"hlo_flops\":%.0f,\"hlo_bytes\":%.0f", flops, w->bytes);
+    }
     fputc('}', f);
     first = false;
   }

@@ -205,6 +205,7 @@ static bool create(const void *data, size_t size, const ThunkyLimits *limits, bo
     b.windows = VEC(windows, numWindows);
     b.windowStarts = VEC(windowStarts, numWindowStarts);
     b.tmas = VEC(tmas, numTmas);
+    b.works = VEC(works, numWorks);
     ok = thunkyPlanPush(&b.lists) != NULL || thunkyErrorf(error, "out of memory"); /* the entry */
     b.currentThunk = UINT32_MAX;
     ok = ok && readAllocations(&b) && readArrays(&b) && thunkyPlanBuildEntry(&b) &&
@@ -245,6 +246,7 @@ void thunkyPlanDestroy(ThunkyPlan *plan) {
   free(plan->params), free(plan->binaries), free(plan->customCalls), free(plan->gemms), free(plan->thunks);
   free(plan->accesses), free(plan->globals), free(plan->streams), free(plan->windows);
   free(plan->windowStarts), free(plan->tmas);
+  free(plan->works);
   free(plan);
 }
 

@@ -44,7 +44,7 @@ typedef struct {
   const Executable *exe;
   ThunkyError *error;
   Vec commands, lists, slices, collectives, collectiveBuffers, groups, ids, kernels, params,
-      binaries, customCalls, gemms, thunks, accesses, windows, windowStarts, tmas;
+      binaries, customCalls, gemms, thunks, accesses, windows, windowStarts, tmas, works;
   ThunkyArena *kept; /* copies of bytes the plan keeps: plan->storage */
   ThunkyHashMap binaryIndex; /* hash of a binary's bytes -> plan->binaries */
   uint32_t moduleBinary;     /* the executable's own cubin or PTX in plan->binaries,

@@ -9,6 +9,7 @@
 #include "plan_builder.h"
 
 #include "thunky-c/base/ElementTypes.h"
+#include "thunky-c/format/HloWork.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -181,6 +182,25 @@ static bool movesBytesOut(const char *kind) {
   return thunkyThunkKindIsCollective(kind, strlen(kind));
 }
 
+/* The HLO instruction a kernel or custom kernel thunk launches, by its
+ * name in the executable's HLO (indexed at the first launch that asks);
+ * NULL when it launches none, or the HLO has none by that name. *indexed
+ * is false when there is HLO but no memory was left to index it. */
+static const Xla__HloInstructionProto *launched(Builder *b, const Thunk *t, bool *indexed) {
+  const char *name = NULL;
+  if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK)
+    name = t->kernel_thunk->kernel_name;
+  else if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK &&
+           t->custom_kernel_thunk->custom_kernel)
+    name = t->custom_kernel_thunk->custom_kernel->name;
+  const Xla__HloModuleProtoWithConfig *hlo = b->exe->hlo_module_with_config;
+  if (name && !b->launchesTried && hlo && hlo->hlo_module)
+    b->launches = thunkyHloLaunchesCreate(hlo->hlo_module);
+  b->launchesTried = b->launchesTried || name;
+  *indexed = !(name && hlo && hlo->hlo_module && !b->launches);
+  return b->launches && name ? thunkyHloLaunchFind(b->launches, name, strlen(name), NULL) : NULL;
+}
+
 /* What a kernel's written arguments held before it ran is to the checks
  * (ThunkyWritten). XLA passes a fusion its operands then its outputs, each
  * buffer once (kernel_arguments.cc), so an output that shares an operand's
@@ -190,27 +210,21 @@ static bool movesBytesOut(const char *kind) {
  * outputs, no operand flagged written, updates none, and writes its
  * outputs whole. */
 static ThunkyWritten writtenArguments(Builder *b, const Thunk *t) {
-  const char *name = NULL;
   size_t args = 0, flags = 0;
   const protobuf_c_boolean *written = NULL;
   if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK) {
     const Xla__Gpu__KernelThunkProto *k = t->kernel_thunk;
-    name = k->kernel_name, args = k->n_args, flags = k->n_written, written = k->written;
+    args = k->n_args, flags = k->n_written, written = k->written;
   } else if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_CUSTOM_KERNEL_THUNK) {
     const Xla__Gpu__CustomKernelThunkProto *k = t->custom_kernel_thunk;
-    name = k->custom_kernel ? k->custom_kernel->name : NULL;
     args = k->n_args, flags = k->n_written, written = k->written;
   } else {
     return THUNKY_WRITTEN_UPDATED;
   }
-  const Xla__HloModuleProtoWithConfig *hlo = b->exe->hlo_module_with_config;
-  if (!b->launchesTried && hlo && hlo->hlo_module)
-    b->launches = thunkyHloLaunchesCreate(hlo->hlo_module);
-  b->launchesTried = true;
-  if (hlo && hlo->hlo_module && !b->launches)
+  bool indexed;
+  const Xla__HloInstructionProto *fusion = launched(b, t, &indexed);
+  if (!indexed)
     return THUNKY_WRITTEN_UPDATED; /* out of memory for the index: not shown, so read */
-  const Xla__HloInstructionProto *fusion =
-      b->launches && name ? thunkyHloLaunchFind(b->launches, name, strlen(name), NULL) : NULL;
   if (!fusion || !fusion->opcode || strcmp(fusion->opcode, "fusion"))
     return THUNKY_WRITTEN_UNKNOWN;
   const Xla__ShapeProto *shape = fusion->shape;
@@ -225,6 +239,23 @@ static ThunkyWritten writtenArguments(Builder *b, const Thunk *t) {
   return THUNKY_WRITTEN_OUTPUTS;
 }
 
+/* Keeps what the HLO says a launch does (plan->works), for the schedule
+ * model; false only when out of memory. */
+static bool noteWork(Builder *b, const Thunk *t, uint32_t *work) {
+  *work = UINT32_MAX;
+  bool indexed;
+  const Xla__HloInstructionProto *fusion = launched(b, t, &indexed);
+  ThunkyWork w;
+  if (!fusion || !thunkyHloLaunchWork(b->launches, fusion, &w))
+    return true;
+  ThunkyWork *at = thunkyPlanPush(&b->works);
+  if (!at)
+    return false;
+  *at = w;
+  *work = b->plan->numWorks - 1;
+  return true;
+}
+
 static bool nameThunk(Builder *b, Thunk *t) {
   ThunkyPlanThunk *thunk = thunkyPlanPush(&b->thunks);
   if (!thunk)
@@ -237,6 +268,10 @@ static bool nameThunk(Builder *b, Thunk *t) {
   thunk->id = t->thunk_info ? t->thunk_info->thunk_id : 0;
   thunk->key = b->replayOnly ? 0 : thunkyPlanThunkKey(b, t);
   thunk->written = b->replayOnly ? THUNKY_WRITTEN_UPDATED : writtenArguments(b, t);
+  uint32_t work;
+  if (!noteWork(b, t, &work))
+    return thunkyErrorf(b->error, "out of memory");
+  b->plan->thunks[b->currentThunk].work = work;
   uint32_t first = b->plan->numAccesses;
   /* The pointer moves when the array grows: index it again after. */
   bool ok = thunkyPlanKeepString(b, annotation, &thunk->annotation) &&

@@ -173,6 +173,20 @@ static double gemmNs(const ThunkyPlan *plan, const ThunkyPlanGemm *g, uint32_t t
   return compute > memory ? compute : memory;
 }
 
+/* A launch whose HLO the executable keeps does that HLO's arithmetic and
+ * moves its bytes; anything else moves the bytes its slices hold. */
+static double workNs(const ThunkyPlan *plan, uint32_t thunk, const ThunkyDeviceModel *d) {
+  uint32_t w = plan->thunks[thunk].work;
+  if (w == UINT32_MAX)
+    return onMemory(accessedBytes(plan, thunk), d);
+  const ThunkyWork *work = &plan->works[w];
+  double compute = 0;
+  for (int k = 0; k < THUNKY_FLOPS_KINDS; k++)
+    compute += work->flops[k] / d->flopsPerSecond[k] * 1e9;
+  double memory = onMemory(work->bytes, d);
+  return compute > memory ? compute : memory;
+}
+
 static uint32_t groupSize(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks) {
   if (!c->groups.count)
     return ranks ? ranks : 1;
@@ -228,8 +242,8 @@ double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
   case THUNKY_CMD_COLLECTIVE:
     ns = collectiveNs(plan, &plan->collectives[c->collective.collective], ranks, d);
     break;
-  default: /* kernels, custom calls, ids and opaque thunks: memory bound */
-    ns = onMemory(accessedBytes(plan, c->thunk), d);
+  default: /* kernels, custom calls, ids and opaque thunks */
+    ns = workNs(plan, c->thunk, d);
     break;
   }
   return ns > d->kernelMinNs ? ns : d->kernelMinNs;

@@ -16,6 +16,7 @@
 #include "thunky-c/base/Bytes.h"
 #include "thunky-c/base/ElementTypes.h"
 #include "thunky-c/base/Limits.h"
+#include "thunky-c/base/Work.h"
 #include "thunky-c/runtime/Npy.h"
 
 #include <stdbool.h>
@@ -287,6 +288,9 @@ typedef struct ThunkyPlanThunk {
    * leaves the rank, what it writes comes from outside it; the checks run
    * it as an exchange (thunky-c/runtime/Check.h). */
   bool exchange;
+  /* What the executable's HLO says a kernel's launch does, in plan->works
+   * (thunky-c/format/HloWork.h); UINT32_MAX when it does not say. */
+  uint32_t work;
 } ThunkyPlanThunk;
 
 typedef struct ThunkyPlanAllocation {
@@ -406,6 +410,9 @@ typedef struct ThunkyPlan {
 
   ThunkyPlanTma *tmas; /* every kernel's TMA descriptors (ThunkyPlanKernel.tmas) */
   uint32_t numTmas;
+
+  ThunkyWork *works; /* ThunkyPlanThunk.work */
+  uint32_t numWorks;
 } ThunkyPlan;
 
 /* Builds the plan of a GpuExecutableProto given in any container layering,

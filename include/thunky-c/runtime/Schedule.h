@@ -16,8 +16,9 @@
 
 #include "thunky-c/Export.h"
 
-#include "thunky-c/runtime/CommandBuffers.h"
 #include "thunky-c/base/Error.h"
+#include "thunky-c/base/Work.h"
+#include "thunky-c/runtime/CommandBuffers.h"
 #include "thunky-c/runtime/Plan.h"
 
 #include <stdbool.h>
@@ -27,16 +28,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The kinds of arithmetic a device has a peak rate for. */
-typedef enum ThunkyFlopsKind {
-  THUNKY_FLOPS_F64,
-  THUNKY_FLOPS_F32,  /* f32 computed as f32 */
-  THUNKY_FLOPS_TF32, /* f32 inputs rounded to TF32 on tensor cores */
-  THUNKY_FLOPS_F16,  /* f16 and bf16 */
-  THUNKY_FLOPS_F8,
-  THUNKY_FLOPS_KINDS
-} ThunkyFlopsKind;
 
 /* What the model knows of a device: rates in bytes or operations per
  * second, times in nanoseconds. */
