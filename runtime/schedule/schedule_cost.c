@@ -4,7 +4,8 @@
  * or the arithmetic a GEMM does over the peak for its types, whichever is
  * longer, and never less than the shortest operation the device runs.
  * Collectives take alpha-beta costs for the ring algorithms NCCL uses on one
- * node. docs/schedule.md gives every figure and assumption with its source.
+ * node, and across nodes its tree for an all-reduce when that is faster.
+ * docs/schedule.md gives every figure and assumption with its source.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/runtime/Schedule.h"
@@ -23,7 +24,7 @@ ThunkyDeviceModel thunkyDeviceModelH200(void) {
   ThunkyDeviceModel d = {
       .name = "H200 SXM",
       .memoryBytesPerSecond = 4.8e12,
-      .hostLinkBytesPerSecond = 64e9,     /* PCIe Gen5 x16, one direction */
+      .hostLinkBytesPerSecond = 64e9,      /* PCIe Gen5 x16, one direction */
       .interconnectBytesPerSecond = 450e9, /* NVLink: 900 GB/s both ways */
       .interconnectLatencyNs = 1000,
       /* Fitted to the steps the 2026-12-04 device check measured
@@ -32,6 +33,10 @@ ThunkyDeviceModel thunkyDeviceModelH200(void) {
       .kernelMinNs = 2000,
       .syncNs = 6000,
       .graphLaunchNs = 4000, /* estimate: as one launch */
+      .gpusPerNode = 8,      /* a DGX H200 */
+      /* One ConnectX-7 at 400 Gb/s per GPU (DGX H200 datasheet). */
+      .networkBytesPerSecond = 50e9,
+      .networkLatencyNs = 3000, /* estimate */
   };
   d.flopsPerSecond[THUNKY_FLOPS_F64] = 67e12;
   d.flopsPerSecond[THUNKY_FLOPS_F32] = 67e12;
@@ -61,6 +66,9 @@ static const DeviceKey deviceKeys[] = {
     {"kernel_min_ns", FIELD(kernelMinNs)},
     {"sync_ns", FIELD(syncNs)},
     {"graph_launch_ns", FIELD(graphLaunchNs)},
+    {"gpus_per_node", FIELD(gpusPerNode)},
+    {"network_bandwidth", FIELD(networkBytesPerSecond)},
+    {"network_latency_ns", FIELD(networkLatencyNs)},
 };
 #undef FIELD
 
@@ -187,25 +195,69 @@ static double workNs(const ThunkyPlan *plan, uint32_t thunk, const ThunkyDeviceM
   return compute > memory ? compute : memory;
 }
 
-static uint32_t groupSize(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks) {
-  if (!c->groups.count)
-    return ranks ? ranks : 1;
-  return plan->groups[c->groups.first].count;
+/* The first replica group (every rank when there is none): its size, and
+ * how many nodes it spans, its ids taken as ranks placed gpus_per_node to
+ * a node in order. Spanned means the range from its first node to its
+ * last, at most one a rank. */
+static void groupShape(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
+                       const ThunkyDeviceModel *d, double *n, double *nodes) {
+  double perNode = d->gpusPerNode >= 1 ? floor(d->gpusPerNode) : 1;
+  if (!c->groups.count) {
+    *n = ranks ? ranks : 1;
+    *nodes = ceil(*n / perNode);
+    return;
+  }
+  ThunkyRange g = plan->groups[c->groups.first];
+  double lo = INFINITY, hi = -INFINITY;
+  for (uint32_t i = g.first; i < g.first + g.count; i++) {
+    double node = floor((double)plan->ids[i] / perNode);
+    lo = node < lo ? node : lo;
+    hi = node > hi ? node : hi;
+  }
+  *n = g.count;
+  *nodes = g.count ? fmin(hi - lo + 1, g.count) : 1;
 }
 
-/* Ring algorithms over n ranks, each holding `bytes` (its input). */
+/* 2 when any pair of a permute sits on two nodes, else 1. */
+static double permuteNodes(const ThunkyPlan *plan, const ThunkyCollective *c,
+                           const ThunkyDeviceModel *d) {
+  double perNode = d->gpusPerNode >= 1 ? floor(d->gpusPerNode) : 1;
+  for (uint32_t i = c->pairs.first; i + 1 < c->pairs.first + c->pairs.count; i += 2)
+    if (floor((double)plan->ids[i] / perNode) != floor((double)plan->ids[i + 1] / perNode))
+      return 2;
+  return 1;
+}
+
+/* Alpha-beta costs over n ranks, each holding `bytes` (its input): the
+ * ring algorithms, with each step at the speed of its slowest link, and
+ * for an all-reduce across nodes NCCL's tree (chains within each node, a
+ * double binary tree between nodes) when that is faster, as NCCL's own
+ * tuning picks. */
 static double collectiveNs(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
                            const ThunkyDeviceModel *d) {
   double bytes = 0;
   for (uint32_t b = c->buffers.first; b < c->buffers.first + c->buffers.count; b++)
     bytes += (double)plan->collectiveBuffers[b].src.size;
-  double n = c->kind == THUNKY_COLLECTIVE_PERMUTE ? 2 : groupSize(plan, c, ranks);
+  double n, nodes;
+  if (c->kind == THUNKY_COLLECTIVE_PERMUTE)
+    n = 2, nodes = permuteNodes(plan, c, d);
+  else
+    groupShape(plan, c, ranks, d, &n, &nodes);
   if (n <= 1)
     return onMemory(2 * bytes, d); /* a copy from input to output */
-  double bw = d->interconnectBytesPerSecond / 1e9, lat = d->interconnectLatencyNs;
+  bool network = nodes > 1;
+  double bw = (network ? d->networkBytesPerSecond : d->interconnectBytesPerSecond) / 1e9;
+  double lat = network ? d->networkLatencyNs : d->interconnectLatencyNs;
   switch (c->kind) {
-  case THUNKY_COLLECTIVE_ALL_REDUCE: /* reduce-scatter, then all-gather */
-    return 2 * (n - 1) / n * bytes / bw + 2 * (n - 1) * lat;
+  case THUNKY_COLLECTIVE_ALL_REDUCE: { /* reduce-scatter, then all-gather */
+    double ring = 2 * (n - 1) / n * bytes / bw + 2 * (n - 1) * lat;
+    if (!network)
+      return ring;
+    double chain = ceil(n / nodes) - 1;
+    double tree = 2 * bytes / bw +
+                  2 * (ceil(log2(nodes)) * d->networkLatencyNs + chain * d->interconnectLatencyNs);
+    return tree < ring ? tree : ring;
+  }
   case THUNKY_COLLECTIVE_ALL_GATHER: /* each rank receives every other input */
     return (n - 1) * bytes / bw + (n - 1) * lat;
   case THUNKY_COLLECTIVE_REDUCE_SCATTER:

@@ -43,6 +43,11 @@ typedef struct ThunkyDeviceModel {
   double syncNs;      /* the host reading a value back and waiting for it: at a
                          loop's predicate, a conditional's index, a step's end */
   double graphLaunchNs; /* the host's time to launch one CUDA graph */
+  /* Ranks are placed gpusPerNode to a node, in order; a collective whose
+   * group spans nodes crosses the network, one NIC per GPU. */
+  double gpusPerNode;
+  double networkBytesPerSecond; /* one direction, per GPU */
+  double networkLatencyNs;      /* one step of a collective across nodes */
 } ThunkyDeviceModel;
 
 /* The default device: an H200 SXM, from NVIDIA's datasheet
