@@ -37,13 +37,16 @@
 #      back as OUT/jax-containers.tar.gz.
 #   5. Timing: the cases of 1 and 2 again, 100 runs each, while the budget
 #      lasts. Every case runs once first, so a slow case costs timings only.
-#   6. The schedule model (thunky-run --model): each eager case with
-#      every thunk timed; the step predicted from those durations against
-#      the measured one, and the device model's durations against the
-#      measured ones, kind by kind (scripts/schedule_errors.py); each graph
-#      case (--cuda-graph: XLA's command buffers as CUDA graphs) predicted
-#      with the same graphs; the traces come back as
-#      OUT/schedule-traces.tar.gz.
+#   6. The schedule model (thunky-run --model): each eager case traced
+#      (device time and host issue per thunk, docs/runtime.md "Timing");
+#      the step replayed from those durations against the measured one,
+#      the device model's step (loops and branches as the trace ran them,
+#      --counts-from) against it too, and the model's durations against
+#      the measured ones, kind by kind; each graph case (--cuda-graph:
+#      XLA's command buffers as CUDA graphs) predicted with the same graphs
+#      from its eager twin's trace. scripts/schedule_errors.py prints the
+#      table and says which of issue 48's targets are met; the traces come
+#      back as OUT/schedule-traces.tar.gz.
 #   7. What thunky-expand-async-scope buys: async-overlap, as built and as
 #      expanded by build-runtime.sh, runs with the fixtures of 1 and is
 #      timed; the model's predicted change against the measured one.
@@ -431,10 +434,19 @@ for c in "${cases[@]}"; do
   [ -f "$logs/$c-timing.log" ] || continue
   [ $((budget - SECONDS - reserve)) -ge 20 ] || { note "- skipped: the remaining schedule checks (budget)"; break; }
   eval "flags=(${case_args[$c]})"
-  # A graph case is predicted with the same graphs (--command-buffers): its
-  # measured step against the eager one's is what a graph launch costs.
+  # A graph case is predicted with the same graphs (--command-buffers),
+  # from its eager twin's trace (a graph runs whole, so its own trace has
+  # no device times): its measured step against the eager one's is what
+  # launching graphs buys. The modelled step runs loops and branches as
+  # the trace saw them (--counts-from).
   if [ "${c%-graph}" != "$c" ]; then
-    step "$c-modelled" 30 "$run" --model --command-buffers --graph-min-size 1 \
+    eager="$traces/${c%-graph}-cuda.trace.json"
+    counts=()
+    [ -f "$eager" ] && counts=(--counts-from "$eager") &&
+      step "$c-predicted" 30 "$run" --model --command-buffers --graph-min-size 1 \
+        --measured "$eager" "${case_exe[$c]}" --json "$traces/$c.measured.json" &&
+      cp "$logs/$c-predicted.log" "$traces/$c.predicted.log"
+    step "$c-modelled" 30 "$run" --model --command-buffers --graph-min-size 1 "${counts[@]}" \
       "${case_exe[$c]}" --json "$traces/$c.model.json" &&
       cp "$logs/$c-timing.log" "$traces/$c.timing.log"
     continue
@@ -442,7 +454,9 @@ for c in "${cases[@]}"; do
   step "$c-trace" 60 "$run" --repeat 20 --trace "$traces/$c.trace.json" "${flags[@]}" &&
     step "$c-predicted" 30 "$run" --model --measured "$traces/$c.trace.json" \
       "${case_exe[$c]}" --json "$traces/$c.measured.json" &&
-    step "$c-modelled" 30 "$run" --model "${case_exe[$c]}" --json "$traces/$c.model.json" &&
+    cp "$logs/$c-predicted.log" "$traces/$c.predicted.log" &&
+    step "$c-modelled" 30 "$run" --model --counts-from "$traces/$c.trace.json" \
+      "${case_exe[$c]}" --json "$traces/$c.model.json" &&
     cp "$logs/$c-timing.log" "$traces/$c.timing.log"
 done
 step schedule-errors 30 python3 "$root/scripts/schedule_errors.py" "$traces" && quote schedule-errors

@@ -10,7 +10,9 @@ DIR holds, for each case NAME that ran on --backend cuda:
   NAME.measured.json  thunky-run --model --measured NAME.trace.json
                       --json: the step replayed from the measured durations
   NAME.model.json     thunky-run --model --json: the step replayed
-                      from the device model's durations
+                      from the device model's durations, loops and
+                      branches as the trace ran them (--counts-from)
+  NAME.predicted.log  what the replay from measured said on stderr
 A case run with --cuda-graph has only the first and the last (the model
 given the same graphs, --command-buffers): against its eager twin it says
 what launching XLA's command buffers as graphs buys, measured and predicted.
@@ -18,11 +20,16 @@ what launching XLA's command buffers as graphs buys, measured and predicted.
 Prints, per case, the measured step and the two predictions with their
 ratios to it: the first tests the replay (issue, streams, waits), the
 second the device model too. Then, over every case, the device model's
-duration of each kind of thunk against the measured one. Exit status 0
+duration of each kind of thunk against the measured one, and each target
+of issue 48 ("Done when") met or not: the replay from measured within 0.8x
+to 1.25x with a geometric mean |log ratio| of at most 0.10, no stream's
+traced device time over its step, the graph-versus-eager saving predicted
+within 30% or 3 us, the modelled step within 0.67x to 1.5x. Exit status 0
 after the report; 1 when DIR holds no case.
 """
 import collections
 import json
+import math
 import os
 import re
 import sys
@@ -49,6 +56,14 @@ def measured_thunk_us(path):
     return {t: total[t] / count[t] for t in total}
 
 
+def geomean_abs_log(ratios):
+    return sum(abs(math.log(r)) for r in ratios) / len(ratios) if ratios else float("nan")
+
+
+def verdict(met, what):
+    print("%s: %s" % ("met" if met else "NOT MET", what))
+
+
 def ratio(a, b):
     return "%.2fx" % (a / b) if a and b else "n/a"
 
@@ -66,6 +81,7 @@ def main(argv):
     print("%-28s %12s %14s %7s %14s %7s" % ("case", "measured us", "from measured",
                                           "ratio", "from model", "ratio"))
     by_kind = collections.defaultdict(lambda: [0.0, 0.0, 0])
+    replay, modelled_ratios, over_step, steps = [], [], [], {}
     for case in cases:
         base = os.path.join(folder, case)
         step = measured_step_us(base + ".timing.log")
@@ -76,6 +92,15 @@ def main(argv):
         with open(base + ".model.json") as f:
             model = json.load(f)
         modelled = model["step_ns"] / 1e3
+        steps[case] = (step, modelled)
+        if step and replayed:
+            replay.append(replayed / step)
+        if step:
+            modelled_ratios.append(modelled / step)
+        if os.path.exists(base + ".predicted.log"):
+            with open(base + ".predicted.log") as f:
+                if "exceeds the step" in f.read():
+                    over_step.append(case)
         print("%-28s %12s %14s %7s %14.3f %7s" % (
             case, "%.3f" % step if step else "n/a",
             "%.3f" % replayed if replayed is not None else "n/a", ratio(replayed, step),
@@ -96,6 +121,33 @@ def main(argv):
         model_us, measured_us, n = by_kind[kind]
         print("%-32s %7d %14.3f %14.3f %8s" % (kind, n, model_us, measured_us,
                                               ratio(model_us, measured_us)))
+    print()
+    print("graph against eager      measured saving us  predicted saving us")
+    savings = []
+    for case in cases:
+        if not case.endswith("-graph"):
+            continue
+        eager = case[:-len("-graph")] + "-cuda"
+        if eager not in steps or not steps[eager][0] or not steps[case][0]:
+            continue
+        measured = steps[eager][0] - steps[case][0]
+        predicted = steps[eager][1] - steps[case][1]
+        savings.append(abs(predicted - measured) <= max(3.0, 0.3 * abs(measured)))
+        print("%-24s %19.3f %20.3f" % (case[:-len("-graph")], measured, predicted))
+    print()
+    verdict(replay and all(0.8 <= r <= 1.25 for r in replay) and geomean_abs_log(replay) <= 0.10,
+            "replayed from measured: %d cases, %s, geometric mean |log ratio| %.3f "
+            "(0.8x to 1.25x, at most 0.10)" % (
+                len(replay), "%.2fx to %.2fx" % (min(replay), max(replay)) if replay else "none",
+                geomean_abs_log(replay)))
+    verdict(not over_step, "no stream's traced device time over its step%s" % (
+        "" if not over_step else ": over in " + ", ".join(over_step)))
+    verdict(savings and all(savings), "graph saving predicted within 30%% or 3 us: %d of %d" % (
+        sum(savings), len(savings)))
+    verdict(modelled_ratios and all(0.67 <= r <= 1.5 for r in modelled_ratios),
+            "modelled: %d cases, %s (0.67x to 1.5x)" % (
+                len(modelled_ratios), "%.2fx to %.2fx" % (min(modelled_ratios), max(
+                    modelled_ratios)) if modelled_ratios else "none"))
     return 0
 
 

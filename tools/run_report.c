@@ -262,6 +262,8 @@ bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
   }
   if (origin->stepNs > 0)
     fprintf(f, ",\"step_ns\":%.0f", origin->stepNs);
+  if (origin->steps > 0)
+    fprintf(f, ",\"steps\":%.0f", origin->steps);
   fputs("},\"traceEvents\":[\n", f);
   if (!writeNames(f, plan, events, count)) {
     fclose(f);

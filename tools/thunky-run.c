@@ -55,7 +55,7 @@ static void printUsage(FILE *to) {
 
 typedef struct {
   const char *executable, *outputDir, *trace, *ncclId, *compare;
-  const char *device, *measured, *json, *svg;
+  const char *device, *measured, *countsFrom, *json, *svg;
   uint64_t loopTrips;
   int64_t branch;
   const char *inputs[256], *libraries[32];
@@ -127,6 +127,9 @@ static bool takeOption(Options *o, const ThunkyRunOption *option, const char *va
     break;
   case THUNKY_OPTION_MEASURED:
     o->measured = value;
+    break;
+  case THUNKY_OPTION_COUNTS_FROM:
+    o->countsFrom = value;
     break;
   case THUNKY_OPTION_JSON:
     o->json = value;
@@ -633,14 +636,26 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
               o->measured, path);
     checkLanes(o->measured, measured);
   }
-  ThunkyCommandBuffers *buffers = NULL;
-  if (o->commandBuffers && !commandBuffersOf(o, path, *plan, true, &buffers, error)) {
+  /* Any backend runs the program's control flow as a GPU would, so any
+   * trace says how often loops ran and which branches were taken. */
+  ThunkyMeasuredDurations *counts = NULL;
+  if (o->countsFrom && !thunkyMeasuredDurationsCreate(o->countsFrom, *plan, &counts, error)) {
     thunkyMeasuredDurationsDestroy(measured);
     return false;
   }
+  if (counts && !counts->matched)
+    fprintf(stderr, "thunky-run: %s: no thunk of %s is in it; loops and branches are assumed\n",
+            o->countsFrom, path);
+  ThunkyCommandBuffers *buffers = NULL;
+  if (o->commandBuffers && !commandBuffersOf(o, path, *plan, true, &buffers, error)) {
+    thunkyMeasuredDurationsDestroy(measured);
+    thunkyMeasuredDurationsDestroy(counts);
+    return false;
+  }
+  const ThunkyMeasuredDurations *runs = counts ? counts : measured;
   ThunkyScheduleOptions options = {.device = device,
                                    .measuredNs = measured ? measured->ns : NULL,
-                                   .measuredRuns = measured ? measured->runs : NULL,
+                                   .measuredRuns = runs ? runs->runs : NULL,
                                    .measuredIssueNs = measured ? measured->issueNs : NULL,
                                    .graphPlace = buffers ? buffers->place : NULL,
                                    .ranks = o->ranks,
@@ -649,6 +664,7 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
   bool ok = thunkyScheduleCreate(*plan, &options, schedule, error) ||
             thunkyErrorContext(error, "%s", path);
   thunkyMeasuredDurationsDestroy(measured);
+  thunkyMeasuredDurationsDestroy(counts);
   thunkyCommandBuffersDestroy(buffers);
   return ok;
 }
@@ -808,6 +824,7 @@ int main(int argc, char **argv) {
         snprintf(origin.method, sizeof origin.method, "%s", thunkyTimelineMethod(timeline));
         snprintf(origin.device, sizeof origin.device, "%s", thunkyTimelineDevice(timeline));
         origin.stepNs = (double)thunkyTimelineStep(timeline);
+        origin.steps = (double)thunkyTimelineSteps(timeline) / (o.ranks ? o.ranks : 1);
       }
       ok = writeChromeTrace(o.trace, plan, timeline, &origin, &error);
     }

@@ -77,6 +77,10 @@ static const ThunkyRunOption table[THUNKY_OPTION_COUNT] = {
     {THUNKY_OPTION_MEASURED, "measured", "TRACE", TEXT, MODEL,
      "thunk durations from a --trace of a cuda run, of this\n"
      "program or the one it was rewritten from (by XLA thunk id)"},
+    {THUNKY_OPTION_COUNTS_FROM, "counts-from", "TRACE", TEXT, MODEL,
+     "how often each loop ran and which branch each conditional\n"
+     "took, from a --trace of any backend; durations stay the\n"
+     "model's (or --measured's)"},
     {THUNKY_OPTION_LOOP_TRIPS, "loop-trips", "N", COUNT(1, UINT32_MAX), MODEL,
      "iterations of a while loop with no known trip count (1)"},
     {THUNKY_OPTION_BRANCH, "branch", "N", COUNT(0, UINT32_MAX), MODEL,

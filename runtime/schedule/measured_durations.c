@@ -310,11 +310,11 @@ static bool copyString(Json *j, char *to, size_t size) {
   return true;
 }
 
-static bool stepNumber(Json *j, double *ns) {
+static bool stepNumber(Json *j, double *ns, const char *negative) {
   space(j);
   if (j->p == j->end || !(*j->p == '-' || isdigit((unsigned char)*j->p)))
     return value(j); /* not ours: any JSON */
-  return number(j, ns) && (*ns >= 0 || fail(j, "a negative step_ns"));
+  return number(j, ns) && (*ns >= 0 || fail(j, negative));
 }
 
 static bool originMember(Json *j, const char *k, size_t n, void *ctx) {
@@ -323,7 +323,8 @@ static bool originMember(Json *j, const char *k, size_t n, void *ctx) {
          : isKey(k, n, "clock")   ? copyString(j, o->clock, sizeof o->clock)
          : isKey(k, n, "method")  ? copyString(j, o->method, sizeof o->method)
          : isKey(k, n, "device")  ? copyString(j, o->device, sizeof o->device)
-         : isKey(k, n, "step_ns") ? stepNumber(j, &o->stepNs)
+         : isKey(k, n, "step_ns") ? stepNumber(j, &o->stepNs, "a negative step_ns")
+         : isKey(k, n, "steps")   ? stepNumber(j, &o->steps, "a negative steps")
                                   : value(j);
 }
 
@@ -414,6 +415,8 @@ bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
   }
   for (size_t i = 0; ok && i < t.numLanes; i++)
     m->busiestLaneNs = t.laneNs[i] > m->busiestLaneNs ? t.laneNs[i] : m->busiestLaneNs;
+  if (m->origin.steps >= 1)
+    m->busiestLaneNs /= m->origin.steps;
   free(t.sum), free(t.issueSum), free(t.count), free(t.issueCount), free(t.laneNs);
   free(ids), free(holder);
   thunkyHashMapDestroy(&t.lanes);

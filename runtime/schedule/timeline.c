@@ -82,3 +82,5 @@ void thunkyTimelineNoteStep(ThunkyTimeline *t, uint64_t ns) {
 uint64_t thunkyTimelineStep(const ThunkyTimeline *t) {
   return t->steps ? (t->stepSum + t->steps / 2) / t->steps : 0;
 }
+
+uint64_t thunkyTimelineSteps(const ThunkyTimeline *t) { return t->steps; }

@@ -164,6 +164,7 @@ typedef struct ThunkyTraceOrigin {
   char method[256]; /* how each duration was taken */
   char device[64];  /* the device it ran on, as its driver names it */
   double stepNs;    /* the step as the host timed it, without instrumentation; 0: not given */
+  double steps;     /* how many steps (runs) each rank's events cover; 0: not given */
 } ThunkyTraceOrigin;
 
 /* What a Chrome trace that thunky-run --trace wrote (on --backend cuda, of
@@ -176,7 +177,8 @@ typedef struct ThunkyMeasuredDurations {
   uint64_t *runs;       /* how many times it ran: its device events, or its issues if more */
   uint32_t matched;     /* thunks with device events */
   double busiestLaneNs; /* the largest sum of device events on one stream of one rank,
-                           control flow and async dones left out */
+                           control flow and async dones left out, over one step
+                           where the trace says how many it covers (origin.steps) */
   ThunkyTraceOrigin origin;
 } ThunkyMeasuredDurations;
 

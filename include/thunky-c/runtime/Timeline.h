@@ -52,6 +52,8 @@ THUNKY_EXPORT const char *thunkyTimelineMethod(const ThunkyTimeline *timeline);
 THUNKY_EXPORT void thunkyTimelineNoteStep(ThunkyTimeline *timeline, uint64_t ns);
 /* The mean of the steps noted, or 0 when none was. */
 THUNKY_EXPORT uint64_t thunkyTimelineStep(const ThunkyTimeline *timeline);
+/* How many steps were noted: each rank's of each run. */
+THUNKY_EXPORT uint64_t thunkyTimelineSteps(const ThunkyTimeline *timeline);
 
 #ifdef __cplusplus
 }

@@ -40,7 +40,9 @@ def check(device, name, exe, inputs, tmp):
     name = name.split(":")[0]
     eager = os.path.join(tmp, name + ".eager.json")
     os.environ["THUNKY_CUDA_SIM_EXECUTABLE"] = exe
-    run(["--backend", "cuda", exe] + inputs + ["--trace", eager])
+    # Three steps, as a trace of --repeat holds: each stream's device time
+    # is held against one step, not the three.
+    run(["--backend", "cuda", exe] + inputs + ["--repeat", "3", "--trace", eager])
     graphs = os.path.join(tmp, name + ".graphs.json")
     graph_args = ["--command-buffers", "--graph-min-size", "1"]
     run(["--backend", "cuda", exe] + inputs + graph_args + ["--trace", graphs])
