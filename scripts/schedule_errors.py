@@ -44,16 +44,22 @@ def measured_step_us(path):
 
 
 def measured_thunk_us(path):
-    """Mean duration of each thunk (by number) over the traced runs."""
+    """Mean device time and mean host issue of each thunk (by number) over
+    the traced runs: a host issue's event names its thunk "issues_thunk"."""
     with open(path) as f:
         events = json.load(f)["traceEvents"]
     total, count = collections.Counter(), collections.Counter()
     for e in events:
-        thunk = e.get("args", {}).get("thunk")
+        args = e.get("args", {})
+        issue = "issues_thunk" in args
+        thunk = args.get("issues_thunk" if issue else "thunk")
         if e.get("ph") == "X" and thunk is not None:
-            total[thunk] += e["dur"]
-            count[thunk] += 1
-    return {t: total[t] / count[t] for t in total}
+            key = (thunk, issue)
+            total[key] += e["dur"]
+            count[key] += 1
+    mean = {k: total[k] / count[k] for k in total}
+    return ({t: v for (t, issue), v in mean.items() if not issue},
+            {t: v for (t, issue), v in mean.items() if issue})
 
 
 def geomean_abs_log(ratios):
@@ -80,7 +86,7 @@ def main(argv):
         return 1
     print("%-28s %12s %14s %7s %14s %7s" % ("case", "measured us", "from measured",
                                           "ratio", "from model", "ratio"))
-    by_kind = collections.defaultdict(lambda: [0.0, 0.0, 0])
+    by_kind = collections.defaultdict(lambda: [0.0, 0.0, 0, 0.0, 0])
     replay, modelled_ratios, over_step, steps = [], [], [], {}
     for case in cases:
         base = os.path.join(folder, case)
@@ -107,20 +113,26 @@ def main(argv):
             modelled, ratio(modelled, step)))
         if not os.path.exists(base + ".trace.json"):
             continue
-        measured = measured_thunk_us(base + ".trace.json")
+        measured, issued = measured_thunk_us(base + ".trace.json")
         for t in model["thunks"]:
             if t["thunk"] in measured:
                 row = by_kind[t["kind"]]
                 row[0] += t["ns"] / t["runs"] / 1e3
                 row[1] += measured[t["thunk"]]
                 row[2] += 1
+                if t["thunk"] in issued:
+                    row[3] += issued[t["thunk"]]
+                    row[4] += 1
     print()
-    print("%-32s %7s %14s %14s %8s" % ("thunk kind", "thunks", "model us", "measured us",
-                                      "model/measured"))
+    # The mean host issue per kind is what the device description's
+    # *_launch_ns keys would be fitted to.
+    print("%-32s %7s %14s %14s %8s %14s" % ("thunk kind", "thunks", "model us", "measured us",
+                                           "model/measured", "issue us"))
     for kind in sorted(by_kind):
-        model_us, measured_us, n = by_kind[kind]
-        print("%-32s %7d %14.3f %14.3f %8s" % (kind, n, model_us, measured_us,
-                                              ratio(model_us, measured_us)))
+        model_us, measured_us, n, issue_us, issues = by_kind[kind]
+        print("%-32s %7d %14.3f %14.3f %8s %14s" % (
+            kind, n, model_us, measured_us, ratio(model_us, measured_us),
+            "%.3f" % (issue_us / issues) if issues else "n/a"))
     print()
     print("graph against eager      measured saving us  predicted saving us")
     savings = []

@@ -48,6 +48,10 @@ typedef struct ThunkyDeviceModel {
   double gpusPerNode;
   double networkBytesPerSecond; /* one direction, per GPU */
   double networkLatencyNs;      /* one step of a collective across nodes */
+  /* The host's time to issue one operation of a kind, where it differs
+   * from launchNs; negative: launchNs. Memsets and the id thunks (XLA
+   * writes an id with a memset) share one; so do the copies. */
+  double memsetLaunchNs, copyLaunchNs, gemmLaunchNs, collectiveLaunchNs, customCallLaunchNs;
 } ThunkyDeviceModel;
 
 /* The default device: an H200 SXM, from NVIDIA's datasheet
@@ -154,6 +158,10 @@ THUNKY_EXPORT void thunkyScheduleDestroy(ThunkySchedule *schedule);
 /* The modelled duration of one operation, command `command` of the plan. */
 THUNKY_EXPORT double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
                                            const ThunkyDeviceModel *device, uint32_t ranks);
+/* The modelled time for the host to issue command `command` once: its
+ * kind's launch time (a memset's, a copy's, ...), else launchNs. */
+THUNKY_EXPORT double thunkyModelIssueNs(const ThunkyPlan *plan, uint32_t command,
+                                        const ThunkyDeviceModel *device);
 
 /* What a trace says made it: thunky-run --trace writes it as the trace's
  * "otherData" (docs/schedule.md, "Traces"). Each string is "" where the
