@@ -98,7 +98,8 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
   double ns = r->commandNs[command];
   uint8_t place = r->graphPlace ? r->graphPlace[command] : THUNKY_GRAPH_NONE;
   double issued = r->host.at;
-  r->host.at += place == THUNKY_GRAPH_NONE    ? issueOf(r, c->thunk, thunkyModelIssueNs(r->plan, command, &r->device))
+  double launch = thunkyModelIssueNs(r->plan, command, &r->device);
+  r->host.at += place == THUNKY_GRAPH_NONE    ? issueOf(r, c->thunk, launch)
                 : place == THUNKY_GRAPH_FIRST ? r->device.graphLaunchNs
                                               : 0;
   bool waitedForStream = r->ready[lane].at > r->host.at;
