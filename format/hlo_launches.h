@@ -25,6 +25,7 @@ struct ThunkyHloLaunches {
   ThunkyHashMap computations; /* computation id -> index */
   size_t longest;             /* no longer name can match */
   HloComputationWork *work;   /* per computation, once a launch is costed */
+  bool outOfMemory;           /* costing ran out: what it left unknown is not the HLO's doing */
 };
 
 #endif /* THUNKY_FORMAT_HLO_LAUNCHES_H */

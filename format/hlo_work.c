@@ -198,6 +198,7 @@ static bool costInstructions(ThunkyHloLaunches *l, const Computation *c, ThunkyW
   bool ok = use != NULL;
   for (size_t i = 0; ok && i < c->n_instructions; i++)
     ok = thunkyHashMapPut(&ids, (uint64_t)c->instructions[i]->id, (uint32_t)i);
+  l->outOfMemory = l->outOfMemory || !ok;
   if (ok) {
     w->bytes = rootBytes(c, &ids, use);
     ok = walk(l, c, &ids, use, w, depth);
@@ -227,15 +228,16 @@ static bool cost(ThunkyHloLaunches *l, uint32_t index, unsigned depth) {
   return ok;
 }
 
-bool thunkyHloLaunchWork(ThunkyHloLaunches *l, const Instr *launch, ThunkyWork *work) {
+bool thunkyHloLaunchWork(ThunkyHloLaunches *l, const Instr *launch, ThunkyWork *work, bool *known) {
   uint32_t callee;
+  *known = false;
   if (!launch || !is(launch, "fusion") || launch->n_called_computation_ids != 1 ||
       !thunkyHashMapGet(&l->computations, (uint64_t)launch->called_computation_ids[0], &callee))
-    return false;
+    return true;
   if (!l->work && !(l->work = calloc(l->module->n_computations, sizeof *l->work)))
     return false;
-  if (!cost(l, callee, 0))
-    return false;
-  *work = l->work[callee].work;
-  return true;
+  *known = cost(l, callee, 0);
+  if (*known)
+    *work = l->work[callee].work;
+  return !l->outOfMemory;
 }

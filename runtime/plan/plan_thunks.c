@@ -184,9 +184,9 @@ static bool movesBytesOut(const char *kind) {
 
 /* The HLO instruction a kernel or custom kernel thunk launches, by its
  * name in the executable's HLO (indexed at the first launch that asks);
- * NULL when it launches none, or the HLO has none by that name. *indexed
- * is false when there is HLO but no memory was left to index it. */
-static const Xla__HloInstructionProto *launched(Builder *b, const Thunk *t, bool *indexed) {
+ * NULL when it launches none, or the HLO has none by that name. False
+ * only when there is HLO but no memory was left to index it. */
+static bool launched(Builder *b, const Thunk *t, const Xla__HloInstructionProto **fusion) {
   const char *name = NULL;
   if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK)
     name = t->kernel_thunk->kernel_name;
@@ -197,8 +197,8 @@ static const Xla__HloInstructionProto *launched(Builder *b, const Thunk *t, bool
   if (name && !b->launchesTried && hlo && hlo->hlo_module)
     b->launches = thunkyHloLaunchesCreate(hlo->hlo_module);
   b->launchesTried = b->launchesTried || name;
-  *indexed = !(name && hlo && hlo->hlo_module && !b->launches);
-  return b->launches && name ? thunkyHloLaunchFind(b->launches, name, strlen(name), NULL) : NULL;
+  *fusion = b->launches && name ? thunkyHloLaunchFind(b->launches, name, strlen(name), NULL) : NULL;
+  return !(name && hlo && hlo->hlo_module && !b->launches);
 }
 
 /* What a kernel's written arguments held before it ran is to the checks
@@ -209,7 +209,7 @@ static const Xla__HloInstructionProto *launched(Builder *b, const Thunk *t, bool
  * many arguments as its fusion in the executable's HLO has operands and
  * outputs, no operand flagged written, updates none, and writes its
  * outputs whole. */
-static ThunkyWritten writtenArguments(Builder *b, const Thunk *t) {
+static ThunkyWritten writtenArguments(const Thunk *t, const Xla__HloInstructionProto *fusion) {
   size_t args = 0, flags = 0;
   const protobuf_c_boolean *written = NULL;
   if (t->impl_case == XLA__GPU__THUNK_PROTO__IMPL_KERNEL_THUNK) {
@@ -221,10 +221,6 @@ static ThunkyWritten writtenArguments(Builder *b, const Thunk *t) {
   } else {
     return THUNKY_WRITTEN_UPDATED;
   }
-  bool indexed;
-  const Xla__HloInstructionProto *fusion = launched(b, t, &indexed);
-  if (!indexed)
-    return THUNKY_WRITTEN_UPDATED; /* out of memory for the index: not shown, so read */
   if (!fusion || !fusion->opcode || strcmp(fusion->opcode, "fusion"))
     return THUNKY_WRITTEN_UNKNOWN;
   const Xla__ShapeProto *shape = fusion->shape;
@@ -239,20 +235,21 @@ static ThunkyWritten writtenArguments(Builder *b, const Thunk *t) {
   return THUNKY_WRITTEN_OUTPUTS;
 }
 
-/* Keeps what the HLO says a launch does (plan->works), for the schedule
+/* Keeps what the HLO says `fusion` does (plan->works), for the schedule
  * model; false only when out of memory. */
-static bool noteWork(Builder *b, const Thunk *t, uint32_t *work) {
+static bool noteWork(Builder *b, const Xla__HloInstructionProto *fusion, uint32_t *work) {
   *work = UINT32_MAX;
-  bool indexed;
-  const Xla__HloInstructionProto *fusion = launched(b, t, &indexed);
   ThunkyWork w;
-  if (!fusion || !thunkyHloLaunchWork(b->launches, fusion, &w))
+  bool known;
+  if (!fusion)
     return true;
-  ThunkyWork *at = thunkyPlanPush(&b->works);
-  if (!at)
+  if (!thunkyHloLaunchWork(b->launches, fusion, &w, &known))
     return false;
-  *at = w;
-  *work = b->plan->numWorks - 1;
+  ThunkyWork *at = known ? thunkyPlanPush(&b->works) : NULL;
+  if (known && !at)
+    return false;
+  if (known)
+    *at = w, *work = b->plan->numWorks - 1;
   return true;
 }
 
@@ -267,11 +264,13 @@ static bool nameThunk(Builder *b, Thunk *t) {
   thunk->kind = f ? f->name : "an unknown thunk";
   thunk->id = t->thunk_info ? t->thunk_info->thunk_id : 0;
   thunk->key = b->replayOnly ? 0 : thunkyPlanThunkKey(b, t);
-  thunk->written = b->replayOnly ? THUNKY_WRITTEN_UPDATED : writtenArguments(b, t);
+  const Xla__HloInstructionProto *fusion;
   uint32_t work;
-  if (!noteWork(b, t, &work))
+  if (!launched(b, t, &fusion) || !noteWork(b, fusion, &work))
     return thunkyErrorf(b->error, "out of memory");
-  b->plan->thunks[b->currentThunk].work = work;
+  thunk = &b->plan->thunks[b->currentThunk];
+  thunk->written = b->replayOnly ? THUNKY_WRITTEN_UPDATED : writtenArguments(t, fusion);
+  thunk->work = work;
   uint32_t first = b->plan->numAccesses;
   /* The pointer moves when the array grows: index it again after. */
   bool ok = thunkyPlanKeepString(b, annotation, &thunk->annotation) &&

@@ -50,6 +50,7 @@ typedef struct {
   size_t maxEvents, eventCapacity;
   ThunkySchedule *s;
   double *commandNs;      /* per command: its duration */
+  double *commandIssueNs; /* per command: the host's time to issue it outside a graph */
   uint32_t *startLane;    /* per command: an async start's region lane */
   uint32_t *windowOfThunk;
   double *listWork;       /* per list: device time in it, for the costliest branch */
@@ -98,8 +99,7 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
   double ns = r->commandNs[command];
   uint8_t place = r->graphPlace ? r->graphPlace[command] : THUNKY_GRAPH_NONE;
   double issued = r->host.at;
-  double launch = thunkyModelIssueNs(r->plan, command, &r->device);
-  r->host.at += place == THUNKY_GRAPH_NONE    ? issueOf(r, c->thunk, launch)
+  r->host.at += place == THUNKY_GRAPH_NONE    ? r->commandIssueNs[command]
                 : place == THUNKY_GRAPH_FIRST ? r->device.graphLaunchNs
                                               : 0;
   bool waitedForStream = r->ready[lane].at > r->host.at;
@@ -375,15 +375,15 @@ static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
   s->thunkExposedNs = calloc(thunks, sizeof *s->thunkExposedNs);
   s->windows = calloc(starts + 1, sizeof *s->windows);
   r->commandNs = malloc(commands * sizeof *r->commandNs);
+  r->commandIssueNs = malloc(commands * sizeof *r->commandIssueNs);
   r->startLane = calloc(commands, sizeof *r->startLane);
   r->windowOfThunk = malloc(thunks * sizeof *r->windowOfThunk);
   r->listWork = calloc(plan->numLists + 1, sizeof *r->listWork);
   r->slots = calloc(plan->numAsyncSlots + 1, sizeof *r->slots);
   r->issuing = calloc(plan->maxDepth + 2, sizeof *r->issuing);
   if (!s->laneStreams || !s->laneCommunication || !s->thunkNs || !s->thunkRuns || !s->thunkSource ||
-      !s->thunkExposedNs || !s->windows ||
-      !r->commandNs || !r->startLane || !r->windowOfThunk || !r->listWork || !r->slots ||
-      !r->issuing)
+      !s->thunkExposedNs || !s->windows || !r->commandNs || !r->commandIssueNs || !r->startLane ||
+      !r->windowOfThunk || !r->listWork || !r->slots || !r->issuing)
     return thunkyErrorf(r->error, "out of memory for the schedule");
   /* Lanes: the main stream, then the plan's execution streams. */
   s->laneStreams[0] = -1;
@@ -406,6 +406,7 @@ static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
     bool measured = o->measuredNs && o->measuredNs[c->thunk] >= 0;
     r->commandNs[i] = measured ? o->measuredNs[c->thunk]
                                : thunkyModelDurationNs(plan, i, &r->device, r->ranks);
+    r->commandIssueNs[i] = issueOf(r, c->thunk, thunkyModelIssueNs(plan, i, &r->device));
     s->thunkSource[c->thunk] = measured ? THUNKY_DURATION_MEASURED : THUNKY_DURATION_MODEL;
     if (c->kind != THUNKY_CMD_ASYNC_START)
       continue;
@@ -477,6 +478,7 @@ bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *o
     ok = criticalPath(s, error);
   }
   free(r.commandNs);
+  free(r.commandIssueNs);
   free(r.startLane);
   free(r.windowOfThunk);
   free(r.listWork);

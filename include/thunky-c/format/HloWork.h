@@ -30,13 +30,14 @@ extern "C" {
  *    used only as a slice's or dynamic slice's source counts those slices,
  *    and a parameter a root dynamic-update-slice updates in place counts
  *    nothing read and its update written.
- * Convolutions and custom calls inside a fusion count bytes only. False,
- * leaving `work` unset, when the HLO does not say: not a fusion, a callee
- * missing, a cycle or nesting past 64, or out of memory. Each computation
- * is costed once and kept in `launches`, so costing every launch of an
- * executable is linear in its module. */
+ * Convolutions and custom calls inside a fusion count bytes only. *known
+ * is false, `work` left unset, when the HLO does not say: not a fusion, a
+ * callee missing, a cycle or nesting past 64. False only when out of
+ * memory. Each computation is costed once and kept in `launches`, so
+ * costing every launch of an executable is linear in its module. */
 THUNKY_EXPORT bool thunkyHloLaunchWork(ThunkyHloLaunches *launches,
-                                       const Xla__HloInstructionProto *launch, ThunkyWork *work);
+                                       const Xla__HloInstructionProto *launch, ThunkyWork *work,
+                                       bool *known);
 
 #ifdef __cplusplus
 }
