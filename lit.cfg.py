@@ -76,13 +76,18 @@ if config.cuda_backend:
     config.available_features.add("cuda-backend")
     # The simulated CUDA driver (test/CudaSim) in place of a GPU's, with the
     # host kernels that stand in for device code; it fails a process that
-    # leaks what it made.
+    # leaks what it made. THUNKY_CUPTI_PATH names where CUPTI is, whatever
+    # the loader's cache holds: under %cuda_sim a folder without it, so a
+    # timeline's device times come from the gate (and NVIDIA's CUPTI never
+    # meets the simulated driver); under %cupti_sim the simulated CUPTI's.
+    sim = os.path.join(config.thunky_obj_root, "lib", "cuda-sim")
+    sim_env = "env LD_LIBRARY_PATH=%s THUNKY_CUDA_SIM_CHECK_LEAKS=1 THUNKY_CUDA_SIM_LIBRARIES=%s:%s" % (
+        sim, os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so"),
+        os.path.join(config.thunky_obj_root, "lib", "libThunkyExampleKernels.so"))
+    config.substitutions.append(("%cuda_sim", sim_env + " THUNKY_CUPTI_PATH=" + sim))
     config.substitutions.append(
-        ("%cuda_sim",
-         "env LD_LIBRARY_PATH=%s THUNKY_CUDA_SIM_CHECK_LEAKS=1 THUNKY_CUDA_SIM_LIBRARIES=%s:%s"
-         % (os.path.join(config.thunky_obj_root, "lib", "cuda-sim"),
-            os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so"),
-            os.path.join(config.thunky_obj_root, "lib", "libThunkyExampleKernels.so"))))
+        ("%cupti_sim", sim_env + " THUNKY_CUPTI_PATH=" +
+         os.path.join(config.thunky_obj_root, "lib", "cupti-sim", "libcupti.so.13")))
 
 # The Python package's tests (test/Python) need numpy, and pip's into a
 # venv (Debian's python3-numpy, python3-venv, python3-pip).

@@ -71,6 +71,7 @@ typedef struct {
   bool print, profile, fingerprint, hasSeed, checkAsync, asyncAtDone;
   bool oneSchedule;
   bool commandBuffers;
+  ThunkyDeviceTiming deviceTiming;
   uint8_t scratchByte;
   /* Each option given, as spelt, to check where it applies once the place is known. */
   const ThunkyRunOption *given[THUNKY_OPTION_COUNT];
@@ -176,6 +177,9 @@ static bool takeOption(Options *o, const ThunkyRunOption *option, const char *va
     break;
   case THUNKY_OPTION_TRACE:
     o->trace = value;
+    break;
+  case THUNKY_OPTION_DEVICE_TIMING:
+    o->deviceTiming = n == 0 ? THUNKY_DEVICE_TIMING_CUPTI : THUNKY_DEVICE_TIMING_GATE;
     break;
   case THUNKY_OPTION_TIMEOUT:
     o->timeout = (uint32_t)n;
@@ -328,6 +332,8 @@ static bool parseOptions(int argc, char **argv, Options *o) {
   if ((o->graphMinSize || o->graphTypes) && !o->commandBuffers)
     return bad("%s shapes the graphs of --command-buffers; give it",
                o->graphMinSize ? "--graph-min-size" : "--graph-types");
+  if (o->deviceTiming && !o->trace && !o->profile)
+    return bad("--device-timing says how --trace or --profile times the device; give one");
   if (o->ranks % o->partitions)
     return bad("--ranks %u cannot be split into --partitions of %u (a divisor of the ranks)",
                o->ranks, o->partitions);
@@ -714,7 +720,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--version")) {
       puts("thunky-run " THUNKY_VERSION);
       /* What a device check records: the libraries a run would load. */
-      static const char *const libraries[] = {"cuda", "nccl", "cublasLt"};
+      static const char *const libraries[] = {"cuda", "nccl", "cublasLt", "cupti"};
       for (size_t l = 0; l < sizeof libraries / sizeof *libraries; l++) {
         char path[4096];
         ThunkyError why = {{0}};
@@ -777,7 +783,8 @@ int main(int argc, char **argv) {
                             .asyncAtDone = o.asyncAtDone, .oneSchedule = o.oneSchedule,
                             .scratchByte = o.scratchByte,
                             .undefinedInitial = o.compare || o.checkAsync,
-                            .ncclIdFile = o.ncclId, .timeoutSeconds = o.timeout};
+                            .ncclIdFile = o.ncclId, .timeoutSeconds = o.timeout,
+                            .deviceTiming = o.deviceTiming};
   ThunkyCommandBuffers *graphs = NULL;
   if (ok && o.commandBuffers && commandBuffersOf(&o, o.executable, plan, false, &graphs, &error))
     config.graphs = graphs;

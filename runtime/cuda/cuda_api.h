@@ -2,7 +2,7 @@
  *
  * The runtime must build and run on machines without a GPU, so it links
  * none of NVIDIA's libraries: it compiles against their headers and opens
- * libcuda.so.1, libnccl.so.2 and libcublasLt at run time, resolving every
+ * libcuda.so.1, libnccl.so.2, libcublasLt and libcupti at run time, resolving every
  * function it calls into a table. The tables are filled from X-lists whose
  * entries go through the headers' own #defines, so a field named cuMemAlloc
  * is really cuMemAlloc_v2, typed and looked up under that ABI name.
@@ -18,6 +18,7 @@
 
 #include <cublasLt.h>
 #include <cuda.h>
+#include <cupti.h>
 #include <nccl.h>
 
 #include <stddef.h>
@@ -59,6 +60,14 @@
   X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic)              \
   X(cublasLtMatmul)
 
+/* CUPTI, for a timeline's device times where it is found (cuda_cupti.c). */
+#define THUNKY_CUPTI_FUNCTIONS(X)                                                        \
+  X(cuptiGetVersion) X(cuptiGetResultString) X(cuptiGetTimestamp)                        \
+  X(cuptiActivityEnable) X(cuptiActivityDisable) X(cuptiActivityRegisterCallbacks)       \
+  X(cuptiActivityFlushAll) X(cuptiActivityGetNextRecord)                                 \
+  X(cuptiActivityPushExternalCorrelationId) X(cuptiActivityPopExternalCorrelationId)     \
+  X(cuptiSubscribe) X(cuptiUnsubscribe) X(cuptiEnableCallback) X(cuptiGetGraphNodeId)
+
 #define THUNKY_CUDA_API_FIELD(name) __typeof__(name) *name;
 
 typedef struct ThunkyCudaDriver {
@@ -77,11 +86,16 @@ typedef struct ThunkyCublasLt {
   THUNKY_CUBLASLT_FUNCTIONS(THUNKY_CUDA_API_FIELD)
 } ThunkyCublasLt;
 
+typedef struct ThunkyCupti {
+  THUNKY_CUPTI_FUNCTIONS(THUNKY_CUDA_API_FIELD)
+} ThunkyCupti;
+
 /* Each fills its table, or fails with a message that names the library and
  * what needs it ("cuda: cannot load libcuda.so.1 (no NVIDIA driver?): ..."). */
 bool thunkyCudaLoadDriver(ThunkyCudaDriver *driver, ThunkyError *error);
 bool thunkyCudaLoadNccl(ThunkyNccl *nccl, ThunkyError *error);
 bool thunkyCudaLoadCublasLt(ThunkyCublasLt *lt, ThunkyError *error);
+bool thunkyCudaLoadCupti(ThunkyCupti *cupti, ThunkyError *error);
 
 /* One function of a table: its ABI name and where its field is. */
 typedef struct ThunkyCudaSymbol {
@@ -105,7 +119,7 @@ typedef struct ThunkyCudaLibrary {
 } ThunkyCudaLibrary;
 
 extern const ThunkyCudaLibrary thunkyCudaDriverLibrary, thunkyNcclLibrary,
-    thunkyCublasLtLibrary;
+    thunkyCublasLtLibrary, thunkyCuptiLibrary;
 
 /* Opens `library` where find_library.c looks for it, writing the path it
  * was loaded from; NULL with an error naming where it looked. */
@@ -134,5 +148,7 @@ bool thunkyNcclFail(const ThunkyNccl *nccl, ncclResult_t result, ncclComm_t comm
                     const char *call, const char *where, ThunkyError *error);
 bool thunkyCublasLtFail(const ThunkyCublasLt *lt, cublasStatus_t status, const char *call,
                         const char *where, ThunkyError *error);
+bool thunkyCuptiFail(const ThunkyCupti *cupti, CUptiResult result, const char *call,
+                     ThunkyError *error);
 
 #endif /* THUNKY_RUNTIME_CUDA_API_H */

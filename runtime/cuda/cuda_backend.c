@@ -280,16 +280,6 @@ static bool bindConstants(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *er
   return true;
 }
 
-/* How a timeline's times are taken (cuda_exec.c, "timing"), for its trace. */
-static const char timing[] =
-    "device lanes: CUDA events around each thunk, the thunks enqueued behind a gate "
-    "(cuStreamWaitValue32) and run back to back, the host waiting only where the program "
-    "does; host issue: each thunk's issue on the host clock, in a run of its own without "
-    "events";
-static const char timingWithGraphs[] =
-    "host issue only: each graph's launch and each thunk outside graphs on the host clock; a "
-    "graph runs whole, so its thunks' device times come from a run without command buffers";
-
 static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *error) {
   const uint32_t none = THUNKY_CUDA_NO_THUNK;
   /* Non-blocking: the legacy default stream, which custom calls or other
@@ -303,7 +293,7 @@ static bool makeStreams(ThunkyCudaState *s, ThunkyCudaRank *r, ThunkyError *erro
     if (!THUNKY_CU(s, cuEventCreate, (&r->started[i], CU_EVENT_DISABLE_TIMING), none, error) ||
         !THUNKY_CU(s, cuEventCreate, (&r->done[i], CU_EVENT_DISABLE_TIMING), none, error))
       return false;
-  if (s->config.timeline) {
+  if (s->config.timeline && !s->tracer) { /* the gate's */
     if (!(r->marks = calloc(THUNKY_CUDA_MARKS, sizeof *r->marks)) ||
         !(r->marked = calloc(THUNKY_CUDA_MARKS / 2, sizeof *r->marked)))
       return thunkyErrorf(error, "cuda: out of memory");
@@ -435,6 +425,7 @@ static void freeRank(ThunkyCudaState *s, ThunkyCudaRank *r) {
   free(r->comms);
   free(r->graphs);
   free(r->marks), free(r->marked);
+  free(r->traced), free(r->owners), free(r->graphOwners);
 }
 
 /*--- the backend -----------------------------------------------------------*/
@@ -463,8 +454,9 @@ static bool setUp(ThunkyCudaState *s, ThunkyError *error) {
         !THUNKY_CU(s, cuDeviceGetName, (s->deviceName, (int)sizeof s->deviceName, first), none,
                    error))
       return false;
-    thunkyTimelineSetSource(s->config.timeline, s->deviceName,
-                            s->config.graphs ? timingWithGraphs : timing);
+    if (!thunkyCudaTracerCreate(s, error))
+      return false;
+    thunkyTimelineSetSource(s->config.timeline, s->deviceName, thunkyCudaTracerMethod(s));
   }
   if (!(s->rank = zeroed(s->ranks, sizeof *s->rank)))
     return thunkyErrorf(error, "cuda: out of memory");
@@ -568,12 +560,29 @@ static bool readSlice(void *opaque, uint32_t rank, ThunkyPlanSlice slice, void *
           THUNKY_CU(s, cuMemcpyDtoH, (out, address, slice.size), THUNKY_CUDA_NO_THUNK, error));
 }
 
+/* A run with a timeline: the issue pass, then the device pass, but for
+ * graphs launched whole without CUPTI: no thunk of theirs could be timed
+ * apart. */
+static bool timedRun(ThunkyCudaState *s, ThunkyError *error) {
+  if (!thunkyCudaForEachRank(s, thunkyCudaIssueRank, error))
+    return false;
+  if (!s->tracer)
+    return s->config.graphs || thunkyCudaForEachRank(s, thunkyCudaTimeRank, error);
+  if (!thunkyCudaTracerStart(s, error))
+    return false;
+  bool ran = thunkyCudaForEachRank(s, thunkyCudaTimeRank, error);
+  ThunkyError finishing = {{0}};
+  bool finished = thunkyCudaTracerFinish(s, ran ? error : &finishing);
+  return ran && finished;
+}
+
 static bool run(void *opaque, ThunkyError *error) {
   ThunkyCudaState *s = opaque;
   if (s->broken)
     return thunkyErrorf(error, "cuda: an earlier run failed with collectives in flight; "
                                "destroy the backend and create it again");
-  if (thunkyCudaForEachRank(s, thunkyCudaRunRank, error))
+  if (!s->config.timeline ? thunkyCudaForEachRank(s, thunkyCudaRunRank, error)
+                          : timedRun(s, error))
     return true;
   /* Peers may wait forever in NCCL for a rank that stopped, and NCCL's
    * work for a deadline passed: from now on only aborting the
@@ -601,6 +610,7 @@ static void destroy(void *opaque) {
   free(s->collectiveGrouping);
   free(s->capturable);
   free(s->graphStarting);
+  thunkyCudaTracerDestroy(s);
   free(s->rank);
   free(s);
 }

@@ -17,11 +17,13 @@
 
 /* A run with a timeline takes two passes over the step (docs/runtime.md,
  * "Timing"): the issue pass times the host issuing each thunk, with
- * nothing added; the device pass holds the main stream at a gate while
- * the host enqueues a segment with events around each thunk, then opens
- * it, so that the device runs the segment back to back and the events
- * time device work alone. */
-typedef enum { PASS_NONE, PASS_ISSUE, PASS_DEVICE } Pass;
+ * nothing added; the device pass times the device. Under CUPTI
+ * (cuda_cupti.c) it is traced: each thunk's work is tied to it, and the
+ * device's own clock times it. Without, it is gated: the main stream
+ * waits at a gate while the host enqueues a segment with events around
+ * each thunk, then opens it, so that the device runs the segment back to
+ * back and the events time device work alone. */
+typedef enum { PASS_NONE, PASS_ISSUE, PASS_DEVICE, PASS_TRACED } Pass;
 
 typedef struct Walk {
   ThunkyCudaState *state;
@@ -380,6 +382,36 @@ static bool runIssued(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t
   return true;
 }
 
+/* Whether a command has device work of its own to time: not one whose
+ * work is that of the lists it holds, nor a wait, which the replay charges
+ * as one. */
+static bool timedApart(const ThunkyCommand *c) {
+  switch (c->kind) {
+  case THUNKY_CMD_ASYNC_START:
+  case THUNKY_CMD_ASYNC_DONE:
+  case THUNKY_CMD_WHILE:
+  case THUNKY_CMD_CONDITIONAL:
+  case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+    return false;
+  default:
+    return true;
+  }
+}
+
+/* The traced pass, or a capture under CUPTI: the work a command enqueues,
+ * or the nodes it makes, are its own. */
+static bool runTraced(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
+  if (!timedApart(c))
+    return runCommand(w, c, stream, streamId);
+  if (w->capturing)
+    return thunkyCudaCaptureOwner(w->state, w->rank, c->thunk, streamId) &&
+           runCommand(w, c, stream, streamId);
+  if (!thunkyCudaTraceBegin(w->state, w->rank, c->thunk, streamId, UINT32_MAX))
+    return false;
+  bool ok = runCommand(w, c, stream, streamId);
+  return thunkyCudaTraceEnd(w->state, w->rank) && ok;
+}
+
 /* The device pass: the main stream waits at the gate for a value the
  * releaser stream writes; what the host enqueues meanwhile runs back to
  * back once it is written. */
@@ -428,22 +460,13 @@ static bool openGate(Walk *w) {
 
 static bool runMarked(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
   ThunkyCudaRank *rank = w->rank;
-  switch (c->kind) {
-  /* No device work of their own (what they hold is marked), or a wait the
-   * replay charges as one; loops, conditionals and fusions may also open
-   * the gate midway, past their first mark. */
-  case THUNKY_CMD_ASYNC_START:
-  case THUNKY_CMD_ASYNC_DONE:
-  case THUNKY_CMD_WHILE:
-  case THUNKY_CMD_CONDITIONAL:
-  case THUNKY_CMD_DYNAMIC_SLICE_FUSION:
+  /* What holds lists is timed in them; loops, conditionals and fusions may
+   * also open the gate midway, past their first mark. */
+  if (!timedApart(c))
     return runCommand(w, c, stream, streamId);
   /* A custom call may wait for its stream itself: it runs with the gate open. */
-  case THUNKY_CMD_CUSTOM_CALL:
+  if (c->kind == THUNKY_CMD_CUSTOM_CALL)
     return openGate(w) && runCommand(w, c, stream, streamId) && closeGate(w);
-  default:
-    break;
-  }
   if (rank->numMarked == THUNKY_CUDA_MARKS / 2 && !(openGate(w) && closeGate(w)))
     return false;
   uint32_t i = rank->numMarked++;
@@ -471,8 +494,12 @@ static bool runCommands(Walk *w, uint32_t first, uint32_t end, CUstream stream,
     size_t g = w->capturing ? SIZE_MAX : graphAt(w, i);
     if (g != SIZE_MAX && w->rank->graphs[g]) {
       uint64_t begin = w->pass == PASS_ISSUE ? w->state->hostClock() : 0;
-      if (!THUNKY_CU(w->state, cuGraphLaunch, (w->rank->graphs[g], stream), c->thunk,
-                     &w->rank->error))
+      bool traced = w->pass == PASS_TRACED;
+      if (traced && !thunkyCudaTraceBegin(w->state, w->rank, c->thunk, streamId, (uint32_t)g))
+        return false;
+      bool launched = THUNKY_CU(w->state, cuGraphLaunch, (w->rank->graphs[g], stream), c->thunk,
+                                &w->rank->error);
+      if ((traced && !thunkyCudaTraceEnd(w->state, w->rank)) || !launched)
         return false;
       if (w->pass == PASS_ISSUE) {
         uint64_t end = w->state->hostClock();
@@ -484,6 +511,7 @@ static bool runCommands(Walk *w, uint32_t first, uint32_t end, CUstream stream,
     }
     bool ok = w->pass == PASS_ISSUE    ? runIssued(w, c, stream, streamId)
               : w->pass == PASS_DEVICE ? runMarked(w, c, stream, streamId)
+              : w->pass == PASS_TRACED ? runTraced(w, c, stream, streamId)
                                        : runCommand(w, c, stream, streamId);
     if (!ok)
       return false;
@@ -512,60 +540,79 @@ static bool waitAll(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   return true;
 }
 
-/* With a timeline the step runs twice: once as it would without one, the
- * host's issue of each thunk and the whole step timed on the host's
- * clock; then, unless graphs launch whole (no thunk of theirs could be
- * timed apart), with the device timing each thunk behind the gate. */
 bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
-  ThunkyTimeline *timeline = state->config.timeline;
-  if (!timeline) {
-    Walk w = walkOf(state, rank, PASS_NONE);
-    return runList(&w, 0, rank->main, 0) && waitAll(state, rank);
-  }
+  Walk w = walkOf(state, rank, PASS_NONE);
+  return runList(&w, 0, rank->main, 0) && waitAll(state, rank);
+}
+
+bool thunkyCudaIssueRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   Walk w = walkOf(state, rank, PASS_ISSUE);
   rank->hostOrigin = state->hostClock(), rank->accountedNs = 0;
   if (!runList(&w, 0, rank->main, 0) || !waitAll(state, rank))
     return false;
-  thunkyTimelineNoteStep(timeline, state->hostClock() - rank->hostOrigin);
-  if (state->config.graphs)
-    return true;
-  w = walkOf(state, rank, PASS_DEVICE);
+  thunkyTimelineNoteStep(state->config.timeline, state->hostClock() - rank->hostOrigin);
+  return true;
+}
+
+bool thunkyCudaTimeRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
+  if (state->tracer) {
+    Walk w = walkOf(state, rank, PASS_TRACED);
+    return thunkyCudaTraceOrigin(state, rank) && runList(&w, 0, rank->main, 0) &&
+           waitAll(state, rank);
+  }
+  Walk w = walkOf(state, rank, PASS_DEVICE);
   rank->numMarked = 0;
   return THUNKY_CU(state, cuEventRecord, (rank->origin, rank->main), THUNKY_CUDA_NO_THUNK,
                    &rank->error) &&
          closeGate(&w) && runList(&w, 0, rank->main, 0) && openGate(&w) && waitAll(state, rank);
 }
 
+/* Records config graph g from the rank's idle main stream. */
+static bool captureGraph(ThunkyCudaState *state, ThunkyCudaRank *rank, Walk *w, size_t g) {
+  ThunkyRange range = state->config.graphs->graphs[g];
+  uint32_t thunk = state->plan->commands[range.first].thunk;
+  /* Thread-local: the other ranks capture at the same time in their own
+   * threads, and must not count as unsafe calls during this capture. */
+  if (!THUNKY_CU(state, cuStreamBeginCapture, (rank->main, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                 thunk, &rank->error))
+    return false;
+  bool ok = runCommands(w, range.first, range.first + range.count, rank->main, 0);
+  CUgraph graph = NULL;
+  CUresult ended = state->cu.cuStreamEndCapture(rank->main, &graph); /* always: restore it */
+  ok = ok && thunkyCudaCheck(state, ended, "cuStreamEndCapture", thunk, &rank->error) &&
+       THUNKY_CU(state, cuGraphInstantiate, (&rank->graphs[g], graph, 0), thunk, &rank->error);
+  if (graph)
+    state->cu.cuGraphDestroy(graph); /* the executable graph stands alone */
+  return ok;
+}
+
 /* Each graph is recorded from the idle main stream; a graph stands apart
  * from the stream it was recorded on, and is launched on its list's. */
 bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   const ThunkyCommandBuffers *graphs = state->config.graphs;
-  Walk w = walkOf(state, rank, PASS_NONE);
+  /* Under CUPTI each node the capture makes is tied to its thunk. */
+  Walk w = walkOf(state, rank, state->tracer ? PASS_TRACED : PASS_NONE);
   w.capturing = true;
-  if (!(rank->graphs = calloc(graphs->numGraphs + 1, sizeof *rank->graphs)))
+  if (!(rank->graphs = calloc(graphs->numGraphs + 1, sizeof *rank->graphs)) ||
+      (state->tracer &&
+       !(rank->graphOwners = calloc(graphs->numGraphs + 1, sizeof *rank->graphOwners))))
     return thunkyErrorf(&rank->error, "cuda: out of memory");
-  for (size_t g = 0; g < graphs->numGraphs; g++) {
-    if (!state->capturable[g])
-      continue;
-    ThunkyRange range = graphs->graphs[g];
-    uint32_t thunk = state->plan->commands[range.first].thunk;
-    /* Thread-local: the other ranks capture at the same time in their own
-     * threads, and must not count as unsafe calls during this capture. */
-    if (!THUNKY_CU(state, cuStreamBeginCapture, (rank->main, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                   thunk, &rank->error))
-      return false;
-    bool ok = runCommands(&w, range.first, range.first + range.count, rank->main, 0);
-    CUgraph graph = NULL;
-    CUresult ended = state->cu.cuStreamEndCapture(rank->main, &graph); /* always: restore it */
-    ok = ok && thunkyCudaCheck(state, ended, "cuStreamEndCapture", thunk, &rank->error) &&
-         THUNKY_CU(state, cuGraphInstantiate, (&rank->graphs[g], graph, 0), thunk, &rank->error);
-    if (graph)
-      state->cu.cuGraphDestroy(graph); /* the executable graph stands alone */
-    if (!ok)
-      return false;
+  if (state->tracer)
+    thunkyCudaCaptureBegin(state, rank);
+  bool ok = true;
+  for (size_t g = 0; ok && g < graphs->numGraphs; g++) {
+    if (rank->graphOwners)
+      rank->graphOwners[g] = rank->numOwners;
+    if (state->capturable[g])
+      ok = captureGraph(state, rank, &w, g);
   }
-  return true;
+  if (rank->graphOwners)
+    rank->graphOwners[graphs->numGraphs] = rank->numOwners;
+  if (state->tracer)
+    thunkyCudaCaptureEnd(state, rank);
+  return ok;
 }
+
 
 /* Whether commands [first, end), and every list nested in them, can be
  * recorded by stream capture. */

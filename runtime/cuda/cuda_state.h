@@ -48,6 +48,18 @@ typedef struct ThunkyCudaMarked {
   uint32_t thunk, stream;
 } ThunkyCudaMarked;
 
+/* The device pass under CUPTI (cuda_cupti.c): each thunk issued, or each
+ * graph launched, is a traced entry, the external correlation id of the
+ * device work it enqueues; a graph's nodes belong to the thunks whose
+ * capture made them, its owners. */
+typedef struct ThunkyCudaTraced {
+  uint32_t thunk, stream;
+  uint32_t graph; /* the config graph it launched, or UINT32_MAX */
+} ThunkyCudaTraced;
+typedef struct ThunkyCudaOwner {
+  uint32_t thunk, stream;
+} ThunkyCudaOwner;
+
 typedef struct ThunkyCudaRank {
   uint32_t index, global;  /* local index; rank in the world */
   CUdevice device;
@@ -77,6 +89,12 @@ typedef struct ThunkyCudaRank {
   uint32_t gateValue;      /* the value that opened the latest segment */
   bool gated;              /* the main stream waits for the gate */
   CUstream releaser;       /* writes the gate, so that a driver's clock sees when */
+  uint64_t traceOrigin;    /* CUPTI's device pass: CUPTI's clock when it began */
+  ThunkyCudaTraced *traced; /* CUPTI's device pass: what this run issued, in order */
+  uint32_t numTraced, tracedCapacity;
+  ThunkyCudaOwner *owners; /* CUPTI: the owners of each graph's nodes, graph after graph */
+  uint32_t numOwners, ownersCapacity;
+  uint32_t *graphOwners;   /* CUPTI: per config graph and one more, where its owners begin */
   uint8_t *pinned;         /* a page-locked word for reading predicates and offsets back */
   cublasLtHandle_t lt;
   ThunkyCudaGemm *gemms;   /* per plan gemm */
@@ -95,6 +113,7 @@ typedef struct ThunkyCudaState {
   ThunkyNccl nccl;         /* loaded when the plan has collectives */
   ThunkyCublasLt lt;       /* loaded when the plan has gemms */
   bool hasNccl, hasCublasLt;
+  struct ThunkyCudaTracer *tracer; /* a timeline's device times by CUPTI; NULL: by the gate */
   ThunkyCudaRank *rank;    /* per local rank */
 
   uint64_t *sliceSizes;    /* per plan slice, as custom calls take them */
@@ -183,6 +202,12 @@ void thunkyCudaPlaceSlices(const ThunkyPlan *plan, ThunkyCudaRank *rank, ThunkyR
  * wait for it; capture each graph that can be (config.graphs). */
 bool thunkyCudaRunRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
 bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
+/* With a timeline a run is two rank jobs, each a whole step: the issue
+ * pass, the host's issue of each thunk and the step on the host's clock;
+ * then the device pass, each thunk's time on the device, traced by CUPTI
+ * (state->tracer) or gated (docs/runtime.md, "Timing"). */
+bool thunkyCudaIssueRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
+bool thunkyCudaTimeRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
 
 /* Which of config.graphs stream capture can record (state->capturable),
  * and where each starts (state->graphStarting):
@@ -190,6 +215,35 @@ bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank);
  * nodes, or a custom call; false when graphs and a timeline are both asked
  * for. */
 bool thunkyCudaPlanGraphs(ThunkyCudaState *state, ThunkyError *error);
+
+/*--- cuda_cupti.c ----------------------------------------------------------*/
+
+/* With a timeline: loads CUPTI and subscribes to graph nodes' creation, so
+ * that a run's device pass is timed by its activity records (s->tracer);
+ * leaves s->tracer NULL where the gate is asked for, or where CUPTI is not
+ * found (or another state of this process traces) and nothing was asked. */
+bool thunkyCudaTracerCreate(ThunkyCudaState *s, ThunkyError *error);
+void thunkyCudaTracerDestroy(ThunkyCudaState *s);
+/* What the trace says of how the device was timed. */
+const char *thunkyCudaTracerMethod(const ThunkyCudaState *s);
+/* Around a run's device pass: records on, then off, flushed and turned
+ * into the timeline's device events, each thunk once per time it ran. */
+bool thunkyCudaTracerStart(ThunkyCudaState *s, ThunkyError *error);
+bool thunkyCudaTracerFinish(ThunkyCudaState *s, ThunkyError *error);
+/* A rank job: CUPTI's clock now, where the rank's device events begin. */
+bool thunkyCudaTraceOrigin(ThunkyCudaState *s, ThunkyCudaRank *rank);
+/* Around enqueueing one thunk, or launching graph `graph` (UINT32_MAX: none),
+ * in the device pass; TraceEnd runs even when enqueueing failed. */
+bool thunkyCudaTraceBegin(ThunkyCudaState *s, ThunkyCudaRank *rank, uint32_t thunk,
+                          uint32_t stream, uint32_t graph);
+bool thunkyCudaTraceEnd(ThunkyCudaState *s, ThunkyCudaRank *rank);
+/* While a rank captures graphs on this thread (from CaptureBegin to
+ * CaptureEnd), the nodes made are those of the thunk last named by
+ * CaptureOwner, which appends it to rank->owners. */
+void thunkyCudaCaptureBegin(ThunkyCudaState *s, ThunkyCudaRank *rank);
+bool thunkyCudaCaptureOwner(ThunkyCudaState *s, ThunkyCudaRank *rank, uint32_t thunk,
+                            uint32_t stream);
+void thunkyCudaCaptureEnd(ThunkyCudaState *s, ThunkyCudaRank *rank);
 
 /*--- cuda_collectives.c ----------------------------------------------------*/
 

@@ -6,7 +6,8 @@
  * site-packages/nvidia/<package>/lib. The search, in order, is torch's
  * (whose libraries carry a RUNPATH to the wheels' folders, which the
  * loader reads after LD_LIBRARY_PATH and before its cache):
- *   1. the override variable (THUNKY_NCCL_PATH, THUNKY_CUBLASLT_PATH): a
+ *   1. the override variable (THUNKY_NCCL_PATH, THUNKY_CUBLASLT_PATH,
+ *      THUNKY_CUPTI_PATH): a
  *      library file, or a folder holding it. Set, it is the only place
  *      looked at, so that an explicit choice is never silently passed over;
  *   2. LD_LIBRARY_PATH's folders, in order;
@@ -164,9 +165,10 @@ bool thunkyCudaLibraryPath(const char *name, char *path, size_t size, ThunkyErro
   const ThunkyCudaLibrary *library = !strcmp(name, "cuda")       ? &thunkyCudaDriverLibrary
                                      : !strcmp(name, "nccl")     ? &thunkyNcclLibrary
                                      : !strcmp(name, "cublasLt") ? &thunkyCublasLtLibrary
+                                     : !strcmp(name, "cupti")    ? &thunkyCuptiLibrary
                                                                  : NULL;
   if (!library)
-    return thunkyErrorf(error, "cuda: no library '%s' (cuda, nccl or cublasLt)", name);
+    return thunkyErrorf(error, "cuda: no library '%s' (cuda, nccl, cublasLt or cupti)", name);
   /* Found as a run finds it; left loaded, as a run leaves it. */
   return thunkyCudaOpenLibrary(library, path, size, error) != NULL;
 }

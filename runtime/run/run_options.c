@@ -119,6 +119,12 @@ static const ThunkyRunOption table[THUNKY_OPTION_COUNT] = {
      "print the N thunks that took longest (default 10)"},
     {THUNKY_OPTION_TRACE, "trace", "FILE", TEXT, HOST | CUDA | MODEL,
      "write a Chrome trace (chrome://tracing, Perfetto)"},
+    {THUNKY_OPTION_DEVICE_TIMING, "device-timing", NULL,
+     CHOICE("cupti|gate", "a way of timing the device", NULL), CUDA,
+     "--trace or --profile: each thunk's device time from CUPTI's\n"
+     "activity records (cupti; by default where libcupti is\n"
+     "found), or from CUDA events with the thunks held behind a\n"
+     "gate (gate; what the default falls back to)"},
     {THUNKY_OPTION_MAX_ITERATIONS, "max-iterations", "N", COUNT(1, UINT64_MAX), RUNS | SESSION,
      "fail a while loop running longer (default 1000000)"},
     {THUNKY_OPTION_MAX_HOST_MEMORY, "max-host-memory", "B", BYTES, HOST | SYMBOLIC | SESSION,
@@ -146,7 +152,7 @@ static const ThunkyRunOption table[THUNKY_OPTION_COUNT] = {
     {THUNKY_OPTION_HELP, "help", FLAG, ANY, "print this and exit"},
     {THUNKY_OPTION_VERSION, "version", FLAG, ANY,
      "print the version, and where the cuda backend finds\n"
-     "libcuda, libnccl and libcublasLt (docs/runtime.md)"},
+     "libcuda, libnccl, libcublasLt and libcupti (docs/runtime.md)"},
 };
 
 /* Names an option had before, still taken. */

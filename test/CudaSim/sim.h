@@ -1,7 +1,7 @@
 /*===- sim.h - the simulated CUDA driver, as NCCL's and cuBLASLt's see it --===*
  *
- * A SIMULATION for tests, never installed: libcuda.so.1, libnccl.so.2 and
- * libcublasLt.so.13 built from test/CudaSim, backed by host memory, so that
+ * A SIMULATION for tests, never installed: libcuda.so.1, libnccl.so.2,
+ * libcublasLt.so.13 and libcupti.so.13 built from test/CudaSim, backed by host memory, so that
  * the CUDA backend runs (and is measured for coverage) on machines without
  * a GPU. Device pointers are host addresses. Every stream is a worker
  * thread running its queue in order; events order streams. The simulated
@@ -84,6 +84,38 @@ CUresult thunkySimEnqueue(CUstream stream, ThunkySimRun run, void *data,
 /* The virtual host clock of the calling thread's current context, or 0
  * without one: the CUDA backend looks it up (dlsym) to time a run by it. */
 uint64_t thunkySimClockNs(void);
+
+/* What the simulated CUPTI (sim_cupti.c) is told of device work, through
+ * hooks it gives the driver. */
+typedef enum {
+  THUNKY_SIM_NO_ACTIVITY,
+  THUNKY_SIM_KERNEL, /* a launch, or NCCL's or cuBLASLt's work */
+  THUNKY_SIM_MEMCPY,
+  THUNKY_SIM_MEMSET
+} ThunkySimActivity;
+
+/* Each is called with the simulation's lock held, and must not call the
+ * driver. */
+typedef struct ThunkySimActivityHooks {
+  /* A call enqueues device work outside a capture, at hostNs of the
+   * caller's clock: its correlation id. A runtime call is NCCL's or
+   * cuBLASLt's; a driver call is the rest. */
+  uint32_t (*call)(bool runtime, uint64_t hostNs);
+  /* Work ran on `stream` of `device` from startNs to endNs (virtual time);
+   * `node` is its graph node's id, 0 outside graphs. */
+  void (*done)(ThunkySimActivity kind, uint32_t correlation, uint64_t node, uint32_t device,
+               uint32_t stream, uint64_t startNs, uint64_t endNs);
+  /* A capture made a node of device work; instantiating a graph cloned one. */
+  void (*nodeCreated)(CUgraph graph, CUgraphNode node);
+  void (*nodeCloned)(CUgraphNode node, CUgraphNode original);
+} ThunkySimActivityHooks;
+
+/* Installs hooks (NULL: none), which must outlive the process's use of the
+ * driver. */
+void thunkySimSetActivityHooks(const ThunkySimActivityHooks *hooks);
+
+/* The id of a graph node the hooks were given. */
+uint64_t thunkySimGraphNodeId(CUgraphNode node);
 
 /* True when THUNKY_CUDA_SIM_FAIL names `call` and this is its Nth call. */
 bool thunkySimInjected(const char *call);

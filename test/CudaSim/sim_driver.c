@@ -84,6 +84,12 @@ typedef struct Op {
   uint32_t *word;             /* OP_WAIT_VALUE, OP_WRITE_VALUE */
   uint32_t value;
   bool equal; /* OP_WAIT_VALUE: for word == value, not word >= value */
+  /* OP_HOST, for the activity hooks (sim.h): what device work it stands
+   * for, the call that enqueued it, and its graph node (0: none). */
+  ThunkySimActivity activity;
+  bool runtime; /* enqueued through the runtime (NCCL, cuBLASLt), not the driver */
+  uint32_t correlation;
+  uint64_t node;
   /* Virtual times: the op starts once its stream's clock, its issue and
    * what it waits for (afterNs) have all passed, and takes durationNs. */
   uint64_t issueNs, durationNs, afterNs;
@@ -109,6 +115,7 @@ struct CUstream_st {
   struct CUgraph_st *capture;
   unsigned seed;
   uint64_t clockNs;         /* the virtual time its last op ended at */
+  uint32_t id;              /* for activity records */
   struct CUstream_st *next; /* every live stream, for capture and sync */
 };
 
@@ -184,6 +191,9 @@ static struct {
   size_t numWritten, writtenCapacity;
   long liveEvents, liveModules, liveGraphs, liveExecs;
   unsigned long long captures; /* ids given to graphs */
+  uint64_t nodes;              /* ids given to graph nodes */
+  uint32_t streamIds;          /* ids given to streams */
+  const ThunkySimActivityHooks *hooks; /* the simulated CUPTI's, or NULL */
   unsigned long long instantiated, launches; /* THUNKY_CUDA_SIM_GRAPHS=1 prints them */
   struct CUfunc_st *functions;
   /* What kernels are: the executable's plan and the host kernels. */
@@ -354,6 +364,13 @@ static CUresult enqueue(struct CUstream_st *stream, Op op) {
   if (stream->capture) {
     op.stream = stream;
     target = &stream->capture->ops;
+    if (op.kind == OP_HOST) {
+      op.node = ++sim.nodes;
+      if (sim.hooks)
+        sim.hooks->nodeCreated((CUgraph)stream->capture, (CUgraphNode)(uintptr_t)op.node);
+    }
+  } else if (op.kind == OP_HOST && sim.hooks && !op.correlation) {
+    op.correlation = sim.hooks->call(op.runtime, current ? current->hostNs : 0);
   }
   if (op.kind == OP_WAIT)
     op.afterNs = op.event->done >= op.generation ? op.event->ns : 0;
@@ -484,7 +501,11 @@ static void *work(void *arg) {
       note("%s", why);
       s->ctx->sticky = CUDA_ERROR_LAUNCH_FAILED;
     }
-    s->clockNs = maxNs(maxNs(s->clockNs, op.issueNs), op.afterNs) + op.durationNs;
+    uint64_t startNs = maxNs(maxNs(s->clockNs, op.issueNs), op.afterNs);
+    s->clockNs = startNs + op.durationNs;
+    if (op.kind == OP_HOST && op.activity && sim.hooks)
+      sim.hooks->done(op.activity, op.correlation, op.node, (uint32_t)s->ctx->device, s->id,
+                      startNs, s->clockNs);
     if (op.kind == OP_RECORD && op.event->done < op.generation)
       reach(op.event, op.generation, s->clockNs);
     if (op.kind == OP_WRITE_VALUE && s->ctx->sticky == CUDA_SUCCESS) {
@@ -503,9 +524,11 @@ static void *work(void *arg) {
 
 static bool idle(const struct CUstream_st *s) { return !s->queue.count && !s->busy; }
 
-SIM_EXPORT CUresult thunkySimEnqueueTimed(CUstream stream, ThunkySimRun run, void *data,
-                                          void (*release)(void *), uint64_t hostNs,
-                                          uint64_t deviceNs) {
+/* Enqueues device work of an activity kind, for a driver call or (runtime)
+ * one of NCCL's or cuBLASLt's. */
+static CUresult enqueueWork(CUstream stream, ThunkySimRun run, void *data,
+                            void (*release)(void *), uint64_t hostNs, uint64_t deviceNs,
+                            ThunkySimActivity activity, bool runtime) {
   Payload *p = malloc(sizeof *p);
   if (!p) {
     if (release)
@@ -517,12 +540,22 @@ SIM_EXPORT CUresult thunkySimEnqueueTimed(CUstream stream, ThunkySimRun run, voi
   pthread_mutex_lock(&sim.lock);
   CUresult r =
       stream
-          ? enqueueCall(stream, (Op){.kind = OP_HOST, .payload = p, .durationNs = deviceNs}, hostNs)
+          ? enqueueCall(stream,
+                        (Op){.kind = OP_HOST, .payload = p, .durationNs = deviceNs,
+                             .activity = activity, .runtime = runtime},
+                        hostNs)
           : CUDA_ERROR_INVALID_HANDLE;
   pthread_mutex_unlock(&sim.lock);
   if (!stream)
     releasePayload(p);
   return r;
+}
+
+/* NCCL's and cuBLASLt's work runs as kernels, launched through the runtime. */
+SIM_EXPORT CUresult thunkySimEnqueueTimed(CUstream stream, ThunkySimRun run, void *data,
+                                          void (*release)(void *), uint64_t hostNs,
+                                          uint64_t deviceNs) {
+  return enqueueWork(stream, run, data, release, hostNs, deviceNs, THUNKY_SIM_KERNEL, true);
 }
 
 SIM_EXPORT CUresult thunkySimEnqueue(CUstream stream, ThunkySimRun run, void *data,
@@ -891,8 +924,9 @@ static CUresult enqueueFill(CUstream stream, Fill fill) {
   if (!f)
     return CUDA_ERROR_OUT_OF_MEMORY;
   *f = fill;
-  return thunkySimEnqueueTimed(stream, runFill, f, free, MEMORY_HOST_NS,
-                               MEMORY_NS + fill.size / MEMORY_BYTES_PER_NS);
+  return enqueueWork(stream, runFill, f, free, MEMORY_HOST_NS,
+                     MEMORY_NS + fill.size / MEMORY_BYTES_PER_NS,
+                     fill.src ? THUNKY_SIM_MEMCPY : THUNKY_SIM_MEMSET, false);
 }
 
 SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
@@ -1463,7 +1497,8 @@ static CUresult launch(CUfunction f, const unsigned grid[3], const unsigned bloc
   /* Kernels of different names take different times, every launch of one
    * the same. */
   uint64_t ns = KERNEL_NS + KERNEL_STEP_NS * (thunkyHashBytes(f->name, strlen(f->name)) % 8);
-  return thunkySimEnqueueTimed(stream, runLaunch, l, freeLaunch, LAUNCH_HOST_NS, ns);
+  return enqueueWork(stream, runLaunch, l, freeLaunch, LAUNCH_HOST_NS, ns, THUNKY_SIM_KERNEL,
+                     false);
 }
 
 SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridX, unsigned int gridY,
@@ -1511,6 +1546,7 @@ SIM_EXPORT CUresult cuStreamCreate(CUstream *out, unsigned int flags) {
   s->ctx = current;
   s->seed = (unsigned)(uintptr_t)s;
   pthread_mutex_lock(&sim.lock);
+  s->id = ++sim.streamIds;
   s->next = sim.streams;
   sim.streams = s;
   bool started = pthread_create(&s->thread, NULL, work, s) == 0;
@@ -1776,6 +1812,14 @@ SIM_EXPORT CUresult cuGraphInstantiate(CUgraphExec *out, CUgraph g, unsigned lon
   bool ok = true;
   for (size_t i = 0; ok && i < g->ops.count; i++) {
     Op op = g->ops.at[i];
+    if (op.node) { /* the executable graph's nodes are clones of the graph's */
+      pthread_mutex_lock(&sim.lock);
+      uint64_t clone = ++sim.nodes;
+      if (sim.hooks)
+        sim.hooks->nodeCloned((CUgraphNode)(uintptr_t)clone, (CUgraphNode)(uintptr_t)op.node);
+      pthread_mutex_unlock(&sim.lock);
+      op.node = clone;
+    }
     if (op.payload)
       atomic_fetch_add(&op.payload->refs, 1);
     ok = push(&x->ops, op);
@@ -1816,11 +1860,13 @@ SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
   pthread_mutex_lock(&sim.lock);
   sim.launches++;
   /* One charge for the launch, however many ops it holds, all issued at
-   * once. */
+   * once; its work correlates with the launch. */
   uint64_t issueNs = s->ctx->hostNs + GRAPH_HOST_NS;
+  uint32_t correlation = sim.hooks ? sim.hooks->call(false, s->ctx->hostNs) : 0;
   for (size_t i = 0; r == CUDA_SUCCESS && i < x->ops.count; i++) {
     Op op = x->ops.at[i];
     op.issueNs = issueNs;
+    op.correlation = correlation;
     struct CUstream_st *target = op.stream == x->origin ? s : op.stream;
     if (op.kind == OP_RECORD)
       op.generation = ++op.event->recorded;
@@ -1847,6 +1893,17 @@ SIM_EXPORT CUresult cuGraphLaunch(CUgraphExec x, CUstream s) {
   pthread_mutex_unlock(&sim.lock);
   return r;
 }
+
+/*--- activity --------------------------------------------------------------*/
+
+SIM_EXPORT void thunkySimSetActivityHooks(const ThunkySimActivityHooks *hooks) {
+  pthread_mutex_lock(&sim.lock);
+  sim.hooks = hooks;
+  pthread_mutex_unlock(&sim.lock);
+}
+
+/* A node's handle is its id: nothing is behind it. */
+SIM_EXPORT uint64_t thunkySimGraphNodeId(CUgraphNode node) { return (uint64_t)(uintptr_t)node; }
 
 /*--- leaks -----------------------------------------------------------------*/
 

@@ -39,6 +39,13 @@
 extern "C" {
 #endif
 
+/* How the CUDA backend times each thunk on the device for a timeline. */
+typedef enum ThunkyDeviceTiming {
+  THUNKY_DEVICE_TIMING_AUTO,  /* CUPTI where its library is found, else the gate */
+  THUNKY_DEVICE_TIMING_CUPTI, /* CUPTI's activity records; an error without CUPTI */
+  THUNKY_DEVICE_TIMING_GATE   /* CUDA events, the thunks held behind a gate */
+} ThunkyDeviceTiming;
+
 typedef struct ThunkyRunConfig {
   uint32_t ranks;          /* simulated ranks (host) or local GPUs (cuda) */
   uint32_t partitions;     /* of the ranks, how many partitions per replica (1) */
@@ -96,6 +103,9 @@ typedef struct ThunkyRunConfig {
    * run then fails, "interrupted", naming that command. */
   const volatile int *interrupt;
   uint32_t processRank, processCount; /* cuda, several processes */
+  /* cuda, with a timeline: how the device's time for each thunk is taken
+   * (docs/runtime.md, "Timing"). */
+  ThunkyDeviceTiming deviceTiming;
 } ThunkyRunConfig;
 
 /* What every backend does first with its copy of a configuration: ranks,
@@ -144,10 +154,10 @@ THUNKY_EXPORT extern const ThunkyBackendOps thunkyCudaBackend;
  * symbol). `read` fails; `contents` gives what a slice holds. */
 THUNKY_EXPORT extern const ThunkyBackendOps thunkySymbolicBackend;
 
-/* cuda: where the backend finds NVIDIA's library `name` ("cuda", "nccl" or
- * "cublasLt"), by the search docs/runtime.md describes (the loader's path,
- * Python environments' nvidia wheels, THUNKY_NCCL_PATH and
- * THUNKY_CUBLASLT_PATH), written to `path`; it is loaded, as a run would.
+/* cuda: where the backend finds NVIDIA's library `name` ("cuda", "nccl",
+ * "cublasLt" or "cupti"), by the search docs/runtime.md describes (the
+ * loader's path, Python environments' nvidia wheels, THUNKY_NCCL_PATH,
+ * THUNKY_CUBLASLT_PATH and THUNKY_CUPTI_PATH), written to `path`; it is loaded, as a run would.
  * False, with why, when it is not found or the build has no backend. */
 THUNKY_EXPORT bool thunkyCudaLibraryPath(const char *name, char *path, size_t size,
                                          ThunkyError *error);

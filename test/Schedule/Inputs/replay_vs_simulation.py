@@ -5,9 +5,12 @@ timed it without instrumentation; the replay of that trace must come
 within TOLERANCE of that step, for the eager run and, with the same
 device times, for a run with command buffers as CUDA graphs.
 
-  replay_vs_simulation.py DEVICE NAME EXE [INPUT...] [-- NAME EXE ...]
+  replay_vs_simulation.py [--own-traces] DEVICE NAME EXE [INPUT...] [-- NAME EXE ...]
 
 A NAME ending in ":eager" is compared eagerly only (the test says why).
+With --own-traces, the graphs' replay takes its device times from the
+graph run's own trace, which only CUPTI can time (the simulated CUPTI
+must be found), not from the eager run's.
 
 Prints one line per run with both steps and their ratio; exits 1 when a
 ratio is outside the tolerance or a trace's stream holds more device time
@@ -34,7 +37,7 @@ def step_of(trace):
         return json.load(f)["otherData"]["step_ns"]
 
 
-def check(device, name, exe, inputs, tmp):
+def check(device, name, exe, inputs, tmp, own_traces):
     failed = 0
     eager_only = name.endswith(":eager")
     name = name.split(":")[0]
@@ -51,7 +54,8 @@ def check(device, name, exe, inputs, tmp):
         modes.append(("graphs", graphs, graph_args))
     for mode, trace, extra in modes:
         prediction = os.path.join(tmp, name + "." + mode + ".prediction.json")
-        done = run(["--model", exe, "--device", device, "--measured", eager,
+        measured_from = trace if own_traces else eager
+        done = run(["--model", exe, "--device", device, "--measured", measured_from,
                     "--json", prediction] + extra)
         with open(prediction) as f:
             predicted = json.load(f)["step_ns"]
@@ -67,6 +71,8 @@ def check(device, name, exe, inputs, tmp):
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
+    own_traces = argv[0] == "--own-traces"
+    argv = argv[1:] if own_traces else argv
     device, cases, case = argv[0], [], []
     for a in argv[1:] + ["--"]:
         if a == "--":
@@ -79,7 +85,7 @@ def main(argv):
         for c in cases:
             if len(c) < 2:
                 sys.exit("a case is NAME EXE [INPUT...]")
-            failed |= check(device, c[0], c[1], c[2:], tmp)
+            failed |= check(device, c[0], c[1], c[2:], tmp, own_traces)
     return failed
 
 
