@@ -44,7 +44,8 @@
 #      --counts-from) against it too, and the model's durations against
 #      the measured ones, kind by kind; each graph case (--cuda-graph:
 #      XLA's command buffers as CUDA graphs) predicted with the same graphs
-#      from its eager twin's trace. scripts/schedule_errors.py prints the
+#      from its own trace where CUPTI timed its nodes, else from its eager
+#      twin's. scripts/schedule_errors.py prints the
 #      table and says which of issue 48's targets are met; the traces come
 #      back as OUT/schedule-traces.tar.gz.
 #   7. What thunky-expand-async-scope buys: async-overlap, as built and as
@@ -176,7 +177,10 @@ note ""
 if [ $dry = 1 ]; then
   sim="$root/build/lib/cuda-sim"
   [ -f "$sim/libcuda.so.1" ] || { note "no simulated driver at $sim (run scripts/build.sh)"; status=2; exit; }
+  # Its CUPTI too, as a GPU's JAX wheels bring one; named, so that the
+  # loader's cache never gives NVIDIA's to the simulated driver.
   export LD_LIBRARY_PATH="$sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" THUNKY_CUDA_SIM_CHECK_LEAKS=1
+  export THUNKY_CUPTI_PATH="$root/build/lib/cupti-sim/libcupti.so.13"
   gpus="${THUNKY_CUDA_SIM_DEVICES:-4}"
   note "simulated: $gpus devices (test/CudaSim)"
 else
@@ -189,11 +193,11 @@ note ""
 note "## Libraries"
 step libraries 30 bash -c '
   echo "thunky-run --version:"; "$1" --version 2>&1 | sed "s/^/  /"
-  echo "loader cache:"; ldconfig -p 2>/dev/null | grep -E "lib(cuda|nccl|cublasLt)\.so" | sed "s/^/  /"
+  echo "loader cache:"; ldconfig -p 2>/dev/null | grep -E "lib(cuda|nccl|cublasLt|cupti)\.so" | sed "s/^/  /"
   echo "LD_LIBRARY_PATH: ${LD_LIBRARY_PATH:-(unset)}"
   echo "python environment (nvidia/*/lib):"
   python3 -c "import site, sys; print(\"\n\".join(site.getsitepackages() + [sys.prefix]))" 2>/dev/null |
-    while read -r d; do ls -d "$d"/nvidia/*/lib/lib{nccl,cublasLt}.so* 2>/dev/null; done | sed "s/^/  /"
+    while read -r d; do ls -d "$d"/nvidia/*/lib/lib{nccl,cublasLt,cupti}.so* 2>/dev/null; done | sed "s/^/  /"
 ' libraries "$run" && quote libraries
 
 note ""
@@ -435,12 +439,15 @@ for c in "${cases[@]}"; do
   [ $((budget - SECONDS - reserve)) -ge 20 ] || { note "- skipped: the remaining schedule checks (budget)"; break; }
   eval "flags=(${case_args[$c]})"
   # A graph case is predicted with the same graphs (--command-buffers),
-  # from its eager twin's trace (a graph runs whole, so its own trace has
-  # no device times): its measured step against the eager one's is what
-  # launching graphs buys. The modelled step runs loops and branches as
-  # the trace saw them (--counts-from).
+  # from its own trace where CUPTI timed each node (docs/runtime.md,
+  # "Timing"), else from its eager twin's (behind the gate a graph runs
+  # whole, so its own trace has no device times): its measured step
+  # against the eager one's is what launching graphs buys. The modelled
+  # step runs loops and branches as the trace saw them (--counts-from).
   if [ "${c%-graph}" != "$c" ]; then
-    eager="$traces/${c%-graph}-cuda.trace.json"
+    eager="$traces/${c%-graph}-cuda.trace.json" own="$traces/$c.trace.json"
+    step "$c-trace" 60 "$run" --repeat 20 --trace "$own" "${flags[@]}" &&
+      grep -q '"method":"device lanes: CUPTI' "$own" && eager="$own"
     counts=()
     [ -f "$eager" ] && counts=(--counts-from "$eager") &&
       step "$c-predicted" 30 "$run" --model --command-buffers --graph-min-size 1 \
