@@ -260,12 +260,15 @@ bool thunkyCudaTracerCreate(ThunkyCudaState *s, ThunkyError *error) {
     return without(s, &why, error);
   }
   s->tracer = t;
-  /* Subscribing fails where a profiler (Nsight Systems) holds CUPTI. */
-  if (!CUPTI_OK(t, cuptiActivityRegisterCallbacks, (bufferRequested, bufferCompleted), &why) ||
-      !CUPTI_OK(t, cuptiSubscribe, (&t->subscriber, (CUpti_CallbackFunc)onResource, t), &why)) {
+  /* Subscribing fails where a profiler (Nsight Systems) holds CUPTI: then
+   * nothing of its is touched. */
+  if (!CUPTI_OK(t, cuptiSubscribe, (&t->subscriber, (CUpti_CallbackFunc)onResource, t), &why)) {
+    t->subscriber = NULL;
     thunkyCudaTracerDestroy(s);
     return without(s, &why, error);
   }
+  if (!CUPTI_OK(t, cuptiActivityRegisterCallbacks, (bufferRequested, bufferCompleted), error))
+    return false; /* destroy frees it */
   if (!CUPTI_OK(t, cuptiEnableCallback,
                 (1, t->subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED),
                 error) ||
@@ -280,11 +283,12 @@ void thunkyCudaTracerDestroy(ThunkyCudaState *s) {
   ThunkyCudaTracer *t = s->tracer;
   if (!t)
     return;
-  for (size_t k = 0; k < sizeof recorded / sizeof *recorded; k++)
-    t->api.cuptiActivityDisable(recorded[k]);
-  t->api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  if (t->subscriber)
+  if (t->subscriber) { /* what a failed run left on, and its buffers */
+    for (size_t k = 0; k < sizeof recorded / sizeof *recorded; k++)
+      t->api.cuptiActivityDisable(recorded[k]);
+    t->api.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     t->api.cuptiUnsubscribe(t->subscriber);
+  }
   pthread_mutex_lock(&activeLock);
   active = NULL;
   pthread_mutex_unlock(&activeLock);
