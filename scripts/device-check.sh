@@ -46,7 +46,9 @@
 #      XLA's command buffers as CUDA graphs) predicted with the same graphs
 #      from its own trace where CUPTI timed its nodes, else from its eager
 #      twin's. scripts/schedule_errors.py prints the
-#      table and says which of issue 48's targets are met; the traces come
+#      table and says which of issue 48's targets are met, and where CUPTI
+#      timed the device, how its times compare with the gate's (each eager
+#      case traced once more, --device-timing gate); the traces come
 #      back as OUT/schedule-traces.tar.gz.
 #   7. What thunky-expand-async-scope buys: async-overlap, as built and as
 #      expanded by build-runtime.sh, runs with the fixtures of 1 and is
@@ -166,8 +168,9 @@ step() {
   pack_logs
   return $rc
 }
-# quote NAME: the step's log in the report, as a code block.
-quote() { note '```'; sed -n 1,40p "$logs/$1.log" | tee -a "$report"; note '```'; }
+# quote NAME [LINES]: the step's log in the report (its first 40 lines, or
+# LINES), as a code block.
+quote() { note '```'; sed -n "1,${2:-40}p" "$logs/$1.log" | tee -a "$report"; note '```'; }
 # timing NAME: the summary line --repeat printed.
 timing() { grep -h -m1 "runs on\|runs:" "$logs/$1.log" 2>/dev/null | head -1; }
 
@@ -465,8 +468,13 @@ for c in "${cases[@]}"; do
     step "$c-modelled" 30 "$run" --model --counts-from "$traces/$c.trace.json" \
       "${case_exe[$c]}" --json "$traces/$c.model.json" &&
     cp "$logs/$c-timing.log" "$traces/$c.timing.log"
+  # CUPTI's times against the gate's, on the same thunks.
+  grep -qs '"method":"device lanes: CUPTI' "$traces/$c.trace.json" &&
+    step "$c-gate" 30 "$run" --repeat 5 --device-timing gate --trace "$traces/$c.gate.json" \
+      "${flags[@]}"
 done
-step schedule-errors 30 python3 "$root/scripts/schedule_errors.py" "$traces" && quote schedule-errors
+step schedule-errors 30 python3 "$root/scripts/schedule_errors.py" "$traces" &&
+  quote schedule-errors 120
 
 note ""
 note "## What thunky-expand-async-scope buys, predicted and measured"

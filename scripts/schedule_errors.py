@@ -13,12 +13,17 @@ DIR holds, for each case NAME that ran on --backend cuda:
                       from the device model's durations, loops and
                       branches as the trace ran them (--counts-from)
   NAME.predicted.log  what the replay from measured said on stderr
-A case run with --cuda-graph has only the first and the last (the model
-given the same graphs, --command-buffers): against its eager twin it says
-what launching XLA's command buffers as graphs buys, measured and predicted.
+  NAME.gate.json      where NAME.trace.json is CUPTI's: a --trace whose
+                      device times were taken behind the gate instead
+A case run with --cuda-graph is predicted with the same graphs
+(--command-buffers): against its eager twin it says what launching XLA's
+command buffers as graphs buys, measured and predicted. Its trace, where it
+has one, times the graphs' thunks only where CUPTI timed the device.
 
-Prints, per case, the measured step and the two predictions with their
-ratios to it: the first tests the replay (issue, streams, waits), the
+Prints how each trace timed the device (its method: CUPTI's records, or
+events behind the gate) and how many thunks it timed, a graph case's
+against its eager twin's; then, per case, the measured step and the two
+predictions with their ratios to it: the first tests the replay (issue, streams, waits), the
 second the device model too. Then, over every case, the device model's
 duration of each kind of thunk against the measured one, and each target
 of issue 48 ("Done when") met or not: the replay from measured within 0.8x
@@ -41,6 +46,13 @@ def measured_step_us(path):
     with open(path) as f:
         match = TIMING.search(f.read())
     return float(match.group(2)) * 1e3 if match else None
+
+
+def trace_method(path):
+    with open(path) as f:
+        method = json.load(f).get("otherData", {}).get("method", "")
+    return ("CUPTI" if "CUPTI" in method else "gate" if "gate" in method
+            else "issue only" if method.startswith("host issue only") else "unknown")
 
 
 def measured_thunk_us(path):
@@ -84,6 +96,34 @@ def main(argv):
     if not cases:
         print("schedule_errors: no NAME.model.json in %s" % folder)
         return 1
+    print("%-28s %-12s %s" % ("trace", "device by", "thunks timed on the device"))
+    graphs_timed = []
+    for case in cases:
+        trace = os.path.join(folder, case + ".trace.json")
+        if not os.path.exists(trace):
+            continue
+        timed = set(measured_thunk_us(trace)[0])
+        twin = os.path.join(folder, case[:-len("-graph")] + "-cuda.trace.json")
+        of = ""
+        if case.endswith("-graph") and os.path.exists(twin):
+            eager = set(measured_thunk_us(twin)[0])
+            of = " of the eager run's %d" % len(eager)
+            graphs_timed.append(eager <= timed)
+        print("%-28s %-12s %d%s" % (case, trace_method(trace), len(timed), of))
+    print()
+    # Two ways of timing the same thunks: CUPTI's records against the
+    # gate's events, thunk by thunk.
+    for case in cases:
+        gate = os.path.join(folder, case + ".gate.json")
+        if not os.path.exists(gate):
+            continue
+        cupti = measured_thunk_us(os.path.join(folder, case + ".trace.json"))[0]
+        gated = measured_thunk_us(gate)[0]
+        ratios = [cupti[t] / gated[t] for t in cupti if gated.get(t)]
+        print("%-28s CUPTI against the gate, %d thunks: %s" % (
+            case, len(ratios), "%.2fx to %.2fx, geometric mean |log ratio| %.3f" % (
+                min(ratios), max(ratios), geomean_abs_log(ratios)) if ratios else "none alike"))
+    print()
     print("%-28s %12s %14s %7s %14s %7s" % ("case", "measured us", "from measured",
                                           "ratio", "from model", "ratio"))
     by_kind = collections.defaultdict(lambda: [0.0, 0.0, 0, 0.0, 0])
@@ -114,6 +154,8 @@ def main(argv):
         if not os.path.exists(base + ".trace.json"):
             continue
         measured, issued = measured_thunk_us(base + ".trace.json")
+        if case.endswith("-graph"):
+            issued = {}  # a graph's launch, not its first thunk's issue
         for t in model["thunks"]:
             if t["thunk"] in measured:
                 row = by_kind[t["kind"]]
@@ -156,6 +198,9 @@ def main(argv):
         "" if not over_step else ": over in " + ", ".join(over_step)))
     verdict(savings and all(savings), "graph saving predicted within 30%% or 3 us: %d of %d" % (
         sum(savings), len(savings)))
+    verdict(graphs_timed and all(graphs_timed),
+            "graph runs timed thunk by thunk (CUPTI): %d of %d cover the eager run's thunks" % (
+                sum(graphs_timed), len(graphs_timed)))
     verdict(modelled_ratios and all(0.67 <= r <= 1.5 for r in modelled_ratios),
             "modelled: %d cases, %s (0.67x to 1.5x)" % (
                 len(modelled_ratios), "%.2fx to %.2fx" % (min(modelled_ratios), max(
