@@ -645,7 +645,9 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
   /* Any backend runs the program's control flow as a GPU would, so any
    * trace says how often loops ran and which branches were taken. */
   ThunkyMeasuredDurations *counts = NULL;
-  if (o->countsFrom && !thunkyMeasuredDurationsCreate(o->countsFrom, *plan, &counts, error)) {
+  bool countsMeasured = o->countsFrom && o->measured && !strcmp(o->countsFrom, o->measured);
+  if (o->countsFrom && !countsMeasured &&
+      !thunkyMeasuredDurationsCreate(o->countsFrom, *plan, &counts, error)) {
     thunkyMeasuredDurationsDestroy(measured);
     return false;
   }
@@ -678,7 +680,8 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
 /* What --trace says made a run's trace (docs/schedule.md, "Traces"). */
 static const ThunkyTraceOrigin cudaTraceOrigin = {
     .backend = "cuda",
-    .clock = "device lanes: the CUDA device's, by CUDA events; host issue and step: the host's"};
+    .clock = "device lanes: the CUDA device's, as the method reads it; host issue and step: "
+             "the host's"};
 static const ThunkyTraceOrigin hostTraceOrigin = {
     .backend = "host",
     .clock = "the host's CLOCK_MONOTONIC",

@@ -93,10 +93,6 @@ static bool cuptiSucceeded(const ThunkyCupti *api, CUptiResult result, const cha
   return result == CUPTI_SUCCESS || thunkyCuptiFail(api, result, call, error);
 }
 
-static bool grow(void **array, size_t *capacity, size_t count, size_t size) {
-  return count < *capacity || thunkyArrayGrow(array, capacity, count, size);
-}
-
 /*--- records ---------------------------------------------------------------*/
 
 static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *most) {
@@ -105,8 +101,11 @@ static void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *mos
   *buffer = aligned_alloc(8, BUFFER_BYTES);
   if (!*buffer) {
     pthread_mutex_lock(&activeLock);
-    if (active)
-      active->lost = true; /* CUPTI drops what it cannot write */
+    if (active) { /* CUPTI drops what it cannot write */
+      pthread_mutex_lock(&active->lock);
+      active->lost = true;
+      pthread_mutex_unlock(&active->lock);
+    }
     pthread_mutex_unlock(&activeLock);
   }
 }
@@ -135,8 +134,8 @@ static void keep(ThunkyCudaTracer *t, const CUpti_Activity *record) {
     const CUpti_ActivityExternalCorrelation *x = (const void *)record;
     if (x->externalKind != OURS)
       return;
-    if (!grow((void **)&t->externals, &t->externalsCapacity, t->numExternals,
-              sizeof *t->externals) ||
+    if (!thunkyArrayGrow((void **)&t->externals, &t->externalsCapacity, t->numExternals,
+                         sizeof *t->externals) ||
         !thunkyHashMapPut(&t->byCorrelation, x->correlationId, (uint32_t)t->numExternals)) {
       t->lost = true;
       return;
@@ -147,8 +146,8 @@ static void keep(ThunkyCudaTracer *t, const CUpti_Activity *record) {
   default:
     return; /* API records: what they carry came in the records above */
   }
-  if (!grow((void **)&t->activities, &t->activitiesCapacity, t->numActivities,
-            sizeof *t->activities)) {
+  if (!thunkyArrayGrow((void **)&t->activities, &t->activitiesCapacity, t->numActivities,
+                       sizeof *t->activities)) {
     t->lost = true;
     return;
   }
@@ -175,7 +174,7 @@ static void CUPTIAPI bufferCompleted(CUcontext context, uint32_t stream, uint8_t
 
 static void putNode(ThunkyCudaTracer *t, uint64_t id, Node node) {
   pthread_mutex_lock(&t->lock);
-  if (!grow((void **)&t->nodes, &t->nodesCapacity, t->numNodes, sizeof *t->nodes) ||
+  if (!thunkyArrayGrow((void **)&t->nodes, &t->nodesCapacity, t->numNodes, sizeof *t->nodes) ||
       !thunkyHashMapPut(&t->byNode, id, (uint32_t)t->numNodes))
     t->lost = true;
   else
@@ -334,7 +333,7 @@ bool thunkyCudaTraceBegin(ThunkyCudaState *s, ThunkyCudaRank *rank, uint32_t thu
   void *traced = rank->traced;
   size_t capacity = rank->tracedCapacity;
   if (rank->numTraced == UINT32_MAX ||
-      !grow(&traced, &capacity, rank->numTraced, sizeof *rank->traced))
+      !thunkyArrayGrow(&traced, &capacity, rank->numTraced, sizeof *rank->traced))
     return thunkyErrorf(&rank->error, "cuda: out of memory tracing the device");
   rank->traced = traced, rank->tracedCapacity = (uint32_t)capacity;
   uint32_t index = rank->numTraced++;
@@ -358,7 +357,7 @@ bool thunkyCudaCaptureOwner(ThunkyCudaState *s, ThunkyCudaRank *rank, uint32_t t
   void *owners = rank->owners;
   size_t capacity = rank->ownersCapacity;
   if (rank->numOwners == UINT32_MAX ||
-      !grow(&owners, &capacity, rank->numOwners, sizeof *rank->owners))
+      !thunkyArrayGrow(&owners, &capacity, rank->numOwners, sizeof *rank->owners))
     return thunkyErrorf(&rank->error, "cuda: out of memory tracing the device");
   rank->owners = owners, rank->ownersCapacity = (uint32_t)capacity;
   capture.owner = rank->numOwners;

@@ -613,7 +613,6 @@ bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   return ok;
 }
 
-
 /* Whether commands [first, end), and every list nested in them, can be
  * recorded by stream capture. */
 static bool capturable(const ThunkyPlan *plan, uint32_t first, uint32_t end, uint32_t depth) {

@@ -177,9 +177,7 @@ bool thunkyCudaWait(ThunkyCudaState *state, ThunkyCudaRank *rank, CUstream strea
                     uint32_t thunk) {
   /* Device work fails asynchronously: only a wait after each thunk (a
    * timeline's) can say which one failed. */
-  const char *call = thunk == THUNKY_CUDA_NO_THUNK
-                         ? "cuStreamSynchronize (or a command before it, on the device)"
-                         : "cuStreamSynchronize (or a command before it, on the device)";
+  const char *call = "cuStreamSynchronize (or a command before it, on the device)";
   /* Never a blocking cuStreamSynchronize, even for a rank alone: a kernel
    * that never ends, or a peer that never comes, would hang it forever. */
   uint64_t deadline = thunkyMonotonicNs() + state->timeoutNs;
