@@ -126,29 +126,28 @@ void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timel
   ThunkTime *times = calloc(plan->numThunks + 1, sizeof *times);
   if (!times)
     return;
-  bool *contains = calloc(plan->numThunks + 1, sizeof *contains);
-  if (!contains) {
-    free(times);
+  bool *timed = calloc(plan->numThunks + 1, sizeof *timed);
+  bool *spans = calloc(plan->numThunks + 1, sizeof *spans);
+  for (size_t i = 0; timed && i < count; i++)
+    if (events[i].thunk < plan->numThunks && events[i].stream != THUNKY_TRACE_HOST_ISSUE)
+      timed[events[i].thunk] = true;
+  /* A loop's time is its body's, where the body was timed: counting both
+   * would count twice. */
+  if (!timed || !spans || !thunkyPlanMarkSpanning(plan, timed, spans)) {
+    free(times), free(timed), free(spans);
     return;
-  }
-  /* Control flow's time is its body's: counting both would count twice. */
-  for (uint32_t i = 0; i < plan->numCommands; i++) {
-    uint8_t kind = plan->commands[i].kind;
-    if (kind == THUNKY_CMD_CONDITIONAL || kind == THUNKY_CMD_WHILE ||
-        kind == THUNKY_CMD_ASYNC_START || kind == THUNKY_CMD_COLLECTIVE_GROUP)
-      contains[plan->commands[i].thunk] = true;
   }
   uint64_t total = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
     times[t].thunk = t;
   for (size_t i = 0; i < count; i++) {
     uint32_t thunk = events[i].thunk;
-    if (thunk >= plan->numThunks || contains[thunk] || events[i].stream == THUNKY_TRACE_HOST_ISSUE)
+    if (thunk >= plan->numThunks || spans[thunk] || events[i].stream == THUNKY_TRACE_HOST_ISSUE)
       continue;
     times[thunk].totalNs += events[i].endNs - events[i].beginNs;
     times[thunk].calls++;
   }
-  free(contains);
+  free(timed), free(spans);
   ThunkyTopK most;
   if (!topKCreate(&most, top, sizeof *times, byTimeDescending)) {
     free(times);

@@ -618,10 +618,6 @@ bool thunkyCudaCaptureRank(ThunkyCudaState *state, ThunkyCudaRank *rank) {
 static bool capturable(const ThunkyPlan *plan, uint32_t first, uint32_t end, uint32_t depth) {
   for (uint32_t i = first; i < end; i++) {
     const ThunkyCommand *c = &plan->commands[i];
-    uint32_t nested = c->kind == THUNKY_CMD_ASYNC_START            ? c->asyncStart.list
-                      : c->kind == THUNKY_CMD_COLLECTIVE_GROUP     ? c->group.list
-                      : c->kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION ? c->fusion.list
-                                                                   : UINT32_MAX;
     /* A copy or fusion that follows a loop's iteration, or reads its
      * offsets on the device, would be captured with one place. */
     if (c->kind == THUNKY_CMD_CONDITIONAL || c->kind == THUNKY_CMD_WHILE ||
@@ -630,7 +626,7 @@ static bool capturable(const ThunkyPlan *plan, uint32_t first, uint32_t end, uin
         (c->kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION &&
          (c->fusion.dependsOnLoop || c->fusion.readsDevice)))
       return false;
-    if (nested != UINT32_MAX) {
+    for (uint32_t k = 0, nested; (nested = thunkyPlanHeldList(plan, c, k)) != UINT32_MAX; k++) {
       ThunkyRange l = plan->lists[nested];
       if (depth > plan->maxDepth || !capturable(plan, l.first, l.first + l.count, depth + 1))
         return false;

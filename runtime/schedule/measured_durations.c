@@ -236,6 +236,13 @@ static uint32_t thunkOfId(const IdEntry *ids, size_t count, int64_t id) {
   return hit ? hit->thunk : UINT32_MAX;
 }
 
+/* A device event's time on its lane, added once the trace says which
+ * thunks hold others. */
+typedef struct {
+  uint32_t lane, thunk;
+  double ns;
+} LaneEvent;
+
 /* Sums per thunk, and per lane (a rank's thread) of device time. */
 typedef struct {
   const ThunkyPlan *plan;
@@ -246,13 +253,14 @@ typedef struct {
   ThunkyHashMap lanes; /* pid << 32 | tid -> index in laneNs */
   double *laneNs;
   size_t numLanes, laneCapacity;
-  const bool *holder; /* per thunk: control flow, a region's start or done, a group */
+  LaneEvent *laneEvents;
+  size_t numLaneEvents, laneEventCapacity;
   ThunkyTraceOrigin *origin;
   bool found; /* a traceEvents array */
   ThunkyError *error;
 } Trace;
 
-static bool addToLane(Trace *t, const TraceEvent *e, double ns) {
+static bool addToLane(Trace *t, const TraceEvent *e, uint32_t thunk, double ns) {
   uint64_t key = (uint64_t)e->pid << 32 | (uint64_t)(uint32_t)e->tid;
   uint32_t index;
   if (!thunkyHashMapGet(&t->lanes, key, &index)) {
@@ -262,7 +270,10 @@ static bool addToLane(Trace *t, const TraceEvent *e, double ns) {
       return thunkyErrorf(t->error, "out of memory reading a trace");
     t->laneNs[t->numLanes++] = 0;
   }
-  t->laneNs[index] += ns;
+  if (!thunkyArrayGrow((void **)&t->laneEvents, &t->laneEventCapacity, t->numLaneEvents,
+                       sizeof *t->laneEvents))
+    return thunkyErrorf(t->error, "out of memory reading a trace");
+  t->laneEvents[t->numLaneEvents++] = (LaneEvent){index, thunk, ns};
   return true;
 }
 
@@ -285,9 +296,7 @@ static bool eventItem(Json *j, const char *k, size_t n, void *ctx) {
     return true;
   }
   t->sum[thunk] += ns, t->count[thunk]++;
-  /* Control flow's events hold their lists' (a drained trace's do), and a
-   * done's is a wait: neither is the device's own work. */
-  return t->holder[thunk] || e.pid < 0 || e.tid < 0 || addToLane(t, &e, ns);
+  return e.pid < 0 || e.tid < 0 || addToLane(t, &e, thunk, ns);
 }
 static bool events(Json *j, Trace *t) {
   t->found = true;
@@ -371,10 +380,10 @@ bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
   ThunkyMeasuredDurations *m = calloc(1, sizeof *m);
   Trace t = {.plan = plan, .error = error};
   IdEntry *ids = malloc(thunks * sizeof *ids);
-  bool *holder = calloc(thunks, sizeof *holder);
+  bool *timed = calloc(thunks, sizeof *timed), *spans = calloc(thunks, sizeof *spans);
   t.sum = calloc(thunks, sizeof *t.sum), t.issueSum = calloc(thunks, sizeof *t.issueSum);
   t.count = calloc(thunks, sizeof *t.count), t.issueCount = calloc(thunks, sizeof *t.issueCount);
-  bool ok = m && ids && holder && t.sum && t.issueSum && t.count && t.issueCount &&
+  bool ok = m && ids && timed && spans && t.sum && t.issueSum && t.count && t.issueCount &&
             (m->ns = malloc(thunks * sizeof *m->ns)) &&
             (m->runs = malloc(thunks * sizeof *m->runs)) &&
             (m->issueNs = malloc(thunks * sizeof *m->issueNs));
@@ -384,16 +393,9 @@ bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
   for (uint32_t i = 0; ok && i < plan->numThunks; i++)
     if (plan->thunks[i].id > 0)
       ids[numIds++] = (IdEntry){plan->thunks[i].id, i};
-  for (uint32_t i = 0; ok && i < plan->numCommands; i++) {
-    uint8_t kind = plan->commands[i].kind;
-    holder[plan->commands[i].thunk] |=
-        kind == THUNKY_CMD_CONDITIONAL || kind == THUNKY_CMD_WHILE ||
-        kind == THUNKY_CMD_ASYNC_START || kind == THUNKY_CMD_ASYNC_DONE ||
-        kind == THUNKY_CMD_COLLECTIVE_GROUP || kind == THUNKY_CMD_DYNAMIC_SLICE_FUSION;
-  }
   if (ok)
     qsort(ids, numIds, sizeof *ids, byId);
-  t.ids = ids, t.numIds = numIds, t.holder = holder, t.origin = ok ? &m->origin : NULL;
+  t.ids = ids, t.numIds = numIds, t.origin = ok ? &m->origin : NULL;
   Json j = {.p = (const char *)bytes.data,
             .begin = (const char *)bytes.data,
             .end = (const char *)bytes.data + bytes.size,
@@ -412,13 +414,21 @@ bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
      * by its issues. */
     m->runs[i] = t.count[i] > t.issueCount[i] ? t.count[i] : t.issueCount[i];
     m->matched += t.count[i] != 0;
+    timed[i] = t.count[i] != 0;
   }
+  /* A loop's events hold its body's (a drained trace's do), and a done's is
+   * a wait: neither is the device's own work. */
+  if (ok && !thunkyPlanMarkSpanning(plan, timed, spans))
+    ok = thunkyErrorf(error, "out of memory reading %s", path);
+  for (size_t i = 0; ok && i < t.numLaneEvents; i++)
+    if (!spans[t.laneEvents[i].thunk])
+      t.laneNs[t.laneEvents[i].lane] += t.laneEvents[i].ns;
   for (size_t i = 0; ok && i < t.numLanes; i++)
     m->busiestLaneNs = t.laneNs[i] > m->busiestLaneNs ? t.laneNs[i] : m->busiestLaneNs;
-  if (m->origin.steps >= 1)
+  if (ok && m->origin.steps >= 1)
     m->busiestLaneNs /= m->origin.steps;
   free(t.sum), free(t.issueSum), free(t.count), free(t.issueCount), free(t.laneNs);
-  free(ids), free(holder);
+  free(t.laneEvents), free(ids), free(timed), free(spans);
   thunkyHashMapDestroy(&t.lanes);
   thunkyFileBytesDestroy(&bytes);
   if (!ok)

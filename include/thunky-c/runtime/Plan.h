@@ -454,6 +454,22 @@ THUNKY_EXPORT ThunkyNpyArray thunkyPlanArrayShape(const ThunkyPlanArray *a);
  * backend asks this. */
 THUNKY_EXPORT uint32_t thunkyPlanBranch(const ThunkyCommand *c, const uint8_t *index);
 
+/* The k-th list (from 0) that command `c` runs inside its own span: a
+ * conditional's branches, a loop's condition then body, an async region, a
+ * group's members, a dynamic-slice fusion's embedded thunks; UINT32_MAX
+ * past the last, and for a command that holds none. */
+THUNKY_EXPORT uint32_t thunkyPlanHeldList(const ThunkyPlan *plan, const ThunkyCommand *c,
+                                          uint32_t k);
+
+/* Which thunks' times hold other thunks' times, so that adding them up
+ * would count the same work twice, given which thunks a run timed
+ * (timed[t]): an async done (a wait, where a backend may also run regions)
+ * and a thunk holding lists in which any command, at any depth, was timed.
+ * A group that CUDA times whole, its members untimed, is not one. Sets
+ * spans[t]; both arrays have plan->numThunks entries. False only when out
+ * of memory. */
+THUNKY_EXPORT bool thunkyPlanMarkSpanning(const ThunkyPlan *plan, const bool *timed, bool *spans);
+
 /* --max-iterations, the same in every backend: whether while command `c`
  * may run its body's iteration `iteration` (from 0) when a loop may run at
  * most `limit` iterations (0: any number). A known trip count past the limit

@@ -185,7 +185,8 @@ typedef struct ThunkyMeasuredDurations {
   uint64_t *runs;       /* how many times it ran: its device events, or its issues if more */
   uint32_t matched;     /* thunks with device events */
   double busiestLaneNs; /* the largest sum of device events on one stream of one rank,
-                           control flow and async dones left out, over one step
+                           thunks that hold others' timed work left out
+                           (thunkyPlanMarkSpanning), over one step
                            where the trace says how many it covers (origin.steps) */
   ThunkyTraceOrigin origin;
 } ThunkyMeasuredDurations;
