@@ -120,6 +120,38 @@ static int byTimeDescending(const void *a, const void *b) {
                                   : (x->thunk > y->thunk) - (x->thunk < y->thunk);
 }
 
+static uint64_t ownBytes(const ThunkyPlan *plan, uint32_t thunk) {
+  uint64_t bytes = 0;
+  ThunkyRange r = plan->thunks[thunk].accesses;
+  for (uint32_t k = r.first; k < r.first + r.count; k++)
+    bytes += plan->accesses[k].slice.size;
+  return bytes;
+}
+
+static uint64_t listBytes(const ThunkyPlan *plan, uint32_t list, uint64_t *sums);
+
+/* What command `c` reads and writes, once per slice, as the thunk kind
+ * table says, with what the lists it holds do: a group CUDA timed whole
+ * moves its members' bytes. */
+static uint64_t commandBytes(const ThunkyPlan *plan, const ThunkyCommand *c, uint64_t *sums) {
+  uint64_t bytes = ownBytes(plan, c->thunk);
+  for (uint32_t k = 0, l; (l = thunkyPlanHeldList(plan, c, k)) != UINT32_MAX; k++)
+    bytes += listBytes(plan, l, sums);
+  return bytes;
+}
+
+/* Each list summed once (sums[l]; UINT64_MAX: not yet); the plan bounds
+ * the nesting. */
+static uint64_t listBytes(const ThunkyPlan *plan, uint32_t list, uint64_t *sums) {
+  if (sums[list] != UINT64_MAX)
+    return sums[list];
+  uint64_t bytes = 0;
+  ThunkyRange r = plan->lists[list];
+  for (uint32_t i = r.first; i < r.first + r.count; i++)
+    bytes += commandBytes(plan, &plan->commands[i], sums);
+  return sums[list] = bytes;
+}
+
 void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top) {
   size_t count;
   const ThunkyTraceEvent *events = thunkyTimelineEvents(timeline, &count);
@@ -160,16 +192,25 @@ void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timel
   free(times);
   size_t shown = topKFinish(&most);
   times = (ThunkTime *)most.items;
+  /* Each thunk's first command, for the lists it holds. */
+  uint32_t *first = malloc((plan->numThunks + 1) * sizeof *first);
+  uint64_t *held = malloc((plan->numLists + 1) * sizeof *held);
+  for (uint32_t t = 0; first && t < plan->numThunks; t++)
+    first[t] = UINT32_MAX;
+  for (uint32_t i = plan->numCommands; first && i-- > 0;)
+    first[plan->commands[i].thunk] = i;
+  for (uint32_t l = 0; held && l < plan->numLists; l++)
+    held[l] = UINT64_MAX;
+  if (!first)
+    free(held), held = NULL;
   fprintf(out, "%-48s %10s %8s %7s %12s %8s\n", "thunk", "total ms", "calls", "share",
           "bytes/call", "GB/s");
   for (size_t i = 0; i < shown && times[i].calls; i++) {
     char name[160];
     thunkyPlanThunkName(plan, times[i].thunk, name, sizeof name);
-    /* What the thunk kind table says it reads and writes, once per slice. */
-    uint64_t bytes = 0;
-    ThunkyRange r = plan->thunks[times[i].thunk].accesses;
-    for (uint32_t k = r.first; k < r.first + r.count; k++)
-      bytes += plan->accesses[k].slice.size;
+    uint64_t bytes = held && first[times[i].thunk] != UINT32_MAX
+                         ? commandBytes(plan, &plan->commands[first[times[i].thunk]], held)
+                         : ownBytes(plan, times[i].thunk);
     double seconds = (double)times[i].totalNs / 1e9;
     fprintf(out, "%-48.48s %10.3f %8llu %6.1f%% %12llu %8.2f\n", name, times[i].totalNs / 1e6,
             (unsigned long long)times[i].calls,
@@ -177,6 +218,7 @@ void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timel
             (unsigned long long)bytes,
             seconds > 0 ? (double)bytes * (double)times[i].calls / seconds / 1e9 : 0.0);
   }
+  free(first), free(held);
   topKDestroy(&most);
 }
 
