@@ -3,8 +3,10 @@
  * A plain triple loop: it is the reference the CUDA backend's cuBLASLt
  * results are compared with, not a fast path. Every element is read into
  * a double (complex: a pair), products and sums are exact to double
- * precision, and the result is rounded once to the output type. So it does
- * not reproduce cuBLASLt's rounding, f32 accumulation or the TF32 inputs
+ * precision, and the result is rounded to the output type: once, except
+ * that a 16-bit float goes through f32 first, as it leaves a GPU's f32
+ * accumulator. So it does not reproduce cuBLASLt's rounding, f32
+ * accumulation or the TF32 inputs
  * XLA runs f32 at: a GEMM on a GPU differs from it within a tolerance
  * (docs/runtime.md).
  *
