@@ -2,7 +2,7 @@
 # fuzz.sh [TARGET...]: runs thunky's libFuzzer targets, each for FUZZ_SECONDS
 # (default 600), FUZZ_PARALLEL at a time (default 1).
 #
-# Targets (test/Fuzz/fuzz_*.c): import, export, riegeli, plan, npy,
+# Targets (test/Fuzz/fuzz_*.c): import, export, riegeli, plan, npy, trace,
 # equivalence, programs (all by default). They are built in build-asan/ (scripts/build-asan.sh: ASan,
 # UBSan, libFuzzer), seeded from the test fixtures (test/Fuzz/make_seeds.sh)
 # and the regression corpus (test/Fuzz/regressions/TARGET), and grow a
@@ -16,7 +16,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 asan="${THUNKY_ASAN_BUILD_DIR:-$root/build-asan}"
 seconds="${FUZZ_SECONDS:-600}"
 parallel="${FUZZ_PARALLEL:-1}"
-all=(import export riegeli plan npy equivalence programs)
+all=(import export riegeli plan npy trace equivalence programs)
 targets=("${@:-${all[@]}}")
 for t in "${targets[@]}"; do
   case " ${all[*]} " in *" $t "*) ;; *) echo "fuzz.sh: unknown target $t (${all[*]})" >&2; exit 2 ;; esac
@@ -37,6 +37,7 @@ dict() {
     import | export | plan | equivalence) echo "-dict=$root/test/Fuzz/protobuf.dict" ;;
     riegeli) echo "-dict=$root/test/Fuzz/riegeli.dict" ;;
     npy) echo "-dict=$root/test/Fuzz/npy.dict" ;;
+    trace) echo "-dict=$root/test/Fuzz/trace.dict" ;;
   esac
 }
 

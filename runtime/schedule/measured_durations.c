@@ -376,6 +376,15 @@ bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
   ThunkyFileBytes bytes;
   if (!thunkyFileBytesCreate(&bytes, path, error))
     return false;
+  bool ok = thunkyMeasuredDurationsRead(bytes.data, bytes.size, path, plan, out, error);
+  thunkyFileBytesDestroy(&bytes);
+  return ok;
+}
+
+bool thunkyMeasuredDurationsRead(const void *data, size_t size, const char *path,
+                                 const ThunkyPlan *plan, ThunkyMeasuredDurations **out,
+                                 ThunkyError *error) {
+  *out = NULL;
   size_t thunks = plan->numThunks + 1;
   ThunkyMeasuredDurations *m = calloc(1, sizeof *m);
   Trace t = {.plan = plan, .error = error};
@@ -396,11 +405,8 @@ bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
   if (ok)
     qsort(ids, numIds, sizeof *ids, byId);
   t.ids = ids, t.numIds = numIds, t.origin = ok ? &m->origin : NULL;
-  Json j = {.p = (const char *)bytes.data,
-            .begin = (const char *)bytes.data,
-            .end = (const char *)bytes.data + bytes.size,
-            .path = path,
-            .error = error};
+  Json j = {
+      .p = data, .begin = data, .end = (const char *)data + size, .path = path, .error = error};
   ok = ok && trace(&j, &t);
   if (ok) {
     space(&j);
@@ -430,7 +436,6 @@ bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
   free(t.sum), free(t.issueSum), free(t.count), free(t.issueCount), free(t.laneNs);
   free(t.laneEvents), free(ids), free(timed), free(spans);
   thunkyHashMapDestroy(&t.lanes);
-  thunkyFileBytesDestroy(&bytes);
   if (!ok)
     destroy(m);
   else

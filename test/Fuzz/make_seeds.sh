@@ -5,6 +5,8 @@
 #   OUT/export  the same        OUT/plan  the runtime's fixtures
 #   OUT/riegeli split-proto files, raw and as chunk recipes
 #   OUT/npy     .npy files of several types and shapes
+#   OUT/trace   an executable with a trace of it: the model's, the host's,
+#               and a CUDA trace's shape (issue events, steps)
 #   OUT/equivalence  the executables, and small bench-gen ones with loops,
 #               branches, async regions and collectives (seeds 1 to 4)
 #   OUT/programs  choices for the program generator: 64 strings of 256
@@ -14,7 +16,7 @@ bin="$1" out="$2"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 encode="$root/scripts/encode.sh"
 rm -rf "$out"
-mkdir -p "$out"/{import,export,plan,riegeli,npy,equivalence,programs,work}
+mkdir -p "$out"/{import,export,plan,riegeli,npy,trace,equivalence,programs,work}
 work="$out/work"
 
 # Every textproto that is a GpuExecutableProto (the others do not encode).
@@ -84,5 +86,24 @@ for seed in "f32 11" "s32 4" "pred 1" "u8 6" "f64 12"; do
   set -- $seed
   { printf "\\x$(printf %02x "$2")"; cat "$work/$1.npy"; } > "$out/npy/$1.bin"
 done
+# fuzz_trace's input: the executable's length (4 bytes, little-endian),
+# the executable, the trace.
+byte() { printf "\\x$(printf %02x "$1")"; }
+traceSeed() { # NAME EXE TRACE
+  local n
+  n="$(stat -c %s "$2")"
+  { byte $((n & 255)); byte $((n >> 8 & 255)); byte $((n >> 16 & 255)); byte $((n >> 24 & 255))
+    cat "$2" "$3"; } > "$out/trace/$1.bin"
+}
+for f in "$out"/plan/Runtime-{async-overlap,control,trip-count,ids,memops}.pb; do
+  name="$(basename "$f" .pb)"
+  "$bin/thunky-run" --model "$f" --trace "$work/$name.json" >/dev/null 2>&1
+  traceSeed "model-$name" "$f" "$work/$name.json"
+done
+"$bin/thunky-run" "$out/plan/Runtime-async-overlap.pb" --trace "$work/host.json" >/dev/null
+traceSeed host-async-overlap "$out/plan/Runtime-async-overlap.pb" "$work/host.json"
+printf '%s' '{"otherData":{"backend":"cuda","clock":"c","method":"m","device":"d","step_ns":900,"steps":2},"traceEvents":[{"name":"thunk 0","ph":"X","pid":0,"tid":0,"dur":0.25,"args":{"thunk":0}},{"name":"issue","ph":"X","pid":0,"tid":-1,"dur":0.5,"args":{"issues_thunk":1}}]}' \
+  > "$work/cuda.json"
+traceSeed cuda-memops "$out/plan/Runtime-memops.pb" "$work/cuda.json"
 rm -rf "$work"
-echo "seeds: $n executables, $(ls "$out/import" | wc -l) import, $(ls "$out/riegeli" | wc -l) riegeli, $(ls "$out/npy" | wc -l) npy, $(ls "$out/equivalence" | wc -l) equivalence, $(ls "$out/programs" | wc -l) programs"
+echo "seeds: $n executables, $(ls "$out/import" | wc -l) import, $(ls "$out/riegeli" | wc -l) riegeli, $(ls "$out/npy" | wc -l) npy, $(ls "$out/trace" | wc -l) trace, $(ls "$out/equivalence" | wc -l) equivalence, $(ls "$out/programs" | wc -l) programs"

@@ -197,6 +197,11 @@ typedef struct ThunkyMeasuredDurations {
  * when the trace is not such a file. */
 THUNKY_EXPORT bool thunkyMeasuredDurationsCreate(const char *path, const ThunkyPlan *plan,
                                                  ThunkyMeasuredDurations **out, ThunkyError *error);
+/* As thunkyMeasuredDurationsCreate, from the trace's bytes in memory;
+ * errors call it `path`. */
+THUNKY_EXPORT bool thunkyMeasuredDurationsRead(const void *data, size_t size, const char *path,
+                                               const ThunkyPlan *plan,
+                                               ThunkyMeasuredDurations **out, ThunkyError *error);
 THUNKY_EXPORT void thunkyMeasuredDurationsDestroy(ThunkyMeasuredDurations *durations);
 
 #ifdef __cplusplus
