@@ -305,6 +305,8 @@ bool writeChromeTrace(const char *path, const ThunkyPlan *plan, const ThunkyTime
     fprintf(f, ",\"step_ns\":%.0f", origin->stepNs);
   if (origin->steps > 0)
     fprintf(f, ",\"steps\":%.0f", origin->steps);
+  if (origin->unattributedNs > 0)
+    fprintf(f, ",\"unattributed_ns\":%.0f", origin->unattributedNs);
   fputs("},\"traceEvents\":[\n", f);
   if (!writeNames(f, plan, events, count)) {
     fclose(f);

@@ -610,6 +610,11 @@ static bool measuredFromGpu(const char *path, const ThunkyTraceOrigin *origin,
   else if (strcmp(origin->backend, "cuda"))
     fprintf(stderr, "thunky-run: %s does not say what made it (no otherData.backend); its "
                     "durations are taken as a GPU's\n", path);
+  if (origin->unattributedNs > 0)
+    fprintf(stderr,
+            "thunky-run: %s: %.3f us of its device work was tied to no thunk: the "
+            "thunks it belonged to are modelled\n",
+            path, origin->unattributedNs / 1e3);
   return true;
 }
 
@@ -828,6 +833,11 @@ int main(int argc, char **argv) {
       printOutputs(stdout, plan, outputs, o.ranks);
     if (ok && o.profile)
       printProfile(stdout, plan, timeline, o.profileTop);
+    if (ok && timeline && thunkyTimelineUnattributed(timeline))
+      fprintf(stderr,
+              "thunky-run: %.3f us of device work was tied to no thunk (graph nodes no capture "
+              "made): no event holds it, and the thunks it belonged to look untimed\n",
+              (double)thunkyTimelineUnattributed(timeline) / 1e3);
     if (ok && o.trace) {
       ThunkyTraceOrigin origin = backend == &thunkyCudaBackend ? cudaTraceOrigin : hostTraceOrigin;
       if (backend == &thunkyCudaBackend) {
@@ -835,6 +845,7 @@ int main(int argc, char **argv) {
         snprintf(origin.device, sizeof origin.device, "%s", thunkyTimelineDevice(timeline));
         origin.stepNs = (double)thunkyTimelineStep(timeline);
         origin.steps = (double)thunkyTimelineSteps(timeline) / (o.ranks ? o.ranks : 1);
+        origin.unattributedNs = (double)thunkyTimelineUnattributed(timeline);
       }
       ok = writeChromeTrace(o.trace, plan, timeline, &origin, &error);
     }

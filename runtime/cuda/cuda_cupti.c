@@ -384,8 +384,10 @@ static uint32_t spansOf(const ThunkyCudaRank *rank, const ThunkyCudaTraced *e) {
 }
 
 /* The span a record of device work belongs to, or NULL: work not ours
- * (the pass's own reads of predicates), or of a node no capture made. */
-static Span *spanOf(ThunkyCudaState *s, Span **spans, uint64_t **first, const Activity *a) {
+ * (the pass's own reads of predicates), or, setting *unattributed, work of
+ * one of our graphs by a node no capture made. */
+static Span *spanOf(ThunkyCudaState *s, Span **spans, uint64_t **first, const Activity *a,
+                    bool *unattributed) {
   ThunkyCudaTracer *t = s->tracer;
   uint32_t at;
   if (!thunkyHashMapGet(&t->byCorrelation, a->correlation, &at))
@@ -398,13 +400,11 @@ static Span *spanOf(ThunkyCudaState *s, Span **spans, uint64_t **first, const Ac
   const ThunkyCudaTraced *e = &rank->traced[i];
   if (e->graph == UINT32_MAX)
     return &spans[r][first[r][i]];
-  uint32_t n;
-  if (!a->node || !thunkyHashMapGet(&t->byNode, a->node, &n) || t->nodes[n].rank != r)
-    return NULL;
-  uint32_t owner = t->nodes[n].owner, begin = rank->graphOwners[e->graph];
-  if (owner < begin || owner >= rank->graphOwners[e->graph + 1])
-    return NULL;
-  return &spans[r][first[r][i] + (owner - begin)];
+  uint32_t n, begin = rank->graphOwners[e->graph];
+  bool known = a->node && thunkyHashMapGet(&t->byNode, a->node, &n) && t->nodes[n].rank == r &&
+               t->nodes[n].owner >= begin && t->nodes[n].owner < rank->graphOwners[e->graph + 1];
+  *unattributed = !known;
+  return known ? &spans[r][first[r][i] + (t->nodes[n].owner - begin)] : NULL;
 }
 
 static void addEvents(ThunkyCudaState *s, const ThunkyCudaRank *rank, const Span *spans) {
@@ -452,9 +452,13 @@ bool thunkyCudaTracerFinish(ThunkyCudaState *s, ThunkyError *error) {
   }
   pthread_mutex_lock(&t->lock);
   bool lost = t->lost;
+  uint64_t unattributedNs = 0;
   for (size_t i = 0; ok && i < t->numActivities; i++) {
     const Activity *a = &t->activities[i];
-    Span *span = spanOf(s, spans, first, a);
+    bool unattributed = false;
+    Span *span = spanOf(s, spans, first, a, &unattributed);
+    if (unattributed && a->end > a->start)
+      unattributedNs += a->end - a->start;
     if (span) {
       span->start = a->start < span->start ? a->start : span->start;
       span->end = a->end > span->end ? a->end : span->end;
@@ -466,6 +470,8 @@ bool thunkyCudaTracerFinish(ThunkyCudaState *s, ThunkyError *error) {
   pthread_mutex_unlock(&t->lock);
   for (uint32_t r = 0; ok && r < s->ranks; r++)
     addEvents(s, &s->rank[r], spans[r]);
+  if (unattributedNs)
+    thunkyTimelineNoteUnattributed(s->config.timeline, unattributedNs);
   for (uint32_t r = 0; r < s->ranks && spans && first; r++)
     free(spans[r]), free(first[r]);
   free(spans), free(first);

@@ -334,7 +334,9 @@ static bool originMember(Json *j, const char *k, size_t n, void *ctx) {
          : isKey(k, n, "device")  ? copyString(j, o->device, sizeof o->device)
          : isKey(k, n, "step_ns") ? stepNumber(j, &o->stepNs, "a negative step_ns")
          : isKey(k, n, "steps")   ? stepNumber(j, &o->steps, "a negative steps")
-                                  : value(j);
+         : isKey(k, n, "unattributed_ns")
+             ? stepNumber(j, &o->unattributedNs, "a negative unattributed_ns")
+             : value(j);
 }
 
 static bool traceMember(Json *j, const char *k, size_t n, void *ctx) {

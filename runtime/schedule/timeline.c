@@ -17,6 +17,7 @@ struct ThunkyTimeline {
   uint64_t origin;
   char device[64], method[256];
   uint64_t stepSum, steps;
+  uint64_t unattributedNs;
 };
 
 uint64_t thunkyMonotonicNs(void) {
@@ -60,7 +61,9 @@ const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *t, size_t *co
   return t->events;
 }
 
-void thunkyTimelineClear(ThunkyTimeline *t) { t->count = 0, t->stepSum = t->steps = 0; }
+void thunkyTimelineClear(ThunkyTimeline *t) {
+  t->count = 0, t->stepSum = t->steps = t->unattributedNs = 0;
+}
 
 void thunkyTimelineSetSource(ThunkyTimeline *t, const char *device, const char *method) {
   pthread_mutex_lock(&t->lock);
@@ -84,3 +87,11 @@ uint64_t thunkyTimelineStep(const ThunkyTimeline *t) {
 }
 
 uint64_t thunkyTimelineSteps(const ThunkyTimeline *t) { return t->steps; }
+
+void thunkyTimelineNoteUnattributed(ThunkyTimeline *t, uint64_t ns) {
+  pthread_mutex_lock(&t->lock);
+  t->unattributedNs += ns;
+  pthread_mutex_unlock(&t->lock);
+}
+
+uint64_t thunkyTimelineUnattributed(const ThunkyTimeline *t) { return t->unattributedNs; }

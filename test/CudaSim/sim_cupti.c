@@ -168,8 +168,12 @@ static void nodeCreated(CUgraph graph, CUgraphNode node) {
   resource(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, graph, node, NULL);
 }
 
+/* THUNKY_CUDA_SIM_CUPTI_NO_CLONES=1 plays a CUPTI that does not report
+ * instantiation's clones: graph kernels then name nodes no one made. */
 static void nodeCloned(CUgraphNode node, CUgraphNode original) {
-  resource(CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, NULL, node, original);
+  const char *none = getenv("THUNKY_CUDA_SIM_CUPTI_NO_CLONES");
+  if (!(none && *none == '1'))
+    resource(CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, NULL, node, original);
 }
 
 static const ThunkySimActivityHooks hooks = {call, done, nodeCreated, nodeCloned};

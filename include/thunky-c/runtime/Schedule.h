@@ -173,6 +173,7 @@ typedef struct ThunkyTraceOrigin {
   char device[64];  /* the device it ran on, as its driver names it */
   double stepNs;    /* the step as the host timed it, without instrumentation; 0: not given */
   double steps;     /* how many steps (runs) each rank's events cover; 0: not given */
+  double unattributedNs; /* device work measured but tied to no thunk, in no event; 0: none */
 } ThunkyTraceOrigin;
 
 /* What a Chrome trace that thunky-run --trace wrote (on --backend cuda, of

@@ -54,6 +54,12 @@ THUNKY_EXPORT void thunkyTimelineNoteStep(ThunkyTimeline *timeline, uint64_t ns)
 THUNKY_EXPORT uint64_t thunkyTimelineStep(const ThunkyTimeline *timeline);
 /* How many steps were noted: each rank's of each run. */
 THUNKY_EXPORT uint64_t thunkyTimelineSteps(const ThunkyTimeline *timeline);
+/* Device work a backend measured but could tie to no thunk (a graph node
+ * no capture made), in ns: its events leave it out, so the thunks it
+ * belonged to look untimed. A backend notes each such piece. */
+THUNKY_EXPORT void thunkyTimelineNoteUnattributed(ThunkyTimeline *timeline, uint64_t ns);
+/* The sum of what was noted; 0 when nothing was. */
+THUNKY_EXPORT uint64_t thunkyTimelineUnattributed(const ThunkyTimeline *timeline);
 
 #ifdef __cplusplus
 }
