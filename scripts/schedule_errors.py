@@ -22,7 +22,8 @@ has one, times the graphs' thunks only where CUPTI timed the device.
 
 Prints how each trace timed the device (its method: CUPTI's records, or
 events behind the gate) and how many thunks it timed, a graph case's
-against its eager twin's; then, per case, the measured step and the two
+against its eager twin's, with any device work it could tie to no thunk;
+then, per case, the measured step and the two
 predictions with their ratios to it: the first tests the replay (issue, streams, waits), the
 second the device model too. Then, over every case, the device model's
 duration of each kind of thunk against the measured one, and each target
@@ -53,6 +54,13 @@ def trace_method(path):
         method = json.load(f).get("otherData", {}).get("method", "")
     return ("CUPTI" if "CUPTI" in method else "gate" if "gate" in method
             else "issue only" if method.startswith("host issue only") else "unknown")
+
+
+def unattributed_us(path):
+    """Device work the run measured but tied to no thunk (a graph's node
+    that no capture made)."""
+    with open(path) as f:
+        return json.load(f).get("otherData", {}).get("unattributed_ns", 0) / 1e3
 
 
 def measured_thunk_us(path):
@@ -109,7 +117,9 @@ def main(argv):
             eager = set(measured_thunk_us(twin)[0])
             of = " of the eager run's %d" % len(eager)
             graphs_timed.append(eager <= timed)
-        print("%-28s %-12s %d%s" % (case, trace_method(trace), len(timed), of))
+        lost = unattributed_us(trace)
+        print("%-28s %-12s %d%s%s" % (case, trace_method(trace), len(timed), of,
+                                      "; %.3f us tied to no thunk" % lost if lost else ""))
     print()
     # Two ways of timing the same thunks: CUPTI's records against the
     # gate's events, thunk by thunk.
