@@ -384,7 +384,8 @@ static bool runIssued(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t
 
 /* Whether a command has device work of its own to time: not one whose
  * work is that of the lists it holds, nor a wait, which the replay charges
- * as one. */
+ * as one. A group is timed whole: NCCL enqueues its members' work only as
+ * the group ends (runGroup). */
 static bool timedApart(const ThunkyCommand *c) {
   switch (c->kind) {
   case THUNKY_CMD_ASYNC_START:
