@@ -407,22 +407,30 @@ static Span *spanOf(ThunkyCudaState *s, Span **spans, uint64_t **first, const Ac
   return known ? &spans[r][first[r][i] + (t->nodes[n].owner - begin)] : NULL;
 }
 
-static void addEvents(ThunkyCudaState *s, const ThunkyCudaRank *rank, const Span *spans) {
-  uint64_t at = 0;
+/* A thunk with no record did no device work, and gets a zero-length
+ * event after the work before it, as the gate gives it: unless some work
+ * was tied to no thunk (allTied false), which may have been a graph
+ * node's. */
+static void addEvents(ThunkyCudaState *s, const ThunkyCudaRank *rank, const Span *spans,
+                      bool allTied) {
+  uint64_t at = 0, origin = rank->traceOrigin, last = origin;
   for (uint32_t i = 0; i < rank->numTraced; i++) {
     const ThunkyCudaTraced *e = &rank->traced[i];
     for (uint32_t k = 0, n = spansOf(rank, e); k < n; k++, at++) {
-      const Span *span = &spans[at];
-      if (span->start > span->end)
-        continue; /* no device work: a thunk that enqueued none */
+      Span span = spans[at];
+      if (span.start > span.end) {
+        if (e->graph != UINT32_MAX && !allTied)
+          continue;
+        span.start = span.end = last;
+      }
+      last = span.end > last ? span.end : last;
       const ThunkyCudaOwner *o =
           e->graph == UINT32_MAX ? NULL : &rank->owners[rank->graphOwners[e->graph] + k];
-      uint64_t origin = rank->traceOrigin;
       ThunkyTraceEvent event = {.thunk = o ? o->thunk : e->thunk,
                                 .rank = rank->global,
                                 .stream = o ? o->stream : e->stream,
-                                .beginNs = span->start > origin ? span->start - origin : 0,
-                                .endNs = span->end > origin ? span->end - origin : 0};
+                                .beginNs = span.start > origin ? span.start - origin : 0,
+                                .endNs = span.end > origin ? span.end - origin : 0};
       thunkyTimelineAdd(s->config.timeline, event); /* dropped if out of memory */
     }
   }
@@ -469,7 +477,7 @@ bool thunkyCudaTracerFinish(ThunkyCudaState *s, ThunkyError *error) {
   thunkyHashMapDestroy(&t->byCorrelation); /* and empty: the next run's ids are new */
   pthread_mutex_unlock(&t->lock);
   for (uint32_t r = 0; ok && r < s->ranks; r++)
-    addEvents(s, &s->rank[r], spans[r]);
+    addEvents(s, &s->rank[r], spans[r], unattributedNs == 0);
   if (unattributedNs)
     thunkyTimelineNoteUnattributed(s->config.timeline, unattributedNs);
   for (uint32_t r = 0; r < s->ranks && spans && first; r++)
