@@ -461,10 +461,12 @@ bool thunkyCudaTracerFinish(ThunkyCudaState *s, ThunkyError *error) {
   pthread_mutex_lock(&t->lock);
   bool lost = t->lost;
   uint64_t unattributedNs = 0;
+  bool allTied = true;
   for (size_t i = 0; ok && i < t->numActivities; i++) {
     const Activity *a = &t->activities[i];
     bool unattributed = false;
     Span *span = spanOf(s, spans, first, a, &unattributed);
+    allTied = allTied && !unattributed;
     if (unattributed && a->end > a->start)
       unattributedNs += a->end - a->start;
     if (span) {
@@ -477,7 +479,7 @@ bool thunkyCudaTracerFinish(ThunkyCudaState *s, ThunkyError *error) {
   thunkyHashMapDestroy(&t->byCorrelation); /* and empty: the next run's ids are new */
   pthread_mutex_unlock(&t->lock);
   for (uint32_t r = 0; ok && r < s->ranks; r++)
-    addEvents(s, &s->rank[r], spans[r], unattributedNs == 0);
+    addEvents(s, &s->rank[r], spans[r], allTied);
   if (unattributedNs)
     thunkyTimelineNoteUnattributed(s->config.timeline, unattributedNs);
   for (uint32_t r = 0; r < s->ranks && spans && first; r++)
