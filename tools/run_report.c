@@ -152,26 +152,29 @@ static uint64_t listBytes(const ThunkyPlan *plan, uint32_t list, uint64_t *sums)
   return sums[list] = bytes;
 }
 
-void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top) {
+bool printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top,
+                  ThunkyError *error) {
   size_t count;
   const ThunkyTraceEvent *events = thunkyTimelineEvents(timeline, &count);
   ThunkTime *times = calloc(plan->numThunks + 1, sizeof *times);
-  if (!times)
-    return;
   bool *timed = calloc(plan->numThunks + 1, sizeof *timed);
   bool *spans = calloc(plan->numThunks + 1, sizeof *spans);
-  for (size_t i = 0; timed && i < count; i++)
+  /* Each thunk's first command, for the lists it holds; each list's bytes. */
+  uint32_t *first = malloc((plan->numThunks + 1) * sizeof *first);
+  uint64_t *held = malloc((plan->numLists + 1) * sizeof *held);
+  ThunkyTopK most = {0};
+  bool ok = times && timed && spans && first && held;
+  for (size_t i = 0; ok && i < count; i++)
     if (events[i].thunk < plan->numThunks && events[i].stream != THUNKY_TRACE_HOST_ISSUE)
       timed[events[i].thunk] = true;
   /* A loop's time is its body's, where the body was timed: counting both
    * would count twice. */
-  if (!timed || !spans || !thunkyPlanMarkSpanning(plan, timed, spans)) {
-    free(times), free(timed), free(spans);
-    return;
+  ok = ok && thunkyPlanMarkSpanning(plan, timed, spans) &&
+       topKCreate(&most, top, sizeof *times, byTimeDescending);
+  if (!ok) {
+    free(times), free(timed), free(spans), free(first), free(held);
+    return thunkyErrorf(error, "out of memory printing the profile");
   }
-  uint64_t total = 0;
-  for (uint32_t t = 0; t < plan->numThunks; t++)
-    times[t].thunk = t;
   for (size_t i = 0; i < count; i++) {
     uint32_t thunk = events[i].thunk;
     if (thunk >= plan->numThunks || spans[thunk] || events[i].stream == THUNKY_TRACE_HOST_ISSUE)
@@ -179,47 +182,39 @@ void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timel
     times[thunk].totalNs += events[i].endNs - events[i].beginNs;
     times[thunk].calls++;
   }
-  free(timed), free(spans);
-  ThunkyTopK most;
-  if (!topKCreate(&most, top, sizeof *times, byTimeDescending)) {
-    free(times);
-    return;
-  }
+  uint64_t total = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++) {
+    times[t].thunk = t;
     total += times[t].totalNs;
     topKOffer(&most, &times[t]);
   }
-  free(times);
   size_t shown = topKFinish(&most);
-  times = (ThunkTime *)most.items;
-  /* Each thunk's first command, for the lists it holds. */
-  uint32_t *first = malloc((plan->numThunks + 1) * sizeof *first);
-  uint64_t *held = malloc((plan->numLists + 1) * sizeof *held);
-  for (uint32_t t = 0; first && t < plan->numThunks; t++)
+  const ThunkTime *ranked = (const ThunkTime *)most.items;
+  for (uint32_t t = 0; t < plan->numThunks; t++)
     first[t] = UINT32_MAX;
-  for (uint32_t i = plan->numCommands; first && i-- > 0;)
+  for (uint32_t i = plan->numCommands; i-- > 0;)
     first[plan->commands[i].thunk] = i;
-  for (uint32_t l = 0; held && l < plan->numLists; l++)
+  for (uint32_t l = 0; l < plan->numLists; l++)
     held[l] = UINT64_MAX;
-  if (!first)
-    free(held), held = NULL;
   fprintf(out, "%-48s %10s %8s %7s %12s %8s\n", "thunk", "total ms", "calls", "share",
           "bytes/call", "GB/s");
-  for (size_t i = 0; i < shown && times[i].calls; i++) {
+  for (size_t i = 0; i < shown && ranked[i].calls; i++) {
+    uint32_t thunk = ranked[i].thunk;
     char name[160];
-    thunkyPlanThunkName(plan, times[i].thunk, name, sizeof name);
-    uint64_t bytes = held && first[times[i].thunk] != UINT32_MAX
-                         ? commandBytes(plan, &plan->commands[first[times[i].thunk]], held)
-                         : ownBytes(plan, times[i].thunk);
-    double seconds = (double)times[i].totalNs / 1e9;
-    fprintf(out, "%-48.48s %10.3f %8llu %6.1f%% %12llu %8.2f\n", name, times[i].totalNs / 1e6,
-            (unsigned long long)times[i].calls,
-            total ? 100.0 * (double)times[i].totalNs / (double)total : 0.0,
+    thunkyPlanThunkName(plan, thunk, name, sizeof name);
+    uint64_t bytes = first[thunk] != UINT32_MAX
+                         ? commandBytes(plan, &plan->commands[first[thunk]], held)
+                         : ownBytes(plan, thunk);
+    double seconds = (double)ranked[i].totalNs / 1e9;
+    fprintf(out, "%-48.48s %10.3f %8llu %6.1f%% %12llu %8.2f\n", name, ranked[i].totalNs / 1e6,
+            (unsigned long long)ranked[i].calls,
+            total ? 100.0 * (double)ranked[i].totalNs / (double)total : 0.0,
             (unsigned long long)bytes,
-            seconds > 0 ? (double)bytes * (double)times[i].calls / seconds / 1e9 : 0.0);
+            seconds > 0 ? (double)bytes * (double)ranked[i].calls / seconds / 1e9 : 0.0);
   }
-  free(first), free(held);
+  free(times), free(timed), free(spans), free(first), free(held);
   topKDestroy(&most);
+  return true;
 }
 
 void streamName(const ThunkyPlan *plan, uint32_t stream, char *out, size_t size) {

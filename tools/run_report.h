@@ -16,8 +16,10 @@ void printOutputs(FILE *out, const ThunkyPlan *plan, const ThunkyNpyArray *outpu
  * it holds, and who made each. */
 bool printContents(FILE *out, const ThunkyPlan *plan, const ThunkyBackendOps *backend, void *state,
                    uint32_t ranks, ThunkyError *error);
-/* The `top` thunks with the most time, with call counts and shares. */
-void printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top);
+/* The `top` thunks with the most time, with call counts and shares; false
+ * only when out of memory. */
+bool printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top,
+                  ThunkyError *error);
 /* The timeline as Chrome trace JSON (Perfetto reads it): a process per
  * rank and a thread per stream, each named; each thunk's name, number and
  * XLA id as arguments; what made it as "otherData" (origin's backend, clock

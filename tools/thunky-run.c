@@ -832,7 +832,7 @@ int main(int argc, char **argv) {
     if (ok && o.print && !symbolic)
       printOutputs(stdout, plan, outputs, o.ranks);
     if (ok && o.profile)
-      printProfile(stdout, plan, timeline, o.profileTop);
+      ok = printProfile(stdout, plan, timeline, o.profileTop, &error);
     if (ok && timeline && thunkyTimelineUnattributed(timeline))
       fprintf(stderr,
               "thunky-run: %.3f us of device work was tied to no thunk (graph nodes no capture "
