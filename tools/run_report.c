@@ -152,6 +152,34 @@ static uint64_t listBytes(const ThunkyPlan *plan, uint32_t list, uint64_t *sums)
   return sums[list] = bytes;
 }
 
+/* A thunk that does work, ran (its issue was timed) and yet has no device
+ * time is missing from the table: say how many, and why, rather than show
+ * a profile that looks whole. Under CUDA's gate a custom call runs with
+ * the gate open, and a run with command buffers times no thunk on the
+ * device; the timeline's method says which. */
+static void printUntimed(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
+                         const uint32_t *first, const bool *timed, const bool *issued) {
+  uint32_t untimed = 0, calls = 0;
+  for (uint32_t t = 0; t < plan->numThunks; t++) {
+    if (!issued[t] || timed[t] || first[t] == UINT32_MAX)
+      continue;
+    const ThunkyCommand *c = &plan->commands[first[t]];
+    if (c->kind == THUNKY_CMD_ASYNC_DONE ||
+        (c->kind != THUNKY_CMD_COLLECTIVE_GROUP && thunkyPlanHeldList(plan, c, 0) != UINT32_MAX))
+      continue;
+    untimed++;
+    calls += c->kind == THUNKY_CMD_CUSTOM_CALL;
+  }
+  if (!untimed)
+    return;
+  const char *method = thunkyTimelineMethod(timeline);
+  fprintf(out, "not shown: %u thunk%s that ran with no device time of %s own", untimed,
+          untimed == 1 ? "" : "s", untimed == 1 ? "its" : "their");
+  if (calls)
+    fprintf(out, " (%u custom call%s)", calls, calls == 1 ? "" : "s");
+  fprintf(out, "%s%s\n", *method ? "; how this run timed them: " : "", method);
+}
+
 bool printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline, uint32_t top,
                   ThunkyError *error) {
   size_t count;
@@ -159,20 +187,21 @@ bool printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timel
   ThunkTime *times = calloc(plan->numThunks + 1, sizeof *times);
   bool *timed = calloc(plan->numThunks + 1, sizeof *timed);
   bool *spans = calloc(plan->numThunks + 1, sizeof *spans);
+  bool *issued = calloc(plan->numThunks + 1, sizeof *issued);
   /* Each thunk's first command, for the lists it holds; each list's bytes. */
   uint32_t *first = malloc((plan->numThunks + 1) * sizeof *first);
   uint64_t *held = malloc((plan->numLists + 1) * sizeof *held);
   ThunkyTopK most = {0};
-  bool ok = times && timed && spans && first && held;
+  bool ok = times && timed && spans && issued && first && held;
   for (size_t i = 0; ok && i < count; i++)
-    if (events[i].thunk < plan->numThunks && events[i].stream != THUNKY_TRACE_HOST_ISSUE)
-      timed[events[i].thunk] = true;
+    if (events[i].thunk < plan->numThunks)
+      (events[i].stream == THUNKY_TRACE_HOST_ISSUE ? issued : timed)[events[i].thunk] = true;
   /* A loop's time is its body's, where the body was timed: counting both
    * would count twice. */
   ok = ok && thunkyPlanMarkSpanning(plan, timed, spans) &&
        topKCreate(&most, top, sizeof *times, byTimeDescending);
   if (!ok) {
-    free(times), free(timed), free(spans), free(first), free(held);
+    free(times), free(timed), free(spans), free(issued), free(first), free(held);
     return thunkyErrorf(error, "out of memory printing the profile");
   }
   for (size_t i = 0; i < count; i++) {
@@ -212,7 +241,8 @@ bool printProfile(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timel
             (unsigned long long)bytes,
             seconds > 0 ? (double)bytes * (double)ranked[i].calls / seconds / 1e9 : 0.0);
   }
-  free(times), free(timed), free(spans), free(first), free(held);
+  printUntimed(out, plan, timeline, first, timed, issued);
+  free(times), free(timed), free(spans), free(issued), free(first), free(held);
   topKDestroy(&most);
   return true;
 }

@@ -304,10 +304,10 @@ const char *thunkyCudaTracerMethod(const ThunkyCudaState *s) {
     return "host issue only: each graph's launch and each thunk outside graphs on the host "
            "clock; a graph runs whole, so its thunks' device times come from a run without "
            "command buffers (or from CUPTI, where it is found)";
-  return "device lanes: CUDA events around each thunk, the thunks enqueued behind a gate "
+  return "device lanes: CUDA events around each thunk, enqueued behind a gate "
          "(cuStreamWaitValue32) and run back to back, the host waiting only where the program "
-         "does; host issue: each thunk's issue on the host clock, in a run of its own without "
-         "events";
+         "does, a custom call untimed with the gate open; host issue: each thunk's on the host "
+         "clock, in a run of its own without events";
 }
 
 /*--- a run's device pass ---------------------------------------------------*/

@@ -15,7 +15,7 @@ struct ThunkyTimeline {
   ThunkyTraceEvent *events;
   size_t count, capacity;
   uint64_t origin;
-  char device[64], method[256];
+  char device[64], method[512];
   uint64_t stepSum, steps;
   uint64_t unattributedNs;
 };

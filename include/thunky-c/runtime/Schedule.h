@@ -169,7 +169,7 @@ THUNKY_EXPORT double thunkyModelIssueNs(const ThunkyPlan *plan, uint32_t command
 typedef struct ThunkyTraceOrigin {
   char backend[16]; /* "cuda", "host" or "model" */
   char clock[96];   /* whose clock the times are on */
-  char method[256]; /* how each duration was taken */
+  char method[512]; /* how each duration was taken */
   char device[64];  /* the device it ran on, as its driver names it */
   double stepNs;    /* the step as the host timed it, without instrumentation; 0: not given */
   double steps;     /* how many steps (runs) each rank's events cover; 0: not given */
