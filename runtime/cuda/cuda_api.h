@@ -42,7 +42,7 @@
                                           X(cuStreamEndCapture) X(cuGraphInstantiate)              \
                                               X(cuGraphLaunch) X(cuGraphDestroy)                   \
                                                   X(cuGraphExecDestroy) X(cuStreamWaitValue32)     \
-                                                      X(cuStreamWriteValue32) X(cuDeviceGetName)
+                                                      X(cuStreamWriteValue32) X(cuDeviceGetName) X(cuDeviceGetAttribute)
 
 #define THUNKY_NCCL_FUNCTIONS(X)                                                         \
   X(ncclGetErrorString) X(ncclGetLastError) X(ncclGetUniqueId) X(ncclCommInitRankConfig) \

@@ -185,9 +185,37 @@ static bool chooseAlgorithm(const Describer *d, ThunkyCudaRank *rank, ThunkyCuda
   return chosen;
 }
 
+/* A gemm_thunk's cuBLAS algorithm picks the kernel only before sm_80
+ * (cuBLAS's cublasGemmAlgo_t); thunky runs cuBLASLt's choice, which is the
+ * same thing only where the algorithm has no effect. */
+static bool algorithmHolds(const Describer *d, const ThunkyCudaRank *rank,
+                           const ThunkyPlanGemm *p) {
+  if (p->cublasAlgorithm == -1)
+    return true;
+  int major = 0, minor = 0;
+  const ThunkyCudaState *state = d->state;
+  if (!THUNKY_CU(state, cuDeviceGetAttribute,
+                 (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, rank->device),
+                 THUNKY_CUDA_NO_THUNK, d->error) ||
+      !THUNKY_CU(state, cuDeviceGetAttribute,
+                 (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, rank->device),
+                 THUNKY_CUDA_NO_THUNK, d->error))
+    return false;
+  if (major >= 8)
+    return true;
+  char what[200];
+  snprintf(what, sizeof what,
+           "picks cuBLAS algorithm %lld, which chooses the kernel on this GPU (sm_%d%d; cuBLAS "
+           "ignores it from sm_80 on), and thunky runs cuBLASLt's heuristic choice",
+           (long long)p->cublasAlgorithm, major, minor);
+  return fail(d, what);
+}
+
 static bool describe(const Describer *d, ThunkyCudaRank *rank) {
   const ThunkyPlanGemm *p = &d->state->plan->gemms[d->index];
   ThunkyCudaGemm *g = &rank->gemms[d->index];
+  if (!algorithmHolds(d, rank, p))
+    return false;
   cudaDataType_t aType, bType, cType, dType;
   if (!dataType(p->lhsType, &aType) || !dataType(p->rhsType, &bType) ||
       !dataType(p->cType, &cType) || !dataType(p->outType, &dType))

@@ -197,7 +197,8 @@ static bool planGemm(Builder *b, CommandVec *v, const Xla__GemmConfigProto *conf
   if (!config)
     return fail(b, "gemm without its configuration");
   ThunkyPlanGemm g = {.alphaReal = config->alpha_real, .alphaImag = config->alpha_imag,
-                      .beta = config->beta, .algorithm = algorithm};
+                      .beta = config->beta, .algorithm = algorithm,
+                      .cublasAlgorithm = !lt && config->has_algorithm ? config->algorithm : -1};
   /* A legacy gemm accumulates into its output: C is D. */
   const LayoutProto *cLayout = lt ? config->c_layout : config->output_layout;
   if (!thunkyPlanSliceOf(b, s->lhs, "lhs", &g.lhs) ||
@@ -246,11 +247,19 @@ static bool planGemm(Builder *b, CommandVec *v, const Xla__GemmConfigProto *conf
 
 bool thunkyPlanGemmThunk(Builder *b, CommandVec *v, const Xla__Gpu__GemmThunkProto *t) {
   const Xla__GemmConfigProto *config = t->gemm_config;
-  /* XLA's kDefaultAlgorithm, -1, is cuBLAS's CUBLAS_GEMM_DEFAULT; any
-   * other names a cuBLAS (not cuBLASLt) algorithm thunky cannot pick. */
-  if (config && config->has_algorithm && config->algorithm != -1)
-    return thunkyPlanRefuse(b, v, "algorithm %" PRId64 " (a cuBLAS algorithm; thunky runs cuBLASLt's "
-                        "heuristic choice)", config->algorithm);
+  /* XLA's RunGemm hands an autotuned algorithm to cublasGemmEx. cuBLAS's
+   * cublasGemmAlgo_t: CUBLAS_GEMM_DEFAULT (-1, XLA's kDefaultAlgorithm),
+   * ALGO0..23, which cuBLAS documents as having no effect from sm_80 on
+   * (so there the heuristic chooses, as for thunky's own cuBLASLt), and
+   * the deprecated tensor-op ones (99..115), which let cuBLAS compute f32
+   * in f16 (CUBLAS_COMPUTE_32F_FAST_16F). The CUDA backend refuses ALGO0..23
+   * on an older GPU (cuda_gemm.c). */
+  if (config && config->has_algorithm && config->algorithm >= 99 && config->algorithm <= 115)
+    return thunkyPlanRefuse(b, v, "algorithm %" PRId64 " (a deprecated cuBLAS tensor-op "
+                            "algorithm, which may compute f32 in f16)", config->algorithm);
+  if (config && config->has_algorithm && (config->algorithm < -1 || config->algorithm > 23))
+    return thunkyPlanRefuse(b, v, "algorithm %" PRId64 " (no cublasGemmAlgo_t)",
+                            config->algorithm);
   GemmSlices s = {t->lhs_buffer, t->rhs_buffer, t->output_buffer, t->output_buffer,
                   t->workspace};
   return planGemm(b, v, config, false, &s, 0, 0);

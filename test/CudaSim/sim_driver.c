@@ -182,6 +182,7 @@ static struct {
   pthread_cond_t progress;
   bool initialized;
   int devices;
+  int capability[2]; /* every device's compute capability, major and minor */
   bool delay;
   struct CUctx_st *contexts; /* per device: its primary context */
   struct CUstream_st *streams;
@@ -300,6 +301,10 @@ SIM_EXPORT uint64_t thunkySimClockNs(void) {
 static void readEnvironment(void) {
   const char *devices = getenv("THUNKY_CUDA_SIM_DEVICES");
   sim.devices = devices && atoi(devices) > 0 ? atoi(devices) : 4;
+  /* An H200's, unless THUNKY_CUDA_SIM_COMPUTE_CAPABILITY=M.m says another. */
+  const char *capability = getenv("THUNKY_CUDA_SIM_COMPUTE_CAPABILITY");
+  if (!capability || sscanf(capability, "%d.%d", &sim.capability[0], &sim.capability[1]) != 2)
+    sim.capability[0] = 9, sim.capability[1] = 0;
   const char *delay = getenv("THUNKY_CUDA_SIM_DELAY");
   sim.delay = delay && *delay && strcmp(delay, "0") != 0;
   const char *fail = getenv("THUNKY_CUDA_SIM_FAIL");
@@ -774,6 +779,28 @@ SIM_EXPORT CUresult cuDeviceGetName(char *name, int length, CUdevice device) {
     return CUDA_ERROR_INVALID_VALUE;
   snprintf(name, (size_t)length, "thunky CUDA simulation");
   return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
+                                         CUdevice device) {
+  if (!sim.initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (device < 0 || device >= sim.devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  if (!value)
+    return CUDA_ERROR_INVALID_VALUE;
+  /* Only what the runtime asks; anything else is a backend asking more of
+   * the simulation than it models. */
+  switch (attribute) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *value = sim.capability[0];
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *value = sim.capability[1];
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
 }
 
 SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice device) {

@@ -243,6 +243,10 @@ typedef struct ThunkyPlanGemm {
    * the workspace slice's size when the thunk gives none). */
   uint32_t algorithm;
   uint64_t algorithmWorkspace;
+  /* A gemm_thunk's cuBLAS algorithm (cublasGemmAlgo_t), autotuned by XLA;
+   * -1, the default, for a cublas_lt_matmul_thunk. cuBLAS ignores it from
+   * sm_80 on, so only an older GPU runs something else for it. */
+  int64_t cublasAlgorithm;
 } ThunkyPlanGemm;
 
 /* Bytes a thunk reads or writes, as the thunk kind table says
