@@ -52,6 +52,11 @@ config.substitutions.append(
 config.substitutions.append(
     ("%test_kernels", os.path.join(config.thunky_obj_root, "lib", "libThunkyTestKernels.so")))
 config.substitutions.append(
+    ("%fail_each_allocation", "%s %s --shim %s" % (
+        config.python_executable,
+        os.path.join(config.thunky_src_root, "test", "Runtime", "Inputs", "fail_each_allocation.py"),
+        os.path.join(config.thunky_obj_root, "lib", "libThunkyFailAlloc.so"))))
+config.substitutions.append(
     ("%mlp_step_kernels",
      os.path.join(config.thunky_obj_root, "lib", "libThunkyMlpStepKernels.so")))
 config.substitutions.append(("%thunky_src", config.thunky_src_root))

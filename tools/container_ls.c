@@ -74,6 +74,12 @@ static bool listOne(const char *path, const char *name, bool *listed, ThunkyErro
   return ok;
 }
 
+static void freeNames(char **names, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    free(names[i]);
+  free(names);
+}
+
 int containerList(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
@@ -88,7 +94,9 @@ int containerList(const char *dir) {
     if (!thunkyArrayGrow((void **)&names, &capacity, count, sizeof *names) ||
         !(names[count] = strdup(e->d_name))) {
       fprintf(stderr, "thunky-container: %s: out of memory\n", dir);
-      break;
+      closedir(d);
+      freeNames(names, count);
+      return 2;
     }
     count++;
   }
@@ -113,7 +121,11 @@ int containerList(const char *dir) {
     }
     ThunkyError error;
     bool listed;
-    if (listOne(path, names[i], &listed, &error) || !namedAsExecutable(names[i])) {
+    /* A file that did not read for want of memory may be an executable
+     * all the same: that is an error, not a file left out. */
+    errno = 0;
+    bool read = listOne(path, names[i], &listed, &error);
+    if (read || (!namedAsExecutable(names[i]) && errno != ENOMEM)) {
       executables += listed, others += !listed;
       continue;
     }
@@ -122,8 +134,6 @@ int containerList(const char *dir) {
   }
   printf("%zu executable(s); %zu other file(s) and %zu folder(s) left out\n", executables,
          others, folders);
-  for (size_t i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
+  freeNames(names, count);
   return status;
 }

@@ -37,16 +37,16 @@ static int eventByLengthDescending(const void *a, const void *b) {
                               : (x->lane > y->lane) - (x->lane < y->lane);
 }
 
-static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+static bool printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                               uint32_t top) {
   if (s->eventsDropped || !s->criticalPathLength) {
     fprintf(out, "critical path: not traced (%s)\n",
             s->eventsDropped ? "more operations than events kept" : "nothing ran");
-    return;
+    return true;
   }
   ThunkyTopK longest;
   if (!topKCreate(&longest, top, sizeof(ThunkyScheduleEvent), eventByLengthDescending))
-    return;
+    return false;
   uint64_t busy = 0;
   for (size_t i = 0; i < s->criticalPathLength; i++) {
     const ThunkyScheduleEvent *e = &s->events[s->criticalPath[i]];
@@ -66,13 +66,14 @@ static void printCriticalPath(FILE *out, const ThunkyPlan *plan, const ThunkySch
             us(path[i].endNs - path[i].beginNs), us(path[i].beginNs), lane);
   }
   topKDestroy(&longest);
+  return true;
 }
 
-static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+static bool printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
                            uint32_t top) {
   ThunkyTopK most;
   if (!topKCreate(&most, top, sizeof(ThunkTotal), byTotalDescending))
-    return;
+    return false;
   uint64_t all = 0;
   size_t n = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
@@ -92,6 +93,7 @@ static void printTopThunks(FILE *out, const ThunkyPlan *plan, const ThunkySchedu
             s->thunkSource[t] == THUNKY_DURATION_MEASURED ? "measured" : "modelled");
   }
   topKDestroy(&most);
+  return true;
 }
 
 static int windowByExposureDescending(const void *a, const void *b) {
@@ -102,11 +104,10 @@ static int windowByExposureDescending(const void *a, const void *b) {
 }
 
 /* The async regions that hide least first: what a pass author looks for. */
-static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
-                         uint32_t top) {
+static bool printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s, uint32_t top) {
   ThunkyTopK most;
   if (!topKCreate(&most, top, sizeof(const ThunkyAsyncWindow *), windowByExposureDescending))
-    return;
+    return false;
   size_t exposed = 0;
   for (size_t i = 0; i < s->numWindows; i++) {
     const ThunkyAsyncWindow *w = &s->windows[i];
@@ -131,14 +132,14 @@ static void printWindows(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
     fprintf(out, "  ... and %zu more (--profile=N shows N; --json has all)\n",
             s->numWindows - top);
   topKDestroy(&most);
+  return true;
 }
 
 /* The collectives and communication regions whose time nothing hid. */
-static void printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
-                         uint32_t top) {
+static bool printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s, uint32_t top) {
   ThunkyTopK most;
   if (!topKCreate(&most, top, sizeof(ThunkTotal), byTotalDescending))
-    return;
+    return false;
   size_t n = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
     if (s->thunkExposedNs[t]) {
@@ -161,10 +162,11 @@ static void printExposed(FILE *out, const ThunkyPlan *plan, const ThunkySchedule
   if (n > top)
     fprintf(out, "  ... and %zu more\n", n - top);
   topKDestroy(&most);
+  return true;
 }
 
-void printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
-                   const ThunkyDeviceModel *device, uint32_t top) {
+bool printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
+                   const ThunkyDeviceModel *device, uint32_t top, ThunkyError *error) {
   uint32_t measured = 0, ran = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++)
     if (s->thunkRuns[t])
@@ -180,16 +182,18 @@ void printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
     fprintf(out, "  %-26s busy %12.3f us  %5.1f%%\n", lane, us(s->laneBusyNs[l]),
             share(s->laneBusyNs[l], s->stepNs));
   }
-  printWindows(out, plan, s, top);
-  printExposed(out, plan, s, top);
-  printCriticalPath(out, plan, s, top);
-  printTopThunks(out, plan, s, top);
+  /* Each section ranks with a top-k that needs memory: a section left out
+   * would look like nothing to report. */
+  if (!printWindows(out, plan, s, top) || !printExposed(out, plan, s, top) ||
+      !printCriticalPath(out, plan, s, top) || !printTopThunks(out, plan, s, top))
+    return thunkyErrorf(error, "out of memory printing the schedule");
   if (s->measuredLoops)
     fprintf(out, "measured: %llu while loop run(s) with no known trip count ran as often as "
                  "in the measurement\n", (unsigned long long)s->measuredLoops);
   if (s->assumedLoops)
     fprintf(out, "assumed: %llu while loop run(s) with no known trip count took --loop-trips "
                  "iterations\n", (unsigned long long)s->assumedLoops);
+  return true;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -11,8 +11,8 @@
  * region's window and exposure, the exposed communication, the `top`
  * longest operations on the critical path and the `top` thunks with the
  * most time. */
-void printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *schedule,
-                   const ThunkyDeviceModel *device, uint32_t top);
+bool printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *schedule,
+                   const ThunkyDeviceModel *device, uint32_t top, ThunkyError *error);
 /* The same as one JSON document, every thunk that ran included. */
 bool writeScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySchedule *schedule,
                        const ThunkyDeviceModel *device, ThunkyError *error);

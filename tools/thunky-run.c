@@ -705,7 +705,7 @@ static int predict(const Options *o) {
     printScheduleComparison(stdout, o->executable, plan, schedule, o->compare, other,
                             otherSchedule);
   else if (ok)
-    printSchedule(stdout, plan, schedule, &device, o->profile ? o->profileTop : 5);
+    ok = printSchedule(stdout, plan, schedule, &device, o->profile ? o->profileTop : 5, &error);
   ok = ok && (!o->json || writeScheduleJson(o->json, plan, schedule, &device, &error)) &&
        (!o->svg || writeScheduleSvg(o->svg, plan, schedule, &error)) &&
        (!o->trace || writeScheduleTrace(o->trace, plan, schedule, device.name, &error));
@@ -831,6 +831,14 @@ int main(int argc, char **argv) {
     ok = ok && (!o.outputDir || writeOutputs(&o, plan, outputs, &error));
     if (ok && o.print && !symbolic)
       printOutputs(stdout, plan, outputs, o.ranks);
+    if (ok && timeline && thunkyTimelineLost(timeline))
+      ok = thunkyErrorf(&error,
+                        "out of memory recording when each thunk ran: %llu event(s) lost, so "
+                        "no %s is written",
+                        (unsigned long long)thunkyTimelineLost(timeline),
+                        o.profile && o.trace ? "profile or trace"
+                        : o.profile          ? "profile"
+                                             : "trace");
     if (ok && o.profile)
       ok = printProfile(stdout, plan, timeline, o.profileTop, &error);
     if (ok && timeline && thunkyTimelineUnattributed(timeline))

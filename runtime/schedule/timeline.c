@@ -18,6 +18,7 @@ struct ThunkyTimeline {
   char device[64], method[512];
   uint64_t stepSum, steps;
   uint64_t unattributedNs;
+  uint64_t lost;
 };
 
 uint64_t thunkyMonotonicNs(void) {
@@ -52,9 +53,13 @@ bool thunkyTimelineAdd(ThunkyTimeline *t, ThunkyTraceEvent event) {
   bool ok = thunkyArrayGrow((void **)&t->events, &t->capacity, t->count, sizeof *t->events);
   if (ok)
     t->events[t->count++] = event;
+  else
+    t->lost++;
   pthread_mutex_unlock(&t->lock);
   return ok;
 }
+
+uint64_t thunkyTimelineLost(const ThunkyTimeline *t) { return t->lost; }
 
 const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *t, size_t *count) {
   *count = t->count;
@@ -62,7 +67,7 @@ const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *t, size_t *co
 }
 
 void thunkyTimelineClear(ThunkyTimeline *t) {
-  t->count = 0, t->stepSum = t->steps = t->unattributedNs = 0;
+  t->count = 0, t->stepSum = t->steps = t->unattributedNs = t->lost = 0;
 }
 
 void thunkyTimelineSetSource(ThunkyTimeline *t, const char *device, const char *method) {

@@ -32,8 +32,13 @@ THUNKY_EXPORT ThunkyTimeline *thunkyTimelineCreate(void);
 THUNKY_EXPORT void thunkyTimelineDestroy(ThunkyTimeline *timeline);
 /* Nanoseconds since the timeline was created (CLOCK_MONOTONIC). */
 THUNKY_EXPORT uint64_t thunkyTimelineNow(const ThunkyTimeline *timeline);
-/* Records one event; false when out of memory (the event is dropped). */
+/* Records one event; false when out of memory: the event is dropped, and
+ * counted (thunkyTimelineLost). */
 THUNKY_EXPORT bool thunkyTimelineAdd(ThunkyTimeline *timeline, ThunkyTraceEvent event);
+/* How many events were dropped for want of memory since the timeline was
+ * made or cleared: a profile or trace of a timeline that lost any would
+ * be missing them, so a caller that reports one checks this first. */
+THUNKY_EXPORT uint64_t thunkyTimelineLost(const ThunkyTimeline *timeline);
 /* The events so far, in the order they were added. */
 THUNKY_EXPORT const ThunkyTraceEvent *thunkyTimelineEvents(const ThunkyTimeline *timeline,
                                                            size_t *count);
@@ -41,7 +46,7 @@ THUNKY_EXPORT void thunkyTimelineClear(ThunkyTimeline *timeline);
 
 /* What a backend says of its measurement, kept for the trace (NULL or ""
  * where it said nothing): the device it ran on, and how it took the
- * events' times; the timeline copies both, cut to 63 and 255 bytes. */
+ * events' times; the timeline copies both, cut to 63 and 511 bytes. */
 THUNKY_EXPORT void thunkyTimelineSetSource(ThunkyTimeline *timeline, const char *device,
                                            const char *method);
 /* The device and method last set, borrowed; "" when none was. */
