@@ -431,7 +431,7 @@ static void addEvents(ThunkyCudaState *s, const ThunkyCudaRank *rank, const Span
                                 .stream = o ? o->stream : e->stream,
                                 .beginNs = span.start > origin ? span.start - origin : 0,
                                 .endNs = span.end > origin ? span.end - origin : 0};
-      thunkyTimelineAdd(s->config.timeline, event); /* dropped if out of memory */
+      thunkyTimelineAdd(s->config.timeline, event); /* or counted lost */
     }
   }
 }

@@ -368,7 +368,7 @@ static void noteIssue(Walk *w, uint32_t thunk, uint64_t begin, uint64_t end) {
                             .stream = THUNKY_TRACE_HOST_ISSUE,
                             .beginNs = begin - rank->hostOrigin,
                             .endNs = end - rank->hostOrigin};
-  thunkyTimelineAdd(w->state->config.timeline, event); /* dropped if out of memory */
+  thunkyTimelineAdd(w->state->config.timeline, event); /* or counted lost */
 }
 
 static bool runIssued(Walk *w, const ThunkyCommand *c, CUstream stream, uint32_t streamId) {
@@ -453,7 +453,7 @@ static bool openGate(Walk *w) {
                               .beginNs = (uint64_t)llround((double)begin * 1e6),
                               .endNs = (uint64_t)llround((double)end * 1e6)};
     event.endNs = event.endNs > event.beginNs ? event.endNs : event.beginNs;
-    thunkyTimelineAdd(state->config.timeline, event); /* dropped if out of memory */
+    thunkyTimelineAdd(state->config.timeline, event); /* or counted lost */
   }
   rank->numMarked = 0;
   return true;
