@@ -156,9 +156,19 @@ static uint64_t listBytes(const ThunkyPlan *plan, uint32_t list, uint64_t *sums)
  * time is missing from the table: say how many, and why, rather than show
  * a profile that looks whole. Under CUDA's gate a custom call runs with
  * the gate open, and a run with command buffers times no thunk on the
- * device; the timeline's method says which. */
+ * device; the timeline's method says which. Inside a CUDA graph only the
+ * launch is issued, so where nothing was timed no count is given. */
 static void printUntimed(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
                          const uint32_t *first, const bool *timed, const bool *issued) {
+  const char *method = thunkyTimelineMethod(timeline);
+  bool anyTimed = false, anyIssued = false;
+  for (uint32_t t = 0; t < plan->numThunks; t++)
+    anyTimed |= timed[t], anyIssued |= issued[t];
+  if (anyIssued && !anyTimed) {
+    fprintf(out, "not shown: no thunk was timed on the device%s%s\n",
+            *method ? "; how this run timed them: " : "", method);
+    return;
+  }
   uint32_t untimed = 0, calls = 0;
   for (uint32_t t = 0; t < plan->numThunks; t++) {
     if (!issued[t] || timed[t] || first[t] == UINT32_MAX)
@@ -172,7 +182,6 @@ static void printUntimed(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline
   }
   if (!untimed)
     return;
-  const char *method = thunkyTimelineMethod(timeline);
   fprintf(out, "not shown: %u thunk%s that ran with no device time of %s own", untimed,
           untimed == 1 ? "" : "s", untimed == 1 ? "its" : "their");
   if (calls)
