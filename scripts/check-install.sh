@@ -81,6 +81,17 @@ CHECK: same: 2 output(s) on 8 rank(s), bit for bit
 CHECK: same: 2 output(s) on 8 rank(s), term for term
 CHECKS
 
+# runtime.md: the example on the host, then on the simulated CUDA driver
+# from the prefix, its device timed through the simulated CUPTI.
+"$filecheck" --input-file "$work/runtime/output.txt" /dev/stdin <<'CHECKS' || status=1
+CHECK: rank 1 out0: f32[64] = [4, 4, 4, 4, 4, 4, 4, 4, ...]
+CHECK: thunk 1 (scale_fusion, id 2) {{.*}} 2 {{.*}} 512
+CHECK: rank 1 out0: f32[64] = [4, 4, 4, 4, 4, 4, 4, 4, ...]
+CHECK: thunk 1 (scale_fusion, id 2) {{.*}} 2 {{.*}} 512
+CHECKS
+grep -q "CUPTI's activity records" "$work/runtime/cuda-trace.json" ||
+  { echo "check-install: runtime.md's CUDA run was not timed through CUPTI" >&2; status=1; }
+
 # What the pass plugin's commands print (docs/writing-a-pass.md, section 4):
 # the rewrite through mlir-opt-22, thunky-opt -p, and the plugin's own flag
 # with its option's remark.
