@@ -59,7 +59,8 @@ static const char usage[] =
     "  --cubins K       distinct cubin blobs (default max(4, N/250))\n"
     "  --cubin-bytes B  each blob holds B/2..B bytes (default 4096); with train-step,\n"
     "                   each kernel's code in the module's binary too\n"
-    "  --ranks R        collectives over replica group {0, ..., R-1} (default 2)\n"
+    "  --ranks R        collectives over replica group {0, ..., R-1}, and R replicas\n"
+    "                   recorded, so that runs and the model take R ranks (default 2)\n"
     "  --profile NAME   the mix: synthetic (the default), train-step (one training\n"
     "                   step of a transformer: bench/PROFILES.md) or llama3-8b (the\n"
     "                   same at Llama 3 8B's sizes: 128+ GB of allocations a rank)\n"
@@ -1340,6 +1341,13 @@ static Xla__Gpu__GpuExecutableProto *executable(Gen *g, uint64_t thunks) {
     exe->has_binary = true, exe->binary = g->moduleBinary;
   }
   exe->program_shape = programShape(g);
+  /* The world its collectives span, as XLA records it: runs and the model
+   * take their ranks from it. */
+  exe->hlo_module_with_config = newMessage(a, &xla__hlo_module_proto_with_config__descriptor);
+  Xla__HloModuleConfigProto *config = newMessage(a, &xla__hlo_module_config_proto__descriptor);
+  config->has_replica_count = config->has_num_partitions = true;
+  config->replica_count = g->ranks, config->num_partitions = 1;
+  exe->hlo_module_with_config->config = config;
   Xla__Gpu__GpuExecutableProto__RepeatedBufferAllocations *allocs =
       newMessage(a, &xla__gpu__gpu_executable_proto__repeated_buffer_allocations__descriptor);
   allocs->n_values = g->numAllocs;

@@ -635,6 +635,9 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
                        ThunkyPlan **plan, ThunkySchedule **schedule, ThunkyError *error) {
   if (!loadPlan(path, &o->limits, true, plan, error))
     return false;
+  /* The world a run of this program would have, unless given. */
+  uint32_t ranks = o->ranks, partitions = o->partitions;
+  thunkyPlanRecordedLayout(*plan, o->ranksGiven, o->partitionsGiven, &ranks, &partitions);
   ThunkyMeasuredDurations *measured = NULL;
   if (o->measured) {
     if (!thunkyMeasuredDurationsCreate(o->measured, *plan, &measured, error) ||
@@ -671,7 +674,8 @@ static bool predictOne(const Options *o, const char *path, const ThunkyDeviceMod
                                    .measuredRuns = runs ? runs->runs : NULL,
                                    .measuredIssueNs = measured ? measured->issueNs : NULL,
                                    .graphPlace = buffers ? buffers->place : NULL,
-                                   .ranks = o->ranks,
+                                   .ranks = ranks,
+                                   .partitions = partitions,
                                    .loopTrips = o->loopTrips,
                                    .branch = o->branch};
   bool ok = thunkyScheduleCreate(*plan, &options, schedule, error) ||

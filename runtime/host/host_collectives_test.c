@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 
 #include "host_collectives.h"
+#include "replica_groups.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -1061,6 +1062,109 @@ static void testGroupModes(void) {
          before);
 }
 
+/*--- The world at once -------------------------------------------------------------*/
+
+static uint64_t nextRandom(uint64_t *state) { /* splitmix64 */
+  uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+/* Random groups or pairs for s's collective: about half split the ids of
+ * the mode's space (`count` of them) into groups, the rest are drawn with
+ * repeats, gaps and ids out of range. */
+static void randomIds(Setup *s, uint64_t *rng, int64_t count, bool pairs) {
+  int64_t order[MAX_RANKS];
+  for (int64_t i = 0; i < count; i++)
+    order[i] = i;
+  for (int64_t i = count - 1; i > 0; i--) {
+    int64_t j = (int64_t)(nextRandom(rng) % (uint64_t)(i + 1)), t = order[i];
+    order[i] = order[j], order[j] = t;
+  }
+  bool split = nextRandom(rng) % 2;
+  for (int64_t at = 0; at < count || (!split && at < 8);) {
+    int64_t n = 1 + (int64_t)(nextRandom(rng) % 4), ids[4];
+    for (int64_t i = 0; i < n; i++)
+      ids[i] = split && at + i < count ? order[at + i]
+                                       : (int64_t)(nextRandom(rng) % (uint64_t)(count + 2)) - 1;
+    if (pairs)
+      addPair(s, ids[0], ids[n > 1 ? 1 : 0]);
+    else
+      addGroup(s, ids, split && at + n > count ? (uint32_t)(count - at) : (uint32_t)n);
+    at += pairs ? 1 : n;
+    if (!split && nextRandom(rng) % 3 == 0)
+      break;
+  }
+}
+
+/* thunkyWorldGroupsCreate and thunkyWorldPermuteSources against the
+ * per-rank calls they stand for: the same success, the same groups, in
+ * the same order, and the same sources. */
+static void testWorldAtOnce(void) {
+  int before = failures;
+  uint64_t rng = 1;
+  uint32_t agreedFailing = 0, agreedSucceeding = 0;
+  for (int trial = 0; trial < 20000; trial++) {
+    uint32_t ranks = 1 + (uint32_t)(nextRandom(&rng) % MAX_RANKS), partitions;
+    do
+      partitions = 1 + (uint32_t)(nextRandom(&rng) % ranks);
+    while (ranks % partitions);
+    uint8_t mode = (uint8_t)(nextRandom(&rng) % 5); /* 4: no such mode */
+    bool permute = nextRandom(&rng) % 3 == 0;
+    int64_t count = mode == 1 ? partitions : mode == 3 ? ranks : ranks / partitions;
+    Setup s;
+    setup(&s, ranks, partitions, permute ? THUNKY_COLLECTIVE_PERMUTE : THUNKY_COLLECTIVE_ALL_REDUCE,
+          0);
+    ThunkyCollective *c = current(&s);
+    c->groupMode = mode;
+    if (nextRandom(&rng) % 8)
+      randomIds(&s, &rng, count, permute);
+    ThunkyError error = {{0}};
+    bool everyRank = true;
+    uint32_t members[MAX_RANKS][MAX_RANKS], sizes[MAX_RANKS], positions[MAX_RANKS],
+        sources[MAX_RANKS];
+    uint8_t seen[MAX_RANKS] = {0};
+    for (uint32_t r = 0; r < ranks && everyRank; r++)
+      everyRank = permute ? thunkyPermuteSource(&s.plan, c, ranks, partitions, r, &sources[r],
+                                                &error)
+                          : thunkyReplicaGroup(&s.plan, c, ranks, partitions, r, members[r], seen,
+                                               &sizes[r], &positions[r], &error);
+    if (permute) {
+      uint32_t world[MAX_RANKS];
+      bool ok = thunkyWorldPermuteSources(&s.plan, c, ranks, partitions, world, &error);
+      CHECK(ok == everyRank, "trial %d: permute, world %d, every rank %d: %s", trial, ok,
+            everyRank, error.message);
+      for (uint32_t r = 0; ok && everyRank && r < ranks; r++)
+        CHECK(world[r] == sources[r], "trial %d: rank %u's source %u, not %u", trial, r,
+              world[r], sources[r]);
+      ok ? agreedSucceeding++ : agreedFailing++;
+      continue;
+    }
+    ThunkyWorldGroups world;
+    bool ok = thunkyWorldGroupsCreate(&s.plan, c, ranks, partitions, &world, &error);
+    CHECK(ok == everyRank, "trial %d: groups, world %d, every rank %d: %s", trial, ok, everyRank,
+          error.message);
+    if (ok && everyRank) {
+      CHECK(world.starts[world.numGroups] == ranks, "trial %d: %u ranks listed", trial,
+            world.starts[world.numGroups]);
+      for (uint32_t g = 0; g < world.numGroups; g++)
+        for (uint32_t i = world.starts[g]; i < world.starts[g + 1]; i++) {
+          uint32_t r = world.members[i], n = world.starts[g + 1] - world.starts[g];
+          CHECK(sizes[r] == n && positions[r] == i - world.starts[g] &&
+                    !memcmp(members[r], &world.members[world.starts[g]], n * sizeof(uint32_t)),
+                "trial %d: rank %u's group differs", trial, r);
+        }
+    }
+    ok ? agreedSucceeding++ : agreedFailing++;
+    thunkyWorldGroupsClear(&world);
+  }
+  /* Both outcomes must be common, or the comparison proves little. */
+  CHECK(agreedFailing > 2000 && agreedSucceeding > 2000, "%u failing, %u succeeding",
+        agreedFailing, agreedSucceeding);
+  report("the world's groups and permute sources at once, as each rank finds them", before);
+}
+
 /*--- Errors ----------------------------------------------------------------------*/
 
 static void testErrors(void) {
@@ -1278,6 +1382,7 @@ int main(void) {
   testPermute();
   testBroadcast();
   testGroupModes();
+  testWorldAtOnce();
   testErrors();
   testDivergence();
   printf("%s: %d failures\n", failures ? "FAILED" : "passed", failures);

@@ -9,6 +9,9 @@
  *===--------------------------------------------------------------------===*/
 #include "replica_groups.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 bool thunkyIdSpace(uint32_t ranks, uint32_t partitions, uint8_t mode, uint32_t rank,
                    ThunkyIdSpace *space, ThunkyError *error) {
   uint32_t replicas = ranks / partitions;
@@ -69,6 +72,18 @@ static bool outOfRange(uint8_t mode, uint32_t group, int64_t id, const ThunkyIdS
                       ids, space->count == 1 ? "" : "s", option);
 }
 
+static bool inNoGroup(uint32_t rank, uint32_t partitions, ThunkyError *error) {
+  return thunkyErrorf(error, "rank %u (replica %u, partition %u) is in no replica group", rank,
+                      rank / partitions, rank % partitions);
+}
+
+static bool inTwoGroups(uint32_t rank, uint32_t partitions, uint32_t first, uint32_t second,
+                        ThunkyError *error) {
+  return thunkyErrorf(error,
+                      "rank %u (replica %u, partition %u) is in replica group %u and again in %u",
+                      rank, rank / partitions, rank % partitions, first, second);
+}
+
 bool thunkyReplicaGroup(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
                         uint32_t partitions, uint32_t rank, uint32_t *members, uint8_t *seen,
                         uint32_t *size, uint32_t *position, ThunkyError *error) {
@@ -87,13 +102,9 @@ bool thunkyReplicaGroup(const ThunkyPlan *plan, const ThunkyCollective *c, uint3
         again = g;
     }
   if (found == 0)
-    return thunkyErrorf(error, "rank %u (replica %u, partition %u) is in no replica group", rank,
-                        rank / partitions, rank % partitions);
+    return inNoGroup(rank, partitions, error);
   if (found > 1)
-    return thunkyErrorf(error,
-                        "rank %u (replica %u, partition %u) is in replica group %u and "
-                        "again in %u",
-                        rank, rank / partitions, rank % partitions, mine, again);
+    return inTwoGroups(rank, partitions, mine, again, error);
 
   /* Ids are in range and the space maps distinct ids to distinct ranks, so
    * a rank seen twice is an id named twice. */
@@ -119,6 +130,17 @@ bool thunkyReplicaGroup(const ThunkyPlan *plan, const ThunkyCollective *c, uint3
   return true;
 }
 
+static bool pairInRange(int64_t from, int64_t to, const ThunkyIdSpace *space, ThunkyError *error) {
+  if (from < 0 || from >= space->count || to < 0 || to >= space->count)
+    return thunkyErrorf(error, "pair {%lld, %lld} names an id outside [0, %lld)", (long long)from,
+                        (long long)to, (long long)space->count);
+  return true;
+}
+
+static bool targetTwice(int64_t to, ThunkyError *error) {
+  return thunkyErrorf(error, "id %lld is the target of two pairs", (long long)to);
+}
+
 bool thunkyPermuteSource(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
                          uint32_t partitions, uint32_t rank, uint32_t *source, ThunkyError *error) {
   if (c->groupMode == THUNKY_GROUP_CROSS_REPLICA_AND_PARTITION)
@@ -133,14 +155,106 @@ bool thunkyPermuteSource(const ThunkyPlan *plan, const ThunkyCollective *c, uint
   const int64_t *ids = c->pairs.count ? &plan->ids[c->pairs.first] : NULL;
   for (uint32_t p = 0; p < c->pairs.count; p += 2) {
     int64_t from = ids[p], to = ids[p + 1];
-    if (from < 0 || from >= space.count || to < 0 || to >= space.count)
-      return thunkyErrorf(error, "pair {%lld, %lld} names an id outside [0, %lld)", (long long)from,
-                          (long long)to, (long long)space.count);
+    if (!pairInRange(from, to, &space, error))
+      return false;
     if (to != space.self)
       continue;
     if (*source != THUNKY_NO_RANK)
-      return thunkyErrorf(error, "id %lld is the target of two pairs", (long long)to);
+      return targetTwice(to, error);
     *source = thunkyIdRank(&space, from, 0);
+  }
+  return true;
+}
+
+/* Every rank of an id space reads the mode's ids alike, so a world-wide
+ * walk visits each space once: from the rank that its id 0 stands for. */
+static bool firstOfSpace(const ThunkyIdSpace *space, uint32_t rank) {
+  return thunkyIdRank(space, 0, 0) == rank;
+}
+
+void thunkyWorldGroupsClear(ThunkyWorldGroups *groups) {
+  free(groups->starts), free(groups->members);
+  *groups = (ThunkyWorldGroups){0};
+}
+
+/* Each id either lists new ranks or fails, so the walk takes at most
+ * `ranks` steps past the groups themselves. */
+static bool listWorld(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
+                      uint32_t partitions, ThunkyWorldGroups *groups, uint32_t *groupOf,
+                      uint32_t *listedAs, ThunkyError *error) {
+  uint32_t listed = c->groups.count ? c->groups.count : 1, count = 0;
+  for (uint32_t rank = 0; rank < ranks; rank++) {
+    ThunkyIdSpace space;
+    if (!thunkyIdSpace(ranks, partitions, c->groupMode, rank, &space, error))
+      return false;
+    if (!firstOfSpace(&space, rank))
+      continue;
+    for (uint32_t g = 0; g < listed; g++) {
+      uint32_t instance = groups->numGroups, start = count;
+      for (uint32_t i = 0, n = groupLength(plan, c, g, &space); i < n; i++) {
+        int64_t id = groupId(plan, c, g, i);
+        if (id < 0 || id >= space.count)
+          return outOfRange(c->groupMode, g, id, &space, error);
+        for (uint32_t s = 0; s < space.spread; s++) {
+          uint32_t member = thunkyIdRank(&space, id, s);
+          if (groupOf[member] == instance)
+            return thunkyErrorf(error, "replica group %u names an id twice", g);
+          if (groupOf[member] != UINT32_MAX)
+            return inTwoGroups(member, partitions, listedAs[groupOf[member]], g, error);
+          groupOf[member] = instance;
+          groups->members[count++] = member;
+        }
+      }
+      if (count > start) {
+        listedAs[instance] = g;
+        groups->starts[groups->numGroups++] = start;
+      }
+    }
+  }
+  groups->starts[groups->numGroups] = count;
+  for (uint32_t rank = 0; rank < ranks; rank++)
+    if (groupOf[rank] == UINT32_MAX)
+      return inNoGroup(rank, partitions, error);
+  return true;
+}
+
+bool thunkyWorldGroupsCreate(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
+                             uint32_t partitions, ThunkyWorldGroups *groups, ThunkyError *error) {
+  *groups = (ThunkyWorldGroups){0};
+  uint32_t *groupOf = malloc((size_t)ranks * sizeof *groupOf);
+  uint32_t *listedAs = malloc((size_t)ranks * sizeof *listedAs);
+  groups->starts = malloc(((size_t)ranks + 1) * sizeof *groups->starts);
+  groups->members = malloc((size_t)ranks * sizeof *groups->members);
+  bool ok = groupOf && listedAs && groups->starts && groups->members
+                ? (memset(groupOf, 0xff, (size_t)ranks * sizeof *groupOf),
+                   listWorld(plan, c, ranks, partitions, groups, groupOf, listedAs, error))
+                : thunkyErrorf(error, "out of memory for replica groups");
+  free(groupOf), free(listedAs);
+  return ok;
+}
+
+bool thunkyWorldPermuteSources(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
+                               uint32_t partitions, uint32_t *sources, ThunkyError *error) {
+  if (c->groupMode == THUNKY_GROUP_CROSS_REPLICA_AND_PARTITION || c->pairs.count % 2)
+    return thunkyPermuteSource(plan, c, ranks, partitions, 0, sources, error); /* says why not */
+  for (uint32_t rank = 0; rank < ranks; rank++)
+    sources[rank] = THUNKY_NO_RANK;
+  const int64_t *ids = c->pairs.count ? &plan->ids[c->pairs.first] : NULL;
+  for (uint32_t rank = 0; rank < ranks; rank++) {
+    ThunkyIdSpace space;
+    if (!thunkyIdSpace(ranks, partitions, c->groupMode, rank, &space, error))
+      return false;
+    if (!firstOfSpace(&space, rank))
+      continue;
+    for (uint32_t p = 0; p < c->pairs.count; p += 2) {
+      int64_t from = ids[p], to = ids[p + 1];
+      if (!pairInRange(from, to, &space, error))
+        return false;
+      uint32_t target = thunkyIdRank(&space, to, 0);
+      if (sources[target] != THUNKY_NO_RANK)
+        return targetTwice(to, error);
+      sources[target] = thunkyIdRank(&space, from, 0);
+    }
   }
   return true;
 }

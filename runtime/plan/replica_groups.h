@@ -63,4 +63,27 @@ bool thunkyReplicaGroup(const ThunkyPlan *plan, const ThunkyCollective *c, uint3
 bool thunkyPermuteSource(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
                          uint32_t partitions, uint32_t rank, uint32_t *source, ThunkyError *error);
 
+/* Every group of collective c over the whole world at once, in the time
+ * thunkyReplicaGroup takes for one rank: what plans for all ranks together
+ * (the schedule model) uses it. */
+typedef struct ThunkyWorldGroups {
+  uint32_t numGroups;
+  uint32_t *starts;  /* numGroups + 1: group g is members[starts[g], starts[g + 1]) */
+  uint32_t *members; /* every rank once, each group's in group order */
+} ThunkyWorldGroups;
+
+/* Fills *groups (the caller clears it with thunkyWorldGroupsClear, also
+ * after a failure), failing where thunkyReplicaGroup fails for some rank,
+ * with its message: an unknown mode, an id out of range, a rank in no
+ * group or in two, an id named twice in a group; or out of memory. */
+bool thunkyWorldGroupsCreate(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
+                             uint32_t partitions, ThunkyWorldGroups *groups, ThunkyError *error);
+void thunkyWorldGroupsClear(ThunkyWorldGroups *groups);
+
+/* The source of every rank in collective-permute c at once: sources[r]
+ * (room for `ranks`) as thunkyPermuteSource gives it for rank r, failing
+ * where that fails for some rank. */
+bool thunkyWorldPermuteSources(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
+                               uint32_t partitions, uint32_t *sources, ThunkyError *error);
+
 #endif /* THUNKY_RUNTIME_REPLICA_GROUPS_H */

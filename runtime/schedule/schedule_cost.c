@@ -10,6 +10,7 @@
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/runtime/Schedule.h"
 
+#include "replica_groups.h"
 #include "thunky-c/base/ElementTypes.h"
 #include "thunky-c/format/Executable.h"
 
@@ -208,60 +209,20 @@ static double workNs(const ThunkyPlan *plan, uint32_t thunk, const ThunkyDeviceM
   return compute > memory ? compute : memory;
 }
 
-/* The first replica group (every rank when there is none): its size, and
- * how many nodes it spans, its ids taken as ranks placed gpus_per_node to
- * a node in order. Spanned means the range from its first node to its
- * last, at most one a rank. */
-static void groupShape(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
-                       const ThunkyDeviceModel *d, double *n, double *nodes) {
-  double perNode = d->gpusPerNode >= 1 ? floor(d->gpusPerNode) : 1;
-  if (!c->groups.count) {
-    *n = ranks ? ranks : 1;
-    *nodes = ceil(*n / perNode);
-    return;
-  }
-  ThunkyRange g = plan->groups[c->groups.first];
-  double lo = INFINITY, hi = -INFINITY;
-  for (uint32_t i = g.first; i < g.first + g.count; i++) {
-    double node = floor((double)plan->ids[i] / perNode);
-    lo = node < lo ? node : lo;
-    hi = node > hi ? node : hi;
-  }
-  *n = g.count;
-  *nodes = g.count ? fmin(hi - lo + 1, g.count) : 1;
-}
-
-/* 2 when any pair of a permute sits on two nodes, else 1. */
-static double permuteNodes(const ThunkyPlan *plan, const ThunkyCollective *c,
-                           const ThunkyDeviceModel *d) {
-  double perNode = d->gpusPerNode >= 1 ? floor(d->gpusPerNode) : 1;
-  for (uint32_t i = c->pairs.first; i + 1 < c->pairs.first + c->pairs.count; i += 2)
-    if (floor((double)plan->ids[i] / perNode) != floor((double)plan->ids[i + 1] / perNode))
-      return 2;
-  return 1;
-}
-
-/* Alpha-beta costs over n ranks, each holding `bytes` (its input): the
- * ring algorithms, with each step at the speed of its slowest link, and
- * for an all-reduce across nodes NCCL's tree (chains within each node, a
- * double binary tree between nodes) when that is faster, as NCCL's own
- * tuning picks. */
-static double collectiveNs(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
-                           const ThunkyDeviceModel *d) {
-  double bytes = 0;
-  for (uint32_t b = c->buffers.first; b < c->buffers.first + c->buffers.count; b++)
-    bytes += (double)plan->collectiveBuffers[b].src.size;
-  double n, nodes;
-  if (c->kind == THUNKY_COLLECTIVE_PERMUTE)
-    n = 2, nodes = permuteNodes(plan, c, d);
-  else
-    groupShape(plan, c, ranks, d, &n, &nodes);
+/* The time of a collective over a group of n ranks spanning `nodes` nodes,
+ * each holding `bytes` (its input): alpha-beta costs of the ring
+ * algorithms, with each step at the speed of its slowest link, and for an
+ * all-reduce across nodes NCCL's tree (chains within each node, a double
+ * binary tree between nodes) when that is faster, as NCCL's own tuning
+ * picks. */
+static double groupNs(uint8_t kind, double bytes, double n, double nodes,
+                      const ThunkyDeviceModel *d) {
   if (n <= 1)
     return onMemory(2 * bytes, d); /* a copy from input to output */
   bool network = nodes > 1;
   double bw = (network ? d->networkBytesPerSecond : d->interconnectBytesPerSecond) / 1e9;
   double lat = network ? d->networkLatencyNs : d->interconnectLatencyNs;
-  switch (c->kind) {
+  switch (kind) {
   case THUNKY_COLLECTIVE_ALL_REDUCE: { /* reduce-scatter, then all-gather */
     double ring = 2 * (n - 1) / n * bytes / bw + 2 * (n - 1) * lat;
     if (!network)
@@ -283,10 +244,59 @@ static double collectiveNs(const ThunkyPlan *plan, const ThunkyCollective *c, ui
   }
 }
 
-double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
-                             const ThunkyDeviceModel *d, uint32_t ranks) {
+/* Ranks are placed gpusPerNode to a node, in order. */
+static uint32_t nodeOf(uint32_t rank, const ThunkyDeviceModel *d) {
+  return d->gpusPerNode >= 1 ? (uint32_t)(rank / floor(d->gpusPerNode)) : rank;
+}
+
+/* The slowest group's time: each group of the world as the runtime forms
+ * it from the group mode (runtime/plan/replica_groups.c), spanning the
+ * nodes from its first to its last, at most one a rank. A permute is one
+ * send and one receive, across nodes when any pair's are. */
+static bool collectiveNs(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
+                         uint32_t partitions, const ThunkyDeviceModel *d, double *ns,
+                         ThunkyError *error) {
+  double bytes = 0;
+  for (uint32_t b = c->buffers.first; b < c->buffers.first + c->buffers.count; b++)
+    bytes += (double)plan->collectiveBuffers[b].src.size;
+  if (c->kind == THUNKY_COLLECTIVE_PERMUTE) {
+    uint32_t *sources = malloc((size_t)ranks * sizeof *sources);
+    if (!sources)
+      return thunkyErrorf(error, "out of memory for replica groups");
+    bool ok = thunkyWorldPermuteSources(plan, c, ranks, partitions, sources, error);
+    double nodes = 1;
+    for (uint32_t r = 0; ok && r < ranks; r++)
+      if (sources[r] != THUNKY_NO_RANK && nodeOf(sources[r], d) != nodeOf(r, d))
+        nodes = 2;
+    free(sources);
+    *ns = groupNs(c->kind, bytes, 2, nodes, d);
+    return ok;
+  }
+  ThunkyWorldGroups groups;
+  bool ok = thunkyWorldGroupsCreate(plan, c, ranks, partitions, &groups, error);
+  *ns = 0;
+  for (uint32_t g = 0; ok && g < groups.numGroups; g++) {
+    uint32_t first = groups.starts[g], n = groups.starts[g + 1] - first, lo = UINT32_MAX, hi = 0;
+    for (uint32_t i = first; i < first + n; i++) {
+      uint32_t node = nodeOf(groups.members[i], d);
+      lo = node < lo ? node : lo;
+      hi = node > hi ? node : hi;
+    }
+    double span = (double)(hi - lo) + 1 < n ? (double)(hi - lo) + 1 : n;
+    *ns = fmax(*ns, groupNs(c->kind, bytes, n, span, d));
+  }
+  thunkyWorldGroupsClear(&groups);
+  return ok;
+}
+
+bool thunkyModelDuration(const ThunkyPlan *plan, uint32_t command, const ThunkyDeviceModel *d,
+                         uint32_t ranks, uint32_t partitions, double *duration,
+                         ThunkyError *error) {
   const ThunkyCommand *c = &plan->commands[command];
   double ns;
+  ranks = ranks ? ranks : 1, partitions = partitions ? partitions : 1;
+  if (ranks % partitions)
+    return thunkyErrorf(error, "%u ranks cannot be split into partitions of %u", ranks, partitions);
   switch (c->kind) {
   case THUNKY_CMD_MEMZERO:
     ns = onMemory((double)c->memzero.dst.size, d);
@@ -305,13 +315,16 @@ double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
     ns = gemmNs(plan, &plan->gemms[c->gemm.gemm], c->thunk, d);
     break;
   case THUNKY_CMD_COLLECTIVE:
-    ns = collectiveNs(plan, &plan->collectives[c->collective.collective], ranks, d);
+    if (!collectiveNs(plan, &plan->collectives[c->collective.collective], ranks, partitions, d, &ns,
+                      error))
+      return false;
     break;
   default: /* kernels, custom calls, ids and opaque thunks */
     ns = workNs(plan, c->thunk, d);
     break;
   }
-  return ns > d->kernelMinNs ? ns : d->kernelMinNs;
+  *duration = ns > d->kernelMinNs ? ns : d->kernelMinNs;
+  return true;
 }
 
 double thunkyModelIssueNs(const ThunkyPlan *plan, uint32_t command, const ThunkyDeviceModel *d) {

@@ -41,7 +41,7 @@ typedef struct {
 typedef struct {
   const ThunkyPlan *plan;
   ThunkyDeviceModel device;
-  uint32_t ranks;
+  uint32_t ranks, partitions;
   uint64_t loopTrips, maxIssued;
   const uint64_t *measuredRuns;
   const double *issueNs; /* per thunk, measured host issue; NULL: none */
@@ -404,8 +404,14 @@ static bool prepare(Replay *r, const ThunkyScheduleOptions *o) {
   for (uint32_t i = 0; i < plan->numCommands; i++) {
     const ThunkyCommand *c = &plan->commands[i];
     bool measured = o->measuredNs && o->measuredNs[c->thunk] >= 0;
-    r->commandNs[i] = measured ? o->measuredNs[c->thunk]
-                               : thunkyModelDurationNs(plan, i, &r->device, r->ranks);
+    if (measured)
+      r->commandNs[i] = o->measuredNs[c->thunk];
+    else if (!thunkyModelDuration(plan, i, &r->device, r->ranks, r->partitions, &r->commandNs[i],
+                                  r->error)) {
+      char name[160];
+      thunkyPlanThunkName(plan, c->thunk, name, sizeof name);
+      return thunkyErrorContext(r->error, "%s", name);
+    }
     r->commandIssueNs[i] = issueOf(r, c->thunk, thunkyModelIssueNs(plan, i, &r->device));
     s->thunkSource[c->thunk] = measured ? THUNKY_DURATION_MEASURED : THUNKY_DURATION_MODEL;
     if (c->kind != THUNKY_CMD_ASYNC_START)
@@ -455,6 +461,7 @@ bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *o
               .error = error,
               .device = o->device ? *o->device : thunkyDeviceModelH200(),
               .ranks = o->ranks ? o->ranks : 1,
+              .partitions = o->partitions ? o->partitions : 1,
               .loopTrips = o->loopTrips ? o->loopTrips : 1,
               .branch = o->branch,
               .measuredRuns = o->measuredRuns,

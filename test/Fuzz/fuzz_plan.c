@@ -26,15 +26,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bool found;
   (void)thunkyCommandBufferConfigRead(data, size, NULL, &config, &found, &error);
   if (thunkyCommandBuffersCreate(plan, &config, &buffers, &error)) {
-    for (int graphs = 0; graphs < 2; graphs++) {
-      /* Bounded: a crafted loop may ask for billions of iterations. */
-      ThunkyScheduleOptions options = {.ranks = 4, .branch = -1, .maxEvents = 4096,
-                                       .maxIssued = 1u << 16,
-                                       .graphPlace = graphs ? buffers->place : NULL};
-      ThunkySchedule *schedule = NULL;
-      if (thunkyScheduleCreate(plan, &options, &schedule, &error))
+    /* Collectives are modelled only in a world their groups split, so a
+     * few small worlds are tried, partitions among them. */
+    static const uint32_t worlds[][2] = {{2, 1}, {4, 1}, {4, 2}};
+    for (int graphs = 0; graphs < 2; graphs++)
+      for (size_t w = 0; w < sizeof worlds / sizeof *worlds; w++) {
+        /* Bounded: a crafted loop may ask for billions of iterations. */
+        ThunkyScheduleOptions options = {.ranks = worlds[w][0],
+                                         .partitions = worlds[w][1],
+                                         .branch = -1,
+                                         .maxEvents = 4096,
+                                         .maxIssued = 1u << 16,
+                                         .graphPlace = graphs ? buffers->place : NULL};
+        ThunkySchedule *schedule = NULL;
+        bool made = thunkyScheduleCreate(plan, &options, &schedule, &error);
         thunkyScheduleDestroy(schedule);
-    }
+        if (made)
+          break;
+      }
     thunkyCommandBuffersDestroy(buffers);
   }
   thunkyPlanDestroy(plan);

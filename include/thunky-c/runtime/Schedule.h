@@ -84,6 +84,7 @@ typedef struct ThunkyScheduleOptions {
    * predicates' copies, over the reads of one run. */
   const double *measuredIssueNs;
   uint32_t ranks;        /* the world, for collectives over all ranks (1) */
+  uint32_t partitions;   /* of the ranks, partitions to a replica (1) */
   uint64_t loopTrips;    /* a while loop with no known trip count runs this often (1) */
   int64_t branch;        /* a conditional runs this branch; -1: its costliest */
   /* Per plan command, ThunkyGraphPlace: where XLA's command buffers put it
@@ -155,9 +156,14 @@ THUNKY_EXPORT bool thunkyScheduleCreate(const ThunkyPlan *plan,
                                         ThunkySchedule **schedule, ThunkyError *error);
 THUNKY_EXPORT void thunkyScheduleDestroy(ThunkySchedule *schedule);
 
-/* The modelled duration of one operation, command `command` of the plan. */
-THUNKY_EXPORT double thunkyModelDurationNs(const ThunkyPlan *plan, uint32_t command,
-                                           const ThunkyDeviceModel *device, uint32_t ranks);
+/* The modelled duration of one operation, command `command` of the plan,
+ * in ns, into *ns, over a world of `ranks` ranks with `partitions` to a
+ * replica (0: 1), whose collectives group ranks as a run does. False, with
+ * why, where a run would refuse the collective's groups or pairs (a rank in
+ * no group, an id past the world), or out of memory. */
+THUNKY_EXPORT bool thunkyModelDuration(const ThunkyPlan *plan, uint32_t command,
+                                       const ThunkyDeviceModel *device, uint32_t ranks,
+                                       uint32_t partitions, double *ns, ThunkyError *error);
 /* The modelled time for the host to issue command `command` once: its
  * kind's launch time (a memset's, a copy's, ...), else launchNs. */
 THUNKY_EXPORT double thunkyModelIssueNs(const ThunkyPlan *plan, uint32_t command,
