@@ -450,9 +450,9 @@ static bool sameOperation(const ThunkyPlan *pa, const ThunkyScheduleEvent *a,
          a->endNs - a->beginNs == b->endNs - b->beginNs && a->lane == b->lane;
 }
 
-void printScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
+bool printScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
                              const ThunkySchedule *a, const char *nameB, const ThunkyPlan *planB,
-                             const ThunkySchedule *b) {
+                             const ThunkySchedule *b, ThunkyError *error) {
   double delta = (double)b->stepNs - (double)a->stepNs;
   fprintf(out, "predicted step: %.3f us (%s), %.3f us (%s): %+.3f us, %.3fx\n", us(a->stepNs),
           nameA, us(b->stepNs), nameB, delta / 1e3,
@@ -462,26 +462,30 @@ void printScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *pla
           ((double)b->exposedCommunicationNs - (double)a->exposedCommunicationNs) / 1e3);
   fprintf(out, "operations issued: %llu, %llu\n", (unsigned long long)a->issued,
           (unsigned long long)b->issued);
-  /* Thunk kinds are a short list (the ThunkProto fields). */
-  KindTotal kinds[128];
+  /* Room for a kind per thunk; the kinds are the ThunkProto fields, a
+   * short list, so the search in addKind stays short. */
+  KindTotal *kinds = calloc((size_t)planA->numThunks + planB->numThunks + 1, sizeof *kinds);
+  if (!kinds)
+    return thunkyErrorf(error, "out of memory comparing the schedules");
   size_t n = 0;
   for (int side = 0; side < 2; side++) {
     const ThunkyPlan *plan = side ? planB : planA;
     const ThunkySchedule *s = side ? b : a;
     for (uint32_t t = 0; t < plan->numThunks; t++)
-      if (s->thunkRuns[t] && n < 128)
+      if (s->thunkRuns[t])
         addKind(kinds, &n, plan->thunks[t].kind, s->thunkNs[t], side);
   }
   for (size_t i = 0; i < n; i++)
     if (kinds[i].a != kinds[i].b)
       fprintf(out, "  %-32s %12.3f us -> %12.3f us\n", kinds[i].kind, us(kinds[i].a),
               us(kinds[i].b));
+  free(kinds);
   size_t i = 0, common = a->numEvents < b->numEvents ? a->numEvents : b->numEvents;
   while (i < common && sameOperation(planA, &a->events[i], planB, &b->events[i]))
     i++;
   if (i == a->numEvents && i == b->numEvents) {
     fprintf(out, "the schedules issue the same operations for the same times\n");
-    return;
+    return true;
   }
   fprintf(out, "the schedules part at operation %zu:\n", i);
   for (int side = 0; side < 2; side++) {
@@ -495,6 +499,7 @@ void printScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *pla
               s->events[k].lane);
     }
   }
+  return true;
 }
 
 /* ---------------------------------------------------------------------- */

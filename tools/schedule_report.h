@@ -25,10 +25,11 @@ bool writeScheduleTrace(const char *path, const ThunkyPlan *plan, const ThunkySc
 bool writeScheduleSvg(const char *path, const ThunkyPlan *plan, const ThunkySchedule *schedule,
                       ThunkyError *error);
 /* Two programs' predictions: the difference in step time, per thunk kind,
- * and the first operations, in issue order, where the schedules part. */
-void printScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
+ * and the first operations, in issue order, where the schedules part.
+ * False only when out of memory. */
+bool printScheduleComparison(FILE *out, const char *nameA, const ThunkyPlan *planA,
                              const ThunkySchedule *a, const char *nameB, const ThunkyPlan *planB,
-                             const ThunkySchedule *b);
+                             const ThunkySchedule *b, ThunkyError *error);
 
 /* Which thunks XLA would capture into CUDA graphs under `config`
  * (`source` says where it came from): each graph, and each thunk that ended

@@ -706,8 +706,8 @@ static int predict(const Options *o) {
             predictOne(o, o->executable, &device, &plan, &schedule, &error) &&
             (!o->compare || predictOne(o, o->compare, &device, &other, &otherSchedule, &error));
   if (ok && o->compare)
-    printScheduleComparison(stdout, o->executable, plan, schedule, o->compare, other,
-                            otherSchedule);
+    ok = printScheduleComparison(stdout, o->executable, plan, schedule, o->compare, other,
+                                 otherSchedule, &error);
   else if (ok)
     ok = printSchedule(stdout, plan, schedule, &device, o->profile ? o->profileTop : 5, &error);
   ok = ok && (!o->json || writeScheduleJson(o->json, plan, schedule, &device, &error)) &&
