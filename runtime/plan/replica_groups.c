@@ -167,9 +167,22 @@ bool thunkyPermuteSource(const ThunkyPlan *plan, const ThunkyCollective *c, uint
 }
 
 /* Every rank of an id space reads the mode's ids alike, so a world-wide
- * walk visits each space once: from the rank that its id 0 stands for. */
-static bool firstOfSpace(const ThunkyIdSpace *space, uint32_t rank) {
-  return thunkyIdRank(space, 0, 0) == rank;
+ * walk visits each space once, from the rank that its id 0 stands for. */
+typedef struct SpaceWalk {
+  uint32_t ranks, partitions, rank;
+  uint8_t mode;
+} SpaceWalk;
+
+/* The walk's next space into *space: 1, or 0 past the last, or -1 for an
+ * unknown mode. */
+static int nextSpace(SpaceWalk *w, ThunkyIdSpace *space, ThunkyError *error) {
+  for (; w->rank < w->ranks; w->rank++) {
+    if (!thunkyIdSpace(w->ranks, w->partitions, w->mode, w->rank, space, error))
+      return -1;
+    if (thunkyIdRank(space, 0, 0) == w->rank)
+      return w->rank++, 1;
+  }
+  return 0;
 }
 
 void thunkyWorldGroupsClear(ThunkyWorldGroups *groups) {
@@ -183,12 +196,10 @@ static bool listWorld(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_
                       uint32_t partitions, ThunkyWorldGroups *groups, uint32_t *groupOf,
                       uint32_t *listedAs, ThunkyError *error) {
   uint32_t listed = c->groups.count ? c->groups.count : 1, count = 0;
-  for (uint32_t rank = 0; rank < ranks; rank++) {
-    ThunkyIdSpace space;
-    if (!thunkyIdSpace(ranks, partitions, c->groupMode, rank, &space, error))
-      return false;
-    if (!firstOfSpace(&space, rank))
-      continue;
+  SpaceWalk walk = {ranks, partitions, 0, c->groupMode};
+  ThunkyIdSpace space;
+  int more;
+  while ((more = nextSpace(&walk, &space, error)) > 0) {
     for (uint32_t g = 0; g < listed; g++) {
       uint32_t instance = groups->numGroups, start = count;
       for (uint32_t i = 0, n = groupLength(plan, c, g, &space); i < n; i++) {
@@ -211,6 +222,8 @@ static bool listWorld(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_
       }
     }
   }
+  if (more < 0)
+    return false;
   groups->starts[groups->numGroups] = count;
   for (uint32_t rank = 0; rank < ranks; rank++)
     if (groupOf[rank] == UINT32_MAX)
@@ -240,12 +253,10 @@ bool thunkyWorldPermuteSources(const ThunkyPlan *plan, const ThunkyCollective *c
   for (uint32_t rank = 0; rank < ranks; rank++)
     sources[rank] = THUNKY_NO_RANK;
   const int64_t *ids = c->pairs.count ? &plan->ids[c->pairs.first] : NULL;
-  for (uint32_t rank = 0; rank < ranks; rank++) {
-    ThunkyIdSpace space;
-    if (!thunkyIdSpace(ranks, partitions, c->groupMode, rank, &space, error))
-      return false;
-    if (!firstOfSpace(&space, rank))
-      continue;
+  SpaceWalk walk = {ranks, partitions, 0, c->groupMode};
+  ThunkyIdSpace space;
+  int more;
+  while ((more = nextSpace(&walk, &space, error)) > 0) {
     for (uint32_t p = 0; p < c->pairs.count; p += 2) {
       int64_t from = ids[p], to = ids[p + 1];
       if (!pairInRange(from, to, &space, error))
@@ -256,5 +267,5 @@ bool thunkyWorldPermuteSources(const ThunkyPlan *plan, const ThunkyCollective *c
       sources[target] = thunkyIdRank(&space, from, 0);
     }
   }
-  return true;
+  return more == 0;
 }
