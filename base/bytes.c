@@ -104,8 +104,12 @@ bool thunkyBufferReadFile(ThunkyBuffer *b, const char *path, ThunkyError *error)
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
     thunkyBufferAppend(b, chunk, n);
   bool read = !ferror(f);
+  int why = b->failed ? ENOMEM : errno; /* a directory opens, and fails here: EISDIR */
   if (!isStdin)
     fclose(f);
-  return (read && !b->failed) ||
-         thunkyErrorf(error, "cannot read %s%s", path, b->failed ? ": out of memory" : "");
+  if (read && !b->failed)
+    return true;
+  thunkyErrorf(error, "cannot read %s: %s", path, strerror(why));
+  errno = why; /* what callers tell an out-of-memory failure by */
+  return false;
 }
