@@ -173,6 +173,10 @@ bool printSchedule(FILE *out, const ThunkyPlan *plan, const ThunkySchedule *s,
       ran++, measured += s->thunkSource[t] == THUNKY_DURATION_MEASURED;
   fprintf(out, "predicted step: %.3f us on %s (%u thunks ran: %u measured, %u modelled)\n",
           us(s->stepNs), device->name, ran, measured, ran - measured);
+  /* Where collectives run, what they cost depends on the world. */
+  if (plan->numCollectives)
+    fprintf(out, "world: %u rank(s), %u replica(s) of %u partition(s), %g to a node\n", s->ranks,
+            s->ranks / s->partitions, s->partitions, device->gpusPerNode);
   fprintf(out, "host: issued %llu operations, the last at %.3f us\n",
           (unsigned long long)s->issued, us(s->hostNs));
   fprintf(out, "streams:\n");
@@ -214,9 +218,11 @@ bool writeScheduleJson(const char *path, const ThunkyPlan *plan, const ThunkySch
     return false;
   fputs("{\"device\":\"", f);
   thunkyJsonWriteString(f, device->name, strlen(device->name));
-  fprintf(f, "\",\n\"step_ns\":%llu,\n\"host_ns\":%llu,\n\"issued\":%llu,\n"
-             "\"exposed_communication_ns\":%llu,\n\"assumed_loops\":%llu,\n\"measured_loops\":%llu,\n"
-             "\"lanes\":[",
+  fprintf(f, "\",\n\"ranks\":%u,\n\"partitions\":%u,", s->ranks, s->partitions);
+  fprintf(f,
+          "\n\"step_ns\":%llu,\n\"host_ns\":%llu,\n\"issued\":%llu,\n"
+          "\"exposed_communication_ns\":%llu,\n\"assumed_loops\":%llu,\n\"measured_loops\":%llu,\n"
+          "\"lanes\":[",
           (unsigned long long)s->stepNs, (unsigned long long)s->hostNs,
           (unsigned long long)s->issued, (unsigned long long)s->exposedCommunicationNs,
           (unsigned long long)s->assumedLoops, (unsigned long long)s->measuredLoops);

@@ -469,6 +469,8 @@ bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *o
               .graphPlace = o->graphPlace,
               .maxEvents = o->maxEvents ? o->maxEvents : (size_t)1 << 22,
               .maxIssued = o->maxIssued ? o->maxIssued : (uint64_t)1 << 32};
+  if (s)
+    s->ranks = r.ranks, s->partitions = r.partitions;
   bool ok = s ? prepare(&r, o) : thunkyErrorf(error, "out of memory for the schedule");
   ok = ok && (!plan->numLists || issueList(&r, 0, 0));
   if (ok) {

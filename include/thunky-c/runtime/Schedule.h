@@ -120,6 +120,7 @@ typedef struct ThunkyAsyncWindow {
 } ThunkyAsyncWindow;
 
 typedef struct ThunkySchedule {
+  uint32_t ranks, partitions; /* the world replayed: its ranks, partitions to a replica */
   uint64_t stepNs;          /* when the last stream and the host are done */
   uint64_t hostNs;          /* when the host issued its last operation */
   uint32_t numLanes;
