@@ -73,9 +73,10 @@ typedef struct ThunkyWorldGroups {
 } ThunkyWorldGroups;
 
 /* Fills *groups (the caller clears it with thunkyWorldGroupsClear, also
- * after a failure), failing where thunkyReplicaGroup fails for some rank,
- * with its message: an unknown mode, an id out of range, a rank in no
- * group or in two, an id named twice in a group; or out of memory. */
+ * after a failure), failing exactly where thunkyReplicaGroup fails for
+ * some rank, for the same reasons: an unknown mode, an id out of range, a
+ * rank in no group or in two, an id named twice in a group; or out of
+ * memory. */
 bool thunkyWorldGroupsCreate(const ThunkyPlan *plan, const ThunkyCollective *c, uint32_t ranks,
                              uint32_t partitions, ThunkyWorldGroups *groups, ThunkyError *error);
 void thunkyWorldGroupsClear(ThunkyWorldGroups *groups);

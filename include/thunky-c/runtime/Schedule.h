@@ -83,8 +83,8 @@ typedef struct ThunkyScheduleOptions {
    * then); NULL: none measured. A loop's or conditional's is its
    * predicates' copies, over the reads of one run. */
   const double *measuredIssueNs;
-  uint32_t ranks;        /* the world, for collectives over all ranks (1) */
-  uint32_t partitions;   /* of the ranks, partitions to a replica (1) */
+  uint32_t ranks;        /* the world's ranks, which collectives group (1) */
+  uint32_t partitions;   /* of the ranks, partitions to a replica, a divisor (1) */
   uint64_t loopTrips;    /* a while loop with no known trip count runs this often (1) */
   int64_t branch;        /* a conditional runs this branch; -1: its costliest */
   /* Per plan command, ThunkyGraphPlace: where XLA's command buffers put it
