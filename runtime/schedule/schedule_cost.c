@@ -13,6 +13,7 @@
 #include "replica_groups.h"
 #include "thunky-c/base/ElementTypes.h"
 #include "thunky-c/format/Executable.h"
+#include "thunky-c/runtime/Runtime.h"
 
 #include <errno.h>
 #include <math.h>
@@ -294,9 +295,9 @@ bool thunkyModelDuration(const ThunkyPlan *plan, uint32_t command, const ThunkyD
                          ThunkyError *error) {
   const ThunkyCommand *c = &plan->commands[command];
   double ns;
-  ranks = ranks ? ranks : 1, partitions = partitions ? partitions : 1;
-  if (ranks % partitions)
-    return thunkyErrorf(error, "%u ranks cannot be split into partitions of %u", ranks, partitions);
+  ThunkyRunConfig world = {.ranks = ranks, .partitions = partitions};
+  if (!thunkyRunConfigNormalize(&world, error)) /* a run's rule for its world */
+    return false;
   switch (c->kind) {
   case THUNKY_CMD_MEMZERO:
     ns = onMemory((double)c->memzero.dst.size, d);
@@ -315,8 +316,8 @@ bool thunkyModelDuration(const ThunkyPlan *plan, uint32_t command, const ThunkyD
     ns = gemmNs(plan, &plan->gemms[c->gemm.gemm], c->thunk, d);
     break;
   case THUNKY_CMD_COLLECTIVE:
-    if (!collectiveNs(plan, &plan->collectives[c->collective.collective], ranks, partitions, d, &ns,
-                      error))
+    if (!collectiveNs(plan, &plan->collectives[c->collective.collective], world.ranks,
+                      world.partitions, d, &ns, error))
       return false;
     break;
   default: /* kernels, custom calls, ids and opaque thunks */

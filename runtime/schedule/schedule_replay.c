@@ -12,6 +12,7 @@
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/base/Arena.h"
+#include "thunky-c/runtime/Runtime.h"
 #include "thunky-c/runtime/Schedule.h"
 
 #include <math.h>
@@ -455,13 +456,16 @@ bool thunkyScheduleCreate(const ThunkyPlan *plan, const ThunkyScheduleOptions *o
                           ThunkySchedule **schedule, ThunkyError *error) {
   ThunkyScheduleOptions none = {.branch = -1};
   const ThunkyScheduleOptions *o = options ? options : &none;
+  ThunkyRunConfig world = {.ranks = o->ranks, .partitions = o->partitions};
+  if (!thunkyRunConfigNormalize(&world, error)) /* a run's rule for its world */
+    return false;
   ThunkySchedule *s = calloc(1, sizeof *s);
   Replay r = {.plan = plan,
               .s = s,
               .error = error,
               .device = o->device ? *o->device : thunkyDeviceModelH200(),
-              .ranks = o->ranks ? o->ranks : 1,
-              .partitions = o->partitions ? o->partitions : 1,
+              .ranks = world.ranks,
+              .partitions = world.partitions,
               .loopTrips = o->loopTrips ? o->loopTrips : 1,
               .branch = o->branch,
               .measuredRuns = o->measuredRuns,

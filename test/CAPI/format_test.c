@@ -22,6 +22,7 @@
 #include "thunky-c/runtime/Reduce.h"
 #include "thunky-c/runtime/RunOptions.h"
 #include "thunky-c/runtime/Runtime.h"
+#include "thunky-c/runtime/Schedule.h"
 #include "thunky-c/runtime/Timeline.h"
 
 #include <stdio.h>
@@ -225,6 +226,13 @@ int main(int argc, char **argv) {
   // CHECK-NEXT: uneven layout: host: 3 partitions do not divide a world of 4 ranks
   // CHECK-NEXT: uneven layout: symbolic: 3 partitions do not divide a world of 4 ranks
   // CHECK-NEXT: uneven layout: {{cuda: 3 partitions do not divide a world of 4 ranks|.*without the CUDA backend.*}}
+  /* The schedule model takes its world by the same rule. */
+  ThunkySchedule *schedule = NULL;
+  if (plan && !thunkyScheduleCreate(plan, &(ThunkyScheduleOptions){.ranks = 4, .partitions = 3},
+                                    &schedule, &error))
+    printf("uneven layout: model: %s\n", error.message);
+  thunkyScheduleDestroy(schedule);
+  // CHECK-NEXT: uneven layout: model: 3 partitions do not divide a world of 4 ranks
 
   /* Fingerprints, write logs and a comparison of the plan with itself. */
   uint8_t pred, fill[16];

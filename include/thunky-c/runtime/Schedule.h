@@ -150,8 +150,10 @@ typedef struct ThunkySchedule {
 } ThunkySchedule;
 
 /* Replays `plan`; the caller owns *schedule and frees it with
- * thunkyScheduleDestroy. False, with why, when out of memory or past
- * maxIssued. */
+ * thunkyScheduleDestroy. False, with why, when out of memory, past
+ * maxIssued, for a world a run would refuse (partitions that do not divide
+ * the ranks: thunkyRunConfigNormalize), or for a modelled collective whose
+ * groups a run would refuse (thunkyModelDuration). */
 THUNKY_EXPORT bool thunkyScheduleCreate(const ThunkyPlan *plan,
                                         const ThunkyScheduleOptions *options,
                                         ThunkySchedule **schedule, ThunkyError *error);
