@@ -251,14 +251,14 @@ static MlirLogicalResult verifyGemmConfig(MlirOperation op) {
 static MlirLogicalResult verifyCublasLtMatmul(MlirOperation op) {
   CHECK(verifyGemmConfig(op));
   MlirAttribute epilogue = getAttr(op, "epilogue");
-  if (mlirAttributeIsNull(epilogue))
-    return OK;
+  MlirStringRef e = mlirAttributeIsNull(epilogue)
+                        ? mlirStringRefCreateFromCString("EPILOGUE_DEFAULT")
+                        : mlirStringAttrGetValue(epilogue);
   static const char *const epilogues[] = {
       "EPILOGUE_DEFAULT", "EPILOGUE_RELU", "EPILOGUE_BIAS", "EPILOGUE_BIAS_THEN_RELU",
       "EPILOGUE_GELU", "EPILOGUE_SILU", "EPILOGUE_SILU_WITH_AUX", "EPILOGUE_GELU_WITH_AUX",
       "EPILOGUE_BIAS_THEN_GELU", "EPILOGUE_BIAS_THEN_SILU",
       "EPILOGUE_BIAS_THEN_GELU_WITH_AUX", "EPILOGUE_BIAS_THEN_SILU_WITH_AUX", NULL};
-  MlirStringRef e = mlirStringAttrGetValue(epilogue);
   if (!stringIsOneOf(e, epilogues))
     return FAIL(op, "epilogue '%.*s' is not an XLA BlasLtEpilogueProto name", (int)e.length,
                 e.data);
@@ -271,6 +271,14 @@ static MlirLogicalResult verifyCublasLtMatmul(MlirOperation op) {
     return FAIL(op, "epilogue %.*s needs a bias operand", (int)e.length, e.data);
   if (wantsAux && !hasAux)
     return FAIL(op, "epilogue %.*s needs an aux operand", (int)e.length, e.data);
+  /* The op would declare a read or a write cuBLASLt never makes: a pass
+   * could then drop a store to the aux as overwritten. */
+  if (hasBias && !wantsBias)
+    return FAIL(op, "epilogue %.*s adds no bias, so it takes no bias operand", (int)e.length,
+                e.data);
+  if (hasAux && !wantsAux)
+    return FAIL(op, "epilogue %.*s writes no aux, so it takes no aux operand", (int)e.length,
+                e.data);
   return OK;
 }
 

@@ -9,6 +9,8 @@
  * TF32 for f32 and c64 at JAX's default precision) and the scale type
  * XLA's GetScaleType (gpu_blas_lt.cc). A broadcast input (batch 1) is
  * given the output's batch count with stride 0, as cuda_blas_lt.cc does.
+ * An epilogue's bias is D's rows long either way: the output's minor
+ * dimension, as the plan checks it.
  * Descriptors and the algorithm (the algorithm_idx-th of cuBLASLt's
  * heuristic list, as XLA's CublasLtMatmulThunk picks it) are chosen once
  * per device when the backend is made.
@@ -211,6 +213,33 @@ static bool algorithmHolds(const Describer *d, const ThunkyCudaRank *rank,
   return fail(d, what);
 }
 
+/* The plan's epilogue as cuBLASLt's (cublasLt.h cublasLtEpilogue_t). */
+static cublasLtEpilogue_t epilogueOf(const ThunkyPlanGemm *p) {
+  switch (p->activation) {
+  case THUNKY_GEMM_ACTIVATION_RELU:
+    return p->hasBias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+  case THUNKY_GEMM_ACTIVATION_GELU:
+    return p->hasBias ? (p->hasAux ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_BIAS)
+                      : (p->hasAux ? CUBLASLT_EPILOGUE_GELU_AUX : CUBLASLT_EPILOGUE_GELU);
+  default:
+    return p->hasBias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
+
+/* The epilogue, and the aux output laid out as D (as XLA's DoMatmul lays
+ * it: D's leading dimension and batch stride); the bias and aux addresses
+ * are set at each call, as a dynamic-slice fusion moves them. */
+static bool describeEpilogue(const Describer *d, ThunkyCudaGemm *g, const ThunkyPlanGemm *p,
+                             const Operand *out) {
+  uint32_t epilogue = (uint32_t)epilogueOf(p);
+  int64_t ld = (int64_t)out->ld, batchStride = (int64_t)out->batchStride;
+  return setDesc(d, g->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue) &&
+         (!p->hasAux ||
+          (setDesc(d, g->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof ld) &&
+           setDesc(d, g->desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, &batchStride,
+                   sizeof batchStride)));
+}
+
 static bool describe(const Describer *d, ThunkyCudaRank *rank) {
   const ThunkyPlanGemm *p = &d->state->plan->gemms[d->index];
   ThunkyCudaGemm *g = &rank->gemms[d->index];
@@ -244,9 +273,9 @@ static bool describe(const Describer *d, ThunkyCudaRank *rank) {
             "cublasLtMatmulDescCreate") &&
          setDesc(d, g->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof transA) &&
          setDesc(d, g->desc, CUBLASLT_MATMUL_DESC_TRANSB, &transB, sizeof transB) &&
-         layout(d, &g->a, aType, &a) && layout(d, &g->b, bType, &b) &&
-         layout(d, &g->c, cType, &c) && layout(d, &g->d, dType, &out) &&
-         chooseAlgorithm(d, rank, g, p);
+         describeEpilogue(d, g, p, &out) && layout(d, &g->a, aType, &a) &&
+         layout(d, &g->b, bType, &b) && layout(d, &g->c, cType, &c) &&
+         layout(d, &g->d, dType, &out) && chooseAlgorithm(d, rank, g, p);
 }
 
 bool thunkyCudaInitGemms(ThunkyCudaState *state, ThunkyCudaRank *rank, ThunkyError *error) {
@@ -285,6 +314,14 @@ void thunkyCudaFreeGemms(ThunkyCudaState *state, ThunkyCudaRank *rank) {
   rank->lt = NULL;
 }
 
+/* Points an epilogue's bias or aux at `slice` on this rank. */
+static cublasStatus_t setAddress(const ThunkyCudaState *state, const ThunkyCudaRank *rank,
+                                 const ThunkyCudaGemm *g, cublasLtMatmulDescAttributes_t attribute,
+                                 ThunkyPlanSlice slice) {
+  void *address = (void *)(uintptr_t)thunkyCudaAddress(rank, slice);
+  return state->lt.cublasLtMatmulDescSetAttribute(g->desc, attribute, &address, sizeof address);
+}
+
 bool thunkyCudaGemm(ThunkyCudaState *state, ThunkyCudaRank *rank, uint32_t index,
                     CUstream stream, uint32_t thunk) {
   const ThunkyPlanGemm *p = &state->plan->gemms[index];
@@ -294,12 +331,21 @@ bool thunkyCudaGemm(ThunkyCudaState *state, ThunkyCudaRank *rank, uint32_t index
   void *c = (void *)(uintptr_t)thunkyCudaAddress(rank, p->c);
   void *out = (void *)(uintptr_t)thunkyCudaAddress(rank, p->out);
   void *workspace = (void *)(uintptr_t)thunkyCudaAddress(rank, p->workspace);
-  cublasStatus_t status = state->lt.cublasLtMatmul(
-      rank->lt, g->desc, g->alpha, a, g->a, b, g->b, g->beta, c, g->c, out, g->d, &g->algo,
-      p->workspace.size ? workspace : NULL, p->workspace.size, stream);
+  const char *call = "cublasLtMatmulDescSetAttribute";
+  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  if (p->hasBias)
+    status = setAddress(state, rank, g, CUBLASLT_MATMUL_DESC_BIAS_POINTER, p->bias);
+  if (p->hasAux && status == CUBLAS_STATUS_SUCCESS)
+    status = setAddress(state, rank, g, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, p->aux);
+  if (status == CUBLAS_STATUS_SUCCESS) {
+    call = "cublasLtMatmul";
+    status = state->lt.cublasLtMatmul(
+        rank->lt, g->desc, g->alpha, a, g->a, b, g->b, g->beta, c, g->c, out, g->d, &g->algo,
+        p->workspace.size ? workspace : NULL, p->workspace.size, stream);
+  }
   if (status == CUBLAS_STATUS_SUCCESS)
     return true;
   char where[160];
   thunkyCudaThunkName(state, thunk, where, sizeof where);
-  return thunkyCublasLtFail(&state->lt, status, "cublasLtMatmul", where, &rank->error);
+  return thunkyCublasLtFail(&state->lt, status, call, where, &rank->error);
 }

@@ -8,13 +8,15 @@
  * accumulator. So it does not reproduce cuBLASLt's rounding, f32
  * accumulation or the TF32 inputs
  * XLA runs f32 at: a GEMM on a GPU differs from it within a tolerance
- * (docs/runtime.md).
+ * (docs/runtime.md). A cuBLASLt epilogue is applied to the double before
+ * that rounding, as cuBLASLt applies it to its accumulator.
  *
  *===--------------------------------------------------------------------===*/
 #include "thunky-c/runtime/HostGemm.h"
 
 #include "thunky-c/base/ElementTypes.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +110,28 @@ static bool known(int32_t type) {
          type == C128;
 }
 
+/* The index of (i, j) of op(matrix) along its minor (stride-1) dimension. */
+static uint64_t minorIndex(const ThunkyMatrixLayout *l, uint64_t i, uint64_t j) {
+  if (l->transposed) {
+    uint64_t t = i;
+    i = j, j = t;
+  }
+  return l->rowMajor ? j : i;
+}
+
+/* cuBLASLt's epilogue (Plan.h, ThunkyGemmActivation), in double. */
+static double activate(int32_t activation, double x) {
+  switch (activation) {
+  case THUNKY_GEMM_ACTIVATION_RELU:
+    return x > 0 ? x : 0;
+  case THUNKY_GEMM_ACTIVATION_GELU: {
+    const double k = 0.7978845608028654; /* sqrt(2 / pi) */
+    return 0.5 * x * (1 + tanh(k * (x + 0.044715 * x * x * x)));
+  }
+  default:
+    return x;
+  }
+}
 
 static uint64_t rowsOf(const ThunkyMatrixLayout *l) { return l->transposed ? l->cols : l->rows; }
 static uint64_t colsOf(const ThunkyMatrixLayout *l) { return l->transposed ? l->rows : l->cols; }
@@ -136,6 +160,8 @@ bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError
   const uint8_t *rhs = memory[g->rhs.allocation] + g->rhs.offset;
   const uint8_t *c = memory[g->c.allocation] + g->c.offset;
   uint8_t *out = memory[g->out.allocation] + g->out.offset;
+  const uint8_t *bias = g->hasBias ? memory[g->bias.allocation] + g->bias.offset : NULL;
+  uint8_t *aux = g->hasAux ? memory[g->aux.allocation] + g->aux.offset : NULL;
   /* As BLAS: alpha 0 reads neither input, beta 0 not C (no NaN from them). */
   bool products = g->alphaReal != 0 || g->alphaImag != 0;
   /* Each operand element is decoded once, not once per product: a panel of
@@ -170,6 +196,11 @@ bool thunkyHostGemm(const ThunkyPlanGemm *g, uint8_t *const *memory, ThunkyError
             Value prior = load(c, g->cType, at(C, b, i, j0 + j));
             result.re += g->beta * prior.re, result.im += g->beta * prior.im;
           }
+          if (bias)
+            result.re += load(bias, g->outType, minorIndex(O, i, j0 + j)).re;
+          if (aux)
+            store(aux, g->outType, at(O, b, i, j0 + j), result);
+          result.re = activate(g->activation, result.re);
           store(out, g->outType, at(O, b, i, j0 + j), result);
         }
       }

@@ -189,22 +189,92 @@ static bool computeOf(const Xla__GemmConfigProto *config, bool lt, const ThunkyP
 }
 
 typedef struct GemmSlices {
-  const SliceProto *lhs, *rhs, *c, *out, *workspace;
+  const SliceProto *lhs, *rhs, *c, *out, *workspace, *bias, *aux;
+  int32_t biasType; /* the bias's element type where its shape says, else 0 */
 } GemmSlices;
 
+/* An epilogue's parts, as cublasLt.h's cublasLtEpilogue_t describes each
+ * of the ones XLA's CUDA backend hands it (cuda_blas_lt.cc
+ * AsCublasLtEpilogue); false for the SILU ones, which it refuses. */
+static bool epilogueParts(int epilogue, ThunkyPlanGemm *g) {
+  switch (epilogue) {
+  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_DEFAULT:
+    break;
+  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_RELU:
+    g->activation = THUNKY_GEMM_ACTIVATION_RELU;
+    break;
+  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS:
+    g->hasBias = true;
+    break;
+  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_RELU:
+    g->hasBias = true, g->activation = THUNKY_GEMM_ACTIVATION_RELU;
+    break;
+  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_GELU:
+    g->activation = THUNKY_GEMM_ACTIVATION_GELU;
+    break;
+  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_GELU_WITH_AUX:
+    g->hasAux = true, g->activation = THUNKY_GEMM_ACTIVATION_GELU;
+    break;
+  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_GELU:
+    g->hasBias = true, g->activation = THUNKY_GEMM_ACTIVATION_GELU;
+    break;
+  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_GELU_WITH_AUX:
+    g->hasBias = g->hasAux = true, g->activation = THUNKY_GEMM_ACTIVATION_GELU;
+    break;
+  default:
+    return false;
+  }
+  return true;
+}
+
+/* The epilogue's buffers: a bias of the output's type, one element per
+ * index of the output's minor dimension (cuBLASLt's D rows, packed); an
+ * aux laid out as the output. A buffer the epilogue does not use is a
+ * malformed thunk, as the checks would take it as read or written. */
+static bool epilogueFits(Builder *b, const ThunkyPlanGemm *g, const GemmSlices *s,
+                         const char *epilogue) {
+  if ((s->bias != NULL) != g->hasBias || (s->aux != NULL) != g->hasAux)
+    return fail(b, "cublas_lt_matmul_thunk: epilogue %s %s", epilogue,
+                (s->bias != NULL) != g->hasBias
+                    ? (g->hasBias ? "without its bias" : "with a bias it does not add")
+                    : (g->hasAux ? "without its aux output" : "with an aux it does not write"));
+  const ThunkyMatrixLayout *o = &g->outLayout;
+  uint64_t length = o->rowMajor ? o->cols : o->rows;
+  if (g->hasBias && s->biasType && s->biasType != g->outType)
+    return fail(b, "cublas_lt_matmul_thunk: its bias is %s; cuBLASLt reads it as the output's %s",
+                typeName(s->biasType), typeName(g->outType));
+  if (g->hasBias && g->bias.size != length * thunkyElementBytes(g->outType))
+    return fail(b,
+                "cublas_lt_matmul_thunk: its bias has %" PRIu64 " bytes; %" PRIu64
+                " %s elements (the output's minor dimension) expected",
+                g->bias.size, length, typeName(g->outType));
+  return !g->hasAux || layoutFits(b, o, g->aux, g->outType, "aux");
+}
+
 static bool planGemm(Builder *b, CommandVec *v, const Xla__GemmConfigProto *config, bool lt,
-                     const GemmSlices *s, uint32_t algorithm, uint64_t algorithmWorkspace) {
+                     const GemmSlices *s, uint32_t algorithm, uint64_t algorithmWorkspace,
+                     int epilogue) {
   if (!config)
     return fail(b, "gemm without its configuration");
   ThunkyPlanGemm g = {.alphaReal = config->alpha_real, .alphaImag = config->alpha_imag,
                       .beta = config->beta, .algorithm = algorithm,
                       .cublasAlgorithm = !lt && config->has_algorithm ? config->algorithm : -1};
+  const ProtobufCEnumValue *named =
+      protobuf_c_enum_descriptor_get_value(&xla__blas_lt_epilogue_proto__descriptor, epilogue);
+  if (!named)
+    return fail(b, "cublas_lt_matmul_thunk: epilogue %d is no BlasLtEpilogueProto", epilogue);
+  const char *epilogueName = named->name;
+  if (!epilogueParts(epilogue, &g))
+    return thunkyPlanRefuse(b, v, "epilogue %s (XLA's CUDA backend runs no SILU epilogue)",
+                            epilogueName);
   /* A legacy gemm accumulates into its output: C is D. */
   const LayoutProto *cLayout = lt ? config->c_layout : config->output_layout;
   if (!thunkyPlanSliceOf(b, s->lhs, "lhs", &g.lhs) ||
       !thunkyPlanSliceOf(b, s->rhs, "rhs", &g.rhs) || !thunkyPlanSliceOf(b, s->c, "c", &g.c) ||
       !thunkyPlanSliceOf(b, s->out, "output", &g.out) ||
       (s->workspace && !thunkyPlanSliceOf(b, s->workspace, "workspace", &g.workspace)) ||
+      (s->bias && !thunkyPlanSliceOf(b, s->bias, "bias", &g.bias)) ||
+      (s->aux && !thunkyPlanSliceOf(b, s->aux, "aux", &g.aux)) ||
       !layoutOf(b, config->lhs_layout, "lhs", &g.lhsLayout) ||
       !layoutOf(b, config->rhs_layout, "rhs", &g.rhsLayout) ||
       !layoutOf(b, cLayout, "c", &g.cLayout) ||
@@ -231,10 +301,15 @@ static bool planGemm(Builder *b, CommandVec *v, const Xla__GemmConfigProto *conf
     return thunkyPlanRefuse(b, v, "a c layout transposed against the output's");
   if (config->scale_mode)
     return thunkyPlanRefuse(b, v, "scale_mode %" PRId32, config->scale_mode);
+  /* cuBLASLt's epilogues are real: XLA fuses none into a complex gemm. */
+  if ((g.hasBias || g.hasAux || g.activation) &&
+      thunkyElementKind(g.outType) == THUNKY_KIND_COMPLEX)
+    return thunkyPlanRefuse(b, v, "epilogue %s on a %s output", epilogueName, typeName(g.outType));
   if (!layoutFits(b, &g.lhsLayout, g.lhs, g.lhsType, "lhs") ||
       !layoutFits(b, &g.rhsLayout, g.rhs, g.rhsType, "rhs") ||
       !layoutFits(b, &g.cLayout, g.c, g.cType, "c") ||
-      !layoutFits(b, &g.outLayout, g.out, g.outType, "output"))
+      !layoutFits(b, &g.outLayout, g.out, g.outType, "output") ||
+      !epilogueFits(b, &g, s, epilogueName))
     return false;
   ThunkyCommand *c = thunkyPlanEmit(b, v, THUNKY_CMD_GEMM);
   ThunkyPlanGemm *kept = c ? thunkyPlanPush(&b->gemms) : NULL;
@@ -260,25 +335,31 @@ bool thunkyPlanGemmThunk(Builder *b, CommandVec *v, const Xla__Gpu__GemmThunkPro
   if (config && config->has_algorithm && (config->algorithm < -1 || config->algorithm > 23))
     return thunkyPlanRefuse(b, v, "algorithm %" PRId64 " (no cublasGemmAlgo_t)",
                             config->algorithm);
-  GemmSlices s = {t->lhs_buffer, t->rhs_buffer, t->output_buffer, t->output_buffer,
-                  t->workspace};
-  return planGemm(b, v, config, false, &s, 0, 0);
+  GemmSlices s = {t->lhs_buffer,
+                  t->rhs_buffer,
+                  t->output_buffer,
+                  t->output_buffer,
+                  t->workspace,
+                  NULL,
+                  NULL,
+                  0};
+  return planGemm(b, v, config, false, &s, 0, 0, XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_DEFAULT);
 }
 
 static const char *unrunSlice(const Xla__Gpu__CublasLtMatmulThunkProto *t) {
-  return t->bias ? "a bias" : t->aux ? "an aux output" : t->a_scale ? "an a_scale (fp8)"
-       : t->b_scale ? "a b_scale (fp8)" : t->c_scale ? "a c_scale (fp8)"
-       : t->d_scale ? "a d_scale (fp8)" : t->d_amax ? "a d_amax (fp8)"
-       : t->group_sizes ? "group_sizes" : NULL;
+  return t->a_scale       ? "an a_scale (fp8)"
+         : t->b_scale     ? "a b_scale (fp8)"
+         : t->c_scale     ? "a c_scale (fp8)"
+         : t->d_scale     ? "a d_scale (fp8)"
+         : t->d_amax      ? "a d_amax (fp8)"
+         : t->group_sizes ? "group_sizes"
+                          : NULL;
 }
 
 bool thunkyPlanCublasLtThunk(Builder *b, CommandVec *v,
                              const Xla__Gpu__CublasLtMatmulThunkProto *t) {
   if (t->impl_case != XLA__GPU__CUBLAS_LT_MATMUL_THUNK_PROTO__IMPL_GEMM_CONFIG)
     return thunkyPlanRefuse(b, v, "a grouped gemm config");
-  if (t->epilogue != XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_DEFAULT)
-    return thunkyPlanRefuse(b, v, "epilogue %s",
-                  enumName(&xla__blas_lt_epilogue_proto__descriptor, t->epilogue));
   const char *slice = unrunSlice(t);
   if (slice)
     return thunkyPlanRefuse(b, v, "%s", slice);
@@ -287,9 +368,14 @@ bool thunkyPlanCublasLtThunk(Builder *b, CommandVec *v,
                 t->algorithm_idx, XLA_NUM_ALGORITHMS);
   if (t->autotune_workspace_size < 0)
     return fail(b, "cublas_lt_matmul_thunk: negative autotune_workspace_size");
-  GemmSlices s = {t->a ? t->a->slice : NULL, t->b ? t->b->slice : NULL,
-                  t->c ? t->c->slice : NULL, t->d ? t->d->slice : NULL,
-                  t->workspace ? t->workspace->slice : NULL};
+  GemmSlices s = {t->a ? t->a->slice : NULL,
+                  t->b ? t->b->slice : NULL,
+                  t->c ? t->c->slice : NULL,
+                  t->d ? t->d->slice : NULL,
+                  t->workspace ? t->workspace->slice : NULL,
+                  t->bias ? t->bias->slice : NULL,
+                  t->aux ? t->aux->slice : NULL,
+                  t->bias && t->bias->shape ? t->bias->shape->element_type : 0};
   return planGemm(b, v, t->gemm_config, true, &s, (uint32_t)t->algorithm_idx,
-                  (uint64_t)t->autotune_workspace_size);
+                  (uint64_t)t->autotune_workspace_size, t->epilogue);
 }

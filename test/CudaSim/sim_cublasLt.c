@@ -10,7 +10,10 @@
  * the two agree bit for bit (sim.h says what the simulation is). A, B, C
  * and D each have their own type, C may be apart from D, and the compute
  * and scale types must be a pair cublasLt.h's type table lists for those
- * types.
+ * types. The epilogues XLA's CUDA backend uses run as cublasLt.h defines
+ * them: a bias per row of D, broadcast over columns and batches; the aux,
+ * the epilogue's input, at its own leading dimension and batch stride;
+ * ReLU, and GELU in its tanh form.
  * THUNKY_CUDA_SIM_GEMM_LOG=1 prints each matmul's types to stderr.
  *
  *===--------------------------------------------------------------------===*/
@@ -20,6 +23,7 @@
 
 #include <cublasLt.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +47,10 @@ typedef struct Desc {
   cublasComputeType_t compute;
   cudaDataType scale;
   int32_t transA, transB;
+  uint32_t epilogue; /* cublasLtEpilogue_t */
+  const void *bias;  /* of D's type, D's rows long, the same for every batch */
+  void *aux;         /* the epilogue's input, of D's type */
+  int64_t auxLd, auxBatchStride;
 } Desc;
 
 _Static_assert(sizeof(Layout) <= sizeof(cublasLtMatrixLayoutOpaque_t), "layout fits");
@@ -87,7 +95,11 @@ SIM_EXPORT cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
   *desc = calloc(1, sizeof **desc);
   if (!*desc)
     return CUBLAS_STATUS_ALLOC_FAILED;
-  *descOf(*desc) = (Desc){compute, scale, CUBLAS_OP_N, CUBLAS_OP_N};
+  *descOf(*desc) = (Desc){.compute = compute,
+                          .scale = scale,
+                          .transA = CUBLAS_OP_N,
+                          .transB = CUBLAS_OP_N,
+                          .epilogue = CUBLASLT_EPILOGUE_DEFAULT};
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -96,22 +108,73 @@ SIM_EXPORT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
+/* The epilogues XLA's CUDA backend hands cuBLASLt (cublasLt.h): a bias,
+ * then ReLU or GELU, GELU's input kept in aux or not. */
+static bool epilogueKnown(uint32_t e) {
+  switch (e) {
+  case CUBLASLT_EPILOGUE_DEFAULT:
+  case CUBLASLT_EPILOGUE_RELU:
+  case CUBLASLT_EPILOGUE_BIAS:
+  case CUBLASLT_EPILOGUE_RELU_BIAS:
+  case CUBLASLT_EPILOGUE_GELU:
+  case CUBLASLT_EPILOGUE_GELU_AUX:
+  case CUBLASLT_EPILOGUE_GELU_BIAS:
+  case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool addsBias(uint32_t e) {
+  return e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS ||
+         e == CUBLASLT_EPILOGUE_GELU_BIAS || e == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+}
+
+static bool keepsAux(uint32_t e) {
+  return e == CUBLASLT_EPILOGUE_GELU_AUX || e == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+}
+
 SIM_EXPORT cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
                                                          cublasLtMatmulDescAttributes_t attr,
                                                          const void *value, size_t size) {
-  if (!desc || size != sizeof(int32_t))
+  if (!desc)
     return CUBLAS_STATUS_INVALID_VALUE;
-  int32_t op;
-  memcpy(&op, value, sizeof op);
-  if (op != CUBLAS_OP_N && op != CUBLAS_OP_T)
+  Desc *d = descOf(desc);
+  switch (attr) {
+  case CUBLASLT_MATMUL_DESC_TRANSA:
+  case CUBLASLT_MATMUL_DESC_TRANSB: {
+    int32_t op;
+    if (size != sizeof op)
+      return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(&op, value, sizeof op);
+    if (op != CUBLAS_OP_N && op != CUBLAS_OP_T)
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    *(attr == CUBLASLT_MATMUL_DESC_TRANSA ? &d->transA : &d->transB) = op;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  case CUBLASLT_MATMUL_DESC_EPILOGUE:
+    if (size != sizeof d->epilogue)
+      return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(&d->epilogue, value, size);
+    return epilogueKnown(d->epilogue) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
+  case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER:
+    if (size != sizeof(void *))
+      return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(attr == CUBLASLT_MATMUL_DESC_BIAS_POINTER ? (void *)&d->bias : (void *)&d->aux, value,
+           size);
+    return CUBLAS_STATUS_SUCCESS;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD:
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE:
+    if (size != sizeof(int64_t))
+      return CUBLAS_STATUS_INVALID_VALUE;
+    memcpy(attr == CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD ? &d->auxLd : &d->auxBatchStride, value,
+           size);
+    return CUBLAS_STATUS_SUCCESS;
+  default:
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  if (attr == CUBLASLT_MATMUL_DESC_TRANSA)
-    descOf(desc)->transA = op;
-  else if (attr == CUBLASLT_MATMUL_DESC_TRANSB)
-    descOf(desc)->transB = op;
-  else
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  return CUBLAS_STATUS_SUCCESS;
+  }
 }
 
 SIM_EXPORT cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout,
@@ -233,6 +296,10 @@ static bool describe(const Desc *d, const Layout *a, const Layout *b, const Layo
                      const Layout *out) {
   if (!typesListed(d, a->type, b->type, c->type, out->type))
     return false;
+  /* Epilogues are real. */
+  if (d->epilogue != CUBLASLT_EPILOGUE_DEFAULT &&
+      (out->type == CUDA_C_32F || out->type == CUDA_C_64F))
+    return false;
   uint64_t m = d->transA == CUBLAS_OP_T ? a->cols : a->rows;
   uint64_t k = d->transA == CUBLAS_OP_T ? a->rows : a->cols;
   uint64_t kb = d->transB == CUBLAS_OP_T ? b->cols : b->rows;
@@ -270,6 +337,10 @@ SIM_EXPORT cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
 typedef struct Matmul {
   Layout layout[4]; /* of A, B, C and D */
   bool transA, transB;
+  uint32_t epilogue;
+  const uint8_t *bias;
+  Layout auxLayout; /* D's type and shape at the aux's own ld and batch stride */
+  uint8_t *aux;
   double alpha[2], beta[2]; /* real and imaginary parts */
   uint8_t *memory[4];
   size_t bytes[4]; /* of A, B, C and D, to check they lie in device memory */
@@ -321,8 +392,29 @@ static void put(const Layout *l, uint8_t *base, uint64_t index, Value v) {
   }
 }
 
+/* cuBLASLt's GELU, its tanh form, in double as the rest. */
+static double gelu(double x) {
+  return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+/* The epilogue of element (i, j) of batch b: bias[i] (D's row), then the
+ * sum kept in aux, then the activation. */
+static Value epilogue(const Matmul *m, uint64_t b, uint64_t i, uint64_t j, Value v) {
+  uint32_t e = m->epilogue;
+  if (addsBias(e))
+    v.re += element(&m->layout[3], m->bias, i).re;
+  if (keepsAux(e))
+    put(&m->auxLayout, m->aux, offsetOf(&m->auxLayout, b, i, j), v);
+  if (e == CUBLASLT_EPILOGUE_RELU || e == CUBLASLT_EPILOGUE_RELU_BIAS)
+    v.re = v.re > 0 ? v.re : 0;
+  else if (e != CUBLASLT_EPILOGUE_DEFAULT && e != CUBLASLT_EPILOGUE_BIAS)
+    v.re = gelu(v.re);
+  return v;
+}
+
 /* D = alpha op(A) op(B) + beta C, element by element, each product summed
- * in order; as BLAS, alpha 0 reads neither input and beta 0 not C. */
+ * in order, then the epilogue; as BLAS, alpha 0 reads neither input and
+ * beta 0 not C. */
 static void multiply(const Matmul *m) {
   const Layout *A = &m->layout[0], *B = &m->layout[1], *C = &m->layout[2], *D = &m->layout[3];
   uint64_t rows = D->rows, cols = D->cols, inner = m->transA ? A->rows : A->cols;
@@ -352,7 +444,7 @@ static void multiply(const Matmul *m) {
           Value prior = element(C, m->memory[2], offsetOf(C, b, i, j));
           out.re += m->beta[0] * prior.re, out.im += m->beta[0] * prior.im;
         }
-        put(D, m->memory[3], offsetOf(D, b, i, j), out);
+        put(D, m->memory[3], offsetOf(D, b, i, j), epilogue(m, b, i, j, out));
       }
 }
 
@@ -371,6 +463,18 @@ static bool runMatmul(void *data, char *why, size_t whySize) {
                "allocation", "ABCD"[i], (void *)m->memory[i], m->bytes[i]);
       return false;
     }
+  const Layout *D = &m->layout[3];
+  size_t biasBytes = (size_t)D->rows * thunkyElementBytes(elementType(D->type));
+  if (addsBias(m->epilogue) && !thunkySimValid(m->bias, biasBytes)) {
+    snprintf(why, whySize, "cublasLt-sim: matmul bias ([%p, +%zu)) is outside every allocation",
+             (const void *)m->bias, biasBytes);
+    return false;
+  }
+  if (keepsAux(m->epilogue) && !thunkySimValid(m->aux, spanBytes(&m->auxLayout))) {
+    snprintf(why, whySize, "cublasLt-sim: matmul aux ([%p, +%zu)) is outside every allocation",
+             (void *)m->aux, spanBytes(&m->auxLayout));
+    return false;
+  }
   multiply(m);
   return true;
 }
@@ -427,6 +531,16 @@ SIM_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmul
   scalar(op->scale, alpha, &m->alpha[0], &m->alpha[1]);
   scalar(op->scale, beta, &m->beta[0], &m->beta[1]);
   m->transA = op->transA == CUBLAS_OP_T, m->transB = op->transB == CUBLAS_OP_T;
+  /* An epilogue reads its pointers and the aux's layout when the call is
+   * made; an aux narrower than D is no aux. */
+  m->epilogue = op->epilogue, m->bias = op->bias, m->aux = op->aux;
+  m->auxLayout = *layoutOf(d);
+  m->auxLayout.ld = op->auxLd, m->auxLayout.batchStride = op->auxBatchStride;
+  if ((addsBias(op->epilogue) && !op->bias) ||
+      (keepsAux(op->epilogue) && (!op->aux || op->auxLd < (int64_t)layoutOf(d)->rows))) {
+    free(m);
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
   m->layout[0] = *layoutOf(a), m->layout[1] = *layoutOf(b);
   m->layout[2] = *layoutOf(c), m->layout[3] = *layoutOf(d);
   const char *log = getenv("THUNKY_CUDA_SIM_GEMM_LOG");

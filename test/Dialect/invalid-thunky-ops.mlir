@@ -128,6 +128,22 @@ func.func @matmul_aux_missing(%a: !thunky.buffer<16>) {
 
 // -----
 
+func.func @matmul_bias_unused(%a: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.cublaslt_matmul' op epilogue EPILOGUE_GELU adds no bias, so it takes no bias operand}}
+  thunky.cublaslt_matmul %a, %a, %a -> %a bias(%a : !thunky.buffer<16>) : <16>, <16>, <16> -> <16> <config = {lhs_layout = {}, rhs_layout = {}, output_layout = {}}, epilogue = "EPILOGUE_GELU">
+  return
+}
+
+// -----
+
+func.func @matmul_aux_unused(%a: !thunky.buffer<16>, %x: !thunky.buffer<16>) {
+  // expected-error @+1 {{'thunky.cublaslt_matmul' op epilogue EPILOGUE_DEFAULT writes no aux, so it takes no aux operand}}
+  thunky.cublaslt_matmul %a, %a, %a -> %a aux(%x : !thunky.buffer<16>) : <16>, <16>, <16> -> <16> <config = {lhs_layout = {}, rhs_layout = {}, output_layout = {}}>
+  return
+}
+
+// -----
+
 func.func @matmul_config_layout_missing(%a: !thunky.buffer<16>) {
   // expected-error @+1 {{'thunky.cublaslt_matmul' op config needs lhs_layout as a dictionary}}
   thunky.cublaslt_matmul %a, %a, %a -> %a : <16>, <16>, <16> -> <16> <config = {}>

@@ -14,7 +14,8 @@
 
 /* Runs `g` on host memory (allocation bases `memory`): out = alpha *
  * op(lhs) op(rhs) + beta * c, each operand of its own type (f16, bf16, f32,
- * f64, c64, c128), a batch-1 input broadcast. It computes in full (double)
+ * f64, c64, c128), a batch-1 input broadcast, then g's epilogue (its bias,
+ * aux and activation: ThunkyPlanGemm). It computes in full (double)
  * precision, whatever g->compute says, and rounds once to the output type
  * (a 16-bit float through f32, as from a GPU's f32 accumulator): a GPU's
  * f32 GEMM, in TF32 at XLA's default, differs from it within a tolerance,

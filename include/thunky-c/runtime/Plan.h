@@ -225,6 +225,16 @@ typedef enum ThunkyGemmCompute {
   THUNKY_GEMM_COMPUTE_TF32_AS_F32 = 7,
 } ThunkyGemmCompute;
 
+/* What a cuBLASLt epilogue applies to each element before it is stored
+ * (ThunkyPlanGemm.activation). XLA's CUDA backend runs no SILU epilogue. */
+typedef enum ThunkyGemmActivation {
+  THUNKY_GEMM_ACTIVATION_NONE,
+  THUNKY_GEMM_ACTIVATION_RELU, /* max(x, 0) */
+  /* GELU in its tanh form, the one cuBLASLt computes and XLA fuses:
+   * x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+  THUNKY_GEMM_ACTIVATION_GELU,
+} ThunkyGemmActivation;
+
 /* out = alpha * op(lhs) x op(rhs) + beta * c, per batch; lhs is m x k and
  * rhs k x n once op (the layout's transpose) is applied. c is the output
  * itself for a gemm_thunk, cublas_lt_matmul_thunk's c otherwise (read
@@ -247,6 +257,15 @@ typedef struct ThunkyPlanGemm {
    * -1, the default, for a cublas_lt_matmul_thunk. cuBLAS ignores it from
    * sm_80 on, so only an older GPU runs something else for it. */
   int64_t cublasAlgorithm;
+  /* A cublas_lt_matmul_thunk's epilogue (xla.BlasLtEpilogueProto), as
+   * cublasLt.h's cublasLtEpilogue_t defines it: with hasBias, bias[i] is
+   * added, i the element's index along the output's minor (stride-1)
+   * dimension, one vector of the output's type for every batch; with
+   * hasAux, that sum is stored to aux, laid out as the output; then the
+   * activation is applied and the result stored to out. */
+  bool hasBias, hasAux;
+  int32_t activation; /* ThunkyGemmActivation */
+  ThunkyPlanSlice bias, aux;
 } ThunkyPlanGemm;
 
 /* Bytes a thunk reads or writes, as the thunk kind table says
