@@ -37,6 +37,10 @@ for fixture in memops ids gemm all-reduce-one-rank async-overlap async-streams-a
   "$root/scripts/encode.sh" xla.gpu.GpuExecutableProto < "$root/test/Runtime/$fixture.textproto" \
     > "$build/fixtures/$fixture.pb"
 done
+# A cuBLASLt matmul with a bias, GELU and its aux, its output row-major (so
+# multiplied swapped), against the host's epilogue.
+python3 "$root/test/Runtime/Inputs/gemm_epilogue.py" exe BIAS_THEN_GELU_WITH_AUX row |
+  "$root/scripts/encode.sh" xla.gpu.GpuExecutableProto > "$build/fixtures/gemm-epilogue.pb"
 mlir_build="${THUNKY_BUILD_DIR:-$root/build}"
 # async-overlap with its async region widened, for device-check.sh to time
 # what thunky-expand-async-scope buys.

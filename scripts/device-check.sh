@@ -13,9 +13,10 @@
 #      outputs on the CUDA backend; the rest for 1 and 8 absent GPUs) and
 #      they come back as OUT/corpus.tar.gz (scripts/commit-corpus.sh).
 #      Then the CUDA backend on the runtime fixtures that need no host kernels
-#      (memory ops, ids on 4 GPUs when there are 4, a gemm, an all-reduce
-#      through NCCL on one rank), eager and as CUDA graphs, against the host
-#      backend: bit for bit, but the gemm within the GEMM tolerance.
+#      (memory ops, ids on 4 GPUs when there are 4, a gemm, one with a
+#      cuBLASLt epilogue (bias, GELU, aux), an all-reduce through NCCL on
+#      one rank), eager and as CUDA graphs, against the host backend: bit
+#      for bit, but the gemms within the GEMM tolerance.
 #   2. The JAX fixtures (scripts/make-jax-fixtures.py), the schema against
 #      jaxlib's (scripts/check-jax-schema.py), the container layering of
 #      each (thunky-container info); each executable on the CUDA backend
@@ -245,10 +246,14 @@ python3 "$root/test/Runtime/Inputs/npy.py" write "$work/a.npy" f32 2,3 1 2 3 4 5
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/b.npy" f32 3,2 7 8 9 10 11 12
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/s4.npy" s32 4 10 20 30 40
 python3 "$root/test/Runtime/Inputs/npy.py" write "$work/index.npy" s32 scalar 2
+# gemm-epilogue's (test/Runtime/Inputs/gemm_epilogue.py's, without numpy).
+python3 "$root/test/Runtime/Inputs/npy.py" write "$work/lhs.npy" f32 2,2,2 1 2 3 4 -1 0.5 0 -1
+python3 "$root/test/Runtime/Inputs/npy.py" write "$work/rhs.npy" f32 2,2,3 1 0 -1 0 1 2 1 2 3 -4 0.25 -6
+python3 "$root/test/Runtime/Inputs/npy.py" write "$work/bias.npy" f32 3 0.5 -1 0.25
 cases=()
 declare -A case_args case_exe case_world case_tolerance
-for fixture in memops ids gemm all-reduce-one-rank async-overlap async-overlap-expanded \
-    async-streams-apart dynamic-slice-fusion dynamic-slice-thunk; do
+for fixture in memops ids gemm gemm-epilogue all-reduce-one-rank async-overlap \
+    async-overlap-expanded async-streams-apart dynamic-slice-fusion dynamic-slice-thunk; do
   # The expanded program is made where MLIR is (scripts/build-runtime.sh).
   [ -f "$fixtures/$fixture.pb" ] || { note "- skipped: $fixture (build-runtime.sh made no $fixture.pb)"; continue; }
   args=() world=(--ranks 1 --partitions 1) tolerance=() same=bit-for-bit
@@ -258,6 +263,8 @@ for fixture in memops ids gemm all-reduce-one-rank async-overlap async-overlap-e
     dynamic-slice-thunk) args=("$work/s4.npy" "$work/index.npy") ;;
     gemm) args=("$work/a.npy" "$work/b.npy") tolerance=("${gemm_tolerance[@]}")
       same=within-gemm-tolerance ;;
+    gemm-epilogue) args=("$work/lhs.npy" "$work/rhs.npy" "$work/bias.npy")
+      tolerance=("${gemm_tolerance[@]}") same=within-gemm-tolerance ;;
     ids) [ "$gpus" -ge 4 ] && world=(--ranks 4 --partitions 2) ;;
   esac
   # Encoded by build-runtime.sh: the GPU machine may have no protoc.

@@ -11,10 +11,10 @@ computes what cublasLt.h says each epilogue does with numpy: the bias,
 one value per index of the output's minor dimension, added to every
 batch; the aux, the sum before the activation; ReLU, and GELU in its tanh
 form. Outputs are written as the executable lays them out, so a
-column-major one is read back as the transpose of its storage."""
+column-major one is read back as the transpose of its storage. Only
+inputs and check need numpy: exe runs where it is missing
+(scripts/build-runtime.sh)."""
 import sys
-
-import numpy as np
 
 B, M, K, N = 2, 2, 2, 3
 EPILOGUES = {  # name: (adds a bias, keeps the aux, activation)
@@ -28,8 +28,9 @@ EPILOGUES = {  # name: (adds a bias, keeps the aux, activation)
     "BIAS_THEN_GELU_WITH_AUX": (True, True, "gelu"),
     "SILU": (False, False, "silu"),
 }
-LHS = np.array([[[1, 2], [3, 4]], [[-1, 0.5], [0, -1]]], np.float32)
-RHS = np.array([[[1, 0, -1], [0, 1, 2]], [[1, 2, 3], [-4, 0.25, -6]]], np.float32)
+LHS = [[[1, 2], [3, 4]], [[-1, 0.5], [0, -1]]]
+RHS = [[[1, 0, -1], [0, 1, 2]], [[1, 2, 3], [-4, 0.25, -6]]]
+BIAS = [0.5, -1, 0.25]
 
 
 def bias_length(order):
@@ -37,7 +38,7 @@ def bias_length(order):
 
 
 def bias_values(order):
-    return np.array([0.5, -1, 0.25][:bias_length(order)], np.float32)
+    return BIAS[:bias_length(order)]
 
 
 def layout(order, rows, cols, batch_stride):
@@ -110,10 +111,11 @@ def exe(epilogue, order):
 
 
 def expected(epilogue, order):
+    import numpy as np
     bias, aux, activation = EPILOGUES[epilogue]
-    pre = np.matmul(LHS.astype(np.float64), RHS.astype(np.float64))
+    pre = np.matmul(np.array(LHS, np.float64), np.array(RHS, np.float64))
     if bias:
-        vector = bias_values(order).astype(np.float64)
+        vector = np.array(bias_values(order), np.float64)
         pre = pre + (vector[None, None, :] if order == "row" else vector[None, :, None])
     out = pre
     if activation == "relu":
@@ -124,11 +126,13 @@ def expected(epilogue, order):
 
 
 def stored(path, order):
+    import numpy as np
     value = np.load(path)
     return value if order == "row" else np.swapaxes(value, 1, 2)
 
 
 def check(epilogue, order, folder):
+    import numpy as np
     want, want_aux = expected(epilogue, order)
     pairs = [("out0.npy", want)] + ([("out1.npy", want_aux)] if want_aux is not None else [])
     for name, value in pairs:
@@ -137,7 +141,7 @@ def check(epilogue, order, folder):
             sys.exit("%s: %s, expected %s" % (name, got.tolist(), value.tolist()))
     # An epilogue that changes nothing here would pass for DEFAULT: each
     # one's outputs differ from the plain product's.
-    plain = np.matmul(LHS, RHS)
+    plain = np.matmul(np.array(LHS, np.float32), np.array(RHS, np.float32))
     if epilogue != "DEFAULT" and np.allclose(want, plain):
         sys.exit("the inputs do not tell %s from no epilogue" % epilogue)
     print("%s %s: %s as cublasLt.h defines it" % (epilogue, order,
@@ -149,10 +153,11 @@ def main(argv):
     if command == "exe":
         exe(argv[2], argv[3])
     elif command == "inputs":
+        import numpy as np
         order, folder = argv[2], argv[3]
-        np.save("%s/lhs.npy" % folder, LHS)
-        np.save("%s/rhs.npy" % folder, RHS)
-        np.save("%s/bias.npy" % folder, bias_values(order))
+        np.save("%s/lhs.npy" % folder, np.array(LHS, np.float32))
+        np.save("%s/rhs.npy" % folder, np.array(RHS, np.float32))
+        np.save("%s/bias.npy" % folder, np.array(bias_values(order), np.float32))
     else:
         check(argv[2], argv[3], argv[4])
     return 0
