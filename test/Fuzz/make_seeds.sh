@@ -30,6 +30,11 @@ while IFS= read -r f; do
   fi
 done < <(find "$root/test" "$root/examples" -name '*.textproto' -not -path '*/invalid/*' | sort)
 cp "$out"/import/Runtime-*.pb "$out/plan/"
+# cuBLASLt epilogues, which no textproto holds (gemm-epilogue.test writes them).
+for order in row column; do
+  python3 "$root/test/Runtime/Inputs/gemm_epilogue.py" exe BIAS_THEN_GELU_WITH_AUX $order |
+    "$encode" xla.gpu.GpuExecutableProto > "$out/plan/gemm-epilogue-$order.pb"
+done
 
 golden="$root/../shared/fixtures"
 if [ -d "$golden" ]; then
