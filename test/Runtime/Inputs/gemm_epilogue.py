@@ -54,9 +54,11 @@ def exe(epilogue, order):
     params = len(sizes)
     outputs = [B * M * N * 4] * (2 if aux else 1)
     lines = ["buffer_allocations {"]
+    # As XLA writes them: a field at its default (index 0) is left out.
     for i, size in enumerate(sizes):
-        lines.append("  values { index: %d size: %d is_entry_computation_parameter: true "
-                     "parameter_number: %d }" % (i, size, i))
+        number = " index: %d" % i if i else ""
+        lines.append("  values {%s size: %d is_entry_computation_parameter: true%s }"
+                     % (number, size, " parameter_number: %d" % i if i else ""))
     for i, size in enumerate(outputs):
         lines.append("  values { index: %d size: %d maybe_live_out: true }" % (params + i, size))
     lines.append("}")
