@@ -1,7 +1,7 @@
 """The real models of thunky's corpus (scripts/make-corpus.py): a Llama-style
 decoder, its AdamW train step, inference (prefill, and decode in a while
-loop), a mixture-of-experts layer with all-to-all, and a ring collective
-matmul. Each program is a function to jit and the arguments to lower it
+loop), a mixture-of-experts layer with all-to-all, a ring collective
+matmul, and a GELU MLP's train step. Each program is a function to jit and the arguments to lower it
 with: arrays where it runs on the GPU that is there (its outputs become
 the corpus's reference), shapes where it is only compiled.
 
@@ -251,3 +251,46 @@ def ring_matmul(a, b, axis, devices):
     # as the loop's updates make it (a plain zeros would not match them).
     out = jnp.broadcast_to(a[0, 0] * 0, (devices * rows, b.shape[1]))
     return jax.lax.fori_loop(0, devices, one, (out, a))[0]
+
+
+# ---------------------------------------------------------------------------
+# A two-layer MLP with biases and GELU in its tanh form, one SGD step: the
+# pattern XLA fuses into cuBLASLt epilogues with cuBLASLt on, as JAX 0.11's
+# XLA has it (a bias and GELU, GELU keeping its input for the backward
+# pass, a bias alone), where its autotuner picks cuBLASLt over Triton.
+
+MLP = {"batch": 256, "dim": 512, "hidden": 2048}
+
+
+def program_parameters(build, size_name):
+    """How many parameters a program trains or runs with; 0 where it has
+    none of its own (the collective programs)."""
+    if size_name in SIZES:
+        return parameter_count(SIZES[size_name])
+    if build == "gelu-mlp":
+        return (2 * MLP["dim"] + 1) * MLP["hidden"] + MLP["dim"]
+    return 0
+
+
+def gelu_mlp_train(params, x, target):
+    """(loss, updated params) for x [batch, dim] against target [batch, dim]."""
+    import jax
+    import jax.numpy as jnp
+
+    def loss(p):
+        hidden = jax.nn.gelu(x @ p["w1"] + p["b1"], approximate=True)
+        return jnp.mean((hidden @ p["w2"] + p["b2"] - target) ** 2)
+
+    value, grads = jax.value_and_grad(loss)(params)
+    return value, jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+
+
+def gelu_mlp_arguments(np, rng):
+    batch, dim, hidden = MLP["batch"], MLP["dim"], MLP["hidden"]
+
+    def draw(*shape):
+        return (rng.standard_normal(shape) * 0.05).astype(np.float32)
+
+    params = {"w1": draw(dim, hidden), "b1": draw(hidden), "w2": draw(hidden, dim),
+              "b2": draw(dim)}
+    return [params, draw(batch, dim), draw(batch, dim)]

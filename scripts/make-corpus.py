@@ -62,6 +62,7 @@ PARTS = (
         ("llama-tiny-train", "train", "tiny", 1, "scan"),
         ("llama-tiny-prefill", "prefill", "tiny", 1, "-"),
         ("llama-tiny-decode", "decode", "tiny", 1, "-"),
+        ("gelu-mlp-train", "gelu-mlp", "-", 1, "-"),
     )),
     ("gpu-no-command-buffer", False, False, (
         ("llama-tiny-train", "train", "tiny", 1, "scan"),
@@ -145,6 +146,8 @@ def program_of(jax, np, build, size_name, split, rng, mesh):
     from jax.sharding import NamedSharding, PartitionSpec as P
     if build in ("moe", "ring"):
         return collective_program(jax, np, build, mesh)
+    if build == "gelu-mlp":
+        return models.gelu_mlp_train, models.gelu_mlp_arguments(np, rng)
     size = models.SIZES[size_name]
     devices = mesh.devices.size if mesh is not None else 1
     sharding = None
@@ -228,8 +231,8 @@ def run_part(part, out, target_config):
     for program, build, size_name, devices, split in programs:
         entry = {"build": build, "size": size_name, "devices": devices, "split": split,
                  "compiled": "deviceless" if deviceless else "on the GPU"}
-        if size_name in models.SIZES:
-            entry["parameters"] = models.parameter_count(models.SIZES[size_name])
+        if models.program_parameters(build, size_name):
+            entry["parameters"] = models.program_parameters(build, size_name)
         started = time.time()
         try:
             mesh = None
@@ -393,7 +396,7 @@ def list_plan():
         print("%s (%s, command buffers %s):" % (part, "deviceless" if deviceless else "on the GPU",
                                                "on" if command_buffers else "off"))
         for name, build, size, devices, split in programs:
-            count = models.parameter_count(models.SIZES[size]) if size in models.SIZES else 0
+            count = models.program_parameters(build, size)
             print("  %-40s %-8s %-5s %d GPU(s)  %-9s %s" % (
                 file_name(part, name), build, size, devices, split,
                 "{:,} parameters".format(count) if count else ""))
