@@ -449,19 +449,18 @@ for c in "${cases[@]}"; do
   [ $((budget - SECONDS - reserve)) -ge 20 ] || { note "- skipped: the remaining schedule checks (budget)"; break; }
   eval "flags=(${case_args[$c]})"
   # A graph case is predicted with the same graphs (--command-buffers),
-  # from its own trace where CUPTI timed each node (docs/runtime.md,
-  # "Timing"), else from its eager twin's (behind the gate a graph runs
-  # whole, so its own trace has no device times): its measured step
-  # against the eager one's is what launching graphs buys. The modelled
-  # step runs loops and branches as the trace saw them (--counts-from).
+  # from its own trace, where CUPTI timed each node or the gate each of a
+  # graph's thunks enqueued one by one (docs/runtime.md, "Timing"): its
+  # measured step against the eager one's is what launching graphs buys.
+  # The modelled step runs loops and branches as the trace saw them
+  # (--counts-from).
   if [ "${c%-graph}" != "$c" ]; then
-    eager="$traces/${c%-graph}-cuda.trace.json" own="$traces/$c.trace.json"
-    step "$c-trace" 60 "$run" --repeat 20 --trace "$own" "${flags[@]}" &&
-      grep -q '"method":"device lanes: CUPTI' "$own" && eager="$own"
+    own="$traces/$c.trace.json"
+    step "$c-trace" 60 "$run" --repeat 20 --trace "$own" "${flags[@]}"
     counts=()
-    [ -f "$eager" ] && counts=(--counts-from "$eager") &&
+    [ -f "$own" ] && counts=(--counts-from "$own") &&
       step "$c-predicted" 30 "$run" --model --command-buffers --graph-min-size 1 \
-        --measured "$eager" "${case_exe[$c]}" --json "$traces/$c.measured.json" &&
+        --measured "$own" "${case_exe[$c]}" --json "$traces/$c.measured.json" &&
       cp "$logs/$c-predicted.log" "$traces/$c.predicted.log"
     step "$c-modelled" 30 "$run" --model --command-buffers --graph-min-size 1 "${counts[@]}" \
       "${case_exe[$c]}" --json "$traces/$c.model.json" &&

@@ -17,8 +17,9 @@ DIR holds, for each case NAME that ran on --backend cuda:
                       device times were taken behind the gate instead
 A case run with --cuda-graph is predicted with the same graphs
 (--command-buffers): against its eager twin it says what launching XLA's
-command buffers as graphs buys, measured and predicted. Its trace, where it
-has one, times the graphs' thunks only where CUPTI timed the device.
+command buffers as graphs buys, measured and predicted. Its trace times
+the graphs' thunks: CUPTI each node, the gate each thunk enqueued one by
+one.
 
 Prints how each trace timed the device (its method: CUPTI's records, or
 events behind the gate) and how many thunks it timed, a graph case's
@@ -209,7 +210,7 @@ def main(argv):
     verdict(savings and all(savings), "graph saving predicted within 30%% or 3 us: %d of %d" % (
         sum(savings), len(savings)))
     verdict(graphs_timed and all(graphs_timed),
-            "graph runs timed thunk by thunk (CUPTI): %d of %d cover the eager run's thunks" % (
+            "graph runs timed thunk by thunk: %d of %d cover the eager run's thunks" % (
                 sum(graphs_timed), len(graphs_timed)))
     verdict(modelled_ratios and all(0.67 <= r <= 1.5 for r in modelled_ratios),
             "modelled: %d cases, %s (0.67x to 1.5x)" % (

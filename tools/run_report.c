@@ -155,9 +155,8 @@ static uint64_t listBytes(const ThunkyPlan *plan, uint32_t list, uint64_t *sums)
 /* A thunk that does work, ran (its issue was timed) and yet has no device
  * time is missing from the table: say how many, and why, rather than show
  * a profile that looks whole. Under CUDA's gate a custom call runs with
- * the gate open, and a run with command buffers times no thunk on the
- * device; the timeline's method says which. Inside a CUDA graph only the
- * launch is issued, so where nothing was timed no count is given. */
+ * the gate open; the timeline's method says so. Inside a CUDA graph only
+ * the launch is issued, so where nothing was timed no count is given. */
 static void printUntimed(FILE *out, const ThunkyPlan *plan, const ThunkyTimeline *timeline,
                          const uint32_t *first, const bool *timed, const bool *issued) {
   const char *method = thunkyTimelineMethod(timeline);

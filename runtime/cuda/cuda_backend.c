@@ -560,14 +560,12 @@ static bool readSlice(void *opaque, uint32_t rank, ThunkyPlanSlice slice, void *
           THUNKY_CU(s, cuMemcpyDtoH, (out, address, slice.size), THUNKY_CUDA_NO_THUNK, error));
 }
 
-/* A run with a timeline: the issue pass, then the device pass, but for
- * graphs launched whole without CUPTI: no thunk of theirs could be timed
- * apart. */
+/* A run with a timeline: the issue pass, then the device pass. */
 static bool timedRun(ThunkyCudaState *s, ThunkyError *error) {
   if (!thunkyCudaForEachRank(s, thunkyCudaIssueRank, error))
     return false;
   if (!s->tracer)
-    return s->config.graphs || thunkyCudaForEachRank(s, thunkyCudaTimeRank, error);
+    return thunkyCudaForEachRank(s, thunkyCudaTimeRank, error);
   if (!thunkyCudaTracerStart(s, error))
     return false;
   bool ran = thunkyCudaForEachRank(s, thunkyCudaTimeRank, error);

@@ -301,9 +301,11 @@ const char *thunkyCudaTracerMethod(const ThunkyCudaState *s) {
            "graphs' nodes included, nothing added to the streams; host issue: each thunk's "
            "issue on the host clock, in a run of its own without CUPTI";
   if (s->config.graphs)
-    return "host issue only: each graph's launch and each thunk outside graphs on the host "
-           "clock; a graph runs whole, so its thunks' device times come from a run without "
-           "command buffers (or from CUPTI, where it is found)";
+    return "device lanes: CUDA events around each thunk, enqueued behind a gate "
+           "(cuStreamWaitValue32) and run back to back, a CUDA graph's thunks enqueued one by "
+           "one (its nodes' kernels, copies and sets, without the graph's launch), a custom call "
+           "untimed with the gate open; host issue: each graph's launch and each thunk outside "
+           "graphs on the host clock, in a run of its own without events";
   return "device lanes: CUDA events around each thunk, enqueued behind a gate "
          "(cuStreamWaitValue32) and run back to back, the host waiting only where the program "
          "does, a custom call untimed with the gate open; host issue: each thunk's on the host "

@@ -492,7 +492,9 @@ static bool runCommands(Walk *w, uint32_t first, uint32_t end, CUstream stream,
       return thunkyErrorf(&w->rank->error, "cuda: stopped because another rank failed");
     const ThunkyCommand *c = &w->plan->commands[i];
     w->rank->lastThunk = c->thunk; /* what a timed-out wait names */
-    size_t g = w->capturing ? SIZE_MAX : graphAt(w, i);
+    /* Behind the gate a graph's thunks are enqueued one by one, to be
+     * timed apart: the same kernels, copies and sets as its nodes. */
+    size_t g = w->capturing || w->pass == PASS_DEVICE ? SIZE_MAX : graphAt(w, i);
     if (g != SIZE_MAX && w->rank->graphs[g]) {
       uint64_t begin = w->pass == PASS_ISSUE ? w->state->hostClock() : 0;
       bool traced = w->pass == PASS_TRACED;

@@ -9,8 +9,8 @@ device times, for a run with command buffers as CUDA graphs.
 
 A NAME ending in ":eager" is compared eagerly only (the test says why).
 With --own-traces, the graphs' replay takes its device times from the
-graph run's own trace, which only CUPTI can time (the simulated CUPTI
-must be found), not from the eager run's.
+graph run's own trace (CUPTI times a graph's nodes, the gate its thunks
+enqueued one by one), not from the eager run's.
 
 Prints one line per run with both steps and their ratio; exits 1 when a
 ratio is outside the tolerance or a trace's stream holds more device time
