@@ -128,10 +128,13 @@ static bool hasElementRows(const ProtobufCMessageDescriptor *desc,
  * written, but some thunks give a pair one slice for both ends, or use a
  * pair otherwise: a send's destination is its operand, which it reads; a
  * recv's source is its result, which it writes; a ragged all-to-all's
- * pairs are its input, its output (updated where rows arrive) and four
- * offset and size operands; a broadcast with a dynamic root ends with the
- * roots, read. Element `k` of `n` of the buffers of thunk `msg`: whether
- * its roles differ from the pair's rows, and if so, what they are. */
+ * six pairs, one per operand as XLA makes them, are its input, its output
+ * (updated where rows arrive) and four offset and size operands (any
+ * other count keeps the rows, every destination written, rather than
+ * miss the write of a result); a broadcast with a dynamic root ends with
+ * the roots, read. Element `k` of `n` of the buffers of thunk `msg`:
+ * whether its roles differ from the pair's rows, and if so, what they
+ * are. */
 static bool pairRoles(const ProtobufCMessage *msg, size_t k, size_t n, ThunkyAccess *source,
                       ThunkyAccess *destination) {
   const ProtobufCMessageDescriptor *d = msg->descriptor;
@@ -141,7 +144,7 @@ static bool pairRoles(const ProtobufCMessage *msg, size_t k, size_t n, ThunkyAcc
   if (d == &xla__gpu__recv_thunk_proto__descriptor ||
       d == &xla__gpu__nvshmem_recv_thunk_proto__descriptor)
     return *source = W, *destination = W, true;
-  if (d == &xla__gpu__ragged_all_to_all_thunk_proto__descriptor)
+  if (d == &xla__gpu__ragged_all_to_all_thunk_proto__descriptor && n == 6)
     return *source = R, *destination = k == 1 ? RW : R, true;
   if (d == &xla__gpu__collective_broadcast_thunk_proto__descriptor &&
       ((const Xla__Gpu__CollectiveBroadcastThunkProto *)msg)->has_dynamic_root && k + 1 == n)

@@ -606,6 +606,14 @@ static bool dynamicSliceThunk(Builder *b, CommandVec *v, const DynamicSlice *d) 
             : refuseMalformed(b, v, first, firstStart);
 }
 
+/* A thunk no backend runs yet: what it reads and writes is in the thunk
+ * kind table; backends decide whether they can run it. */
+static bool opaqueThunk(Builder *b, CommandVec *v) {
+  ThunkyPlanThunk *t = &b->plan->thunks[b->currentThunk];
+  t->exchange = movesBytesOut(t->kind);
+  return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) != NULL;
+}
+
 static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
   if (!nameThunk(b, t))
     return false;
@@ -690,11 +698,17 @@ static bool addThunk(Builder *b, CommandVec *v, Thunk *t) {
     return idThunk(b, v, THUNKY_CMD_PARTITION_ID, t->partition_id_thunk->dest_buffer);
   case XLA__GPU__THUNK_PROTO__IMPL__NOT_SET:
     return fail(b, "a thunk of no kind this schema knows (from a newer XLA?)");
+  case XLA__GPU__THUNK_PROTO__IMPL_RAGGED_ALL_TO_ALL_THUNK:
+    /* What it writes is its second buffer's destination (thunk_access.c):
+     * with another count the checks could not tell what it changes. */
+    if (t->ragged_all_to_all_thunk->n_buffers != 6)
+      return fail(b,
+                  "ragged_all_to_all_thunk: %zu buffers; XLA gives it one per operand, 6 "
+                  "(input, output, input_offsets, send_sizes, output_offsets, recv_sizes)",
+                  t->ragged_all_to_all_thunk->n_buffers);
+    return opaqueThunk(b, v);
   default:
-    /* What it reads and writes is in the thunk kind table; backends decide
-     * whether they can run it. */
-    b->plan->thunks[b->currentThunk].exchange = movesBytesOut(b->plan->thunks[b->currentThunk].kind);
-    return thunkyPlanEmit(b, v, THUNKY_CMD_OPAQUE) != NULL;
+    return opaqueThunk(b, v);
   }
 }
 

@@ -142,6 +142,8 @@ static bool parseElements(const char *spec, Elements *e) {
     return *e = (Elements){3, 2, 2}, true;
   if (sscanf(spec, "%lu..%lu", &a, &b) == 2 && a <= b && b < 16)
     return *e = (Elements){b + 1, a, b}, true;
+  if (sscanf(spec, "%lu/%lu", &a, &b) == 2 && a < b && b <= 16)
+    return *e = (Elements){b, a, a}, true;
   if (sscanf(spec, "%lu", &a) == 1 && a < 16)
     return *e = (Elements){a + 1, a, a}, true;
   return false;
