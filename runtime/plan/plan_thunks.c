@@ -262,6 +262,7 @@ static bool nameThunk(Builder *b, Thunk *t) {
   const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
       &xla__gpu__thunk_proto__descriptor, (unsigned)t->impl_case);
   thunk->kind = f ? f->name : "an unknown thunk";
+  thunk->communicates = thunkyThunkKindIsCollective(thunk->kind, strlen(thunk->kind));
   thunk->id = t->thunk_info ? t->thunk_info->thunk_id : 0;
   thunk->key = b->replayOnly ? 0 : thunkyPlanThunkKey(b, t);
   const Xla__HloInstructionProto *fusion;

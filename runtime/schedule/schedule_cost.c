@@ -290,6 +290,57 @@ static bool collectiveNs(const ThunkyPlan *plan, const ThunkyCollective *c, uint
   return ok;
 }
 
+static int bySlice(const void *a, const void *b) {
+  const ThunkyPlanSlice *x = &((const ThunkyPlanAccess *)a)->slice,
+                        *y = &((const ThunkyPlanAccess *)b)->slice;
+  if (x->allocation != y->allocation)
+    return x->allocation < y->allocation ? -1 : 1;
+  if (x->offset != y->offset)
+    return x->offset < y->offset ? -1 : 1;
+  return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* A thunk the runtime takes as an exchange (send, recv, a ragged
+ * all-to-all, a collective kernel, infeed, outfeed, ...) moves bytes off
+ * the rank, but the plan knows neither its peers nor, for a ragged
+ * all-to-all, how much it sends. So it is priced as one transfer of the
+ * more of what it only reads (what a send sends) and what it writes (what
+ * a receive receives), each slice once however many buffers name it:
+ * between GPUs over their link, the network's when the world spans nodes;
+ * else over the host's. A bound of one transfer, not a guess at its
+ * pattern. */
+static bool exchangeNs(const ThunkyPlan *plan, uint32_t thunk, uint32_t ranks,
+                       const ThunkyDeviceModel *d, double *ns, ThunkyError *error) {
+  ThunkyRange r = plan->thunks[thunk].accesses;
+  ThunkyPlanAccess *sorted = malloc((r.count ? r.count : 1) * sizeof *sorted);
+  if (!sorted)
+    return thunkyErrorf(error, "out of memory pricing an exchange");
+  if (r.count)
+    memcpy(sorted, &plan->accesses[r.first], r.count * sizeof *sorted);
+  qsort(sorted, r.count, sizeof *sorted, bySlice);
+  double readOnly = 0, written = 0;
+  for (uint32_t k = 0; k < r.count;) {
+    uint8_t access = 0;
+    uint32_t next = k;
+    for (; next < r.count && !bySlice(&sorted[k], &sorted[next]); next++)
+      access |= sorted[next].access;
+    double bytes = (double)sorted[k].slice.size;
+    readOnly += access == THUNKY_ACCESS_READ ? bytes : 0;
+    written += access & THUNKY_ACCESS_WRITE ? bytes : 0;
+    k = next;
+  }
+  free(sorted);
+  double bytes = readOnly > written ? readOnly : written;
+  if (!plan->thunks[thunk].communicates) {
+    *ns = bytes / d->hostLinkBytesPerSecond * 1e9;
+    return true;
+  }
+  bool network = nodeOf(ranks - 1, d) != nodeOf(0, d);
+  *ns = bytes / (network ? d->networkBytesPerSecond : d->interconnectBytesPerSecond) * 1e9 +
+        (network ? d->networkLatencyNs : d->interconnectLatencyNs);
+  return true;
+}
+
 bool thunkyModelDuration(const ThunkyPlan *plan, uint32_t command, const ThunkyDeviceModel *d,
                          uint32_t ranks, uint32_t partitions, double *duration,
                          ThunkyError *error) {
@@ -321,7 +372,10 @@ bool thunkyModelDuration(const ThunkyPlan *plan, uint32_t command, const ThunkyD
       return false;
     break;
   default: /* kernels, custom calls, ids and opaque thunks */
-    ns = workNs(plan, c->thunk, d);
+    if (!plan->thunks[c->thunk].exchange)
+      ns = workNs(plan, c->thunk, d);
+    else if (!exchangeNs(plan, c->thunk, world.ranks, d, &ns, error))
+      return false;
     break;
   }
   *duration = ns > d->kernelMinNs ? ns : d->kernelMinNs;
@@ -349,6 +403,9 @@ double thunkyModelIssueNs(const ThunkyPlan *plan, uint32_t command, const Thunky
     break;
   case THUNKY_CMD_CUSTOM_CALL:
     ns = d->customCallLaunchNs;
+    break;
+  case THUNKY_CMD_OPAQUE: /* an exchange among ranks is issued as a collective is */
+    ns = plan->thunks[plan->commands[command].thunk].communicates ? d->collectiveLaunchNs : -1;
     break;
   default:
     ns = -1;

@@ -128,7 +128,9 @@ static bool issueOperation(Replay *r, uint32_t command, uint32_t lane) {
     w->last = w->any ? later(w->last, end) : end;
     w->own += ns, w->any = true;
   }
-  if (c->kind == THUNKY_CMD_COLLECTIVE && !r->numIssuing) {
+  bool communicates = c->kind == THUNKY_CMD_COLLECTIVE ||
+                      (c->kind == THUNKY_CMD_OPAQUE && r->plan->thunks[c->thunk].communicates);
+  if (communicates && !r->numIssuing) {
     r->exposed += ns; /* nothing runs beside a collective on its own stream */
     s->thunkExposedNs[c->thunk] += (uint64_t)llround(ns);
   }

@@ -302,7 +302,7 @@ typedef struct ThunkyPlanThunk {
    * fingerprint and symbolic runs (docs/checking.md): a ThunkyWritten. */
   uint8_t written;
   /* Why a THUNKY_CMD_OPAQUE thunk of a kind the runtime otherwise runs is
-   * one ("cublas_lt_matmul_thunk with epilogue EPILOGUE_BIAS"): what the
+   * one ("cublas_lt_matmul_thunk with a c_scale (fp8)"): what the
    * backends name when they refuse it; empty for a kind none runs. */
   ThunkyBytes unsupported;
   /* A THUNKY_CMD_OPAQUE thunk that moves bytes between ranks, or between
@@ -311,6 +311,10 @@ typedef struct ThunkyPlanThunk {
    * leaves the rank, what it writes comes from outside it; the checks run
    * it as an exchange (thunky-c/runtime/Check.h). */
   bool exchange;
+  /* Of a collective's kind (its proto has a collective_config), run or
+   * not: it moves bytes between ranks, which the schedule model prices on
+   * the GPUs' links and counts as communication. */
+  bool communicates;
   /* What the executable's HLO says a kernel's launch does, in plan->works
    * (thunky-c/format/HloWork.h); UINT32_MAX when it does not say. */
   uint32_t work;
