@@ -193,38 +193,35 @@ typedef struct GemmSlices {
   int32_t biasType; /* the bias's element type where its shape says, else 0 */
 } GemmSlices;
 
-/* An epilogue's parts, as cublasLt.h's cublasLtEpilogue_t describes each
- * of the ones XLA's CUDA backend hands it (cuda_blas_lt.cc
- * AsCublasLtEpilogue); false for the SILU ones, which it refuses. */
+/* The epilogues XLA's CUDA backend hands cuBLASLt (cuda_blas_lt.cc
+ * AsCublasLtEpilogue), by their parts as cublasLt.h's cublasLtEpilogue_t
+ * describes them; the SILU ones, which it refuses, are not here. */
+static const struct {
+  int epilogue;
+  bool bias, aux;
+  int32_t activation;
+} epilogues[] = {
+    {XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_DEFAULT, false, false, THUNKY_GEMM_ACTIVATION_NONE},
+    {XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_RELU, false, false, THUNKY_GEMM_ACTIVATION_RELU},
+    {XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS, true, false, THUNKY_GEMM_ACTIVATION_NONE},
+    {XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_RELU, true, false,
+     THUNKY_GEMM_ACTIVATION_RELU},
+    {XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_GELU, false, false, THUNKY_GEMM_ACTIVATION_GELU},
+    {XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_GELU_WITH_AUX, false, true, THUNKY_GEMM_ACTIVATION_GELU},
+    {XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_GELU, true, false,
+     THUNKY_GEMM_ACTIVATION_GELU},
+    {XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_GELU_WITH_AUX, true, true,
+     THUNKY_GEMM_ACTIVATION_GELU},
+};
+
 static bool epilogueParts(int epilogue, ThunkyPlanGemm *g) {
-  switch (epilogue) {
-  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_DEFAULT:
-    break;
-  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_RELU:
-    g->activation = THUNKY_GEMM_ACTIVATION_RELU;
-    break;
-  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS:
-    g->hasBias = true;
-    break;
-  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_RELU:
-    g->hasBias = true, g->activation = THUNKY_GEMM_ACTIVATION_RELU;
-    break;
-  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_GELU:
-    g->activation = THUNKY_GEMM_ACTIVATION_GELU;
-    break;
-  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_GELU_WITH_AUX:
-    g->hasAux = true, g->activation = THUNKY_GEMM_ACTIVATION_GELU;
-    break;
-  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_GELU:
-    g->hasBias = true, g->activation = THUNKY_GEMM_ACTIVATION_GELU;
-    break;
-  case XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_BIAS_THEN_GELU_WITH_AUX:
-    g->hasBias = g->hasAux = true, g->activation = THUNKY_GEMM_ACTIVATION_GELU;
-    break;
-  default:
-    return false;
-  }
-  return true;
+  for (size_t i = 0; i < sizeof epilogues / sizeof epilogues[0]; i++)
+    if (epilogues[i].epilogue == epilogue) {
+      g->hasBias = epilogues[i].bias, g->hasAux = epilogues[i].aux;
+      g->activation = epilogues[i].activation;
+      return true;
+    }
+  return false;
 }
 
 /* The epilogue's buffers: a bias of the output's type, one element per
@@ -233,11 +230,12 @@ static bool epilogueParts(int epilogue, ThunkyPlanGemm *g) {
  * malformed thunk, as the checks would take it as read or written. */
 static bool epilogueFits(Builder *b, const ThunkyPlanGemm *g, const GemmSlices *s,
                          const char *epilogue) {
-  if ((s->bias != NULL) != g->hasBias || (s->aux != NULL) != g->hasAux)
+  if ((s->bias != NULL) != g->hasBias)
     return fail(b, "cublas_lt_matmul_thunk: epilogue %s %s", epilogue,
-                (s->bias != NULL) != g->hasBias
-                    ? (g->hasBias ? "without its bias" : "with a bias it does not add")
-                    : (g->hasAux ? "without its aux output" : "with an aux it does not write"));
+                g->hasBias ? "without its bias" : "with a bias it does not add");
+  if ((s->aux != NULL) != g->hasAux)
+    return fail(b, "cublas_lt_matmul_thunk: epilogue %s %s", epilogue,
+                g->hasAux ? "without its aux output" : "with an aux it does not write");
   const ThunkyMatrixLayout *o = &g->outLayout;
   uint64_t length = o->rowMajor ? o->cols : o->rows;
   if (g->hasBias && s->biasType && s->biasType != g->outType)
@@ -335,14 +333,11 @@ bool thunkyPlanGemmThunk(Builder *b, CommandVec *v, const Xla__Gpu__GemmThunkPro
   if (config && config->has_algorithm && (config->algorithm < -1 || config->algorithm > 23))
     return thunkyPlanRefuse(b, v, "algorithm %" PRId64 " (no cublasGemmAlgo_t)",
                             config->algorithm);
-  GemmSlices s = {t->lhs_buffer,
-                  t->rhs_buffer,
-                  t->output_buffer,
-                  t->output_buffer,
-                  t->workspace,
-                  NULL,
-                  NULL,
-                  0};
+  GemmSlices s = {.lhs = t->lhs_buffer,
+                  .rhs = t->rhs_buffer,
+                  .c = t->output_buffer,
+                  .out = t->output_buffer,
+                  .workspace = t->workspace};
   return planGemm(b, v, config, false, &s, 0, 0, XLA__BLAS_LT_EPILOGUE_PROTO__EPILOGUE_DEFAULT);
 }
 
@@ -368,14 +363,14 @@ bool thunkyPlanCublasLtThunk(Builder *b, CommandVec *v,
                 t->algorithm_idx, XLA_NUM_ALGORITHMS);
   if (t->autotune_workspace_size < 0)
     return fail(b, "cublas_lt_matmul_thunk: negative autotune_workspace_size");
-  GemmSlices s = {t->a ? t->a->slice : NULL,
-                  t->b ? t->b->slice : NULL,
-                  t->c ? t->c->slice : NULL,
-                  t->d ? t->d->slice : NULL,
-                  t->workspace ? t->workspace->slice : NULL,
-                  t->bias ? t->bias->slice : NULL,
-                  t->aux ? t->aux->slice : NULL,
-                  t->bias && t->bias->shape ? t->bias->shape->element_type : 0};
+  GemmSlices s = {.lhs = t->a ? t->a->slice : NULL,
+                  .rhs = t->b ? t->b->slice : NULL,
+                  .c = t->c ? t->c->slice : NULL,
+                  .out = t->d ? t->d->slice : NULL,
+                  .workspace = t->workspace ? t->workspace->slice : NULL,
+                  .bias = t->bias ? t->bias->slice : NULL,
+                  .aux = t->aux ? t->aux->slice : NULL,
+                  .biasType = t->bias && t->bias->shape ? t->bias->shape->element_type : 0};
   return planGemm(b, v, t->gemm_config, true, &s, (uint32_t)t->algorithm_idx,
                   (uint64_t)t->autotune_workspace_size, t->epilogue);
 }
